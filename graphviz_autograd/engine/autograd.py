@@ -1,0 +1,335 @@
+"""Recording the graph: applying a table op (out of place, in place, on views) and tensor hooks."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import events
+from . import messages as msg
+from .grad_mode import state as grad_state
+from .node import AccumulateGrad, Node, RemovableHandle, SavedTensor, get_accumulator, node_class
+from .optable import TABLE, Op, Save, build_backends, register
+from .tensor import Tensor
+
+__all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
+           "register_tensor_hook", "retain_grad", "register_post_accumulate_hook", "wrap"]
+
+Edge = tuple[Node | None, int]
+
+
+def wrap(arr: Any) -> Tensor:
+    """A tensor outside the graph around a numpy result."""
+    if type(arr) is not np.ndarray:
+        arr = np.asarray(arr)
+    return Tensor._make(arr, dt.from_numpy(arr.dtype))
+
+
+def edge(t: Tensor) -> Edge:
+    fn = t.grad_fn if t._base is not None else t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    if t._rg:
+        return get_accumulator(t), 0
+    return None, 0
+
+
+def _arg(v: Any) -> Any:
+    """A keyword value as the numpy forward wants it."""
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, tuple | list) and any(isinstance(x, Tensor) for x in v):
+        return tuple(x._data if isinstance(x, Tensor) else x for x in v)
+    return v
+
+
+def _forward(op: Op, arrays: Sequence[Any], kw: dict[str, Any] | None) -> tuple[Any, Any]:
+    if kw:
+        res = op.forward(*arrays, **{k: _arg(v) for k, v in kw.items()})
+    else:
+        res = op.forward(*arrays)
+    if op.extras:
+        return res
+    return res, None
+
+
+def _as_tensor(res: Any, dtype: dt.DType | None) -> Tensor:
+    if type(res) is not np.ndarray:
+        res = np.asarray(res)
+    if dtype is None:
+        return Tensor._make(res, dt.from_numpy(res.dtype))
+    if res.dtype != dtype.np:
+        res = res.astype(dtype.np)
+    return Tensor._make(res, dtype)
+
+
+def apply(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None = None,
+          arrays: Sequence[Any] | None = None, dtype: dt.DType | None = None) -> Any:
+    """Run ``op`` forward and, in grad mode with an input requiring grad, record its node."""
+    if arrays is None:
+        arrays = [t._data if t is not None else None for t in inputs]
+    res, extras = _forward(op, arrays, kw)
+    if op.n_outputs == 1:
+        outs = [_as_tensor(res, dtype)]
+    else:
+        outs = [_as_tensor(r, dtype) for r in res]
+    if op.view:
+        _link_views(op, inputs[0], outs, kw)  # type: ignore[arg-type]
+    if grad_state.enabled:
+        for t in inputs:
+            if t is not None and (t._rg or t._grad_fn is not None):
+                record(op, inputs, outs, kw, extras)
+                break
+    return outs[0] if op.n_outputs == 1 else outs
+
+
+def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
+           kw: dict[str, Any] | None, extras: dict[str, Any] | None,
+           original_self: Tensor | None = None, edges: tuple[Edge, ...] | None = None) -> Node:
+    node = node_class(op)()
+    if edges is None:
+        edges = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+    node._next = edges
+    node._attrs = kw
+    node._in_meta = tuple((t._data.shape, t._dtype) if t is not None else None for t in inputs)
+    for i, o in enumerate(outs):
+        o._grad_fn = node
+        o._output_nr = i
+    node._meta = [(o._data.shape, o._dtype) for o in outs]
+    if op.saves:
+        node._saved = {s.name: _save(op, s, inputs, outs, kw, extras, edges, original_self)
+                       for s in op.saves}
+    if events.listeners:
+        events.emit("node_created", node, outs[0])
+    return node
+
+
+def _save(op: Op, s: Save, inputs: Sequence[Tensor | None], outs: list[Tensor],
+          kw: dict[str, Any] | None, extras: dict[str, Any] | None, edges: tuple[Edge, ...],
+          original_self: Tensor | None) -> SavedTensor | list[SavedTensor | None] | None:
+    if s.needed_by and all(edges[i][0] is None for i in s.needed_by):
+        return None
+    name = s.name
+    if name == "result":
+        return SavedTensor(outs[0], True)
+    if name in op.inputs:
+        i = op.inputs.index(name)
+        t = original_self if i == 0 and original_self is not None else inputs[i]
+        return SavedTensor(t, False) if t is not None else None
+    if extras is not None and name in extras:
+        return SavedTensor(wrap(extras[name]), False)
+    v = (kw or {}).get(name)
+    if isinstance(v, Tensor):
+        return SavedTensor(v, False)
+    if isinstance(v, tuple | list):
+        return [SavedTensor(x, False) if isinstance(x, Tensor) else None for x in v]
+    return None
+
+
+def _link_views(op: Op, src: Tensor, outs: list[Tensor], kw: dict[str, Any] | None) -> None:
+    base = src._base if src._base is not None else src
+    parent = src._view_fn
+    fwd = op.forward
+    kwargs = {k: _arg(v) for k, v in (kw or {}).items()}
+    for i, o in enumerate(outs):
+        o._base = base
+        o._vc = src._vc
+        o._view_version = src._vc.v
+        if op.n_outputs == 1:
+            o._view_fn = _compose(parent, lambda a, f=fwd, k=kwargs: f(a, **k))
+        else:
+            o._view_fn = _compose(parent, lambda a, f=fwd, k=kwargs, j=i: f(a, **k)[j])
+
+
+def _compose(parent: Callable[[Any], Any] | None, fn: Callable[[Any], Any]
+             ) -> Callable[[Any], Any]:
+    if parent is None:
+        return fn
+    return lambda a: fn(parent(a))
+
+
+# -- in place ------------------------------------------------------------------------------------
+def check_inplace(t: Tensor) -> None:
+    if grad_state.enabled and t.requires_grad:
+        if t._base is not None:
+            base = t._base
+            if base._grad_fn is None and base._rg:
+                raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
+        elif t._grad_fn is None:
+            raise RuntimeError(msg.LEAF_INPLACE)
+
+
+def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
+                  kw: dict[str, Any] | None = None, arrays: Sequence[Any] | None = None) -> Tensor:
+    """``self.<op>_(...)``: write the result into ``self``'s memory, bump its version, and
+    rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
+    check_inplace(self)
+    inputs = (self, *others)
+    if arrays is None:
+        arrays = [t._data if t is not None else None for t in inputs]
+    res, extras = _forward(op, arrays, kw)
+    res = np.asarray(res)
+    if res.dtype != self._dtype.np and not np.can_cast(res.dtype, self._dtype.np, "same_kind"):
+        raise RuntimeError(f"result type {dt.from_numpy(res.dtype).name.capitalize()} can't be "
+                           f"cast to the desired output type "
+                           f"{self._dtype.name.capitalize()}")
+    needs_graph = grad_state.enabled and any(
+        t is not None and (t._rg or t.grad_fn is not None) for t in inputs)
+    original = None
+    if needs_graph and any(s.name == op.inputs[0] for s in op.saves):
+        original = Tensor._make(self._data.copy(), self._dtype)
+    edges = tuple(edge(t) if t is not None else (None, 0) for t in inputs) if needs_graph else ()
+    if self._data.shape != res.shape:
+        res = np.broadcast_to(res, self._data.shape)
+    self._data[...] = res
+    self._vc.v += 1
+    if events.listeners:
+        events.emit("tensor_modified", self, None)
+    if not needs_graph:
+        return self
+    if self._base is not None:
+        _copy_slices(op, self, inputs, kw, extras, original, edges)
+    else:
+        record(op, inputs, [self], kw, extras, original, edges)
+    return self
+
+
+class CopySlices(Node):
+    """The node an in-place op on a view gives its base: it runs the op's backward on the
+    viewed part of the base's gradient. Releasing it drops the op's node, so a second backward
+    through it fails although it saves no tensor (as in PyTorch)."""
+
+    __slots__ = ("fn", "view_fn")
+    _name = "torch::autograd::CopySlices"
+
+    def __init__(self, fn: Node, view_fn: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.fn: Node | None = fn
+        self.view_fn = view_fn
+
+    def release_variables(self) -> None:
+        if self.fn is not None:
+            self.fn.release_variables()
+        self.fn = None
+        self._released = True
+
+
+def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
+                 kw: dict[str, Any] | None, extras: dict[str, Any] | None,
+                 original: Tensor | None, edges: tuple[Edge, ...]) -> None:
+    base = view._base
+    assert base is not None and view._view_fn is not None
+    fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original, edges)
+    cs = CopySlices(fn, view._view_fn)
+    cs._next = (edge(base), *fn._next[1:])
+    cs._in_meta = ((base._data.shape, base._dtype), *fn._in_meta[1:])
+    cs._meta = [(base._data.shape, base._dtype)]
+    base._grad_fn = cs
+    base._output_nr = 0
+    if fn._saved and "result" in fn._saved:
+        fn._saved["result"] = SavedTensor(view, False)
+    regenerate_view_grad_fn(view)
+    if events.listeners:
+        events.emit("node_created", cs, base)
+
+
+def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("double backward through a view modified in place is not "
+                                  "supported by this engine")
+    out = np.zeros(c.shape(0), dtype=g.dtype)
+    c.attrs["view_fn"](out)[...] = g
+    return (out,)
+
+
+register(Op("as_strided", "AsStridedBackward0", ("self",), lambda x, view_fn: view_fn(x),
+            _as_strided_bw))
+
+
+def regenerate_view_grad_fn(view: Tensor) -> None:
+    """A view whose base changed in place gets a fresh ``AsStridedBackward0`` grad_fn."""
+    base = view._base
+    assert base is not None
+    view._view_version = view._vc.v
+    if base._grad_fn is None and not base._rg:
+        view._grad_fn = None
+        return
+    node = node_class(TABLE["as_strided"])()
+    node._next = (edge(base),)
+    node._attrs = {"view_fn": view._view_fn}
+    node._in_meta = ((base._data.shape, base._dtype),)
+    node._meta = [(view._data.shape, view._dtype)]
+    view._grad_fn = node
+    view._output_nr = 0
+
+
+# -- hooks ---------------------------------------------------------------------------------------
+def register_tensor_hook(t: Tensor, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+    if not t.requires_grad:
+        raise RuntimeError(msg.HOOK_NO_GRAD)
+    fn = t.grad_fn
+    if fn is None:
+        if t._hooks is None:
+            t._hooks = []
+        t._hooks.append(hook)
+        return RemovableHandle(t._hooks, hook)
+    if fn._tensor_pre_hooks is None:
+        fn._tensor_pre_hooks = {}
+    hooks = fn._tensor_pre_hooks.setdefault(t._output_nr, [])
+    hooks.append(hook)
+    return RemovableHandle(hooks, hook)
+
+
+def retain_grad(t: Tensor) -> None:
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    fn = t.grad_fn
+    if fn is None or t._retains_grad:
+        return
+    if fn._retain_hooks is None:
+        fn._retain_hooks = {}
+    fn._retain_hooks[t._output_nr] = weakref.ref(t)     # NB: weak: no cycle through the node
+    t._retains_grad = True
+
+
+def register_post_accumulate_hook(t: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if t._post_acc_hooks is None:
+        t._post_acc_hooks = []
+    t._post_acc_hooks.append(hook)
+    return RemovableHandle(t._post_acc_hooks, hook)
+
+
+# -- the tensor backend for backward formulas (create_graph=True) -------------------------------
+def _tt_call(op: Op, args: Sequence[Any], kw: dict[str, Any]) -> Any:
+    tensors = [a if isinstance(a, Tensor) else _scalar_tensor(a) for a in args]
+    dtype = None
+    if len(tensors) >= 2:
+        dtype = dt.result_type([t._dtype for t in tensors if t._data.ndim and not t._wrapped],
+                               [t._dtype for t in tensors if not t._data.ndim and not t._wrapped],
+                               [t._dtype for t in tensors if t._wrapped])
+    return apply(op, tensors, kw or None, dtype=dtype)
+
+
+def _scalar_tensor(v: Any) -> Tensor:
+    t = Tensor._make(np.asarray(v, dtype=dt.scalar_dtype(v).np), dt.scalar_dtype(v))
+    t._wrapped = True
+    return t
+
+
+def _unwrap(v: Any) -> Any:
+    return v._data if isinstance(v, Tensor) else v
+
+
+# The modules that fill the table (imported for their registrations).
+from . import ops_linalg, ops_loss, ops_pointwise, ops_reduce, ops_shape  # noqa: E402, F401
+
+build_backends(_tt_call, wrap, _unwrap)
+AccumulateGrad  # re-exported for the executor

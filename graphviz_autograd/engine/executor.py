@@ -1,0 +1,457 @@
+"""The backward executor: PyTorch's engine, iteratively, with its scheduling and its freeing.
+
+Nodes run when all their dependencies have delivered (dependency counts, no recursion), highest
+sequence number first, ``AccumulateGrad`` as soon as ready: the order PyTorch's ready queue
+gives, which decides what a failing backward has already done when it stops.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import events
+from . import messages as msg
+from .autograd import CopySlices, edge
+from .grad_mode import enable_grad, no_grad
+from .grad_mode import state as grad_state
+from .node import AccumulateGrad, Node
+from .optable import NP, TT, Ctx
+from .tensor import Tensor
+
+__all__ = ["backward", "grad", "BackwardInfo"]
+
+
+@dataclass
+class BackwardInfo:
+    """What an event listener learns about a backward call."""
+
+    api: str                                  # "backward" | "grad"
+    roots: list[Tensor]
+    retain_graph: bool
+    create_graph: bool
+    inputs: list[Tensor] | None = None
+    executed: list[Node] = field(default_factory=list)
+
+
+class GraphRoot(Node):
+    """The dummy root a backward from several tensors starts at."""
+
+    __slots__ = ("grads",)
+    _name = "GraphRoot"
+
+
+def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor | None]:
+    out: list[Tensor | None] = []
+    for i, (o, g) in enumerate(zip(outputs, grads, strict=True)):
+        if g is None:
+            if o.requires_grad:
+                if o._data.size != 1:
+                    raise RuntimeError(msg.NOT_SCALAR)
+                out.append(Tensor._make(np.ones_like(o._data), o._dtype))
+            else:
+                out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor._make(np.asarray(g, dtype=o._dtype.np), o._dtype)
+        if g._data.shape != o._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{msg.shape_text(g._data.shape)} and output[{i}] has a shape of "
+                               f"{msg.shape_text(o._data.shape)}.")
+        out.append(g)
+    return out
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
+    """``torch.autograd.backward``: accumulate gradients of ``tensors`` into the leaves."""
+    roots = _as_list(tensors)
+    grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(roots)
+    if inputs is not None:
+        inputs = _as_list(inputs)
+        if not inputs:
+            raise RuntimeError(msg.EMPTY_INPUTS)
+    if len(grads) != len(roots):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(roots)} gradients")
+    if not roots:
+        return
+    made = _make_grads(roots, grads)
+    keep = create_graph if retain_graph is None else retain_graph
+    if create_graph:
+        warnings.warn(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
+    _run(BackwardInfo("backward", roots, keep, create_graph, inputs), made, accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
+    made = _make_grads(outs, grads)
+    keep = create_graph if retain_graph is None else retain_graph
+    info = BackwardInfo("grad", outs, keep, create_graph, ins)
+    result = _run(info, made, accumulate=False)
+    final: list[Any] = []
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
+        if g is None:
+            if materialize_grads:
+                g = Tensor._make(np.zeros_like(t._data), t._dtype)
+            elif not allow_unused:
+                raise RuntimeError(msg.UNUSED_INPUT.format(i))
+        final.append(g)
+    return tuple(final)
+
+
+# -- the engine ----------------------------------------------------------------------------------
+class _Task:
+    """One backward call in flight."""
+
+    __slots__ = ("keep", "create", "accumulate", "needed", "captures", "captured", "info")
+
+    def __init__(self, info: BackwardInfo, accumulate: bool) -> None:
+        self.info = info
+        self.keep = info.retain_graph
+        self.create = info.create_graph
+        self.accumulate = accumulate
+        self.needed: dict[Node, bool] | None = None
+        self.captures: dict[Node, list[tuple[int, int]]] = {}
+        self.captured: list[Any] = []
+
+
+def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> list[Any]:
+    roots = info.roots
+    root_edges = []
+    for i, t in enumerate(roots):
+        if not t.requires_grad:
+            raise RuntimeError(msg.NO_GRAD_FN.format(i))
+        root_edges.append(edge(t))
+    task = _Task(info, accumulate)
+    if info.inputs is not None:
+        _prepare_inputs(task, info.inputs)
+    mode = TT if task.create else NP
+    grads = [(g if task.create else g._data) if g is not None else None for g in made]
+    if len(root_edges) == 1:
+        start: Node = root_edges[0][0]  # type: ignore[assignment]
+        buffer: list[Any] = [None] * _num_outputs(start)
+        buffer[root_edges[0][1]] = grads[0]
+    else:
+        start = GraphRoot()
+        start._next = tuple(root_edges)
+        start._meta = [(t._data.shape, t._dtype) for t in roots]
+        start.grads = grads
+        buffer = []
+    deps = _dependencies(start)
+    if task.needed is not None and not task.needed.get(start, False) and start not in task.captures:
+        return task.captured
+    if events.listeners:
+        events.emit("backward_started", info)
+    current: Node | None = None
+    try:
+        with (enable_grad() if task.create else no_grad()):
+            ready: list[tuple[int, int, Node, list[Any]]] = [(-start._seq, 0, start, buffer)]
+            pending: dict[Node, list[Any]] = {}
+            tick = 1
+            while ready:
+                _, _, node, inputs = heapq.heappop(ready)
+                current = node
+                outputs = _evaluate(task, node, inputs, mode)
+                if outputs is None:
+                    continue
+                for i, (nxt, nr) in enumerate(node._next):
+                    if nxt is None:
+                        continue
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if task.needed is not None and not task.needed.get(nxt, False) and \
+                            nxt not in task.captures:
+                        continue
+                    buf = pending.get(nxt)
+                    if buf is None:
+                        buf = pending[nxt] = [None] * _num_outputs(nxt)
+                    g = outputs[i] if i < len(outputs) else None
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _add(old, g, mode)
+                    if d == 0:
+                        del pending[nxt]
+                        heapq.heappush(ready, (-nxt._seq, tick, nxt, buf))
+                        tick += 1
+    except BaseException as e:
+        if events.listeners:
+            events.emit("backward_failed", info, current, e)
+        raise
+    if events.listeners:
+        events.emit("backward_finished", info)
+    return task.captured
+
+
+def _num_outputs(node: Node) -> int:
+    return max(len(node._meta), 1)
+
+
+def _add(a: Any, b: Any, mode: Any) -> Any:
+    if mode is NP:
+        return a + b
+    return mode.add(a, b)
+
+
+def _dependencies(start: Node) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    seen = {start}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._next:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _prepare_inputs(task: _Task, inputs: list[Tensor]) -> None:
+    """Mark the nodes on a path to an input; for ``grad``, where to capture each input's grad."""
+    targets: dict[Node, list[tuple[int, int]]] = {}
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError(msg.INPUT_NO_GRAD)
+        fn, nr = edge(t)
+        assert fn is not None
+        targets.setdefault(fn, []).append((nr, i))
+    task.captured = [None] * len(inputs)
+    if not task.accumulate:
+        task.captures = targets
+    needed: dict[Node, bool] = {}
+    starts = [e[0] for t in task.info.roots for e in [edge(t)] if e[0] is not None]
+    # iterative post-order: a node is needed if it is a target (backward) or reaches one
+    for root in starts:
+        stack: list[tuple[Node, int]] = [(root, 0)]
+        on_path: set[Node] = set()
+        while stack:
+            node, i = stack.pop()
+            if node in needed and i == 0:
+                continue
+            if i == 0:
+                on_path.add(node)
+            if i < len(node._next):
+                stack.append((node, i + 1))
+                nxt = node._next[i][0]
+                if nxt is not None and nxt not in needed and nxt not in on_path:
+                    stack.append((nxt, 0))
+                continue
+            hit = (task.accumulate and node in targets) or any(
+                needed.get(n, False) for n, _ in node._next if n is not None)
+            needed[node] = hit
+            on_path.discard(node)
+    task.needed = needed
+
+
+def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any] | None:
+    # tensor pre-hooks (register_hook on a non-leaf), then retain_grad, then capture
+    if node._tensor_pre_hooks or node._retain_hooks:
+        inputs = _tensor_hooks(node, inputs, task)
+    caps = task.captures.get(node)
+    if caps:
+        for nr, i in caps:
+            g = inputs[nr]
+            task.captured[i] = _to_tensor(g, node._meta[nr][1]) if g is not None else None
+    if task.needed is not None and not task.needed.get(node, False):
+        return None
+    if node._pre_hooks:
+        for hook in node._pre_hooks:
+            res = hook(tuple(_to_tensor(g, m[1]) if g is not None else None
+                             for g, m in zip(inputs, node._meta, strict=False)))
+            if res is not None:
+                inputs = [r._data if (r is not None and mode is NP) else r for r in res]
+    if isinstance(node, AccumulateGrad):
+        _accumulate(task, node, inputs[0])
+        outputs: list[Any] = []
+    elif isinstance(node, GraphRoot):
+        outputs = node.grads
+    else:
+        outputs = _call(task, node, inputs, mode)
+    if events.listeners:
+        events.emit("node_executed", node, inputs[0] if inputs else None)
+    task.info.executed.append(node)
+    if not task.keep:
+        node.release_variables()
+    if node._post_hooks:
+        for hook in node._post_hooks:
+            ins = tuple(_to_tensor(g, None) if g is not None else None for g in outputs)
+            outs = tuple(_to_tensor(g, None) if g is not None else None for g in inputs)
+            res = hook(ins, outs)
+            if res is not None:
+                outputs = [r._data if (r is not None and mode is NP) else r for r in res]
+    return outputs
+
+
+def _needs(task: _Task, node: Node) -> tuple[bool, ...]:
+    needed = task.needed
+    if needed is None:
+        return tuple(n is not None for n, _ in node._next)
+    return tuple(n is not None and (needed.get(n, False) or n in task.captures)
+                 for n, _ in node._next)
+
+
+def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
+    needs = _needs(task, node)
+    if isinstance(node, CopySlices):
+        return _copy_slices_backward(task, node, inputs, mode, needs)
+    op = node.op
+    assert op is not None
+    if all(g is None for g in inputs):
+        return [None] * len(node._next)
+    if op.n_outputs == 1:
+        g = inputs[0]
+        if g is None:
+            g = _zeros(node._meta[0], mode)
+        grads = op.backward(Ctx(node, task.create, needs), g, mode)
+    else:
+        grads = op.backward(Ctx(node, task.create, needs), inputs, mode)
+    return _validate(node, list(grads), mode)
+
+
+def _zeros(meta: tuple[tuple[int, ...], dt.DType], mode: Any) -> Any:
+    arr = np.zeros(meta[0], dtype=meta[1].np)
+    return arr if mode is NP else Tensor._make(arr, meta[1])
+
+
+def _validate(node: Node, grads: list[Any], mode: Any) -> list[Any]:
+    """Reduce each gradient to its input's shape and cast it to its dtype (PyTorch does this
+    in validate_outputs); the one place broadcasting is undone."""
+    metas = node._in_meta
+    for i, g in enumerate(grads):
+        if g is None or i >= len(metas) or metas[i] is None:
+            continue
+        shape, dtype = metas[i]
+        if mode is NP:
+            if type(g) is not np.ndarray:
+                g = np.asarray(g)
+            if g.shape != shape:
+                g = _sum_to(node, i, g, shape)
+            if g.dtype != dtype.np:
+                g = g.astype(dtype.np)
+        else:
+            if g._data.shape != shape:
+                g = mode.sum_to(g, shape)
+            if g._dtype is not dtype:
+                g = mode.to_copy(g, dtype=dtype.np)
+        grads[i] = g
+    return grads
+
+
+def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    lead = g.ndim - len(shape)
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, g.shape[lead:], strict=True)):
+        raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                           f"got [{', '.join(map(str, g.shape))}] but expected shape compatible "
+                           f"with [{', '.join(map(str, shape))}]")
+    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + k] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode: Any,
+                          needs: tuple[bool, ...]) -> list[Any]:
+    if node.fn is None:
+        raise RuntimeError(msg.BACKWARD_TWICE)
+    if mode is not NP:
+        raise NotImplementedError("create_graph through an in-place op on a view is not "
+                                  "supported by this engine")
+    fn = node.fn
+    g = inputs[0] if inputs[0] is not None else _zeros(node._meta[0], mode)
+    result = np.array(g, copy=True)
+    part = node.view_fn(result)
+    fn_needs = (True, *needs[1:])
+    assert fn.op is not None
+    res = list(fn.op.backward(Ctx(fn, False, fn_needs), part.copy(), mode))
+    res = _validate(fn, res, mode)
+    part[...] = 0 if res[0] is None else res[0]
+    return [result, *res[1:]]
+
+
+def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:
+    inputs = list(inputs)
+    for nr, hooks in (node._tensor_pre_hooks or {}).items():
+        for hook in list(hooks):
+            if inputs[nr] is None:
+                continue
+            t = _to_tensor(inputs[nr], node._meta[nr][1])
+            res = hook(t)
+            if res is not None:
+                inputs[nr] = res if task.create else res._data
+    for nr, ref in (node._retain_hooks or {}).items():
+        owner = ref()
+        g = inputs[nr]
+        if owner is None or g is None:
+            continue
+        new = np.array(g._data if isinstance(g, Tensor) else g, copy=True)
+        if owner._grad is None:
+            owner._grad = Tensor._make(new, owner._dtype)
+        else:
+            owner._grad = Tensor._make(owner._grad._data + new, owner._dtype)
+    return inputs
+
+
+def _to_tensor(g: Any, dtype: dt.DType | None) -> Tensor:
+    if isinstance(g, Tensor):
+        return g
+    arr = np.asarray(g)
+    return Tensor._make(arr, dtype if dtype is not None else dt.from_numpy(arr.dtype))
+
+
+def _accumulate(task: _Task, node: AccumulateGrad, g: Any) -> None:
+    var = node.variable
+    if var._hooks:
+        for hook in list(var._hooks):
+            if g is None:
+                break
+            res = hook(_to_tensor(g, var._dtype))
+            if res is not None:
+                g = res if task.create else res._data
+    for nr, i in task.captures.get(node, ()):
+        task.captured[i] = _to_tensor(g, var._dtype) if g is not None else None
+    if not task.accumulate or g is None:
+        return
+    if task.create:
+        new = g if isinstance(g, Tensor) else _to_tensor(g, var._dtype)
+        var._grad = new if var._grad is None else var._grad + new
+    elif var._grad is None:
+        var._grad = Tensor._make(np.array(g, dtype=var._dtype.np, copy=True), var._dtype)
+    else:
+        old = var._grad
+        if old.requires_grad:
+            var._grad = Tensor._make(old._data + g, var._dtype)
+        else:
+            old._data += g
+            old._vc.v += 1
+    if events.listeners:
+        events.emit("grad_accumulated", var, var._grad)
+    if var._post_acc_hooks:
+        for hook in list(var._post_acc_hooks):
+            hook(var)
+
+
+_ = grad_state

@@ -1,0 +1,149 @@
+"""Tensor creation: ``tensor``, ``ones``, ``zeros``, ``eye``, ``rand``, ``arange``, ``full``, ..."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import messages as msg
+from .random import generator
+from .tensor import Tensor, _unwrap_nested
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "rand",
+           "randn", "randint", "arange", "linspace", "zeros_like", "ones_like", "full_like",
+           "empty_like", "rand_like", "randn_like"]
+
+
+def _leaf(arr: np.ndarray, dtype: dt.DType, requires_grad: bool) -> Tensor:
+    if requires_grad and not dtype.is_floating_point:
+        raise RuntimeError(msg.INT_REQUIRES_GRAD)
+    return Tensor._make(arr, dtype, bool(requires_grad))
+
+
+def _infer(data: Any) -> dt.DType:
+    arr = np.asarray(data)
+    if arr.dtype.kind == "f":
+        return dt.float32 if not isinstance(data, np.ndarray) else dt.from_numpy(arr.dtype)
+    if arr.dtype.kind == "b":
+        return dt.bool_
+    if arr.dtype.kind in "iu":
+        return dt.int64 if not isinstance(data, np.ndarray) else dt.from_numpy(arr.dtype)
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return dt.float32
+
+
+def tensor(data: Any, dtype: dt.DType | None = None, device: Any = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new leaf holding a copy of ``data``.
+
+    >>> tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    raw = _unwrap_nested(data)
+    d = dtype if dtype is not None else _infer(raw)
+    return _leaf(np.array(raw, dtype=d.np), d, requires_grad)
+
+
+def as_tensor(data: Any, dtype: dt.DType | None = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and (dtype is None or dtype is data._dtype):
+        return data
+    return tensor(data, dtype)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    return Tensor._make(arr, dt.from_numpy(arr.dtype))
+
+
+def _size(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], tuple | list):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _make(fill: Any, size: tuple[Any, ...], dtype: dt.DType | None, requires_grad: bool,
+          default: dt.DType | None = None) -> Tensor:
+    d = dtype or default or dt.float32
+    return _leaf(fill(_size(size), d.np), d, requires_grad)
+
+
+def zeros(*size: Any, dtype: dt.DType | None = None, device: Any = None,
+          requires_grad: bool = False, **_: Any) -> Tensor:
+    return _make(np.zeros, size, dtype, requires_grad)
+
+
+def ones(*size: Any, dtype: dt.DType | None = None, device: Any = None,
+         requires_grad: bool = False, **_: Any) -> Tensor:
+    return _make(np.ones, size, dtype, requires_grad)
+
+
+empty = zeros
+
+
+def full(size: Any, fill_value: Any, dtype: dt.DType | None = None, device: Any = None,
+         requires_grad: bool = False, **_: Any) -> Tensor:
+    d = dtype or (dt.float32 if isinstance(fill_value, float) else dt.scalar_dtype(fill_value))
+    return _leaf(np.full(_size((size,)), fill_value, dtype=d.np), d, requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype: dt.DType | None = None, device: Any = None,
+        requires_grad: bool = False, **_: Any) -> Tensor:
+    d = dtype or dt.float32
+    return _leaf(np.eye(n, m, dtype=d.np), d, requires_grad)
+
+
+def rand(*size: Any, dtype: dt.DType | None = None, device: Any = None,
+         requires_grad: bool = False, generator_: Any = None, **_: Any) -> Tensor:
+    return _make(lambda s, d: generator().random(s).astype(d), size, dtype, requires_grad)
+
+
+def randn(*size: Any, dtype: dt.DType | None = None, device: Any = None,
+          requires_grad: bool = False, **_: Any) -> Tensor:
+    return _make(lambda s, d: generator().standard_normal(s).astype(d), size, dtype,
+                 requires_grad)
+
+
+def randint(low: int, high: int | None = None, size: Any = (), dtype: dt.DType | None = None,
+            **_: Any) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    d = dtype or dt.int64
+    return _leaf(generator().integers(low, high, _size((size,))).astype(d.np), d, False)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: dt.DType | None = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    floating = any(isinstance(v, float) for v in (start, end, step))
+    d = dtype or (dt.float32 if floating else dt.int64)
+    return _leaf(np.arange(start, end, step).astype(d.np), d, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, dtype: dt.DType | None = None,
+             requires_grad: bool = False, **_: Any) -> Tensor:
+    d = dtype or dt.float32
+    return _leaf(np.linspace(start, end, steps).astype(d.np), d, requires_grad)
+
+
+def _like(fill: Any) -> Any:
+    def like(t: Tensor, dtype: dt.DType | None = None, requires_grad: bool = False,
+             **_: Any) -> Tensor:
+        d = dtype or t._dtype
+        return _leaf(fill(t._data.shape, d.np), d, requires_grad)
+    return like
+
+
+zeros_like = _like(np.zeros)
+ones_like = _like(np.ones)
+empty_like = zeros_like
+rand_like = _like(lambda s, d: generator().random(s).astype(d))
+randn_like = _like(lambda s, d: generator().standard_normal(s).astype(d))
+
+
+def full_like(t: Tensor, fill_value: Any, dtype: dt.DType | None = None,
+              requires_grad: bool = False, **_: Any) -> Tensor:
+    d = dtype or t._dtype
+    return _leaf(np.full(t._data.shape, fill_value, dtype=d.np), d, requires_grad)

@@ -1,0 +1,651 @@
+"""The user-facing ops: argument handling, type promotion and decomposition onto the table,
+the way PyTorch's dispatcher and its composite ops decompose them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import messages as msg
+from .autograd import apply, apply_inplace, wrap
+from .optable import NP, TABLE, TT
+from .ops_shape import view_array
+from .tensor import Tensor
+
+_T = TABLE
+Scalar = int | float | bool
+
+
+def _quiet(fn: Any) -> Any:
+    def quiet(*args: Any, **kw: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kw)
+    return quiet
+
+
+def scalar_tensor(v: Any) -> Tensor:
+    """A Python number wrapped as PyTorch wraps it (0-dim, lowest promotion priority)."""
+    d = dt.scalar_dtype(v)
+    t = Tensor._make(np.array(v, dtype=d.np), d)
+    t._wrapped = True
+    return t
+
+
+def as_tensor_arg(v: Any) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, bool | int | float):
+        return scalar_tensor(v)
+    if isinstance(v, np.ndarray | np.generic):
+        arr = np.asarray(v)
+        return Tensor._make(arr, dt.from_numpy(arr.dtype))
+    raise TypeError(f"unsupported operand type: '{type(v).__name__}'")
+
+
+def promote(*ts: Tensor) -> dt.DType:
+    first = ts[0]._dtype
+    if all(t._dtype is first for t in ts):
+        return first
+    dims = [t._dtype for t in ts if t._data.ndim and not t._wrapped]
+    zero = [t._dtype for t in ts if not t._data.ndim and not t._wrapped]
+    scal = [t._dtype for t in ts if t._wrapped]
+    return dt.result_type(dims, zero, scal)
+
+
+def _float(d: dt.DType) -> dt.DType:
+    return d if d.is_floating_point else dt.float32
+
+
+def _value(t: Tensor) -> Any:
+    """What numpy computes with: wrapped numbers as Python scalars (so they don't upcast)."""
+    return t._data.item() if t._wrapped else t._data
+
+
+def _check_broadcast(a: Tensor, b: Tensor) -> None:
+    sa, sb = a._data.shape, b._data.shape
+    if sa == sb:
+        return
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        x, y = sa[-i], sb[-i]
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                               f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
+
+
+def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
+           floating: bool = False) -> Tensor:
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    _check_broadcast(ta, tb)
+    dtype = promote(ta, tb)
+    if floating:
+        dtype = _float(dtype)
+    return apply(_T[key], (ta, tb), kw, arrays=(_value(ta), _value(tb)), dtype=dtype)
+
+
+def binary_(key: str, self: Tensor, other: Any, kw: dict[str, Any] | None = None) -> Tensor:
+    to = as_tensor_arg(other)
+    if to._data.shape != self._data.shape:
+        _check_broadcast(self, to)
+        if np.broadcast_shapes(self._data.shape, to._data.shape) != self._data.shape:
+            raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
+                               "doesn't match the broadcast shape "
+                               f"[{', '.join(map(str, np.broadcast_shapes(self._data.shape, to._data.shape)))}]")
+    return apply_inplace(_T[key], self, (to,), kw, arrays=(self._data, _value(to)))
+
+
+# -- arithmetic ----------------------------------------------------------------------------------
+def add(a: Any, b: Any, alpha: Scalar = 1) -> Tensor:
+    if not isinstance(a, Tensor):
+        return radd(b, a, alpha)
+    return binary("add", a, b, {"alpha": alpha})
+
+
+def radd(t: Tensor, v: Any, alpha: Scalar = 1) -> Tensor:
+    # NB: `2 + t` runs t.__radd__(2), which PyTorch computes as t + 2: slots (t, None)
+    return binary("add", t, v, {"alpha": alpha})
+
+
+def sub(a: Any, b: Any, alpha: Scalar = 1) -> Tensor:
+    return binary("sub", a, b, {"alpha": alpha})
+
+
+def rsub(t: Tensor, v: Any) -> Tensor:
+    if isinstance(v, Tensor):
+        return sub(v, t)
+    dtype = promote(t, scalar_tensor(v))
+    return apply(_T["rsub"], (t,), {"other": v, "alpha": 1}, dtype=dtype)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    return binary("mul", a, b)
+
+
+def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        out = _quiet(np.floor_divide if rounding_mode == "floor" else _trunc_div)(
+            as_tensor_arg(a)._data, as_tensor_arg(b)._data)
+        return wrap(out.astype(promote(as_tensor_arg(a), as_tensor_arg(b)).np))
+    return _quiet(binary)("div", a, b, floating=True)
+
+
+def _trunc_div(x: Any, y: Any) -> Any:
+    return np.trunc(np.true_divide(x, y))
+
+
+def rdiv(t: Tensor, v: Any) -> Tensor:
+    # NB: `2 / t` is reciprocal(t) * 2 in PyTorch: MulBackward0 over ReciprocalBackward0
+    return mul(unary("reciprocal", t), v)
+
+
+def neg(t: Tensor) -> Tensor:
+    return apply(_T["neg"], (t,))
+
+
+def pow(t: Any, e: Any) -> Tensor:  # noqa: A001 -- PyTorch's name
+    if not isinstance(t, Tensor):
+        base = as_tensor_arg(t)
+        et = as_tensor_arg(e)
+        dtype = promote(base, et)
+        return _quiet(apply)(_T["rpow"], (et,), {"self": t}, dtype=dtype)
+    if isinstance(e, Tensor):
+        dtype = promote(t, e)
+        return _quiet(apply)(_T["pow_tensor"], (t, e), arrays=(t._data, _value(e)), dtype=dtype)
+    dtype = promote(t, scalar_tensor(e))
+    return _quiet(apply)(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
+
+
+def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{key}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(t).__name__}")
+    dtype = _float(t._dtype) if floating else t._dtype
+    return _quiet(apply)(_T[key], (t,), kw or None, dtype=dtype)
+
+
+def unary_(key: str, t: Tensor, **kw: Any) -> Tensor:
+    return _quiet(apply_inplace)(_T[key], t, (), kw or None)
+
+
+def compare(fn: Any, a: Any, b: Any) -> Tensor:
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    _check_broadcast(ta, tb)
+    return Tensor._make(np.asarray(fn(_value(ta), _value(tb))), dt.bool_)
+
+
+# -- matmul family -------------------------------------------------------------------------------
+def _mm_check(a: Tensor, b: Tensor) -> None:
+    if a._data.shape[1] != b._data.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({a._data.shape[0]}x{a._data.shape[1]} and "
+                           f"{b._data.shape[0]}x{b._data.shape[1]})")
+
+
+def _same_dtype(a: Tensor, b: Tensor, what: str = "expected") -> None:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{what} m1 and m2 to have the same dtype, but got: "
+                           f"{a._dtype.name[:1].upper()}{_ctype(a)} != "
+                           f"{b._dtype.name[:1].upper()}{_ctype(b)}")
+
+
+def _ctype(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
+        t._dtype.name, t._dtype.name)[1:]
+
+
+def mm(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.ndim != 2 or b._data.ndim != 2:
+        raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
+    _mm_check(a, b)
+    _same_dtype(a, b)
+    return apply(_T["mm"], (a, b))
+
+
+def mv(a: Tensor, v: Tensor) -> Tensor:
+    if a._data.shape[1] != v._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat "
+                           f"({a._data.shape[0]}x{a._data.shape[1]}), vec ({v._data.shape[0]})")
+    return apply(_T["mv"], (a, v))
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.shape != b._data.shape:
+        raise RuntimeError("inconsistent tensor size, expected tensor [{0}] and src [{1}] to have "
+                           "the same number of elements, but got {0} and {1} elements "
+                           "respectively".format(a._data.shape[0], b._data.shape[0]))
+    return apply(_T["dot"], (a, b))
+
+
+def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
+                           f"[{b._data.shape[0]}, {b._data.shape[1]}].")
+    return apply(_T["bmm"], (a, b))
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """PyTorch's decomposition of ``@`` by the operands' ranks."""
+    a, b = as_tensor_arg(a), as_tensor_arg(b)
+    na, nb = a._data.ndim, b._data.ndim
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{na}D and {nb}D")
+    if na == 1 and nb == 1:
+        return dot(a, b)
+    if na == 2 and nb == 1:
+        return mv(a, b)
+    if na == 1 and nb == 2:
+        out = mm(unsqueeze(a, 0), b)
+        return _squeeze_inplace_dim(out, 0)
+    if na == 2 and nb == 2:
+        return mm(a, b)
+    if na >= 3 and nb <= 2:
+        lead = a._data.shape[:-1]
+        folded = reshape(a, (-1, a._data.shape[-1]))
+        if nb == 1:
+            out = mv(folded, b)
+            return _unsafe_view(out, lead)
+        if folded._data.shape[1] != b._data.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                               f"({folded._data.shape[0]}x{folded._data.shape[1]} and "
+                               f"{b._data.shape[0]}x{b._data.shape[1]})")
+        out = mm(folded, b)
+        return _unsafe_view(out, (*lead, b._data.shape[-1]))
+    return _batched_matmul(a, b)
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    sa, sb = a._data.shape, b._data.shape
+    a1 = unsqueeze(a, 0) if len(sa) == 1 else a
+    b1 = unsqueeze(b, -1) if len(sb) == 1 else b
+    n, m1 = a1._data.shape[-2], a1._data.shape[-1]
+    m2, p = b1._data.shape[-2], b1._data.shape[-1]
+    batch = np.broadcast_shapes(a1._data.shape[:-2], b1._data.shape[:-2])
+    nb = int(np.prod(batch, dtype=np.int64))
+    ae = reshape(expand(a1, (*batch, n, m1)), (nb, n, m1))
+    be = reshape(expand(b1, (*batch, m2, p)), (nb, m2, p))
+    out = bmm(ae, be)
+    shape = (*batch, n, p)
+    if len(sa) == 1:
+        shape = (*batch, p)
+    elif len(sb) == 1:
+        shape = (*batch, n)
+    return _unsafe_view(out, shape)
+
+
+def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
+    return apply(_T["unsafe_view"], (t,), {"shape": tuple(shape)})
+
+
+def _squeeze_inplace_dim(t: Tensor, dim: int) -> Tensor:
+    out = apply(_T["squeeze_dims"], (t,), {"dim": dim})
+    out._vc.v += 1        # NB: PyTorch squeezes in place here (squeeze_), bumping the version
+    return out
+
+
+def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    _mm_check(m1, m2)
+    return apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
+                 dtype=promote(bias, m1, m2))
+
+
+# -- shape ---------------------------------------------------------------------------------------
+def _infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        rest = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if rest == 0 or numel % rest:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
+                               f"size {numel}")
+        shape = tuple(numel // rest if s == -1 else s for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size "
+                           f"{numel}")
+    return shape
+
+
+def _shape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def view(t: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], dt.DType):
+        raise NotImplementedError("view(dtype) is not supported by this engine")
+    new = _infer_shape(_shape_args(shape), t._data.size)
+    try:
+        view_array(t._data, new)
+    except ValueError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    return apply(_T["view"], (t,), {"shape": new})
+
+
+def reshape(t: Tensor, *shape: Any) -> Tensor:
+    new = _infer_shape(_shape_args(shape), t._data.size)
+    try:
+        view_array(t._data, new)
+    except ValueError:
+        # NB: as PyTorch: a copy (CloneBackward0) then _unsafe_view (UnsafeViewBackward0)
+        return _unsafe_view(clone(t, contiguous=True), new)
+    return apply(_T["view"], (t,), {"shape": new})
+
+
+def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    shape = t._data.shape
+    if not shape:
+        return reshape(t, (1,))
+    s, e = start_dim % len(shape), end_dim % len(shape)
+    if s == e:
+        return t
+    new = shape[:s] + (int(np.prod(shape[s:e + 1], dtype=np.int64)),) + shape[e + 1:]
+    return reshape(t, new)
+
+
+def _dim(d: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return d % n
+
+
+def transpose(t: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = t._data.ndim
+    return apply(_T["transpose"], (t,), {"dim0": _dim(dim0, n), "dim1": _dim(dim1, n)})
+
+
+def t_(t: Tensor) -> Tensor:
+    if t._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{t._data.ndim}D")
+    return apply(_T["t"], (t,))
+
+
+def permute(t: Tensor, *dims: Any) -> Tensor:
+    d = tuple(_dim(x, t._data.ndim) for x in _shape_args(dims))
+    if sorted(d) != list(range(t._data.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
+                           "match the length of the desired ordering of dimensions i.e. input.dim()"
+                           f" = {t._data.ndim} is not equal to len(dims) = {len(d)}")
+    return apply(_T["permute"], (t,), {"dims": d})
+
+
+def numpy_T(t: Tensor) -> Tensor:
+    return permute(t, tuple(reversed(range(t._data.ndim))))
+
+
+def unsqueeze(t: Tensor, dim: int) -> Tensor:
+    return apply(_T["unsqueeze"], (t,), {"dim": _dim(dim, t._data.ndim + 1)})
+
+
+def squeeze(t: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return apply(_T["squeeze"], (t,))
+    if isinstance(dim, tuple | list):
+        out = t
+        for d in sorted((_dim(x, t._data.ndim) for x in dim), reverse=True):
+            out = squeeze(out, d)
+        return out
+    return apply(_T["squeeze_dim"], (t,), {"dim": _dim(dim, t._data.ndim)})
+
+
+def expand(t: Tensor, *sizes: Any) -> Tensor:
+    size = _shape_args(sizes)
+    shape = t._data.shape
+    if len(size) < len(shape):
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
+                           f"size=[{', '.join(map(str, size))}]): the number of sizes provided "
+                           f"({len(size)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(shape)})")
+    lead = len(size) - len(shape)
+    full = tuple(shape[i - lead] if s == -1 else s for i, s in enumerate(size))
+    for i, s in enumerate(shape):
+        if s != 1 and s != full[i + lead]:
+            raise RuntimeError(f"The expanded size of the tensor ({full[i + lead]}) must match the "
+                               f"existing size ({s}) at non-singleton dimension {i + lead}.  "
+                               f"Target sizes: [{', '.join(map(str, size))}].  Tensor sizes: "
+                               f"[{', '.join(map(str, shape))}]")
+    return apply(_T["expand"], (t,), {"size": full})
+
+
+def clone(t: Tensor, contiguous: bool = False, memory_format: Any = None) -> Tensor:
+    return apply(_T["clone"], (t,), {"contiguous": contiguous} if contiguous else None)
+
+
+def contiguous(t: Tensor) -> Tensor:
+    if t._data.flags.c_contiguous:
+        return t
+    return clone(t, contiguous=True)
+
+
+def to_dtype(t: Tensor, dtype: dt.DType) -> Tensor:
+    if dtype is t._dtype:
+        return t
+    if t.requires_grad and not dtype.is_floating_point:
+        return Tensor._make(t._data.astype(dtype.np), dtype)
+    return apply(_T["to_copy"], (t,), {"dtype": dtype.np}, dtype=dtype)
+
+
+def select(t: Tensor, dim: int, index: int) -> Tensor:
+    if t._data.ndim == 0:
+        raise IndexError(msg.ZERO_DIM_INDEX)
+    d = _dim(dim, t._data.ndim)
+    size = t._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return apply(_T["select"], (t,), {"dim": d, "index": index % size})
+
+
+def slice_(t: Tensor, dim: int, start: Any, end: Any, step: Any = 1) -> Tensor:
+    d = _dim(dim, t._data.ndim)
+    s, e, st = slice(start, end, step).indices(t._data.shape[d])
+    if st <= 0:
+        raise ValueError("step must be greater than zero")
+    e = max(e, s)
+    return apply(_T["slice"], (t,), {"dim": d, "start": s, "end": e, "step": st})
+
+
+def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
+    return slice_(t, dim, start, start + length)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ref = next((x for x in ts if x._data.shape != (0,)), ts[0])
+    d = _dim(dim, ref._data.ndim)
+    arrays = [x._data for x in ts if x._data.shape != (0,) or ref._data.shape == (0,)]
+    for i, x in enumerate(ts):
+        if x._data.ndim != ref._data.ndim and x._data.shape != (0,):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{ref._data.ndim} and {x._data.ndim}")
+        for k in range(ref._data.ndim):
+            if k != d and x._data.shape != (0,) and x._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {ref._data.shape[k]} but got size "
+                                   f"{x._data.shape[k]} for tensor number {i} in the list.")
+    dtype = promote(*ts)
+    return apply(_T["cat"], ts, {"dim": d}, arrays=[a.astype(dtype.np, copy=False)
+                                                     for a in arrays], dtype=dtype)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(ts):
+        if x._data.shape != ts[0]._data.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"[{', '.join(map(str, ts[0]._data.shape))}] at entry 0 and "
+                               f"[{', '.join(map(str, x._data.shape))}] at entry {i}")
+    d = _dim(dim, ts[0]._data.ndim + 1)
+    dtype = promote(*ts)
+    return apply(_T["stack"], ts, {"dim": d}, arrays=[x._data.astype(dtype.np, copy=False)
+                                                       for x in ts], dtype=dtype)
+
+
+def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _dim(dim, t._data.ndim)
+    if isinstance(split_size, int):
+        return tuple(apply(_T["split"], (t,), {"split_size": split_size, "dim": d}))
+    out, start = [], 0
+    for n in split_size:
+        out.append(slice_(t, d, start, start + n))
+        start += n
+    return tuple(out)
+
+
+def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    d = _dim(dim, t._data.ndim)
+    size = -(-t._data.shape[d] // chunks)
+    return split(t, max(size, 1), d)
+
+
+def unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    return tuple(apply(_T["unbind"], (t,), {"dim": _dim(dim, t._data.ndim)}))
+
+
+def where(cond: Tensor, a: Any, b: Any) -> Tensor:
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    dtype = promote(ta, tb)
+    mask = cond if cond._dtype is dt.bool_ else Tensor._make(cond._data.astype(bool), dt.bool_)
+    return apply(_T["where"], (ta, tb), {"condition": mask}, arrays=(_value(ta), _value(tb)),
+                 dtype=dtype)
+
+
+def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = as_tensor_arg(min) if min is not None else None
+        hi = as_tensor_arg(max) if max is not None else None
+        return apply(_T["clamp_tensor"], (t, lo, hi), dtype=t._dtype)
+    kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+    return apply(_T["clamp"], (t,), kw, dtype=t._dtype)
+
+
+def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply(_T["masked_fill"], (t,), {"mask": mask, "value": value})
+
+
+def reduce_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(_dim(d, ndim) for d in dim)
+
+
+def sum(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
+    out_dtype = dt.int64 if not t._dtype.is_floating_point else t._dtype
+    if dtype is not None:
+        t, out_dtype = to_dtype(t, dtype), dtype
+    dims = reduce_dims(dim, t._data.ndim)
+    if dims is None:
+        return apply(_T["sum"], (t,), dtype=out_dtype)
+    return apply(_T["sum_dim"], (t,), {"dim": dims, "keepdim": keepdim}, dtype=out_dtype)
+
+
+def mean(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        t = to_dtype(t, dtype)
+    if not t._dtype.is_floating_point:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {t._dtype.name.capitalize()}"
+                           .replace("Int64", "Long"))
+    dims = reduce_dims(dim, t._data.ndim)
+    if dims is None:
+        return apply(_T["mean"], (t,), dtype=t._dtype)
+    return apply(_T["mean_dim"], (t,), {"dim": dims, "keepdim": keepdim}, dtype=t._dtype)
+
+
+def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if isinstance(dim, Tensor):
+        return binary("maximum" if key == "max" else "minimum", t, dim)
+    if dim is None:
+        if t._data.size == 0:
+            raise RuntimeError(f"{key}(): Expected reduction dim to be specified for input.numel() "
+                               "== 0. Specify the reduction dim with the 'dim' argument.")
+        return apply(_T[key], (t,))
+    d = _dim(dim, t._data.ndim)
+    values = apply(_T[key + "_dim"], (t,), {"dim": d, "keepdim": keepdim})
+    idx = values._grad_fn._saved["indices"].tensor if values._grad_fn is not None else wrap(
+        _T[key + "_dim"].forward(t._data, d, keepdim)[1]["indices"])
+    from .torch_types import MaxMinResult
+    return MaxMinResult(values, idx)
+
+
+def arg_reduce(fn: Any, t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._make(np.asarray(fn(t._data), dtype=np.int64), dt.int64)
+    d = _dim(dim, t._data.ndim)
+    out = fn(t._data, axis=d, keepdims=keepdim)
+    return Tensor._make(np.asarray(out, dtype=np.int64), dt.int64)
+
+
+# -- nn-level ops ----------------------------------------------------------------------------------
+def softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        t = to_dtype(t, dtype)
+    return apply(_T["softmax"], (t,), {"dim": _dim(dim, t._data.ndim)})
+
+
+def log_softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        t = to_dtype(t, dtype)
+    return apply(_T["log_softmax"], (t,), {"dim": _dim(dim, t._data.ndim)})
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``F.linear`` as PyTorch decomposes it: addmm for 2-D input, with views around it."""
+    wt = t_(weight)
+    nd = x._data.ndim
+    if nd == 2 and bias is not None:
+        return addmm(bias, x, wt)
+    if bias is None:
+        return matmul(x, wt)
+    if x._data.shape[-1] != weight._data.shape[1]:
+        lead = int(np.prod(x._data.shape[:-1], dtype=np.int64))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x"
+                           f"{x._data.shape[-1]} and {weight._data.shape[1]}x"
+                           f"{weight._data.shape[0]})")
+    folded = view(x, (-1, x._data.shape[-1])) if x._data.flags.c_contiguous else reshape(
+        x, (-1, x._data.shape[-1]))
+    out = addmm(bias, folded, wt)
+    return view(out, (*x._data.shape[:-1], weight._data.shape[0]))
+
+
+# -- composites the backward formulas use, on both backends --------------------------------------
+def _np_sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                      if s == 1 and g.shape[lead + k] != 1)
+    return (g.sum(axis=axes, keepdims=True) if axes else g).reshape(shape)
+
+
+def _tt_sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    lead = g._data.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                      if s == 1 and g._data.shape[lead + k] != 1)
+    if axes:
+        g = sum(g, axes, keepdim=True)
+    return reshape(g, shape) if g._data.shape != tuple(shape) else g
+
+
+NP.reshape = lambda g, shape: np.reshape(g, shape)
+TT.reshape = lambda g, shape: reshape(g, shape)
+NP.sum_to = _np_sum_to
+TT.sum_to = _tt_sum_to

@@ -1,0 +1,99 @@
+"""Grad mode: whether forward ops record a graph (``no_grad``, ``enable_grad``, ...)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+__all__ = ["state", "is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State:
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    return state.enabled
+
+
+class _GradModeContext:
+    """Context manager and decorator that sets grad mode and restores it on exit."""
+
+    _mode: bool = True
+
+    def __init__(self) -> None:
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(state.enabled)
+        state.enabled = self._mode
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        state.enabled = self._prev.pop()
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):  # noqa: N801 -- PyTorch's name
+    """Disable graph recording.
+
+    >>> with no_grad():
+    ...     is_grad_enabled()
+    False
+    """
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801 -- PyTorch's name
+    _mode = True
+
+
+class inference_mode(no_grad):  # noqa: N801 -- PyTorch's name; treated as no_grad here
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self._mode = not mode
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801 -- PyTorch's name
+    """Set grad mode; takes effect at once, like PyTorch, and also works as a context."""
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        self._mode = bool(mode)
+        self._prev.append(state.enabled)
+        state.enabled = self._mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        state.enabled = self._prev.pop()
+
+    def __call__(self, fn: F) -> F:
+        state.enabled = self._prev.pop()
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]

@@ -1,0 +1,158 @@
+"""``t[key]`` and ``t[key] = value`` as PyTorch decomposes them: basic indexing into view ops
+(select, slice, unsqueeze), advanced indexing into ``index`` / ``index_put_``, and assignment
+through a view into ``copy_`` (which gives the base a ``CopySlices`` node)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import messages as msg
+from .autograd import apply, apply_inplace, check_inplace
+from .functional import as_tensor_arg, select, slice_, unsqueeze
+from .optable import TABLE
+from .tensor import Tensor
+
+
+def _is_advanced(k: Any) -> bool:
+    if isinstance(k, Tensor):
+        return not (k._data.ndim == 0 and not k._dtype.is_floating_point
+                    and k._dtype is not dt.bool_)
+    return isinstance(k, list | np.ndarray | bool)
+
+
+def _as_index_tensor(k: Any) -> Tensor:
+    if isinstance(k, Tensor):
+        return k
+    arr = np.asarray(k)
+    if arr.dtype.kind == "f":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if arr.dtype.kind != "b":
+        arr = arr.astype(np.int64)
+    return Tensor._make(arr, dt.from_numpy(arr.dtype))
+
+
+def _expand_key(t: Tensor, key: Any) -> tuple[Any, ...]:
+    if not isinstance(key, tuple):
+        key = (key,)
+    used = 0
+    for k in key:
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, Tensor) and k._dtype is dt.bool_:
+            used += k._data.ndim
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            used += k.ndim
+        else:
+            used += 1
+    if used > t._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {t._data.ndim}")
+    out: list[Any] = []
+    for k in key:
+        if k is Ellipsis:
+            out += [slice(None)] * (t._data.ndim - used)
+            used = t._data.ndim
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[Any]]:
+    """Apply ints, slices and None as views; return the result and the advanced parts, each at
+    the dimension of the result it applies to (None elsewhere)."""
+    out, dim = t, 0
+    adv: list[Any] = []
+    for k in key:
+        if k is None:
+            out = unsqueeze(out, dim)
+            adv.append(None)
+            dim += 1
+        elif isinstance(k, slice):
+            size = out._data.shape[dim]
+            s, e, st = k.indices(size)
+            if single or not (s == 0 and e == size and st == 1):
+                out = slice_(out, dim, k.start, k.stop, 1 if k.step is None else k.step)
+            adv.append(None)
+            dim += 1
+        elif _is_advanced(k):
+            it = _as_index_tensor(k)
+            adv.append(it)
+            dim += it._data.ndim if it._dtype is dt.bool_ else 1
+        else:
+            out = select(out, dim, int(k))
+    return out, adv
+
+
+def getitem(t: Tensor, key: Any) -> Tensor:
+    if t._data.ndim == 0 and key is not None and key is not Ellipsis and not (
+            isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key)):
+        if not _is_advanced(key) or isinstance(key, bool):
+            raise IndexError(msg.ZERO_DIM_INDEX)
+    full = _expand_key(t, key)
+    out, adv = _basic(t, full, single=not isinstance(key, tuple))
+    if not any(a is not None for a in adv):
+        if out is t:
+            return apply(TABLE["alias"], (t,))
+        return out
+    while adv and adv[-1] is None:
+        adv.pop()
+    _check_bounds(out, adv)
+    return apply(TABLE["index"], (out,), {"indices": tuple(adv)})
+
+
+def _check_bounds(t: Tensor, adv: list[Any]) -> None:
+    dim = 0
+    for a in adv:
+        if a is None:
+            dim += 1
+            continue
+        if a._dtype is dt.bool_:
+            if a._data.shape != t._data.shape[dim:dim + a._data.ndim]:
+                raise IndexError(f"The shape of the mask [{', '.join(map(str, a._data.shape))}] "
+                                 f"at index {dim} does not match the shape of the indexed tensor "
+                                 f"[{', '.join(map(str, t._data.shape))}] at index {dim}")
+            dim += a._data.ndim
+            continue
+        size = t._data.shape[dim]
+        if a._data.size and (a._data.max() >= size or a._data.min() < -size):
+            bad = int(a._data.max() if a._data.max() >= size else a._data.min())
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
+
+
+def setitem(t: Tensor, key: Any, value: Any) -> None:
+    full = _expand_key(t, key)
+    if not any(_is_advanced(k) for k in full):
+        target, _ = _basic(t, full, single=not isinstance(key, tuple))
+        if target is t:
+            copy_(t, value)
+            return
+        check_inplace(target)
+        copy_(target, value)
+        return
+    check_inplace(t)
+    view, adv = _basic(t, full, single=False)
+    while adv and adv[-1] is None:
+        adv.pop()
+    v = as_tensor_arg(value)
+    if v._dtype is not view._dtype:
+        v = Tensor._make(v._data.astype(view._dtype.np), view._dtype) if not v.requires_grad \
+            else v
+    target_shape = view._data[tuple(slice(None) if a is None else a._data for a in adv)].shape
+    vals = v._data if v._data.shape == target_shape else np.broadcast_to(v._data, target_shape)
+    apply_inplace(TABLE["index_put"], view, (v,), {"indices": tuple(adv), "accumulate": False},
+                  arrays=(view._data, vals))
+
+
+def copy_(t: Tensor, src: Any) -> Tensor:
+    s = as_tensor_arg(src)
+    try:
+        np.broadcast_shapes(s._data.shape, t._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({t._data.shape[-1] if t._data.ndim else 1}) "
+                           f"must match the size of tensor b "
+                           f"({s._data.shape[-1] if s._data.ndim else 1}) at non-singleton "
+                           f"dimension {max(t._data.ndim - 1, 0)}") from None
+    return apply_inplace(TABLE["copy"], t, (s,))

@@ -1,0 +1,62 @@
+"""PyTorch's user-facing error and warning texts, word for word (torch 2.13)."""
+
+from __future__ import annotations
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+VERSION_HINT = (
+    " Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                        "operation.")
+NONLEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+INT_REQUIRES_GRAD_ = "only Tensors of floating point dtype can require gradients"
+NONLEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+UNUSED_INPUT = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.")
+INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+FLOAT_OF_GRAD = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                 "behavior.\nConsider using tensor.detach() first.")
+ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """``torch.Size([2, 3])``."""
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def version_error(legacy_type: str, shape: tuple[int, ...], producer: str | None, output_nr: int,
+                  current: int, expected: int) -> str:
+    """The in-place modification error; ``producer`` is None for leaves."""
+    head = ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [{legacy_type} [{', '.join(str(s) for s in shape)}]]")
+    if producer is not None:
+        head += f", which is output {output_nr} of {producer},"
+    return (f"{head} is at version {current}; expected version {expected} instead." + VERSION_HINT)

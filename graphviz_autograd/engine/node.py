@@ -1,0 +1,258 @@
+"""Graph nodes: ``grad_fn`` objects, their saved-tensor slots, and ``AccumulateGrad``.
+
+A node holds strong links only downward (to its next nodes and to the inputs it saved); an
+output saved by its own node is kept as a bare array, so a graph has no reference cycles and
+dies as soon as its last tensor goes.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import events
+from . import messages as msg
+from .tensor import Tensor, VersionCounter, new_uid
+
+if TYPE_CHECKING:
+    from .optable import Op
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_class"]
+
+_SHORT = re.compile(r"Backward\d*$")
+ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
+
+
+class SavedTensor:
+    """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
+
+    __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
+                 "released")
+
+    def __init__(self, t: Tensor, is_output: bool) -> None:
+        self.vc: VersionCounter = t._vc
+        self.version = t._vc.v
+        self.released = False
+        if is_output and t._grad_fn is not None:
+            # NB: an output saved by its own node keeps only the array: no cycle back.
+            self.tensor: Tensor | None = None
+            self.array: np.ndarray | None = t._data
+            self.dtype = t._dtype
+            self.output_nr = t._output_nr
+            self.requires_grad = True
+        else:
+            self.tensor = t
+            self.array = None
+
+    def stale(self) -> bool:
+        return not self.released and self.vc.v != self.version
+
+    def nbytes(self) -> int:
+        if self.released:
+            return 0
+        arr = self.tensor._data if self.tensor is not None else self.array
+        return int(arr.nbytes) if arr is not None else 0
+
+    def peek(self) -> np.ndarray | None:
+        """The saved array, without checks (None once released)."""
+        if self.released:
+            return None
+        return self.tensor._data if self.tensor is not None else self.array
+
+    def unpack(self, owner: Node, as_tensor: bool) -> Any:
+        if self.released:
+            raise RuntimeError(msg.BACKWARD_TWICE)
+        if self.vc.v != self.version:
+            raise RuntimeError(self._version_message(owner))
+        t = self.tensor
+        if t is not None:
+            return t if as_tensor else t._data
+        assert self.array is not None
+        if not as_tensor:
+            return self.array
+        out = Tensor._make(self.array, self.dtype)
+        out._vc = self.vc
+        out._grad_fn = owner
+        out._output_nr = self.output_nr
+        return out
+
+    def _version_message(self, owner: Node) -> str:
+        if self.tensor is not None:
+            t = self.tensor
+            producer = t.grad_fn
+            shape, legacy, nr = t._data.shape, t._dtype.legacy, t._output_nr
+        else:
+            assert self.array is not None
+            producer, shape, legacy, nr = owner, self.array.shape, self.dtype.legacy, self.output_nr
+        name = None if producer is None else _SHORT.sub("", producer.name())
+        return msg.version_error(legacy, shape, name, nr, self.vc.v, self.version)
+
+    def release(self) -> None:
+        self.tensor = None
+        self.array = None
+        self.released = True
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``.remove()`` takes the hook out again."""
+
+    __slots__ = ("_ref", "_item")
+
+    def __init__(self, hooks: list[Any], item: Any) -> None:
+        self._ref = hooks
+        self._item = item
+
+    def remove(self) -> None:
+        if self._item in self._ref:
+            self._ref.remove(self._item)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class Node:
+    """A backward function: ``name()``, ``next_functions``, ``_saved_<name>``, hooks."""
+
+    __slots__ = ("_next", "_seq", "_uid", "_saved", "_attrs", "_pre_hooks", "_post_hooks",
+                 "_tensor_pre_hooks", "_retain_hooks", "_released", "_meta", "_in_meta",
+                 "__weakref__")
+
+    op: Op | None = None
+    _name = "Node"
+
+    def __init__(self) -> None:
+        self._uid = self._seq = new_uid()
+        self._next: tuple[tuple[Node | None, int], ...] = ()
+        self._saved: dict[str, SavedTensor | list[SavedTensor] | None] | None = None
+        self._attrs: dict[str, Any] | None = None
+        self._pre_hooks: list[Any] | None = None
+        self._post_hooks: list[Any] | None = None
+        self._tensor_pre_hooks: dict[int, list[Any]] | None = None
+        self._retain_hooks: dict[int, Any] | None = None
+        self._released = False
+        self._meta: list[tuple[tuple[int, ...], Any]] = []     # per output: (shape, dtype)
+        self._in_meta: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()   # per input
+
+    # -- PyTorch's introspection -----------------------------------------------------------------
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return self._next
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return {}
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def __dir__(self) -> list[str]:
+        names = list(super().__dir__())
+        if self.op is not None:
+            names += ["_saved_" + n for n in self.op.saved_names()]
+            names += ["_saved_" + n for n in self.op.attr_names]
+        return sorted(set(names))
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_raw_saved_") or attr.startswith("_saved_"):
+            key = attr[len("_raw_saved_"):] if attr.startswith("_raw") else attr[len("_saved_"):]
+            op = self.op
+            if op is not None and key in op.saved_names():
+                slot = (self._saved or {}).get(key)
+                if slot is None:
+                    return None
+                if isinstance(slot, list):
+                    return [s.unpack(self, True) for s in slot]
+                return slot.unpack(self, True)
+            if op is not None and key in op.attr_names:
+                return (self._attrs or {}).get(key)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __repr__(self) -> str:
+        return f"<{self._name} object at {hex(id(self))}>"
+
+    # -- hooks -------------------------------------------------------------------------------------
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    # -- saved slots -----------------------------------------------------------------------------
+    def saved_slots(self) -> list[tuple[str, SavedTensor]]:
+        """(name, slot) for every saved tensor, list members named ``name[i]``."""
+        out: list[tuple[str, SavedTensor]] = []
+        for key, slot in (self._saved or {}).items():
+            if isinstance(slot, list):
+                out += [(f"{key}[{i}]", s) for i, s in enumerate(slot)]
+            elif slot is not None:
+                out.append((key, slot))
+        return out
+
+    def release_variables(self) -> None:
+        saved = self._saved
+        if saved:
+            listening = bool(events.listeners)
+            for key, slot in saved.items():
+                for s in (slot if isinstance(slot, list) else (slot,)):
+                    if s is not None and not s.released:
+                        if listening:
+                            events.emit("buffer_released", self, key, s.peek())
+                        s.release()
+        self._released = True
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds the incoming gradient into ``.grad``."""
+
+    __slots__ = ("variable",)
+    _name = "torch::autograd::AccumulateGrad"
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self._seq = ACC_SEQ
+        self.variable = variable
+
+
+_CLASSES: dict[str, type[Node]] = {}
+
+
+def node_class(op: Op) -> type[Node]:
+    """One Node subclass per op entry, named as PyTorch names it (``MulBackward0``)."""
+    cls = _CLASSES.get(op.key)
+    if cls is None:
+        pyname = op.name.replace("torch::autograd::", "")
+        cls = type(pyname, (Node,), {"__slots__": (), "op": op, "_name": op.name})
+        _CLASSES[op.key] = cls
+    return cls
+
+
+def get_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad; the leaf holds it weakly, as PyTorch does."""
+    ref = t._acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        acc._meta = [(t._data.shape, t._dtype)]
+        t._acc = weakref.ref(acc)
+    return acc

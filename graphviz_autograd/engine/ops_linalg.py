@@ -1,0 +1,61 @@
+"""Table entries: the matmul family (mm, mv, dot, bmm, addmm) and the backward-only outer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+
+def _mm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.mm(g, D.t(c.mat2)) if c.need(0) else None,
+            D.mm(D.t(c.self), g) if c.need(1) else None)
+
+
+def _mv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.mm(D.unsqueeze(g, dim=1), D.unsqueeze(c.vec, dim=0)) if c.need(0) else None,
+            D.mv(D.t(c.self), g) if c.need(1) else None)
+
+
+def _dot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.mul(g, c.tensor) if c.need(0) else None,
+            D.mul(g, c.self) if c.need(1) else None)
+
+
+def _bmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.bmm(g, D.transpose(c.mat2, dim0=1, dim1=2)) if c.need(0) else None,
+            D.bmm(D.transpose(c.self, dim0=1, dim1=2), g) if c.need(1) else None)
+
+
+def _scale(x: Any, k: Any, D: Any) -> Any:
+    return x if k == 1 else D.mul_scalar(x, other=k)
+
+
+def _addmm_fwd(bias: Any, m1: Any, m2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    prod = m1 @ m2
+    if alpha != 1:
+        prod = prod * alpha
+    return prod + bias if beta == 1 else prod + beta * bias
+
+
+def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha, beta = c.attrs.get("alpha", 1), c.attrs.get("beta", 1)
+    return (_scale(g, beta, D) if c.need(0) else None,
+            _scale(D.mm(g, D.t(c.mat2)), alpha, D) if c.need(1) else None,
+            _scale(D.mm(D.t(c.mat1), g), alpha, D) if c.need(2) else None)
+
+
+register(
+    Op("mm", "MmBackward0", ("self", "mat2"), np.matmul, _mm_bw,
+       (Save("mat2", (0,)), Save("self", (1,)))),
+    Op("mv", "MvBackward0", ("self", "vec"), np.matmul, _mv_bw,
+       (Save("self", (1,)), Save("vec", (0,)))),
+    Op("dot", "DotBackward0", ("self", "tensor"), np.dot, _dot_bw,
+       (Save("self", (1,)), Save("tensor", (0,)))),
+    Op("bmm", "BmmBackward0", ("self", "mat2"), np.matmul, _bmm_bw,
+       (Save("mat2", (0,)), Save("self", (1,)))),
+    Op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd, _addmm_bw,
+       (Save("mat1", (2,)), Save("mat2", (1,))), ("alpha", "beta")),
+)

@@ -1,0 +1,200 @@
+"""Table entries: softmax, log_softmax and the losses (mse, nll, bce, bce-with-logits, smooth l1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+NONE, MEAN, SUM = 0, 1, 2        # PyTorch's reduction enum, shown as _saved_reduction
+
+
+def _reduce(loss: Any, reduction: int) -> Any:
+    if reduction == MEAN:
+        return np.mean(loss)
+    if reduction == SUM:
+        return np.sum(loss)
+    return loss
+
+
+def _log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    m = np.max(x, axis=dim, keepdims=True)
+    shifted = x - m
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def _softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    dim = c.attrs["dim"]
+    return (D.sub(g, D.mul(D.exp(c.result), D.sum_dim(g, dim=(dim,), keepdim=True))),)
+
+
+def _softmax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    r, dim = c.result, c.attrs["dim"]
+    return (D.mul(r, D.sub(g, D.sum_dim(D.mul(g, r), dim=(dim,), keepdim=True))),)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _mse_fwd(x: Any, t: Any, reduction: int = MEAN) -> Any:
+    d = x - t
+    return _reduce(d * d, reduction)
+
+
+def _mse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    red = c.attrs.get("reduction", MEAN)
+    x, t = c.self, c.target
+    k = 2.0 / _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 2.0
+    base = D.mul_scalar(D.mul(D.sub(x, t), g), other=k)
+    return (base if c.need(0) else None, D.neg(base) if c.need(1) else None)
+
+
+def _nll_parts(x: np.ndarray, target: np.ndarray, weight: Any, ignore_index: int
+               ) -> tuple[tuple[Any, ...], np.ndarray]:
+    """(index of the picked log-probabilities, per-sample weights with ignored ones zeroed)."""
+    t = target.astype(np.int64)
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    w = np.ones(t.shape, dtype=x.dtype) if weight is None else weight[safe].astype(x.dtype)
+    w = w * valid
+    if x.ndim == 1:
+        return (safe,), w
+    n = x.shape[0]
+    if x.ndim == 2:
+        return (np.arange(n), safe), w
+    rest = np.indices(t.shape[1:])
+    key = (np.arange(n).reshape((n,) + (1,) * (t.ndim - 1)), safe, *rest)
+    return key, w
+
+
+def _nll_fwd(x: np.ndarray, target: np.ndarray, weight: Any = None, reduction: int = MEAN,
+             ignore_index: int = -100) -> Any:
+    key, w = _nll_parts(x, target, weight, ignore_index)
+    picked = x[key] if x.ndim != 1 else x[key[0]]
+    losses = -w * picked
+    total = np.asarray(np.sum(w), dtype=x.dtype)
+    if reduction == MEAN:
+        out = np.sum(losses) / total
+    elif reduction == SUM:
+        out = np.sum(losses)
+    else:
+        out = losses
+    return np.asarray(out, dtype=x.dtype), {"total_weight": total}
+
+
+def _nll_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("the backward of nll_loss is not differentiable in this engine")
+    x, target = c.self, c.target
+    weight = c.weight if c.node._saved.get("weight") is not None else None
+    red = c.attrs.get("reduction", MEAN)
+    key, w = _nll_parts(x, target, weight, c.attrs.get("ignore_index", -100))
+    coef = -w * g
+    if red == MEAN:
+        coef = coef / c.total_weight
+    out = np.zeros_like(x)
+    out[key if x.ndim != 1 else key[0]] = coef
+    return (out,)
+
+
+def _bce_fwd(x: Any, t: Any, weight: Any = None, reduction: int = MEAN) -> Any:
+    lx = np.maximum(np.log(x), -100)
+    l1x = np.maximum(np.log1p(-x), -100)
+    loss = -(t * lx + (1 - t) * l1x)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _bce_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("the backward of binary_cross_entropy is not differentiable "
+                                  "in this engine")
+    x, t = c.self, c.target
+    red = c.attrs.get("reduction", MEAN)
+    w = c.weight if c.node._saved.get("weight") is not None else 1
+    n = _numel(c.shape(0)) if red == MEAN else 1
+    gx = g * w * (x - t) / np.maximum((1 - x) * x, 1e-12) / n
+    gt = g * w * (np.maximum(np.log1p(-x), -100) - np.maximum(np.log(x), -100)) / n
+    return (gx if c.need(0) else None, gt if c.need(1) else None)
+
+
+def _bce_logits_fwd(x: Any, t: Any, weight: Any = None, pos_weight: Any = None,
+                    reduction: int = MEAN) -> Any:
+    soft = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+    if pos_weight is None:
+        loss = (1 - t) * x + soft
+    else:
+        lw = 1 + (pos_weight - 1) * t
+        loss = (1 - t) * x + lw * soft
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _bce_logits_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("the backward of binary_cross_entropy_with_logits is not "
+                                  "differentiable in this engine")
+    x, t = c.self, c.target
+    red = c.attrs.get("reduction", MEAN)
+    saved = c.node._saved
+    w = c.weight if saved.get("weight") is not None else 1
+    pw = c.pos_weight if saved.get("pos_weight") is not None else None
+    n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 1
+    sig = 1 / (1 + np.exp(-x))
+    if pw is None:
+        gx, gt = (sig - t) * g * w / n, -x * g * w / n
+    else:
+        lw = 1 + (pw - 1) * t
+        soft = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
+        gx = (lw * sig - pw * t) * g * w / n
+        gt = (-x + (pw - 1) * soft) * g * w / n
+    return (gx if c.need(0) else None, gt if c.need(1) else None)
+
+
+def _smooth_l1_fwd(x: Any, t: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
+    d = np.abs(x - t)
+    loss = np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta) if beta > 0 else d
+    return _reduce(loss, reduction)
+
+
+def _smooth_l1_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("the backward of smooth_l1_loss is not differentiable in "
+                                  "this engine")
+    x, t = c.self, c.target
+    red, beta = c.attrs.get("reduction", MEAN), c.attrs.get("beta", 1.0)
+    d = x - t
+    n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 1
+    gd = np.clip(d / beta, -1, 1) if beta > 0 else np.sign(d)
+    base = gd * g / n
+    return (base if c.need(0) else None, -base if c.need(1) else None)
+
+
+register(
+    Op("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax, _log_softmax_bw,
+       (Save("result"),), ("dim",)),
+    Op("softmax", "SoftmaxBackward0", ("self",), _softmax, _softmax_bw, (Save("result"),),
+       ("dim",)),
+    Op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bw,
+       (Save("self"), Save("target")), ("reduction",)),
+    Op("nll_loss", "NllLossBackward0", ("self",), _nll_fwd, _nll_bw,
+       (Save("self"), Save("target"), Save("total_weight"), Save("weight")),
+       ("ignore_index", "reduction"), extras=("total_weight",)),
+    Op("binary_cross_entropy", "BinaryCrossEntropyBackward0", ("self", "target"), _bce_fwd,
+       _bce_bw, (Save("self"), Save("target"), Save("weight")), ("reduction",)),
+    Op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+       ("self", "target"), _bce_logits_fwd, _bce_logits_bw,
+       (Save("pos_weight"), Save("self"), Save("target"), Save("weight")), ("reduction",)),
+    Op("smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1_fwd,
+       _smooth_l1_bw, (Save("self"), Save("target")), ("beta", "reduction")),
+)

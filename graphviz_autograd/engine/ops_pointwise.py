@@ -1,0 +1,297 @@
+"""Table entries: elementwise ops (arithmetic, activations, comparisons-with-gradient)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+# Broadcasting is undone in one place (the executor reduces each gradient to its input's shape),
+# so the formulas below may return gradients of the broadcast shape.
+
+
+def _add(x: Any, y: Any, alpha: Any = 1) -> Any:
+    return x + y if alpha == 1 else x + alpha * y
+
+
+def _sub(x: Any, y: Any, alpha: Any = 1) -> Any:
+    return x - y if alpha == 1 else x - alpha * y
+
+
+def _scaled(g: Any, alpha: Any, D: Any) -> Any:
+    return g if alpha == 1 else D.mul_scalar(g, other=alpha)
+
+
+def _add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (g if c.need(0) else None,
+            _scaled(g, c.attrs.get("alpha", 1), D) if c.need(1) else None)
+
+
+def _sub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha = c.attrs.get("alpha", 1)
+    return (g if c.need(0) else None,
+            (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.need(1) else None)
+
+
+def _mul_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.mul(g, c.other) if c.need(0) else None,
+            D.mul(g, c.self) if c.need(1) else None)
+
+
+def _div_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    other = c.other
+    gs = D.div(g, other) if c.need(0) else None
+    go = None
+    if c.need(1):
+        go = D.neg(D.div(D.div(D.mul(g, c.self), other), other))
+    return gs, go
+
+
+def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    e = c.attrs["exponent"]
+    if e == 0:
+        return (D.zeros_like(g),)
+    return (D.mul(g, D.mul_scalar(D.pow(c.self, exponent=e - 1), other=e)),)
+
+
+def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, e = c.self, c.exponent
+    gx = ge = None
+    if c.need(0):
+        gx = D.where(D.mul(g, D.mul(e, D.pow_tensor(x, D.sub(e, D.ones_like(e))))),
+                     D.zeros_like(g), condition=D.ne(e, 0))
+    if c.need(1):
+        ge = D.mul(D.mul(g, c.result), D.log(x))
+    return gx, ge
+
+
+def _rpow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    base = c.attrs["self"]
+    return (D.mul_scalar(D.mul(g, c.result), other=float(np.log(base))),)
+
+
+def _minmax_bw(sel_self: str) -> Any:
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        x, y = c.self, c.other
+        half = D.mul_scalar(g, other=0.5)
+        tie = D.eq(x, y)
+        z = D.zeros_like(g)
+        self_wins = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
+        other_wins = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
+        gx = D.where(half, D.where(g, z, condition=self_wins), condition=tie) if c.need(0) else None
+        gy = D.where(half, D.where(g, z, condition=other_wins), condition=tie) if c.need(1) else None
+        return gx, gy
+    return bw
+
+
+def _where_fwd(x: Any, y: Any, condition: Any) -> Any:
+    return np.where(condition, x, y)
+
+
+def _where_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    cond = c.condition
+    z = D.zeros_like(g)
+    return (D.where(g, z, condition=cond) if c.need(0) else None,
+            D.where(z, g, condition=cond) if c.need(1) else None)
+
+
+def _clamp_fwd(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002 -- PyTorch's names
+    return np.clip(x, min, max)
+
+
+def _clamp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, lo, hi = c.self, c.attrs.get("min"), c.attrs.get("max")
+    keep = None
+    if lo is not None:
+        keep = D.ge(x, lo)
+    if hi is not None:
+        up = D.le(x, hi)
+        keep = up if keep is None else D.logical_and(keep, up)
+    return (D.where(g, D.zeros_like(g), condition=keep),)
+
+
+def _clamp_t_fwd(x: Any, lo: Any, hi: Any) -> Any:
+    out = x if lo is None else np.maximum(x, lo)
+    return out if hi is None else np.minimum(out, hi)
+
+
+def _clamp_t_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x = c.self
+    z = D.zeros_like(g)
+    lo = c.min if c.node._saved.get("min") is not None else None
+    hi = c.max if c.node._saved.get("max") is not None else None
+    keep = None
+    if lo is not None:
+        keep = D.ge(x, lo)
+    if hi is not None:
+        up = D.le(x, hi)
+        keep = up if keep is None else D.logical_and(keep, up)
+    gx = D.where(g, z, condition=keep) if c.need(0) and keep is not None else (
+        g if c.need(0) else None)
+    glo = D.where(g, z, condition=D.lt(x, lo)) if c.need(1) and lo is not None else None
+    ghi = D.where(g, z, condition=D.gt(x, hi)) if c.need(2) and hi is not None else None
+    return gx, glo, ghi
+
+
+def _unary(key: str, name: str, fwd: Any, bw: Any, save: str | None,
+           attrs: tuple[str, ...] = ()) -> Op:
+    saves = (Save(save),) if save else ()
+    return Op(key, name, ("self",), fwd, lambda c, g, D: (bw(c, g, D),), saves, attrs)
+
+
+def _sigmoid(x: Any) -> Any:
+    # NB: split by sign so large |x| neither overflows nor loses precision
+    out = np.empty_like(x) if isinstance(x, np.ndarray) else np.empty(np.shape(x))
+    pos = x >= 0
+    ex = np.exp(np.where(pos, -x, x))
+    np.divide(1, 1 + ex, out=out, where=pos)
+    np.divide(ex, 1 + ex, out=out, where=~pos)
+    return out
+
+
+def _relu(x: Any) -> Any:
+    return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x
+
+
+def _gelu(x: Any, approximate: str = "none") -> Any:
+    if approximate == "tanh":
+        k = np.sqrt(2 / np.pi)
+        return 0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))
+    from math import erf
+    verf = np.vectorize(erf, otypes=[x.dtype])
+    return 0.5 * x * (1 + verf(x / np.sqrt(2)))
+
+
+def _gelu_grad(x: Any, approximate: str) -> Any:
+    if approximate == "tanh":
+        k = np.sqrt(2 / np.pi)
+        inner = k * (x + 0.044715 * x ** 3)
+        th = np.tanh(inner)
+        return 0.5 * (1 + th) + 0.5 * x * (1 - th ** 2) * k * (1 + 3 * 0.044715 * x ** 2)
+    from math import erf
+    verf = np.vectorize(erf, otypes=[x.dtype])
+    cdf = 0.5 * (1 + verf(x / np.sqrt(2)))
+    return cdf + x * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+
+
+def _np_only(D: Any, what: str) -> None:
+    if D.tensor_mode:
+        raise NotImplementedError(f"the backward of {what} is not differentiable in this engine")
+
+
+def _gelu_bw(c: Any, g: Any, D: Any) -> Any:
+    _np_only(D, "gelu")
+    return g * _gelu_grad(c.self, c.attrs.get("approximate", "none")).astype(g.dtype)
+
+
+def _softplus_fwd(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    bx = x * beta
+    return np.where(bx > threshold, x, np.log1p(np.exp(np.minimum(bx, threshold))) / beta)
+
+
+def _softplus_bw(c: Any, g: Any, D: Any) -> Any:
+    beta, th = c.attrs.get("beta", 1.0), c.attrs.get("threshold", 20.0)
+    x = c.self
+    z = D.mul_scalar(x, other=beta)
+    s = D.sigmoid(z)
+    return D.where(g, D.mul(g, s), condition=D.gt(z, th))
+
+
+register(
+    Op("add", "AddBackward0", ("self", "other"), _add, _add_bw, (), ("alpha",)),
+    Op("sub", "SubBackward0", ("self", "other"), _sub, _sub_bw, (), ("alpha",)),
+    Op("rsub", "RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
+       lambda c, g, D: (_scaled(D.neg(g), c.attrs.get("alpha", 1), D),), (),
+       ("other", "alpha")),
+    Op("mul", "MulBackward0", ("self", "other"), np.multiply, _mul_bw,
+       (Save("other", (0,)), Save("self", (1,)))),
+    Op("mul_scalar", "MulBackward1", ("self",), lambda x, other: x * other,
+       lambda c, g, D: (D.mul_scalar(g, other=c.attrs["other"]),), (), ("other",)),
+    Op("div_scalar", "DivBackward1", ("self",), lambda x, other: x / other,
+       lambda c, g, D: (D.div_scalar(g, other=c.attrs["other"]),), (), ("other",)),
+    Op("div", "DivBackward0", ("self", "other"), np.true_divide, _div_bw,
+       (Save("other", (0, 1)), Save("self", (1,)))),
+    Op("pow", "PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
+       _pow_bw, (Save("self"),), ("exponent",)),
+    Op("pow_tensor", "PowBackward1", ("self", "exponent"), np.power, _pow_tt_bw,
+       (Save("exponent", (0, 1)), Save("result"), Save("self", (0, 1)))),
+    Op("rpow", "PowBackward2", ("exponent",), lambda e, self: np.power(self, e), _rpow_bw,
+       (Save("exponent"), Save("result")), ("self",)),
+    Op("maximum", "MaximumBackward0", ("self", "other"), np.maximum, _minmax_bw("max"),
+       (Save("other"), Save("self"))),
+    Op("minimum", "MinimumBackward0", ("self", "other"), np.minimum, _minmax_bw("min"),
+       (Save("other"), Save("self"))),
+    Op("where", "WhereBackward0", ("self", "other"), _where_fwd, _where_bw, (Save("condition"),)),
+    Op("clamp", "ClampBackward1", ("self",), _clamp_fwd, _clamp_bw, (Save("self"),),
+       ("max", "min")),
+    Op("clamp_tensor", "ClampBackward0", ("self", "min", "max"), _clamp_t_fwd, _clamp_t_bw,
+       (Save("max"), Save("min"), Save("self"))),
+    _unary("neg", "NegBackward0", np.negative, lambda c, g, D: D.neg(g), None),
+    _unary("exp", "ExpBackward0", np.exp, lambda c, g, D: D.mul(g, c.result), "result"),
+    _unary("log", "LogBackward0", np.log, lambda c, g, D: D.div(g, c.self), "self"),
+    _unary("sin", "SinBackward0", np.sin, lambda c, g, D: D.mul(g, D.cos(c.self)), "self"),
+    _unary("cos", "CosBackward0", np.cos,
+           lambda c, g, D: D.mul(g, D.neg(D.sin(c.self))), "self"),
+    _unary("tan", "TanBackward0", np.tan, lambda c, g, D: D.mul(
+        g, D.add(D.mul(c.result, c.result), D.ones_like(c.result))), "result"),
+    _unary("tanh", "TanhBackward0", np.tanh, lambda c, g, D: D.tanh_backward(g, c.result),
+           "result"),
+    _unary("sigmoid", "SigmoidBackward0", _sigmoid,
+           lambda c, g, D: D.sigmoid_backward(g, c.result), "result"),
+    _unary("relu", "ReluBackward0", _relu,
+           lambda c, g, D: D.threshold_backward(g, c.result, threshold=0), "result"),
+    _unary("abs", "AbsBackward0", np.abs, lambda c, g, D: D.mul(g, D.sgn(c.self)), "self"),
+    _unary("sqrt", "SqrtBackward0", np.sqrt,
+           lambda c, g, D: D.div(g, D.mul_scalar(c.result, other=2)), "result"),
+    _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda c, g, D: D.mul_scalar(
+        D.mul(g, D.pow(c.result, exponent=3)), other=-0.5), "result"),
+    _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
+           lambda c, g, D: D.mul(D.neg(g), D.mul(c.result, c.result)), "result"),
+    _unary("sgn", "SgnBackward0", np.sign, lambda c, g, D: D.zeros_like(g), None),
+    _unary("sign", "SignBackward0", np.sign, lambda c, g, D: D.zeros_like(g), None),
+    _unary("log1p", "Log1PBackward0", np.log1p,
+           lambda c, g, D: D.div(g, D.add(c.self, D.ones_like(c.self))), "self"),
+    _unary("expm1", "Expm1Backward0", np.expm1,
+           lambda c, g, D: D.mul(g, D.add(c.result, D.ones_like(c.result))), "result"),
+    _unary("log2", "Log2Backward0", np.log2,
+           lambda c, g, D: D.div(g, D.mul_scalar(c.self, other=float(np.log(2)))), "self"),
+    _unary("floor", "FloorBackward0", np.floor, lambda c, g, D: D.zeros_like(g), None),
+    _unary("ceil", "CeilBackward0", np.ceil, lambda c, g, D: D.zeros_like(g), None),
+    _unary("round", "RoundBackward0", np.round, lambda c, g, D: D.zeros_like(g), None),
+    _unary("trunc", "TruncBackward0", np.trunc, lambda c, g, D: D.zeros_like(g), None),
+    _unary("leaky_relu", "LeakyReluBackward0",
+           lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope),
+           lambda c, g, D: D.where(g, D.mul_scalar(g, other=c.attrs.get("negative_slope", 0.01)),
+                                   condition=D.gt(c.self, 0)), "self", ("negative_slope",)),
+    _unary("elu", "EluBackward0",
+           lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
+           lambda c, g, D: D.where(g, D.mul(g, D.mul_scalar(D.exp(c.self),
+                                                            other=c.attrs.get("alpha", 1.0))),
+                                   condition=D.gt(c.self, 0)), "self", ("alpha",)),
+    _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), lambda c, g, D: D.mul(
+        g, D.mul(D.sigmoid(c.self), D.add(D.ones_like(c.self), D.mul(
+            c.self, D.rsub(D.sigmoid(c.self), other=1))))), "self"),
+    _unary("gelu", "GeluBackward0", _gelu, _gelu_bw, "self", ("approximate",)),
+    _unary("softplus", "SoftplusBackward0", _softplus_fwd, _softplus_bw, "self",
+           ("beta", "threshold")),
+    # the named backward ops the formulas above call (so double backward names them as PyTorch)
+    Op("tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"),
+       lambda g, r: g * (1 - r * r),
+       lambda c, gg, D: (D.tanh_backward(gg, c.output) if c.need(0) else None,
+                         D.mul_scalar(D.mul(D.mul(gg, c.grad_output), c.output), other=-2)
+                         if c.need(1) else None),
+       (Save("grad_output", (1,)), Save("output"))),
+    Op("sigmoid_backward", "SigmoidBackwardBackward0", ("grad_output", "output"),
+       lambda g, r: g * r * (1 - r),
+       lambda c, gg, D: (D.sigmoid_backward(gg, c.output) if c.need(0) else None,
+                         D.mul(D.mul(gg, c.grad_output), D.rsub(D.mul_scalar(
+                             c.output, other=2), other=1)) if c.need(1) else None),
+       (Save("grad_output", (1,)), Save("output"))),
+    Op("threshold_backward", "ThresholdBackwardBackward0", ("grad_output", "self"),
+       lambda g, x, threshold: np.where(x <= threshold, np.zeros_like(g), g),
+       lambda c, gg, D: (D.threshold_backward(gg, c.self, threshold=c.attrs["threshold"])
+                         if c.need(0) else None, D.zeros_like(c.self) if c.need(1) else None),
+       (Save("self"),), ("threshold",)),
+)

@@ -1,0 +1,239 @@
+"""Table entries: reductions (sum, mean, max/min, prod, var/std, norm, logsumexp, cumsum)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+
+def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    if dim is None:
+        return tuple(range(ndim))
+    return tuple(sorted(d % max(ndim, 1) for d in dim))
+
+
+def _restore(g: Any, shape: tuple[int, ...], dim: Any, keepdim: bool, D: Any) -> Any:
+    """Give a reduced gradient back its reduced dims (size 1), ready to expand to ``shape``."""
+    if keepdim or not shape:
+        return g
+    dims = _dims(dim, len(shape))
+    if len(dims) == len(shape):
+        return D.view(g, shape=(1,) * len(shape))
+    for d in dims:
+        g = D.unsqueeze(g, dim=d)
+    return g
+
+
+def _sum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.expand(g, size=c.shape(0)),)
+
+
+def _sum_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D)
+    return (D.expand(g, size=shape),)
+
+
+def _mean_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    n = int(np.prod(shape, dtype=np.int64))
+    return (D.div_scalar(D.expand(g, size=shape), other=n),)
+
+
+def _mean_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    dims = _dims(c.attrs["dim"], len(shape))
+    n = int(np.prod([shape[d] for d in dims], dtype=np.int64)) if shape else 1
+    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D)
+    return (D.div_scalar(D.expand(g, size=shape), other=n),)
+
+
+def _evenly(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: ties share the gradient equally, as PyTorch's evenly_distribute_backward does
+    x = c.self
+    mask = D.eq(x, c.result)
+    count = max(int(np.count_nonzero(np.asarray(mask))), 1)
+    return (D.div_scalar(D.where(D.expand(g, size=c.shape(0)), D.zeros_like(x), condition=mask),
+                         other=count),)
+
+
+def _reduce_dim_fwd(fn: Any, arg: Any) -> Any:
+    def fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
+        idx = arg(x, axis=dim, keepdims=True)
+        out = np.take_along_axis(x, idx, axis=dim)
+        if not keepdim:
+            out = out.squeeze(dim)
+            idx = idx.squeeze(dim)
+        return out, {"indices": idx.astype(np.int64)}
+    return fwd
+
+
+def _select_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape, dim, keepdim = c.shape(0), c.attrs["dim"], c.attrs["keepdim"]
+    idx = c.indices
+    if not keepdim and shape:
+        g = D.unsqueeze(g, dim=dim % len(shape))
+        idx = D.unsqueeze(idx, dim=dim % len(shape))
+    return (D.scatter_into(g, size=shape, dim=dim % max(len(shape), 1), index=idx),)
+
+
+def _scatter_fwd(g: Any, size: tuple[int, ...], dim: int, index: Any) -> Any:
+    out = np.zeros(size, dtype=g.dtype)
+    np.put_along_axis(out, index, g, axis=dim)
+    return out
+
+
+def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    return (D.gather(gg, dim=c.attrs["dim"], index=c.index),)
+
+
+def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, r = c.self, c.result
+    shape = c.shape(0)
+    dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
+    if dim is not None:
+        g = _restore(g, shape, (dim,), keepdim, D)
+        r = _restore(r, shape, (dim,), keepdim, D)
+    # NB: valid where x != 0; zeros fall back to the product of the others
+    if not D.tensor_mode and np.any(x == 0):
+        axis = None if dim is None else dim
+        others = _prod_others(x, axis)
+        return (np.broadcast_to(g, shape) * others,)
+    return (D.div(D.mul(D.expand(g, size=shape), r), x),)
+
+
+def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:
+    flat = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
+    n = flat.shape[-1]
+    out = np.empty_like(flat)
+    for i in range(n):
+        out[..., i] = np.prod(np.delete(flat, i, axis=-1), axis=-1)
+    return out.reshape(x.shape) if axis is None else np.moveaxis(out, -1, axis)
+
+
+def _var_fwd(x: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+    corr = 1 if correction is None else correction
+    axis = None if dim is None else tuple(dim)
+    return np.var(x, axis=axis, ddof=corr, keepdims=keepdim)
+
+
+def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, shape = c.self, c.shape(0)
+    dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
+    corr = c.attrs.get("correction")
+    corr = 1 if corr is None else corr
+    dims = _dims(dim, len(shape))
+    n = int(np.prod([shape[d] for d in dims], dtype=np.int64)) if shape else 1
+    mean = D.mean_dim(x, dim=dims, keepdim=True) if shape else x
+    g = _restore(g, shape, dim, keepdim, D)
+    return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=2.0 / max(n - corr, 0)),)
+
+
+def _std_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
+    r = _restore(c.result, shape, dim, keepdim, D)
+    gv = D.div(_restore(g, shape, dim, keepdim, D), D.mul_scalar(r, other=2))
+    c2 = _VarCtx(c, gv)
+    return _var_bw(c2, gv, D)
+
+
+class _VarCtx:
+    def __init__(self, c: Any, g: Any) -> None:
+        self.self = c.self
+        self.attrs = dict(c.attrs, keepdim=True)
+        self.shape = c.shape
+
+
+def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+    axis = None if dim is None else tuple(dim)
+    if ord == 2:
+        return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+    return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, shape = c.self, c.shape(0)
+    dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
+    r = _restore(c.result, shape, dim, keepdim, D)
+    g = _restore(g, shape, dim, keepdim, D)
+    if p != 2:
+        raise NotImplementedError("only the 2-norm has a gradient in this engine")
+    safe = D.where(r, D.ones_like(r), condition=D.ne(r, 0))
+    return (D.mul(D.div(g, safe), x),)
+
+
+def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
+    axis = tuple(dim)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=axis)
+
+
+def _lse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
+    r = _restore(c.result, shape, dim, keepdim, D)
+    g = _restore(g, shape, dim, keepdim, D)
+    return (D.mul(g, D.exp(D.sub(c.self, r))),)
+
+
+def _cumsum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    d = c.attrs["dim"]
+    return (D.flip(D.cumsum(D.flip(g, dims=(d,)), dim=d), dims=(d,)),)
+
+
+register(
+    Op("sum", "SumBackward0", ("self",), lambda x: np.sum(x), _sum_bw),
+    Op("sum_dim", "SumBackward1", ("self",),
+       lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim), keepdims=keepdim),
+       _sum_dim_bw, (), ("dim", "keepdim")),
+    Op("mean", "MeanBackward0", ("self",), lambda x: np.mean(x), _mean_bw),
+    Op("mean_dim", "MeanBackward1", ("self",),
+       lambda x, dim, keepdim=False: np.mean(x, axis=tuple(dim), keepdims=keepdim),
+       _mean_dim_bw, (), ("dim", "keepdim")),
+    Op("max", "MaxBackward1", ("self",), lambda x: np.max(x), _evenly,
+       (Save("result"), Save("self"))),
+    Op("min", "MinBackward1", ("self",), lambda x: np.min(x), _evenly,
+       (Save("result"), Save("self"))),
+    Op("amax", "AmaxBackward0", ("self",),
+       lambda x, dim, keepdim=False: np.max(x, axis=tuple(dim), keepdims=keepdim),
+       lambda c, g, D: _amax_bw(c, g, D), (Save("result"), Save("self")), ("dim", "keepdim")),
+    Op("max_dim", "MaxBackward0", ("self",), _reduce_dim_fwd(np.max, np.argmax),
+       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
+    Op("min_dim", "MinBackward0", ("self",), _reduce_dim_fwd(np.min, np.argmin),
+       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
+    Op("scatter_into", "ScatterBackward0", ("self",), _scatter_fwd, _scatter_bw,
+       (Save("index"),), ("dim",)),
+    Op("prod", "ProdBackward0", ("self",), lambda x: np.prod(x), _prod_bw,
+       (Save("result"), Save("self"))),
+    Op("prod_dim", "ProdBackward1", ("self",),
+       lambda x, dim, keepdim=False: np.prod(x, axis=dim, keepdims=keepdim), _prod_bw,
+       (Save("result"), Save("self")), ("dim", "keepdim")),
+    Op("var", "VarBackward0", ("self",), _var_fwd, _var_bw, (Save("self"),),
+       ("correction", "dim", "keepdim")),
+    Op("std", "StdBackward0", ("self",), lambda x, **kw: np.sqrt(_var_fwd(x, **kw)), _std_bw,
+       (Save("result"), Save("self")), ("correction", "dim", "keepdim")),
+    Op("norm", "LinalgVectorNormBackward0", ("self",), _norm_fwd, _norm_bw,
+       (Save("result"), Save("self")), ("dim", "keepdim", "ord")),
+    Op("logsumexp", "LogsumexpBackward0", ("self",), _lse_fwd, _lse_bw,
+       (Save("result"), Save("self")), ("dim", "keepdim")),
+    Op("cumsum", "CumsumBackward0", ("self",), lambda x, dim: np.cumsum(x, axis=dim),
+       _cumsum_bw, (), ("dim",)),
+)
+
+
+def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    shape = c.shape(0)
+    dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
+    r = _restore(c.result, shape, dim, keepdim, D)
+    g = _restore(g, shape, dim, keepdim, D)
+    mask = D.eq(c.self, r)
+    count = D.sum_dim(D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=mask),
+                      dim=_dims(dim, len(shape)), keepdim=True)
+    return (D.where(D.div(D.expand(g, size=shape), count), D.zeros_like(c.self),
+                    condition=mask),)

@@ -1,0 +1,239 @@
+"""Table entries: views and shape ops (view, transpose, select, slice, index, cat, stack, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+
+def view_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A true view with a new shape; raises ValueError where numpy would have to copy."""
+    out = x.view()
+    try:
+        out.shape = shape
+    except AttributeError as e:
+        raise ValueError("needs a copy") from e
+    return out
+
+
+def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def _select_fwd(x: np.ndarray, dim: int, index: int) -> np.ndarray:
+    key: list[Any] = [slice(None)] * x.ndim
+    key[dim] = index
+    return x[tuple(key)]
+
+
+def _slice_fwd(x: np.ndarray, dim: int, start: int, end: int, step: int = 1) -> np.ndarray:
+    key: list[Any] = [slice(None)] * x.ndim
+    key[dim] = slice(start, end, step)
+    return x[tuple(key)]
+
+
+def _embed(key_fn: Any) -> Any:
+    """Backward helper forward: zeros of the input's size with ``g`` written at ``key``."""
+    def fwd(g: np.ndarray, size: tuple[int, ...], dim: int, **kw: Any) -> np.ndarray:
+        out = np.zeros(size, dtype=g.dtype)
+        key: list[Any] = [slice(None)] * len(size)
+        key[dim] = key_fn(**kw)
+        out[tuple(key)] = g
+        return out
+    return fwd
+
+
+def _index_key(indices: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index_fwd(x: np.ndarray, indices: tuple[Any, ...]) -> np.ndarray:
+    return x[_index_key(indices)]
+
+
+def _index_put_fwd(x: np.ndarray, values: np.ndarray, indices: tuple[Any, ...],
+                   accumulate: bool = False) -> np.ndarray:
+    out = x.copy()
+    key = _index_key(indices)
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def _index_put_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    idx = c.indices
+    gs = None
+    if c.need(0):
+        gs = g if c.attrs.get("accumulate") else D.index_put(
+            g, D.zeros_like(D.index(g, indices=idx)), indices=idx)
+    gv = D.index(g, indices=idx) if c.need(1) else None
+    return gs, gv
+
+
+def _cat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    dim = c.attrs["dim"]
+    out = []
+    start = 0
+    for i in range(len(c.node._in_meta)):
+        shape = c.shape(i)
+        if len(shape) == 1 and shape[0] == 0 and len(c.shape(0)) != 1:
+            out.append(None)
+            continue
+        n = shape[dim]
+        out.append(D.slice(g, dim=dim, start=start, end=start + n) if c.need(i) else None)
+        start += n
+    return tuple(out)
+
+
+def _stack_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    dim = c.attrs["dim"]
+    return tuple(D.select(g, dim=dim, index=i) if c.need(i) else None
+                 for i in range(len(c.node._in_meta)))
+
+
+def _split_fwd(x: np.ndarray, split_size: int, dim: int) -> list[np.ndarray]:
+    n = x.shape[dim]
+    return [_slice_fwd(x, dim, s, min(s + split_size, n)) for s in range(0, n, split_size)]
+
+
+def _split_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    shape, dim, size = c.shape(0), c.attrs["dim"], c.attrs["split_size"]
+    like = next(g for g in grads if g is not None)
+    parts = []
+    for i, g in enumerate(grads):
+        if g is None:
+            piece = list(shape)
+            piece[dim] = min(size, shape[dim] - i * size)
+            g = D.zeros(tuple(piece), like=like)
+        parts.append(g)
+    return (D.cat(*parts, dim=dim),)
+
+
+def _unbind_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    shape, dim = c.shape(0), c.attrs["dim"]
+    piece = shape[:dim] + shape[dim + 1:]
+    like = next(g for g in grads if g is not None)
+    parts = [g if g is not None else D.zeros(piece, like=like) for g in grads]
+    return (D.stack(*parts, dim=dim),)
+
+
+def _repeat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise NotImplementedError("the backward of repeat is not differentiable in this engine")
+    shape, reps = c.shape(0), tuple(c.attrs["repeats"])
+    shape = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    inter: list[int] = []
+    for r, s in zip(reps, shape, strict=True):
+        inter += [r, s]
+    summed = g.reshape(inter).sum(axis=tuple(range(0, 2 * len(reps), 2)))
+    return (summed.reshape(c.shape(0)),)
+
+
+def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    return (D.scatter_add_into(g, size=c.shape(0), dim=c.attrs["dim"], index=c.index),)
+
+
+def _scatter_add_fwd(g: np.ndarray, size: tuple[int, ...], dim: int, index: Any) -> np.ndarray:
+    out = np.zeros(size, dtype=g.dtype)
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    np.add.at(out, tuple(grid), g)
+    return out
+
+
+register(
+    Op("alias", "AliasBackward0", ("self",), lambda x: x.view(), lambda c, g, D: (g,),
+       view=True),
+    Op("view", "ViewBackward0", ("self",), lambda x, shape: view_array(x, shape),
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
+    Op("unsafe_view", "UnsafeViewBackward0", ("self",), lambda x, shape: x.reshape(shape),
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),)),
+    Op("transpose", "TransposeBackward0", ("self",),
+       lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+       lambda c, g, D: (D.transpose(g, dim0=c.attrs["dim0"], dim1=c.attrs["dim1"]),), (),
+       ("dim0", "dim1"), view=True),
+    Op("t", "TBackward0", ("self",), lambda x: x.T, lambda c, g, D: (D.t(g),), view=True),
+    Op("permute", "PermuteBackward0", ("self",), lambda x, dims: np.transpose(x, dims),
+       lambda c, g, D: (D.permute(g, dims=_inverse(c.attrs["dims"])),), (), ("dims",),
+       view=True),
+    Op("unsqueeze", "UnsqueezeBackward0", ("self",), lambda x, dim: np.expand_dims(x, dim),
+       lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),
+    Op("squeeze", "SqueezeBackward0", ("self",), lambda x: np.squeeze(x),
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
+    Op("squeeze_dim", "SqueezeBackward1", ("self",),
+       lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), (), ("dim",), view=True),
+    Op("squeeze_dims", "SqueezeBackward4", ("self",),
+       lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), (), ("dim",), view=True),
+    Op("expand", "ExpandBackward0", ("self",),
+       lambda x, size: np.broadcast_to(x, size),
+       lambda c, g, D: (D.sum_to(g, c.shape(0)),), view=True),
+    Op("select", "SelectBackward0", ("self",), _select_fwd,
+       lambda c, g, D: (D.select_backward(g, size=c.shape(0), dim=c.attrs["dim"],
+                                          index=c.attrs["index"]),), (), ("dim", "index"),
+       view=True),
+    Op("select_backward", "SelectBackwardBackward0", ("grad_output",),
+       _embed(lambda index: index),
+       lambda c, gg, D: (D.select(gg, dim=c.attrs["dim"], index=c.attrs["index"]),), (),
+       ("dim", "index")),
+    Op("slice", "SliceBackward0", ("self",), _slice_fwd,
+       lambda c, g, D: (D.slice_backward(g, size=c.shape(0), dim=c.attrs["dim"],
+                                         start=c.attrs["start"], end=c.attrs["end"],
+                                         step=c.attrs.get("step", 1)),), (),
+       ("dim", "start", "end", "step"), view=True),
+    Op("slice_backward", "SliceBackwardBackward0", ("grad_output",),
+       _embed(lambda start, end, step=1: slice(start, end, step)),
+       lambda c, gg, D: (D.slice(gg, dim=c.attrs["dim"], start=c.attrs["start"],
+                                 end=c.attrs["end"], step=c.attrs.get("step", 1)),), (),
+       ("dim", "start", "end", "step")),
+    Op("index", "IndexBackward0", ("self",), _index_fwd,
+       lambda c, g, D: (D.index_put(D.zeros(c.shape(0), like=g), g, indices=c.indices,
+                                    accumulate=True),),
+       (Save("indices"),), list_saves=("indices",)),
+    Op("index_put", "IndexPutBackward0", ("self", "values"), _index_put_fwd, _index_put_bw,
+       (Save("indices"),), ("accumulate",), list_saves=("indices",)),
+    Op("clone", "CloneBackward0", ("self",), lambda x, contiguous=False: (
+        np.ascontiguousarray(x).copy() if contiguous else x.copy(order="K")),
+       lambda c, g, D: (g,)),
+    Op("to_copy", "ToCopyBackward0", ("self",), lambda x, dtype: x.astype(dtype),
+       lambda c, g, D: (g,)),
+    Op("cat", "CatBackward0", ("*tensors",), lambda *xs, dim: np.concatenate(xs, axis=dim),
+       _cat_bw, (), ("dim",)),
+    Op("stack", "StackBackward0", ("*tensors",), lambda *xs, dim: np.stack(xs, axis=dim),
+       _stack_bw, (), ("dim",)),
+    Op("split", "SplitBackward0", ("self",), _split_fwd, _split_bw, (), ("dim", "split_size"),
+       view=True, n_outputs=-1),
+    Op("unbind", "UnbindBackward0", ("self",),
+       lambda x, dim: [_select_fwd(x, dim, i) for i in range(x.shape[dim])], _unbind_bw, (),
+       ("dim",), view=True, n_outputs=-1),
+    Op("flip", "FlipBackward0", ("self",), lambda x, dims: np.flip(x, dims),
+       lambda c, g, D: (D.flip(g, dims=c.attrs["dims"]),), (), ("dims",)),
+    Op("gather", "GatherBackward0", ("self",),
+       lambda x, dim, index: np.take_along_axis(x, index, axis=dim), _gather_bw,
+       (Save("index"), Save("self")), ("dim",)),
+    Op("scatter_add_into", "ScatterAddBackward0", ("self",), _scatter_add_fwd,
+       lambda c, gg, D: (D.gather(gg, dim=c.attrs["dim"], index=c.index),), (Save("index"),),
+       ("dim",)),
+    Op("masked_fill", "MaskedFillBackward0", ("self",),
+       lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
+       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask),), (Save("mask"),)),
+    Op("repeat", "RepeatBackward0", ("self",), lambda x, repeats: np.tile(x, repeats),
+       _repeat_bw, (), ("repeats",)),
+    Op("zero", "ZeroBackward0", ("self",), lambda x: np.zeros_like(x),
+       lambda c, g, D: (D.zeros_like(g),)),
+    Op("fill", "FillBackward0", ("self",),
+       lambda x, value: np.full_like(x, value), lambda c, g, D: (D.zeros_like(g),), (),
+       ("value",)),
+    Op("copy", "CopyBackwards", ("self", "src"),
+       lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
+       lambda c, g, D: (D.zeros_like(g) if c.need(0) else None, g if c.need(1) else None)),
+)

@@ -1,0 +1,165 @@
+"""The one table of differentiable ops, and the two backends their backward formulas run on.
+
+Each entry (an ``Op``) names, in PyTorch's words, the node it creates (``MulBackward0``), its
+differentiable inputs in ``next_functions`` order, its numpy forward, its backward formula, and
+the values it saves with the condition under which it saves them. The entries live in the family
+modules (``ops_pointwise``, ``ops_reduce``, ``ops_linalg``, ``ops_shape``, ``ops_loss``) and are
+gathered here into ``TABLE``.
+
+A backward formula is ``backward(ctx, grad, D) -> tuple`` (one gradient or None per input). ``D``
+is a backend: ``NP`` computes on bare numpy arrays (the fast path), ``TT`` calls the table's own
+ops on tensors, so with ``create_graph=True`` the backward builds a differentiable graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Op", "Save", "TABLE", "NP", "TT", "Ctx", "register"]
+
+Backward = Callable[..., tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Save:
+    """A saved value: ``name`` as PyTorch names it (``self``, ``other``, ``result``, ``mat2``).
+
+    ``needed_by`` lists the input positions whose gradient formula uses it: the value is saved
+    only when one of those inputs requires grad (empty: always saved). The value is the input of
+    that name, the op's output for ``result``, else a tensor argument or a forward extra.
+    """
+
+    name: str
+    needed_by: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Op:
+    key: str                                # the table key, e.g. "mul"
+    name: str                               # the node's name(), e.g. "MulBackward0"
+    inputs: tuple[str, ...]                 # differentiable inputs, next_functions order
+    forward: Callable[..., Any]             # numpy: (*arrays, **attrs) -> array [, extras]
+    backward: Backward
+    saves: tuple[Save, ...] = ()
+    attr_names: tuple[str, ...] = ()        # non-tensor values shown as _saved_<name>
+    view: bool = False                      # the output is a view of input 0
+    extras: tuple[str, ...] = ()            # extra arrays the forward returns, saved as tensors
+    list_saves: tuple[str, ...] = ()        # saved values that are lists of tensors
+    n_outputs: int = 1
+    _names: tuple[str, ...] = field(default=(), repr=False)
+
+    def saved_names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.saves)
+
+
+TABLE: dict[str, Op] = {}
+
+
+def register(*ops: Op) -> None:
+    for op in ops:
+        if op.key in TABLE:
+            raise ValueError(f"op {op.key!r} registered twice")
+        TABLE[op.key] = op
+
+
+class Ctx:
+    """What a backward formula sees: saved values by name (``ctx.self``), ``ctx.attrs``,
+    ``ctx.need(i)`` and ``ctx.shape(i)`` (the shape of input i)."""
+
+    __slots__ = ("node", "tensor_mode", "needs")
+
+    def __init__(self, node: Any, tensor_mode: bool, needs: tuple[bool, ...]) -> None:
+        self.node = node
+        self.tensor_mode = tensor_mode
+        self.needs = needs
+
+    def __getattr__(self, name: str) -> Any:
+        saved = self.node._saved
+        slot = saved.get(name) if saved else None
+        if slot is None:
+            raise AttributeError(f"{self.node.name()} did not save {name!r}")
+        if isinstance(slot, list):
+            return [s.unpack(self.node, self.tensor_mode) for s in slot]
+        return slot.unpack(self.node, self.tensor_mode)
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        return self.node._attrs or {}
+
+    def need(self, i: int) -> bool:
+        return self.needs[i]
+
+    def shape(self, i: int = 0) -> tuple[int, ...]:
+        meta = self.node._in_meta[i]
+        return meta[0] if meta is not None else ()
+
+    def dtype(self, i: int = 0) -> Any:
+        meta = self.node._in_meta[i]
+        return meta[1] if meta is not None else None
+
+
+class Backend:
+    """A namespace of functions: one per table op plus a few non-differentiable helpers."""
+
+    def __init__(self, tensor_mode: bool) -> None:
+        self.tensor_mode = tensor_mode
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"backend has no function {name!r}")
+
+
+NP = Backend(False)
+TT = Backend(True)
+
+
+def _np_helpers() -> dict[str, Callable[..., Any]]:
+    """Non-differentiable helpers, on arrays."""
+    return {
+        "zeros": lambda shape, like: np.zeros(shape, dtype=like.dtype),
+        "zeros_like": lambda x: np.zeros_like(x),
+        "ones_like": lambda x: np.ones_like(x),
+        "gt": np.greater, "ge": np.greater_equal, "lt": np.less, "le": np.less_equal,
+        "eq": np.equal, "ne": np.not_equal,
+        "logical_and": np.logical_and, "logical_or": np.logical_or,
+        "sign_nograd": np.sign,
+        "numel": lambda x: int(np.size(x)),
+    }
+
+
+def build_backends(call: Callable[..., Any], wrap: Callable[[Any], Any],
+                   unwrap: Callable[[Any], Any]) -> None:
+    """Fill NP and TT once the table and the tensor layer exist (called by ``autograd``)."""
+    for key, op in TABLE.items():
+        setattr(NP, key, _np_forward(op))
+        setattr(TT, key, _tt_call(call, op))
+    for key, fn in _np_helpers().items():
+        setattr(NP, key, fn)
+        setattr(TT, key, _tt_nograd(fn, wrap, unwrap))
+
+
+def _np_forward(op: Op) -> Callable[..., Any]:
+    fwd = op.forward
+    if not op.extras:
+        return fwd
+
+    def first(*args: Any, **kw: Any) -> Any:
+        return fwd(*args, **kw)[0]
+    return first
+
+
+def _tt_call(call: Callable[..., Any], op: Op) -> Callable[..., Any]:
+    def f(*args: Any, **kw: Any) -> Any:
+        return call(op, args, kw)
+    return f
+
+
+def _tt_nograd(fn: Callable[..., Any], wrap: Callable[[Any], Any],
+               unwrap: Callable[[Any], Any]) -> Callable[..., Any]:
+    def f(*args: Any, **kw: Any) -> Any:
+        out = fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kw.items()})
+        return wrap(out) if isinstance(out, np.ndarray | np.generic) else out
+    return f

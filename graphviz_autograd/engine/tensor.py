@@ -1,0 +1,378 @@
+"""The Tensor: a numpy array plus PyTorch's autograd metadata (grad_fn, version counter, views)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+import weakref
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import messages as msg
+from .grad_mode import state as grad_state
+
+if TYPE_CHECKING:
+    from .node import AccumulateGrad, Node
+
+__all__ = ["Tensor", "Size", "VersionCounter", "new_uid"]
+
+new_uid = itertools.count(1).__next__    # stable ids: one creation counter for tensors and nodes
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """``torch.Size``: a tuple of ints that prints as PyTorch prints it."""
+
+    def __repr__(self) -> str:
+        return msg.shape_text(tuple(self))
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its ``detach()``: bumped by every in-place op."""
+
+    __slots__ = ("v",)
+
+    def __init__(self) -> None:
+        self.v = 0
+
+
+class Tensor:
+    """A tensor of the engine. Construct with ``torch.tensor(...)``; ``Tensor(data)`` is the
+    legacy float32 constructor, as in PyTorch.
+
+    >>> from graphviz_autograd import torch
+    >>> a = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> (a * a).sum().grad_fn.name()
+    'SumBackward0'
+    """
+
+    __slots__ = ("_data", "_dtype", "_rg", "_grad_fn", "_output_nr", "_vc", "_grad", "_base",
+                 "_view_fn", "_view_version", "_acc", "_hooks", "_retains_grad", "_wrapped",
+                 "_uid", "_post_acc_hooks", "__weakref__", "__dict__")
+
+    _data: np.ndarray
+    _dtype: dt.DType
+    _rg: bool
+    _grad_fn: Node | None
+    _output_nr: int
+    _vc: VersionCounter
+    _grad: Tensor | None
+    _base: Tensor | None
+    _view_fn: Callable[[np.ndarray], np.ndarray] | None
+    _view_version: int
+    _acc: weakref.ref[AccumulateGrad] | None
+    _hooks: list[Any] | None
+    _retains_grad: bool
+    _wrapped: bool
+    _uid: int
+    _post_acc_hooks: list[Any] | None
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(_unwrap_nested(args[0]), dtype=np.float32)
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            data = np.zeros(tuple(int(s) for s in shape), dtype=np.float32)
+        _init(self, data, dt.float32)
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def _make(cls, data: np.ndarray, dtype: dt.DType, requires_grad: bool = False) -> Tensor:
+        t = object.__new__(cls)
+        _init(t, data, dtype)
+        t._rg = requires_grad
+        return t
+
+    # -- metadata --------------------------------------------------------------------------------
+    @property
+    def dtype(self) -> dt.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return int(self._data.shape[0])
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return self._dtype.legacy
+        return self.to(dtype)
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None) -> Any:
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0])
+
+    # -- autograd metadata -----------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(msg.NONLEAF_REQUIRES_GRAD)
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(msg.INT_REQUIRES_GRAD_)
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad_fn(self) -> Node | None:
+        if self._base is not None and self._view_version != self._vc.v:
+            from .autograd import regenerate_view_grad_fn
+            regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc.v
+
+    @property
+    def _is_view_flag(self) -> bool:
+        return self._base is not None
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(msg.NONLEAF_GRAD, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def data(self) -> Tensor:
+        """A new tensor on the same memory, outside autograd, with its own version counter."""
+        return Tensor._make(self._data, self._dtype)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+        self._dtype = value._dtype
+
+    def detach(self) -> Tensor:
+        t = Tensor._make(self._data, self._dtype)
+        t._vc = self._vc                 # NB: detach shares the version counter, .data does not
+        return t
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._rg = False
+        self._base = None
+        return self
+
+    def retain_grad(self) -> None:
+        from .autograd import retain_grad
+        retain_grad(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
+        from .autograd import register_tensor_hook
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        from .autograd import register_post_accumulate_hook
+        return register_post_accumulate_hook(self, hook)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        from .executor import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- conversion ----------------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def __float__(self) -> float:
+        if self.requires_grad:
+            warnings.warn(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=2)
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto: Any) -> Any:
+        return (_rebuild, (self._data.copy(), self._dtype.name, self._rg))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a torch.nn.utils."
+                               "weight_norm usage, see https://github.com/pytorch/pytorch/pull/"
+                               "103001")
+        t = type(self).__new__(type(self))
+        _init(t, self._data.copy(), self._dtype)
+        t._rg = self._rg
+        memo[id(self)] = t
+        return t
+
+
+def _rebuild(data: np.ndarray, dtype_name: str, rg: bool) -> Tensor:
+    return Tensor._make(data, getattr(dt, dtype_name if dtype_name != "bool" else "bool_"), rg)
+
+
+def _init(t: Tensor, data: np.ndarray, dtype: dt.DType) -> None:
+    t._data = data
+    t._dtype = dtype
+    t._rg = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._vc = VersionCounter()
+    t._grad = None
+    t._base = None
+    t._view_fn = None
+    t._view_version = 0
+    t._acc = None
+    t._hooks = None
+    t._retains_grad = False
+    t._wrapped = False
+    t._uid = new_uid()
+    t._post_acc_hooks = None
+
+
+def _unwrap_nested(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(x) for x in data]
+    return data
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def grad_enabled() -> bool:
+    return grad_state.enabled

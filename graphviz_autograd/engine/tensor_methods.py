@@ -1,0 +1,316 @@
+"""Tensor methods and Python operators, bound onto ``Tensor`` from the functional layer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import functional as F
+from . import indexing
+from .autograd import apply_inplace, check_inplace
+from .optable import TABLE
+from .random import generator
+from .tensor import Tensor
+
+_UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
+          "log1p", "expm1", "log2")
+_UNARY_SAME = ("neg", "abs", "relu", "sign", "sgn", "floor", "ceil", "round", "trunc")
+
+
+def _method(key: str, floating: bool) -> Any:
+    def m(self: Tensor) -> Tensor:
+        return F.unary(key, self, floating=floating)
+    m.__name__ = key
+    return m
+
+
+def _method_(key: str) -> Any:
+    def m(self: Tensor) -> Tensor:
+        return F.unary_(key, self)
+    m.__name__ = key + "_"
+    return m
+
+
+def _to(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+    dtype = kw.get("dtype")
+    for a in args:
+        if isinstance(a, dt.DType):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a._dtype
+    if dtype is None:
+        return self
+    out = F.to_dtype(self, dtype)
+    if kw.get("copy") and out is self:
+        return F.clone(self)
+    return out
+
+
+def _type_conv(d: dt.DType) -> Any:
+    def conv(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        return F.to_dtype(self, d)
+    return conv
+
+
+def _sum(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return F.sum(self, dim, keepdim, dtype)
+
+
+def _mean(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    return F.mean(self, dim, keepdim, dtype)
+
+
+def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return F.max_min("max", self, dim, keepdim)
+
+
+def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return F.max_min("min", self, dim, keepdim)
+
+
+def _var_std(key: str) -> Any:
+    def m(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+          correction: Any = None) -> Tensor:
+        if isinstance(dim, bool):
+            unbiased, dim = dim, None
+        if correction is None and unbiased is not None:
+            correction = 1 if unbiased else 0
+        dims = F.reduce_dims(dim, self._data.ndim)
+        return F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
+                                              "keepdim": keepdim}, dtype=self._dtype)
+    return m
+
+
+def _norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    p = 2 if p in (None, "fro") else p
+    return F.apply(TABLE["norm"], (self,), {"ord": p, "dim": F.reduce_dims(dim, self._data.ndim),
+                                            "keepdim": keepdim}, dtype=self._dtype)
+
+
+def _logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return F.apply(TABLE["logsumexp"], (self,),
+                   {"dim": F.reduce_dims(dim, self._data.ndim), "keepdim": keepdim},
+                   dtype=F._float(self._dtype))
+
+
+def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if dim is None:
+        return F.apply(TABLE["prod"], (self,), dtype=self._dtype)
+    return F.apply(TABLE["prod_dim"], (self,), {"dim": F._dim(dim, self._data.ndim),
+                                                "keepdim": keepdim}, dtype=self._dtype)
+
+
+def _amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    dims = F.reduce_dims(dim if dim != () else None, self._data.ndim) or tuple(
+        range(self._data.ndim))
+    return F.apply(TABLE["amax"], (self,), {"dim": dims, "keepdim": keepdim})
+
+
+def _cumsum(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return F.apply(TABLE["cumsum"], (self,), {"dim": F._dim(dim, self._data.ndim)})
+
+
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+    return apply_inplace(TABLE["clamp"], self, (), kw)
+
+
+def _pow_(self: Tensor, e: Any) -> Tensor:
+    if isinstance(e, Tensor):
+        return F.binary_("pow_tensor", self, e)
+    return F._quiet(apply_inplace)(TABLE["pow"], self, (), {"exponent": e})
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply_inplace(TABLE["fill"], self, (), {"value": value})
+
+
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply_inplace(TABLE["masked_fill"], self, (), {"mask": mask, "value": value})
+
+
+def _random_(fill: Any) -> Any:
+    """In-place initialisers (uniform_, normal_): plain writes that bump the version."""
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        check_inplace(self)
+        self._data[...] = fill(generator(), self._data.shape, *args, **kw).astype(self._dtype.np)
+        self._vc.v += 1
+        return self
+    return m
+
+
+def _uniform(g: Any, shape: Any, a: float = 0.0, b: float = 1.0, **_: Any) -> Any:
+    return g.uniform(a, b, shape)
+
+
+def _normal(g: Any, shape: Any, mean: float = 0.0, std: float = 1.0, **_: Any) -> Any:
+    return g.normal(mean, std, shape)
+
+
+def _new(fill: Any) -> Any:
+    def m(self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
+          **_: Any) -> Tensor:
+        d = dtype or self._dtype
+        arr = fill(F._shape_args(size), d.np)
+        return Tensor._make(arr, d, requires_grad)
+    return m
+
+
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False,
+                **_: Any) -> Tensor:
+    d = dtype or self._dtype
+    return Tensor._make(np.array(data, dtype=d.np), d, requires_grad)
+
+
+def _new_full(self: Tensor, size: Any, value: Any, dtype: Any = None, **_: Any) -> Tensor:
+    d = dtype or self._dtype
+    return Tensor._make(np.full(tuple(size), value, dtype=d.np), d)
+
+
+def _iop(key: str) -> Any:
+    def m(self: Tensor, other: Any) -> Tensor:
+        return F.binary_(key, self, other)
+    return m
+
+
+def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return F.binary_("add", self, other, {"alpha": alpha})
+
+
+def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return F.binary_("sub", self, other, {"alpha": alpha})
+
+
+def _div_(self: Tensor, other: Any) -> Tensor:
+    return F._quiet(F.binary_)("div", self, other)
+
+
+def _bool_op(fn: Any) -> Any:
+    def m(self: Tensor, other: Any) -> Tensor:
+        o = F.as_tensor_arg(other)
+        out = fn(self._data, o._data)
+        return Tensor._make(np.asarray(out), dt.from_numpy(np.asarray(out).dtype))
+    return m
+
+
+def _eq(self: Tensor, other: Any) -> Any:
+    if other is None:
+        return False
+    return F.compare(np.equal, self, other)
+
+
+def _ne(self: Tensor, other: Any) -> Any:
+    if other is None:
+        return True
+    return F.compare(np.not_equal, self, other)
+
+
+def _cmp(fn: Any) -> Any:
+    def m(self: Tensor, other: Any) -> Tensor:
+        return F.compare(fn, self, other)
+    return m
+
+
+def _expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return F.expand(self, other._data.shape)
+
+
+def _all(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    out = np.all(self._data) if dim is None else np.all(self._data, axis=dim, keepdims=keepdim)
+    return Tensor._make(np.asarray(out), dt.bool_)
+
+
+def _any(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    out = np.any(self._data) if dim is None else np.any(self._data, axis=dim, keepdims=keepdim)
+    return Tensor._make(np.asarray(out), dt.bool_)
+
+
+def _zero_(self: Tensor) -> Tensor:
+    return apply_inplace(TABLE["zero"], self)
+
+
+METHODS: dict[str, Any] = {
+    # operators
+    "__add__": F.add, "__radd__": F.radd, "__iadd__": _add_,
+    "__sub__": F.sub, "__rsub__": F.rsub, "__isub__": _sub_,
+    "__mul__": F.mul, "__rmul__": lambda s, o: F.mul(s, o), "__imul__": _iop("mul"),
+    "__truediv__": F.div, "__rtruediv__": F.rdiv, "__itruediv__": _div_,
+    "__pow__": F.pow, "__rpow__": lambda s, o: F.pow(o, s), "__ipow__": _pow_,
+    "__matmul__": F.matmul, "__rmatmul__": lambda s, o: F.matmul(o, s),
+    "__neg__": F.neg, "__pos__": lambda s: s, "__abs__": lambda s: F.unary("abs", s, False),
+    "__eq__": _eq, "__ne__": _ne, "__lt__": _cmp(np.less), "__le__": _cmp(np.less_equal),
+    "__gt__": _cmp(np.greater), "__ge__": _cmp(np.greater_equal),
+    "__and__": _bool_op(np.logical_and), "__or__": _bool_op(np.logical_or),
+    "__xor__": _bool_op(np.logical_xor),
+    "__invert__": lambda s: Tensor._make(np.logical_not(s._data) if s._dtype is dt.bool_
+                                         else np.invert(s._data), s._dtype),
+    "__floordiv__": lambda s, o: F.div(s, o, rounding_mode="floor"),
+    "__mod__": lambda s, o: F.wrap(np.mod(s._data, F.as_tensor_arg(o)._data)),
+    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    # arithmetic
+    "add": F.add, "sub": F.sub, "subtract": F.sub, "mul": F.mul, "multiply": F.mul,
+    "div": F.div, "divide": F.div, "true_divide": F.div, "pow": F.pow,
+    "square": lambda s: F.pow(s, 2), "matmul": F.matmul, "mm": F.mm, "mv": F.mv,
+    "dot": F.dot, "bmm": F.bmm, "maximum": lambda s, o: F.binary("maximum", s, o),
+    "minimum": lambda s, o: F.binary("minimum", s, o),
+    "clamp": F.clamp, "clip": F.clamp, "clamp_min": lambda s, m: F.clamp(s, min=m),
+    "clamp_max": lambda s, m: F.clamp(s, max=m), "where": lambda s, c, o: F.where(c, s, o),
+    "eq": _eq, "ne": _ne, "lt": _cmp(np.less), "le": _cmp(np.less_equal),
+    "gt": _cmp(np.greater), "ge": _cmp(np.greater_equal),
+    "isnan": lambda s: Tensor._make(np.isnan(s._data), dt.bool_),
+    "isinf": lambda s: Tensor._make(np.isinf(s._data), dt.bool_),
+    "isfinite": lambda s: Tensor._make(np.isfinite(s._data), dt.bool_),
+    "all": _all, "any": _any,
+    # reductions
+    "sum": _sum, "mean": _mean, "max": _max, "min": _min, "amax": _amax,
+    "argmax": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmax, s, dim, keepdim),
+    "argmin": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmin, s, dim, keepdim),
+    "prod": _prod, "var": _var_std("var"), "std": _var_std("std"), "norm": _norm,
+    "logsumexp": _logsumexp, "cumsum": _cumsum,
+    "softmax": lambda s, dim, dtype=None: F.softmax(s, dim, dtype),
+    "log_softmax": lambda s, dim, dtype=None: F.log_softmax(s, dim, dtype),
+    # shape
+    "view": F.view, "view_as": lambda s, o: F.view(s, o._data.shape), "reshape": F.reshape,
+    "reshape_as": lambda s, o: F.reshape(s, o._data.shape), "flatten": F.flatten,
+    "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t_, "permute": F.permute,
+    "unsqueeze": F.unsqueeze, "squeeze": F.squeeze, "expand": F.expand, "expand_as": _expand_as,
+    "repeat": lambda s, *r: F.apply(TABLE["repeat"], (s,), {"repeats": F._shape_args(r)}),
+    "contiguous": lambda s, memory_format=None: F.contiguous(s),
+    "clone": lambda s, memory_format=None: F.clone(s),
+    "select": F.select, "narrow": F.narrow, "split": F.split, "chunk": F.chunk,
+    "unbind": F.unbind, "flip": lambda s, *dims: F.apply(TABLE["flip"], (s,), {
+        "dims": tuple(F._dim(d, s._data.ndim) for d in F._shape_args(dims))}),
+    "gather": lambda s, dim, index: F.apply(TABLE["gather"], (s,), {
+        "dim": F._dim(dim, s._data.ndim), "index": index}),
+    "masked_fill": F.masked_fill,
+    # dtype
+    "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),
+    "half": _type_conv(dt.float16), "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
+    "bool": _type_conv(dt.bool_), "type_as": lambda s, o: F.to_dtype(s, o._dtype),
+    "cpu": lambda s, *a, **k: s, "cuda": lambda s, *a, **k: s,
+    # in place
+    "add_": _add_, "sub_": _sub_, "mul_": _iop("mul"), "div_": _div_, "pow_": _pow_,
+    "zero_": _zero_, "fill_": _fill_, "copy_": lambda s, src, non_blocking=False: indexing.copy_(
+        s, src), "clamp_": _clamp_, "clamp_min_": lambda s, m: _clamp_(s, min=m),
+    "clamp_max_": lambda s, m: _clamp_(s, max=m), "masked_fill_": _masked_fill_,
+    "uniform_": _random_(_uniform), "normal_": _random_(_normal),
+    "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
+    "new_tensor": _new_tensor, "new_full": _new_full,
+}
+for _k in _UNARY:
+    METHODS[_k] = _method(_k, True)
+    METHODS[_k + "_"] = _method_(_k)
+for _k in _UNARY_SAME:
+    METHODS[_k] = _method(_k, False)
+    METHODS[_k + "_"] = _method_(_k)
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
+Tensor.mT = property(lambda s: F.transpose(s, -2, -1))  # type: ignore[attr-defined]

@@ -1,0 +1,168 @@
+"""``graphviz_autograd.torch``: the engine behind PyTorch's names, so PyTorch snippets run.
+
+>>> import graphviz_autograd.torch as torch
+>>> x = torch.tensor(2.0, requires_grad=True)
+>>> y = x * x
+>>> y.backward(retain_graph=True)
+>>> x.grad
+tensor(4.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..engine import dtypes as _dt
+from ..engine import functional as _F
+from ..engine.autograd import apply as _apply
+from ..engine.factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                                full_like, linspace, ones, ones_like, rand, rand_like, randint,
+                                randn, randn_like, tensor, zeros, zeros_like)
+from ..engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
+                                set_grad_enabled)
+from ..engine.optable import TABLE as _TABLE
+from ..engine.random import manual_seed, seed
+from ..engine.tensor import Size, Tensor
+from . import autograd, nn, optim
+
+__version__ = "2.13.0+numpy"
+
+float32 = float = _dt.float32  # noqa: A001 -- PyTorch's names
+float64 = double = _dt.float64
+float16 = half = _dt.float16
+int64 = long = _dt.int64
+int32 = int = _dt.int32  # noqa: A001
+int16 = short = _dt.int16
+int8 = _dt.int8
+uint8 = _dt.uint8
+bool = _dt.bool_  # noqa: A001
+dtype = _dt.DType
+FloatTensor = DoubleTensor = LongTensor = Tensor
+
+
+class device:  # noqa: N801 -- PyTorch's name
+    def __init__(self, kind: str = "cpu", index: Any = None) -> None:
+        self.type = str(kind).split(":")[0]
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')"
+
+
+class _Cuda:
+    @staticmethod
+    def is_available() -> builtins_bool:
+        return False
+
+    @staticmethod
+    def manual_seed(s: Any) -> None:
+        pass
+
+    manual_seed_all = manual_seed
+
+
+builtins_bool = type(True)
+cuda = _Cuda()
+
+
+def is_tensor(x: Any) -> builtins_bool:
+    return isinstance(x, Tensor)
+
+
+def numel(t: Tensor) -> Any:
+    return t.numel()
+
+
+def get_default_dtype() -> _dt.DType:
+    return _dt.float32
+
+
+def set_default_dtype(d: _dt.DType) -> None:
+    if d is not _dt.float32:
+        raise NotImplementedError("this engine's default dtype is float32")
+
+
+def _fn(name: str) -> Any:
+    method = getattr(Tensor, name)
+
+    def f(input: Tensor, *args: Any, **kw: Any) -> Any:  # noqa: A002 -- PyTorch's name
+        return method(_F.as_tensor_arg(input) if not isinstance(input, Tensor) else input,
+                      *args, **kw)
+    f.__name__ = name
+    return f
+
+
+for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+              "exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "abs", "sqrt",
+              "rsqrt", "reciprocal", "neg", "sign", "sgn", "log1p", "expm1", "log2", "floor",
+              "ceil", "round", "trunc", "square", "matmul", "mm", "mv", "dot", "bmm", "sum",
+              "mean", "max", "min", "amax", "argmax", "argmin", "prod", "var", "std", "norm",
+              "logsumexp", "cumsum", "softmax", "log_softmax", "clamp", "clip", "reshape",
+              "flatten", "transpose", "swapaxes", "t", "permute", "unsqueeze", "squeeze",
+              "select", "narrow", "split", "chunk", "unbind", "flip", "gather", "masked_fill",
+              "clone", "isnan", "isinf", "isfinite", "all", "any", "eq", "ne", "lt", "le", "gt",
+              "ge", "clamp_min", "clamp_max", "detach"):
+    globals()[_name] = _fn(_name)
+negative = globals()["neg"]
+absolute = globals()["abs"]
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
+    return _F.pow(input, exponent)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return _F.binary("maximum", input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return _F.binary("minimum", input, other)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    if input is None and other is None:
+        return tuple(Tensor._make(ix.astype(np.int64), _dt.int64)
+                     for ix in np.nonzero(condition._data))
+    return _F.where(condition, input, other)
+
+
+def cat(tensors: Any, dim: Any = 0) -> Tensor:
+    return _F.cat(tensors, dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: Any = 0) -> Tensor:
+    return _F.stack(tensors, dim)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,  # noqa: A002
+          alpha: Any = 1) -> Tensor:
+    return _F.addmm(input, mat1, mat2, beta, alpha)
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    return _F.mul(_F.view(a, (-1, 1)) if a._data.flags.c_contiguous else _F.reshape(a, (-1, 1)),
+                  b)
+
+
+def allclose(a: Tensor, b: Tensor, rtol: Any = 1e-05, atol: Any = 1e-08,
+             equal_nan: builtins_bool = False) -> builtins_bool:
+    return builtins_bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
+
+
+def equal(a: Tensor, b: Tensor) -> builtins_bool:
+    return a._data.shape == b._data.shape and builtins_bool(np.array_equal(a._data, b._data))
+
+
+def nonzero(t: Tensor) -> Tensor:
+    return Tensor._make(np.argwhere(t._data).astype(np.int64), _dt.int64)
+
+
+def cdist_unsupported(*_: Any, **__: Any) -> None:
+    raise NotImplementedError("cdist is not supported by this engine")
+
+
+_ = (_apply, _TABLE)

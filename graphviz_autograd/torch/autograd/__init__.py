@@ -1,0 +1,59 @@
+"""``torch.autograd``: ``backward``, ``grad``, the legacy ``Variable``, and anomaly mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.executor import backward, grad
+from ...engine.grad_mode import enable_grad, no_grad, set_grad_enabled
+from ...engine.node import Node
+from ...engine.tensor import Tensor
+
+__all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
+           "no_grad", "enable_grad", "set_grad_enabled", "Node"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: in PyTorch 2.13 it returns a plain Tensor, detached from any graph.
+
+    >>> from graphviz_autograd import torch
+    >>> a = Variable(torch.ones(2), requires_grad=True)
+    >>> a.is_leaf, a.requires_grad
+    (True, True)
+    """
+
+    def __new__(cls, data: Any = None, requires_grad: bool = False,  # type: ignore[misc]
+                volatile: bool = False) -> Tensor:
+        if data is None:
+            from ...engine.factories import tensor
+            return tensor([])
+        if not isinstance(data, Tensor):
+            raise TypeError("Variable data has to be a tensor, but got "
+                            f"{type(data).__name__}")
+        out = data.detach()
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+
+class set_detect_anomaly:  # noqa: N801 -- PyTorch's name
+    """Accepted for compatibility; the engine's errors are already those PyTorch gives."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+class detect_anomaly(set_detect_anomaly):  # noqa: N801
+    def __init__(self, check_nan: bool = True) -> None:
+        super().__init__(True, check_nan)

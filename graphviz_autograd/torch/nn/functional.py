@@ -1,0 +1,217 @@
+"""``torch.nn.functional``: activations, dropout, linear and the losses, decomposed as PyTorch
+decomposes them (``cross_entropy`` is ``log_softmax`` then ``nll_loss``)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ...engine import functional as _F
+from ...engine.autograd import apply as _apply
+from ...engine.optable import TABLE as _T
+from ...engine.random import generator
+from ...engine.tensor import Tensor
+
+__all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "gelu", "silu",
+           "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss", "smooth_l1_loss",
+           "nll_loss", "cross_entropy", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_"]
+
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> int:
+    if size_average is not None or reduce is not None:
+        reduce = True if reduce is None else reduce
+        size_average = True if size_average is None else size_average
+        reduction = "mean" if reduce and size_average else "sum" if reduce else "none"
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTION[reduction]
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 -- PyTorch's names
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    return input.relu_()
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return input.tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return input.sigmoid()
+
+
+def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: Any = None) -> Tensor:
+    return _F.softmax(input, _implicit_dim(input, dim), dtype)
+
+
+def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    return _F.log_softmax(input, _implicit_dim(input, dim), dtype)
+
+
+def _implicit_dim(t: Tensor, dim: Any) -> int:
+    if dim is not None:
+        return int(dim)
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    return 0 if t.dim() in (0, 1, 3) else 1
+
+
+def _unary(key: str, t: Tensor, **kw: Any) -> Tensor:
+    return _apply(_T[key], (t,), kw or None, dtype=t._dtype)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+               inplace: bool = False) -> Tensor:
+    return _unary("leaky_relu", input, negative_slope=negative_slope)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    return _unary("gelu", input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _unary("silu", input)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _unary("elu", input, alpha=alpha)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+    return _unary("softplus", input, beta=beta, threshold=threshold)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+            inplace: bool = False) -> Tensor:
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    keep = generator().random(input._data.shape) >= p
+    mask = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._dtype.np),
+                        input._dtype)
+    return _F.mul(input, mask)
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    return _F.linear(input, weight, bias)
+
+
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+    if target._data.shape != input._data.shape:
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+        shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+        if input._data.shape != shape:
+            input = _F.expand(input, shape)
+        if target._data.shape != shape:
+            target = _F.expand(target, shape)
+    return input, target
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+             reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    dtype = _F.promote(input, target)
+    return _apply(_T["mse_loss"], (input, target), {"reduction": red}, dtype=dtype)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+            reduce: Any = None, reduction: str = "mean") -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    diff = _F.sub(input, target).abs()
+    return diff.mean() if red == 1 else diff.sum() if red == 2 else diff
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+                   reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    return _apply(_T["smooth_l1_loss"], (input, target), {"reduction": red, "beta": beta},
+                  dtype=input._dtype)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    if target._dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name.capitalize()}"
+                           .replace("Float32", "Float"))
+    n_expected = input._data.shape[0] if input._data.ndim > 1 else None
+    if n_expected is not None and target._data.shape[:1] != (n_expected,):
+        raise ValueError(f"Expected input batch_size ({n_expected}) to match target batch_size "
+                         f"({target._data.shape[0] if target._data.ndim else 0}).")
+    classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
+    valid = target._data[target._data != ignore_index]
+    if valid.size and (valid.max() >= classes or valid.min() < 0):
+        raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
+                         f"is out of bounds.")
+    return _apply(_T["nll_loss"], (input,), {"target": target, "weight": weight,
+                                             "reduction": red, "ignore_index": ignore_index},
+                  dtype=input._dtype)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    dim = 0 if input._data.ndim == 1 else 1
+    logp = _F.log_softmax(input, dim)
+    if target._dtype.is_floating_point:
+        red = _reduction(reduction, size_average, reduce)
+        per = _F.neg(_F.sum(_F.mul(logp, target), dim))
+        return per.mean() if red == 1 else per.sum() if red == 2 else per
+    if label_smoothing:
+        raise NotImplementedError("label_smoothing is not supported by this engine")
+    return nll_loss(logp, target, weight, size_average, ignore_index, reduce, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the same "
+                         "size.")
+    return _apply(_T["binary_cross_entropy"], (input, target), {"weight": weight,
+                                                               "reduction": red},
+                  dtype=input._dtype)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    red = _reduction(reduction, size_average, reduce)
+    if target._data.shape != input._data.shape:
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    return _apply(_T["binary_cross_entropy_with_logits"], (input, target),
+                  {"weight": weight, "pos_weight": pos_weight, "reduction": red},
+                  dtype=input._dtype)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
+    norm = input.norm(p, dim, keepdim=True).clamp_min(eps)
+    return _F.div(input, norm.expand_as(input))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    n = int(tensor._data.max()) + 1 if num_classes < 0 else num_classes
+    out = np.eye(n, dtype=np.int64)[tensor._data]
+    return Tensor._make(out, tensor._dtype)

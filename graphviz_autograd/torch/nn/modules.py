@@ -1,0 +1,430 @@
+"""``nn.Module`` and the layers built on it."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from ...engine import functional as _F
+from ...engine.factories import zeros
+from ...engine.grad_mode import no_grad
+from ...engine.tensor import Tensor
+from . import functional as F
+from . import init
+from .parameter import Parameter
+
+
+class Module:
+    """Base class of layers: registers parameters and submodules set as attributes."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self.__dict__.get("_modules", {}).pop(name, None)
+            params[name] = value
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            params.pop(name, None)
+            self._modules[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            params[name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(store, {}):
+                del self.__dict__[store][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        self._buffers[name] = tensor
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        self._modules[name] = module
+
+    def forward(self, *args: Any, **kw: Any) -> Any:
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        return self.forward(*args, **kw)
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        seen: set[int] = set()
+        while stack:
+            name, m = stack.pop(0)
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            yield name, m
+            for child_name, child in m._modules.items():
+                if child is not None:
+                    stack.append((f"{name}.{child_name}" if name else child_name, child))
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def children(self) -> Iterator[Module]:
+        for m in self._modules.values():
+            if m is not None:
+                yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        for n, m in self._modules.items():
+            if m is not None:
+                yield n, m
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True
+                         ) -> Iterator[tuple[str, Parameter]]:
+        seen: set[int] = set()
+        mods = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for mname, m in mods:
+            for pname, p in m._parameters.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{mname}.{pname}" if mname else pname), p
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def buffers(self) -> Iterator[Tensor]:
+        for m in self.modules():
+            yield from (b for b in m._buffers.values() if b is not None)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p._grad is not None:
+                if set_to_none:
+                    p._grad = None
+                else:
+                    p._grad._data[...] = 0
+
+    def train(self, mode: bool = True) -> Module:
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def to(self, *args: Any, **kw: Any) -> Module:
+        return self
+
+    cpu = cuda = to
+
+    def double(self) -> Module:
+        for m in self.modules():
+            for k, p in m._parameters.items():
+                if p is not None:
+                    m._parameters[k] = Parameter(p.double().detach(), p.requires_grad)
+        return self
+
+    def float(self) -> Module:
+        return self
+
+    def apply(self, fn: Any) -> Module:
+        for m in reversed(list(self.modules())):
+            fn(m)
+        return self
+
+    def state_dict(self) -> OrderedDict[str, Tensor]:
+        out: OrderedDict[str, Tensor] = OrderedDict()
+        for name, p in self.named_parameters():
+            out[name] = p.detach()
+        return out
+
+    def load_state_dict(self, state: dict[str, Tensor], strict: bool = True) -> Any:
+        params = dict(self.named_parameters())
+        with no_grad():
+            for k, v in state.items():
+                if k in params:
+                    params[k].copy_(v)
+                elif strict:
+                    raise RuntimeError(f'Unexpected key(s) in state_dict: "{k}".')
+        return None
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({n}): " + repr(m).replace("\n", "\n  ") for n, m in self._modules.items()]
+        head = type(self).__name__ + "(" + self.extra_repr()
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Linear(Module):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(zeros(out_features, in_features, dtype=dtype))
+        self.bias = Parameter(zeros(out_features, dtype=dtype)) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # NB: one in-place init per tensor, so versions start at 1 as in PyTorch
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return _F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Sequential(Module):
+    def __init__(self, *mods: Any) -> None:
+        super().__init__()
+        if len(mods) == 1 and isinstance(mods[0], OrderedDict):
+            for k, m in mods[0].items():
+                self.add_module(k, m)
+        else:
+            for i, m in enumerate(mods):
+                self.add_module(str(i), m)
+
+    def forward(self, x: Any) -> Any:
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self._modules.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, m: Module) -> Sequential:
+        self.add_module(str(len(self._modules)), m)
+        return self
+
+
+class ModuleList(Module):
+    def __init__(self, mods: Any = None) -> None:
+        super().__init__()
+        for m in mods or ():
+            self.append(m)
+
+    def append(self, m: Module) -> ModuleList:
+        self.add_module(str(len(self._modules)), m)
+        return self
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self._modules.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class ModuleDict(Module):
+    def __init__(self, mods: Any = None) -> None:
+        super().__init__()
+        for k, m in dict(mods or {}).items():
+            self.add_module(k, m)
+
+    def __getitem__(self, k: str) -> Module:
+        return self._modules[k]
+
+    def __setitem__(self, k: str, m: Module) -> None:
+        self.add_module(k, m)
+
+    def keys(self) -> Any:
+        return self._modules.keys()
+
+    def items(self) -> Any:
+        return self._modules.items()
+
+    def values(self) -> Any:
+        return self._modules.values()
+
+
+def _activation(name: str, fn: Any) -> type[Module]:
+    def forward(self: Module, x: Tensor) -> Tensor:
+        return fn(x)
+    return type(name, (Module,), {"forward": forward, "__init__": _plain_init})
+
+
+def _plain_init(self: Module, *args: Any, **kw: Any) -> None:
+    Module.__init__(self)
+    object.__setattr__(self, "_args", (args, kw))
+
+
+ReLU = _activation("ReLU", F.relu)
+Tanh = _activation("Tanh", F.tanh)
+Sigmoid = _activation("Sigmoid", F.sigmoid)
+SiLU = _activation("SiLU", F.silu)
+Identity = _activation("Identity", lambda x: x)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+
+class GELU(Module):
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, self.approximate)
+
+
+class Softmax(Module):
+    def __init__(self, dim: Any = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim)
+
+
+class LogSoftmax(Softmax):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim)
+
+
+class Dropout(Module):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return _F.flatten(x, self.start_dim, self.end_dim)
+
+
+class _Loss(Module):
+    def __init__(self, size_average: Any = None, reduce: Any = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = "mean" if (reduce is not False and size_average is not False) else (
+                "sum" if reduce is not False else "none")
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                 beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, \
+            label_smoothing
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight = weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 reduce: Any = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
