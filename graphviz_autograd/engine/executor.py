@@ -260,7 +260,7 @@ def _prepare_inputs(task: _Task, inputs: list[Tensor]) -> None:
                     stack.append((nxt, 0))
                 continue
             hit = (task.accumulate and node in targets) or any(
-                needed.get(n, False) for n, _ in node._next if n is not None)
+                needed.get(n, False) or n in targets for n, _ in node._next if n is not None)
             needed[node] = hit
             on_path.discard(node)
     task.needed = needed

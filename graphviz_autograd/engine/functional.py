@@ -284,7 +284,9 @@ def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 def _squeeze_inplace_dim(t: Tensor, dim: int) -> Tensor:
     out = apply(_T["squeeze_dims"], (t,), {"dim": dim})
-    out._vc.v += 1        # NB: PyTorch squeezes in place here (squeeze_), bumping the version
+    # NB: PyTorch squeezes the product in place here (squeeze_): same tensor, version bumped
+    out._base = out._view_fn = None
+    out._vc.v += 1
     return out
 
 
