@@ -13,8 +13,8 @@ from . import events
 from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import AccumulateGrad, Node, RemovableHandle, SavedTensor, get_accumulator, node_class
-from .optable import TABLE, Op, Save, build_backends, register
-from .tensor import Tensor
+from .optable import EXTRA, INPUT, RESULT, TABLE, Op, build_backends, register
+from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
            "register_tensor_hook", "retain_grad", "register_post_accumulate_hook", "wrap"]
@@ -30,16 +30,11 @@ def wrap(arr: Any) -> Tensor:
 
 
 def edge(t: Tensor) -> Edge:
-    fn = t.grad_fn if t._base is not None else t._grad_fn
-    if fn is not None:
-        return fn, t._output_nr
-    if t._rg:
-        return get_accumulator(t), 0
-    return None, 0
+    return _edges((t,))[0]
 
 
 def _arg(v: Any) -> Any:
-    """A keyword value as the numpy forward wants it."""
+    """A tensor keyword value as the numpy forward wants it."""
     if isinstance(v, Tensor):
         return v._data
     if isinstance(v, tuple | list) and any(isinstance(x, Tensor) for x in v):
@@ -47,14 +42,48 @@ def _arg(v: Any) -> Any:
     return v
 
 
-def _forward(op: Op, arrays: Sequence[Any], kw: dict[str, Any] | None) -> tuple[Any, Any]:
-    if kw:
+def _forward(op: Op, arrays: Sequence[Any], kw: dict[str, Any] | None) -> Any:
+    if not kw or op.attrs_only:
+        return op.forward(*arrays)
+    if op.tensor_kw:
+        return op.forward(*arrays, **{k: _arg(v) for k, v in kw.items()})
+    return op.forward(*arrays, **kw)
+
+
+def apply(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None = None,
+          arrays: Sequence[Any] | None = None, dtype: dt.DType | None = None) -> Any:
+    """Run ``op`` forward and, in grad mode with an input requiring grad, record its node."""
+    if arrays is None:
+        arrays = [t._data if t is not None else None for t in inputs]
+    if not kw or op.attrs_only:
+        res = op.forward(*arrays)
+    elif op.tensor_kw:
         res = op.forward(*arrays, **{k: _arg(v) for k, v in kw.items()})
     else:
-        res = op.forward(*arrays)
+        res = op.forward(*arrays, **kw)
+    extras = None
     if op.extras:
-        return res
-    return res, None
+        res, extras = res
+    if op.n_outputs == 1:
+        if type(res) is not np.ndarray:
+            res = np.asarray(res)
+        if dtype is None:
+            dtype = dt.from_numpy(res.dtype)
+        elif res.dtype is not dtype.np and res.dtype != dtype.np:
+            res = res.astype(dtype.np)
+        out = Tensor._make(res, dtype)
+        outs = [out]
+    else:
+        outs = [_as_tensor(r, dtype) for r in res]
+        out = outs  # type: ignore[assignment]
+    if op.view:
+        _link_views(op, inputs[0], outs, kw)  # type: ignore[arg-type]
+    if grad_state.enabled:
+        for t in inputs:
+            if t is not None and (t._rg or t._grad_fn is not None):
+                record(op, inputs, outs, kw, extras)
+                break
+    return out
 
 
 def _as_tensor(res: Any, dtype: dt.DType | None) -> Tensor:
@@ -67,62 +96,77 @@ def _as_tensor(res: Any, dtype: dt.DType | None) -> Tensor:
     return Tensor._make(res, dtype)
 
 
-def apply(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None = None,
-          arrays: Sequence[Any] | None = None, dtype: dt.DType | None = None) -> Any:
-    """Run ``op`` forward and, in grad mode with an input requiring grad, record its node."""
-    if arrays is None:
-        arrays = [t._data if t is not None else None for t in inputs]
-    res, extras = _forward(op, arrays, kw)
-    if op.n_outputs == 1:
-        outs = [_as_tensor(res, dtype)]
-    else:
-        outs = [_as_tensor(r, dtype) for r in res]
-    if op.view:
-        _link_views(op, inputs[0], outs, kw)  # type: ignore[arg-type]
-    if grad_state.enabled:
-        for t in inputs:
-            if t is not None and (t._rg or t._grad_fn is not None):
-                record(op, inputs, outs, kw, extras)
-                break
-    return outs[0] if op.n_outputs == 1 else outs
+_NO_EDGE: Edge = (None, 0)
+
+
+def _edges(inputs: Sequence[Tensor | None]) -> tuple[Edge, ...]:
+    out = []
+    for t in inputs:
+        if t is None:
+            out.append(_NO_EDGE)
+            continue
+        fn = t._grad_fn if t._base is None else t.grad_fn
+        if fn is not None:
+            out.append((fn, t._output_nr))
+        elif t._rg:
+            ref = t._acc
+            acc = ref() if ref is not None else None
+            out.append((acc if acc is not None else get_accumulator(t), 0))
+        else:
+            out.append(_NO_EDGE)
+    return tuple(out)
 
 
 def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
            kw: dict[str, Any] | None, extras: dict[str, Any] | None,
            original_self: Tensor | None = None, edges: tuple[Edge, ...] | None = None) -> Node:
-    node = node_class(op)()
+    node = op.cls.__new__(op.cls)
+    node._uid = node._seq = new_uid()
     if edges is None:
-        edges = tuple(edge(t) if t is not None else (None, 0) for t in inputs)
+        edges = _edges(inputs)
     node._next = edges
     node._attrs = kw
-    node._in_meta = tuple((t._data.shape, t._dtype) if t is not None else None for t in inputs)
-    for i, o in enumerate(outs):
+    node._needs = None
+    node._in_meta = tuple([(t._data.shape, t._dtype) if t is not None else None
+                           for t in inputs])
+    if len(outs) == 1:
+        o = outs[0]
         o._grad_fn = node
-        o._output_nr = i
-    node._meta = [(o._data.shape, o._dtype) for o in outs]
-    if op.saves:
-        node._saved = {s.name: _save(op, s, inputs, outs, kw, extras, edges, original_self)
-                       for s in op.saves}
+        o._output_nr = 0
+        node._meta = [(o._data.shape, o._dtype)]
+    else:
+        for nr, o in enumerate(outs):
+            o._grad_fn = node
+            o._output_nr = nr
+        node._meta = [(o._data.shape, o._dtype) for o in outs]
+    if op.plan:
+        saved: dict[str, Any] = {}
+        for name, needed_by, kind, i in op.plan:
+            if needed_by:
+                for j in needed_by:
+                    if edges[j][0] is not None:
+                        break
+                else:
+                    saved[name] = None
+                    continue
+            if kind == INPUT:
+                t = original_self if i == 0 and original_self is not None else inputs[i]
+                saved[name] = SavedTensor(t, False) if t is not None else None
+            elif kind == RESULT:
+                saved[name] = SavedTensor(outs[0], True)
+            elif kind == EXTRA:
+                saved[name] = SavedTensor(wrap(extras[name]), False)  # type: ignore[index]
+            else:
+                saved[name] = _save_kwarg((kw or {}).get(name))
+        node._saved = saved
+    else:
+        node._saved = None
     if events.listeners:
         events.emit("node_created", node, outs[0])
     return node
 
 
-def _save(op: Op, s: Save, inputs: Sequence[Tensor | None], outs: list[Tensor],
-          kw: dict[str, Any] | None, extras: dict[str, Any] | None, edges: tuple[Edge, ...],
-          original_self: Tensor | None) -> SavedTensor | list[SavedTensor | None] | None:
-    if s.needed_by and all(edges[i][0] is None for i in s.needed_by):
-        return None
-    name = s.name
-    if name == "result":
-        return SavedTensor(outs[0], True)
-    if name in op.inputs:
-        i = op.inputs.index(name)
-        t = original_self if i == 0 and original_self is not None else inputs[i]
-        return SavedTensor(t, False) if t is not None else None
-    if extras is not None and name in extras:
-        return SavedTensor(wrap(extras[name]), False)
-    v = (kw or {}).get(name)
+def _save_kwarg(v: Any) -> SavedTensor | list[SavedTensor | None] | None:
     if isinstance(v, Tensor):
         return SavedTensor(v, False)
     if isinstance(v, tuple | list):
@@ -167,30 +211,43 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                   kw: dict[str, Any] | None = None, arrays: Sequence[Any] | None = None) -> Tensor:
     """``self.<op>_(...)``: write the result into ``self``'s memory, bump its version, and
     rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
-    check_inplace(self)
     inputs = (self, *others)
+    needs_graph = False
+    if grad_state.enabled:
+        check_inplace(self)
+        for t in inputs:
+            if t is not None and (t._rg or t._grad_fn is not None or (
+                    t._base is not None and t.grad_fn is not None)):
+                needs_graph = True
+                break
     if arrays is None:
         arrays = [t._data if t is not None else None for t in inputs]
-    res, extras = _forward(op, arrays, kw)
-    res = np.asarray(res)
-    if res.dtype != self._dtype.np and not np.can_cast(res.dtype, self._dtype.np, "same_kind"):
+    res = _forward(op, arrays, kw)
+    extras = None
+    if op.extras:
+        res, extras = res
+    if type(res) is not np.ndarray:
+        res = np.asarray(res)
+    target = self._data
+    if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
+            res.dtype, target.dtype, "same_kind"):
         raise RuntimeError(f"result type {dt.from_numpy(res.dtype).name.capitalize()} can't be "
                            f"cast to the desired output type "
                            f"{self._dtype.name.capitalize()}")
-    needs_graph = grad_state.enabled and any(
-        t is not None and (t._rg or t.grad_fn is not None) for t in inputs)
+    if not needs_graph:
+        target[...] = res
+        self._vc.v += 1
+        if events.listeners:
+            events.emit("tensor_modified", self, None)
+        return self
     original = None
-    if needs_graph and any(s.name == op.inputs[0] for s in op.saves):
-        original = Tensor._make(self._data.copy(), self._dtype)
-    edges = tuple(edge(t) if t is not None else (None, 0) for t in inputs) if needs_graph else ()
-    if self._data.shape != res.shape:
-        res = np.broadcast_to(res, self._data.shape)
-    self._data[...] = res
+    if any(p[2] == INPUT and p[3] == 0 for p in op.plan):
+        original = Tensor._make(target.copy(), self._dtype)
+    edges = _edges(inputs)
+    target[...] = res
     self._vc.v += 1
     if events.listeners:
         events.emit("tensor_modified", self, None)
-    if not needs_graph:
-        return self
     if self._base is not None:
         _copy_slices(op, self, inputs, kw, extras, original, edges)
     else:
@@ -215,7 +272,6 @@ class CopySlices(Node):
         if self.fn is not None:
             self.fn.release_variables()
         self.fn = None
-        self._released = True
 
 
 def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
@@ -279,6 +335,7 @@ def register_tensor_hook(t: Tensor, hook: Callable[[Tensor], Tensor | None]) -> 
         return RemovableHandle(t._hooks, hook)
     if fn._tensor_pre_hooks is None:
         fn._tensor_pre_hooks = {}
+    fn._hooked = True
     hooks = fn._tensor_pre_hooks.setdefault(t._output_nr, [])
     hooks.append(hook)
     return RemovableHandle(hooks, hook)
@@ -292,6 +349,7 @@ def retain_grad(t: Tensor) -> None:
         return
     if fn._retain_hooks is None:
         fn._retain_hooks = {}
+    fn._hooked = True
     fn._retain_hooks[t._output_nr] = weakref.ref(t)     # NB: weak: no cycle through the node
     t._retains_grad = True
 

@@ -124,7 +124,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 class _Task:
     """One backward call in flight."""
 
-    __slots__ = ("keep", "create", "accumulate", "needed", "captures", "captured", "info")
+    __slots__ = ("keep", "create", "accumulate", "needed", "captures", "captured", "info", "owned",
+                 "current")
 
     def __init__(self, info: BackwardInfo, accumulate: bool) -> None:
         self.info = info
@@ -134,6 +135,8 @@ class _Task:
         self.needed: dict[Node, bool] | None = None
         self.captures: dict[Node, list[tuple[int, int]]] = {}
         self.captured: list[Any] = []
+        self.owned: set[int] = set()        # ids of arrays given to a .grad in this backward
+        self.current: Node | None = None    # the node running (where a failure stopped)
 
 
 def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> list[Any]:
@@ -148,6 +151,7 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         _prepare_inputs(task, info.inputs)
     mode = TT if task.create else NP
     grads = [(g if task.create else g._data) if g is not None else None for g in made]
+    task.owned.update(id(g) for g in grads)
     if len(root_edges) == 1:
         start: Node = root_edges[0][0]  # type: ignore[assignment]
         buffer: list[Any] = [None] * _num_outputs(start)
@@ -165,42 +169,89 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         events.emit("backward_started", info)
     current: Node | None = None
     try:
-        with (enable_grad() if task.create else no_grad()):
-            ready: list[tuple[int, int, Node, list[Any]]] = [(-start._seq, 0, start, buffer)]
-            pending: dict[Node, list[Any]] = {}
-            tick = 1
-            while ready:
-                _, _, node, inputs = heapq.heappop(ready)
-                current = node
-                outputs = _evaluate(task, node, inputs, mode)
-                if outputs is None:
-                    continue
-                for i, (nxt, nr) in enumerate(node._next):
-                    if nxt is None:
-                        continue
-                    d = deps[nxt] - 1
-                    deps[nxt] = d
-                    if task.needed is not None and not task.needed.get(nxt, False) and \
-                            nxt not in task.captures:
-                        continue
-                    buf = pending.get(nxt)
-                    if buf is None:
-                        buf = pending[nxt] = [None] * _num_outputs(nxt)
-                    g = outputs[i] if i < len(outputs) else None
-                    if g is not None:
-                        old = buf[nr]
-                        buf[nr] = g if old is None else _add(old, g, mode)
-                    if d == 0:
-                        del pending[nxt]
-                        heapq.heappush(ready, (-nxt._seq, tick, nxt, buf))
-                        tick += 1
+        with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
+            _loop(task, start, buffer, deps, mode)
     except BaseException as e:
         if events.listeners:
-            events.emit("backward_failed", info, current, e)
+            events.emit("backward_failed", info, task.current, e)
         raise
     if events.listeners:
         events.emit("backward_finished", info)
     return task.captured
+
+
+def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
+          mode: Any) -> None:
+    """Run nodes as they become ready, highest sequence number first."""
+    needed, captures = task.needed, task.captures
+    executed = task.info.executed
+    listening = bool(events.listeners)
+    release = not task.keep
+    ctx = Ctx(None, task.create, ())
+    push, pop = heapq.heappush, heapq.heappop
+    ready: list[tuple[int, int, Node, list[Any]]] = [(-start._seq, 0, start, buffer)]
+    pending: dict[Node, list[Any]] = {}
+    tick = 1
+    while ready:
+        _, _, node, inputs = pop(ready)
+        task.current = node
+        op = node.op
+        if op is not None and needed is None and not node._hooked and op.n_outputs == 1 \
+                and type(node) is not CopySlices:
+            # the common case, inline: run the formula, undo broadcasting, free the buffers
+            g = inputs[0]
+            if g is None:
+                outputs: Any = [None] * len(node._next)
+            else:
+                needs = node._needs
+                if needs is None:
+                    needs = node._needs = tuple([n is not None for n, _ in node._next])
+                ctx.node, ctx.needs = node, needs
+                outputs = _validate(node, op.backward(ctx, g, mode), mode)
+            if listening:
+                events.emit("node_executed", node, g)
+            executed.append(node)
+            if release and node._saved:
+                node.release_variables()
+        elif type(node) is AccumulateGrad and needed is None and not node._hooked:
+            _accumulate(task, node, inputs[0])
+            if listening:
+                events.emit("node_executed", node, inputs[0])
+            executed.append(node)
+            continue
+        else:
+            outputs = _evaluate(task, node, inputs, mode)
+            if not outputs:
+                continue
+        for (nxt, nr), g in zip(node._next, outputs):
+            if nxt is None:
+                continue
+            d = deps[nxt] - 1
+            if needed is not None and not needed.get(nxt, False) and nxt not in captures:
+                deps[nxt] = d
+                continue
+            if d == 0:
+                buf = pending.pop(nxt, None)
+                if buf is None:
+                    n = len(nxt._meta)
+                    if n <= 1:
+                        buf = [g]
+                    else:
+                        buf = [None] * n
+                        buf[nr] = g
+                elif g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else _add(old, g, mode)
+                push(ready, (-nxt._seq, tick, nxt, buf))
+                tick += 1
+            else:
+                deps[nxt] = d
+                buf = pending.get(nxt)
+                if buf is None:
+                    buf = pending[nxt] = [None] * max(len(nxt._meta), 1)
+                if g is not None:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else _add(old, g, mode)
 
 
 def _num_outputs(node: Node) -> int:
@@ -214,18 +265,19 @@ def _add(a: Any, b: Any, mode: Any) -> Any:
 
 
 def _dependencies(start: Node) -> dict[Node, int]:
+    """How many edges point at each node reachable from ``start`` (iteratively)."""
     deps: dict[Node, int] = {}
-    seen = {start}
+    get = deps.get
     stack = [start]
     while stack:
-        node = stack.pop()
-        for nxt, _ in node._next:
-            if nxt is None:
-                continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+        for nxt, _ in stack.pop()._next:
+            if nxt is not None:
+                c = get(nxt)
+                if c is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = c + 1
     return deps
 
 
@@ -336,17 +388,24 @@ def _zeros(meta: tuple[tuple[int, ...], dt.DType], mode: Any) -> Any:
     return arr if mode is NP else Tensor._make(arr, meta[1])
 
 
-def _validate(node: Node, grads: list[Any], mode: Any) -> list[Any]:
+def _validate(node: Node, grads: Any, mode: Any) -> Any:
     """Reduce each gradient to its input's shape and cast it to its dtype (PyTorch does this
     in validate_outputs); the one place broadcasting is undone."""
     metas = node._in_meta
-    for i, g in enumerate(grads):
-        if g is None or i >= len(metas) or metas[i] is None:
+    out = None
+    i = -1
+    for g in grads:
+        i += 1
+        if g is None:
             continue
-        shape, dtype = metas[i]
+        meta = metas[i]
+        if meta is None:
+            continue
+        shape, dtype = meta
         if mode is NP:
-            if type(g) is not np.ndarray:
-                g = np.asarray(g)
+            if type(g) is np.ndarray and g.shape == shape and g.dtype is dtype.np:
+                continue
+            g = np.asarray(g)
             if g.shape != shape:
                 g = _sum_to(node, i, g, shape)
             if g.dtype != dtype.np:
@@ -356,20 +415,34 @@ def _validate(node: Node, grads: list[Any], mode: Any) -> list[Any]:
                 g = mode.sum_to(g, shape)
             if g._dtype is not dtype:
                 g = mode.to_copy(g, dtype=dtype.np)
-        grads[i] = g
-    return grads
+            else:
+                continue
+        if out is None:
+            out = list(grads)
+        out[i] = g
+    return grads if out is None else out
+
+
+_AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...] | None] = {}
 
 
 def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    lead = g.ndim - len(shape)
-    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, g.shape[lead:], strict=True)):
+    key = (g.shape, shape)
+    axes = _AXES.get(key, ())
+    if axes == ():
+        lead = g.ndim - len(shape)
+        ok = lead >= 0 and all(s == 1 or s == gs for s, gs in zip(shape, g.shape[lead:],
+                                                                   strict=True))
+        axes = (tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                           if s == 1 and g.shape[lead + k] != 1)) if ok else None
+        if len(_AXES) < 4096:
+            _AXES[key] = axes
+    if axes is None:
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                            f"got [{', '.join(map(str, g.shape))}] but expected shape compatible "
                            f"with [{', '.join(map(str, shape))}]")
-    axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
-                                      if s == 1 and g.shape[lead + k] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = np.add.reduce(g, axis=axes, keepdims=True)
     return g.reshape(shape)
 
 
@@ -439,7 +512,12 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any) -> None:
         new = g if isinstance(g, Tensor) else _to_tensor(g, var._dtype)
         var._grad = new if var._grad is None else var._grad + new
     elif var._grad is None:
-        var._grad = Tensor._make(np.array(g, dtype=var._dtype.np, copy=True), var._dtype)
+        # NB: keep the array unless something else may hold it too (a view, a gradient handed to
+        # several leaves, the caller's own gradient): then copy, so no two .grad share memory
+        if g.base is not None or id(g) in task.owned or not g.flags.writeable:
+            g = np.array(g, dtype=var._dtype.np, copy=True)
+        task.owned.add(id(g))
+        var._grad = Tensor._make(g, var._dtype)
     else:
         old = var._grad
         if old.requires_grad:

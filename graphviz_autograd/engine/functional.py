@@ -13,6 +13,7 @@ from . import messages as msg
 from .autograd import apply, apply_inplace, wrap
 from .optable import NP, TABLE, TT
 from .ops_shape import view_array
+from .grad_mode import state as grad_state
 from .tensor import Tensor
 
 _T = TABLE
@@ -76,16 +77,40 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
 
 
 def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
-           floating: bool = False) -> Tensor:
-    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+           floating: bool = False, alpha: Any = 1) -> Tensor:
+    """A broadcasting binary op with PyTorch's type promotion; ``alpha`` scales ``b`` (add/sub)."""
+    op = _T[key]
+    if alpha != 1:
+        kw = {"alpha": alpha}
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and not (a._wrapped or b._wrapped):
+        # the common case: two tensors
+        dtype = a._dtype if a._dtype is b._dtype else promote(a, b)
+        if floating and not dtype.is_floating_point:
+            dtype = dt.float32
+        db = b._data if alpha == 1 else b._data * alpha
+        try:
+            return apply(op, (a, b), kw, (a._data, db), dtype)
+        except ValueError:
+            _check_broadcast(a, b)
+            raise
+    ta = as_tensor_arg(a)
+    if isinstance(b, bool | int | float) and not (grad_state.enabled and ta.requires_grad):
+        # NB: a Python number outside the graph needs no wrapper tensor, only its dtype
+        dtype = promote(ta, scalar_tensor(b)) if not ta._dtype.is_floating_point or \
+            isinstance(b, bool) else ta._dtype
+        if floating and not dtype.is_floating_point:
+            dtype = dt.float32
+        return apply(op, (ta, None), kw, (ta._data, b * alpha), dtype)
+    tb = as_tensor_arg(b)
     _check_broadcast(ta, tb)
     dtype = promote(ta, tb)
-    if floating:
-        dtype = _float(dtype)
-    return apply(_T[key], (ta, tb), kw, arrays=(_value(ta), _value(tb)), dtype=dtype)
+    if floating and not dtype.is_floating_point:
+        dtype = dt.float32
+    vb = _value(tb)
+    return apply(op, (ta, tb), kw, (_value(ta), vb if alpha == 1 else vb * alpha), dtype)
 
 
-def binary_(key: str, self: Tensor, other: Any, kw: dict[str, Any] | None = None) -> Tensor:
+def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     to = as_tensor_arg(other)
     if to._data.shape != self._data.shape:
         _check_broadcast(self, to)
@@ -93,23 +118,25 @@ def binary_(key: str, self: Tensor, other: Any, kw: dict[str, Any] | None = None
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
                                "doesn't match the broadcast shape "
                                f"[{', '.join(map(str, np.broadcast_shapes(self._data.shape, to._data.shape)))}]")
-    return apply_inplace(_T[key], self, (to,), kw, arrays=(self._data, _value(to)))
+    vb = _value(to)
+    return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
+                         arrays=(self._data, vb if alpha == 1 else vb * alpha))
 
 
 # -- arithmetic ----------------------------------------------------------------------------------
 def add(a: Any, b: Any, alpha: Scalar = 1) -> Tensor:
     if not isinstance(a, Tensor):
         return radd(b, a, alpha)
-    return binary("add", a, b, {"alpha": alpha})
+    return binary("add", a, b, alpha=alpha)
 
 
 def radd(t: Tensor, v: Any, alpha: Scalar = 1) -> Tensor:
     # NB: `2 + t` runs t.__radd__(2), which PyTorch computes as t + 2: slots (t, None)
-    return binary("add", t, v, {"alpha": alpha})
+    return binary("add", t, v, alpha=alpha)
 
 
 def sub(a: Any, b: Any, alpha: Scalar = 1) -> Tensor:
-    return binary("sub", a, b, {"alpha": alpha})
+    return binary("sub", a, b, alpha=alpha)
 
 
 def rsub(t: Tensor, v: Any) -> Tensor:
@@ -153,16 +180,24 @@ def pow(t: Any, e: Any) -> Tensor:  # noqa: A001 -- PyTorch's name
     if isinstance(e, Tensor):
         dtype = promote(t, e)
         return _quiet(apply)(_T["pow_tensor"], (t, e), arrays=(t._data, _value(e)), dtype=dtype)
-    dtype = promote(t, scalar_tensor(e))
+    dtype = t._dtype if t._dtype.is_floating_point else promote(t, scalar_tensor(e))
+    if isinstance(e, int) and e >= 0:
+        return apply(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
     return _quiet(apply)(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
+
+
+_NOISY = frozenset({"log", "log1p", "log2", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
+                    "tan"})   # forwards numpy may warn about (inf/nan): run them quietly
 
 
 def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:
     if not isinstance(t, Tensor):
         raise TypeError(f"{key}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(t).__name__}")
-    dtype = _float(t._dtype) if floating else t._dtype
-    return _quiet(apply)(_T[key], (t,), kw or None, dtype=dtype)
+    dtype = t._dtype if not floating or t._dtype.is_floating_point else dt.float32
+    if key in _NOISY:
+        return _quiet(apply)(_T[key], (t,), kw or None, dtype=dtype)
+    return apply(_T[key], (t,), kw or None, dtype=dtype)
 
 
 def unary_(key: str, t: Tensor, **kw: Any) -> Tensor:
@@ -198,9 +233,15 @@ def _ctype(t: Tensor) -> str:
 def mm(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
-    _mm_check(a, b)
-    _same_dtype(a, b)
-    return apply(_T["mm"], (a, b))
+    return _mm(a, b)
+
+
+def _mm(a: Tensor, b: Tensor) -> Tensor:
+    if a._dtype is not b._dtype:
+        _same_dtype(a, b)
+    if a._data.shape[1] != b._data.shape[0]:
+        _mm_check(a, b)
+    return apply(_T["mm"], (a, b), dtype=a._dtype)
 
 
 def mv(a: Tensor, v: Tensor) -> Tensor:
@@ -232,6 +273,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     """PyTorch's decomposition of ``@`` by the operands' ranks."""
     a, b = as_tensor_arg(a), as_tensor_arg(b)
     na, nb = a._data.ndim, b._data.ndim
+    if na == 2 and nb == 2:
+        return _mm(a, b)
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{na}D and {nb}D")

@@ -121,25 +121,26 @@ class RemovableHandle:
 class Node:
     """A backward function: ``name()``, ``next_functions``, ``_saved_<name>``, hooks."""
 
-    __slots__ = ("_next", "_seq", "_uid", "_saved", "_attrs", "_pre_hooks", "_post_hooks",
-                 "_tensor_pre_hooks", "_retain_hooks", "_released", "_meta", "_in_meta",
-                 "__weakref__")
+    # NB: hooks are rare: class defaults, overridden in the instance __dict__ when registered
+    __slots__ = ("_next", "_seq", "_uid", "_saved", "_attrs", "_meta", "_in_meta", "_needs",
+                 "__weakref__", "__dict__")
 
     op: Op | None = None
     _name = "Node"
+    _hooked = False                       # any hook below registered
+    _pre_hooks: list[Any] | None = None
+    _post_hooks: list[Any] | None = None
+    _tensor_pre_hooks: dict[int, list[Any]] | None = None
+    _retain_hooks: dict[int, Any] | None = None
 
     def __init__(self) -> None:
         self._uid = self._seq = new_uid()
         self._next: tuple[tuple[Node | None, int], ...] = ()
         self._saved: dict[str, SavedTensor | list[SavedTensor] | None] | None = None
         self._attrs: dict[str, Any] | None = None
-        self._pre_hooks: list[Any] | None = None
-        self._post_hooks: list[Any] | None = None
-        self._tensor_pre_hooks: dict[int, list[Any]] | None = None
-        self._retain_hooks: dict[int, Any] | None = None
-        self._released = False
         self._meta: list[tuple[tuple[int, ...], Any]] = []     # per output: (shape, dtype)
         self._in_meta: tuple[tuple[tuple[int, ...], Any] | None, ...] = ()   # per input
+        self._needs: tuple[bool, ...] | None = None
 
     # -- PyTorch's introspection -----------------------------------------------------------------
     def name(self) -> str:
@@ -189,12 +190,14 @@ class Node:
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         if self._post_hooks is None:
             self._post_hooks = []
+        self._hooked = True
         self._post_hooks.append(fn)
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         if self._pre_hooks is None:
             self._pre_hooks = []
+        self._hooked = True
         self._pre_hooks.append(fn)
         return RemovableHandle(self._pre_hooks, fn)
 
@@ -212,14 +215,23 @@ class Node:
     def release_variables(self) -> None:
         saved = self._saved
         if saved:
-            listening = bool(events.listeners)
-            for key, slot in saved.items():
-                for s in (slot if isinstance(slot, list) else (slot,)):
-                    if s is not None and not s.released:
-                        if listening:
+            if events.listeners:
+                for key, slot in saved.items():
+                    for s in (slot if isinstance(slot, list) else (slot,)):
+                        if s is not None and not s.released:
                             events.emit("buffer_released", self, key, s.peek())
-                        s.release()
-        self._released = True
+                            s.release()
+            else:
+                for slot in saved.values():
+                    if slot is None:
+                        continue
+                    if type(slot) is list:
+                        for s in slot:
+                            if s is not None:
+                                s.release()
+                    else:
+                        slot.tensor = slot.array = None
+                        slot.released = True
 
 
 class AccumulateGrad(Node):

@@ -12,14 +12,6 @@ from .optable import Op, Save, register
 # so the formulas below may return gradients of the broadcast shape.
 
 
-def _add(x: Any, y: Any, alpha: Any = 1) -> Any:
-    return x + y if alpha == 1 else x + alpha * y
-
-
-def _sub(x: Any, y: Any, alpha: Any = 1) -> Any:
-    return x - y if alpha == 1 else x - alpha * y
-
-
 def _scaled(g: Any, alpha: Any, D: Any) -> Any:
     return g if alpha == 1 else D.mul_scalar(g, other=alpha)
 
@@ -200,8 +192,12 @@ def _softplus_bw(c: Any, g: Any, D: Any) -> Any:
 
 
 register(
-    Op("add", "AddBackward0", ("self", "other"), _add, _add_bw, (), ("alpha",)),
-    Op("sub", "SubBackward0", ("self", "other"), _sub, _sub_bw, (), ("alpha",)),
+    # NB: the caller scales `other` by alpha before the call; alpha stays on the node for its
+    # backward, and numpy's own ufunc is the forward
+    Op("add", "AddBackward0", ("self", "other"), np.add, _add_bw, (), ("alpha",),
+       attrs_only=True),
+    Op("sub", "SubBackward0", ("self", "other"), np.subtract, _sub_bw, (), ("alpha",),
+       attrs_only=True),
     Op("rsub", "RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
        lambda c, g, D: (_scaled(D.neg(g), c.attrs.get("alpha", 1), D),), (),
        ("other", "alpha")),

@@ -187,12 +187,19 @@ def _cumsum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (D.flip(D.cumsum(D.flip(g, dims=(d,)), dim=d), dims=(d,)),)
 
 
+def _mean_all(x: np.ndarray) -> Any:
+    # NB: np.mean is a Python-level function; a reduce and a division are faster
+    if x.size == 0:
+        return np.array(np.nan, dtype=x.dtype)
+    return np.add.reduce(x, axis=None) / x.size
+
+
 register(
     Op("sum", "SumBackward0", ("self",), lambda x: np.sum(x), _sum_bw),
     Op("sum_dim", "SumBackward1", ("self",),
        lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim), keepdims=keepdim),
        _sum_dim_bw, (), ("dim", "keepdim")),
-    Op("mean", "MeanBackward0", ("self",), lambda x: np.mean(x), _mean_bw),
+    Op("mean", "MeanBackward0", ("self",), lambda x: _mean_all(x), _mean_bw),
     Op("mean_dim", "MeanBackward1", ("self",),
        lambda x, dim, keepdim=False: np.mean(x, axis=tuple(dim), keepdims=keepdim),
        _mean_dim_bw, (), ("dim", "keepdim")),

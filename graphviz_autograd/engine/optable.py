@@ -37,7 +37,7 @@ class Save:
     needed_by: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Op:
     key: str                                # the table key, e.g. "mul"
     name: str                               # the node's name(), e.g. "MulBackward0"
@@ -50,19 +50,40 @@ class Op:
     extras: tuple[str, ...] = ()            # extra arrays the forward returns, saved as tensors
     list_saves: tuple[str, ...] = ()        # saved values that are lists of tensors
     n_outputs: int = 1
-    _names: tuple[str, ...] = field(default=(), repr=False)
+    attrs_only: bool = False                # the keywords describe the node, forward takes none
+    # filled by register(): the node class, and the save plan as (name, needed_by, kind, index)
+    cls: Any = field(default=None, repr=False)
+    plan: tuple[tuple[str, tuple[int, ...], int, int], ...] = field(default=(), repr=False)
+    tensor_kw: tuple[str, ...] = field(default=(), repr=False)
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.saves)
+
+
+INPUT, RESULT, EXTRA, KWARG = range(4)      # where a saved value comes from
 
 
 TABLE: dict[str, Op] = {}
 
 
 def register(*ops: Op) -> None:
+    from .node import node_class
     for op in ops:
         if op.key in TABLE:
             raise ValueError(f"op {op.key!r} registered twice")
+        plan = []
+        for s in op.saves:
+            if s.name in op.inputs:
+                plan.append((s.name, s.needed_by, INPUT, op.inputs.index(s.name)))
+            elif s.name == "result":
+                plan.append((s.name, s.needed_by, RESULT, 0))
+            elif s.name in op.extras:
+                plan.append((s.name, s.needed_by, EXTRA, 0))
+            else:
+                plan.append((s.name, s.needed_by, KWARG, 0))
+        op.plan = tuple(plan)
+        op.tensor_kw = tuple(p[0] for p in plan if p[2] == KWARG)
+        op.cls = node_class(op)
         TABLE[op.key] = op
 
 

@@ -53,9 +53,10 @@ class Tensor:
     'SumBackward0'
     """
 
+    # NB: the fields every op touches are slots; the rarely set ones are class defaults that an
+    # instance overrides in its __dict__, so creating a tensor stays cheap.
     __slots__ = ("_data", "_dtype", "_rg", "_grad_fn", "_output_nr", "_vc", "_grad", "_base",
-                 "_view_fn", "_view_version", "_acc", "_hooks", "_retains_grad", "_wrapped",
-                 "_uid", "_post_acc_hooks", "__weakref__", "__dict__")
+                 "_wrapped", "_uid", "__weakref__", "__dict__")
 
     _data: np.ndarray
     _dtype: dt.DType
@@ -65,14 +66,14 @@ class Tensor:
     _vc: VersionCounter
     _grad: Tensor | None
     _base: Tensor | None
-    _view_fn: Callable[[np.ndarray], np.ndarray] | None
-    _view_version: int
-    _acc: weakref.ref[AccumulateGrad] | None
-    _hooks: list[Any] | None
-    _retains_grad: bool
     _wrapped: bool
     _uid: int
-    _post_acc_hooks: list[Any] | None
+    _view_fn: Callable[[np.ndarray], np.ndarray] | None = None
+    _view_version: int = 0
+    _acc: weakref.ref[AccumulateGrad] | None = None
+    _hooks: list[Any] | None = None
+    _retains_grad: bool = False
+    _post_acc_hooks: list[Any] | None = None
 
     def __init__(self, *args: Any) -> None:
         if len(args) == 1 and not isinstance(args[0], int):
@@ -86,8 +87,16 @@ class Tensor:
     @classmethod
     def _make(cls, data: np.ndarray, dtype: dt.DType, requires_grad: bool = False) -> Tensor:
         t = object.__new__(cls)
-        _init(t, data, dtype)
+        t._data = data
+        t._dtype = dtype
         t._rg = requires_grad
+        t._grad_fn = None
+        t._output_nr = 0
+        t._vc = VersionCounter()
+        t._grad = None
+        t._base = None
+        t._wrapped = False
+        t._uid = new_uid()
         return t
 
     # -- metadata --------------------------------------------------------------------------------
@@ -348,14 +357,8 @@ def _init(t: Tensor, data: np.ndarray, dtype: dt.DType) -> None:
     t._vc = VersionCounter()
     t._grad = None
     t._base = None
-    t._view_fn = None
-    t._view_version = 0
-    t._acc = None
-    t._hooks = None
-    t._retains_grad = False
     t._wrapped = False
     t._uid = new_uid()
-    t._post_acc_hooks = None
 
 
 def _unwrap_nested(data: Any) -> Any:

@@ -180,11 +180,11 @@ def _iop(key: str) -> Any:
 
 
 def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    return F.binary_("add", self, other, {"alpha": alpha})
+    return F.binary_("add", self, other, alpha=alpha)
 
 
 def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    return F.binary_("sub", self, other, {"alpha": alpha})
+    return F.binary_("sub", self, other, alpha=alpha)
 
 
 def _div_(self: Tensor, other: Any) -> Tensor:
