@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,6 @@ class BackwardInfo:
     retain_graph: bool
     create_graph: bool
     inputs: list[Tensor] | None = None
-    executed: list[Node] = field(default_factory=list)
 
 
 class GraphRoot(Node):
@@ -167,7 +166,6 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         return task.captured
     if events.listeners:
         events.emit("backward_started", info)
-    current: Node | None = None
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
@@ -184,74 +182,92 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
           mode: Any) -> None:
     """Run nodes as they become ready, highest sequence number first."""
     needed, captures = task.needed, task.captures
-    executed = task.info.executed
     listening = bool(events.listeners)
     release = not task.keep
     ctx = Ctx(None, task.create, ())
     push, pop = heapq.heappush, heapq.heappop
-    ready: list[tuple[int, int, Node, list[Any]]] = [(-start._seq, 0, start, buffer)]
+    ready: list[tuple[int, int, Node, list[Any]]] = []
     pending: dict[Node, list[Any]] = {}
     tick = 1
-    while ready:
-        _, _, node, inputs = pop(ready)
-        task.current = node
-        op = node.op
-        if op is not None and needed is None and not node._hooked and op.n_outputs == 1 \
-                and type(node) is not CopySlices:
-            # the common case, inline: run the formula, undo broadcasting, free the buffers
-            g = inputs[0]
-            if g is None:
-                outputs: Any = [None] * len(node._next)
+    node: Node | None = start
+    inputs = buffer
+    try:
+        while node is not None:
+            op = node.op
+            if op is not None and needed is None and not node._hooked and op.n_outputs == 1 \
+                    and type(node) is not CopySlices:
+                # the common case, inline: run the formula, undo broadcasting, free the buffers
+                g = inputs[0]
+                if g is None:
+                    outputs: Any = [None] * len(node._next)
+                else:
+                    needs = node._needs
+                    if needs is None:
+                        needs = node._needs = tuple([n is not None for n, _ in node._next])
+                    ctx.node, ctx.needs = node, needs
+                    outputs = _validate(node, op.backward(ctx, g, mode), mode)
+                if listening:
+                    events.emit("node_executed", node, g)
+                if release and node._saved:
+                    node.release_variables()
+            elif type(node) is AccumulateGrad and needed is None and not node._hooked:
+                _accumulate(task, node, inputs[0])
+                if listening:
+                    events.emit("node_executed", node, inputs[0])
+                outputs = ()
             else:
-                needs = node._needs
-                if needs is None:
-                    needs = node._needs = tuple([n is not None for n, _ in node._next])
-                ctx.node, ctx.needs = node, needs
-                outputs = _validate(node, op.backward(ctx, g, mode), mode)
-            if listening:
-                events.emit("node_executed", node, g)
-            executed.append(node)
-            if release and node._saved:
-                node.release_variables()
-        elif type(node) is AccumulateGrad and needed is None and not node._hooked:
-            _accumulate(task, node, inputs[0])
-            if listening:
-                events.emit("node_executed", node, inputs[0])
-            executed.append(node)
-            continue
-        else:
-            outputs = _evaluate(task, node, inputs, mode)
-            if not outputs:
-                continue
-        for (nxt, nr), g in zip(node._next, outputs):
-            if nxt is None:
-                continue
-            d = deps[nxt] - 1
-            if needed is not None and not needed.get(nxt, False) and nxt not in captures:
-                deps[nxt] = d
-                continue
-            if d == 0:
-                buf = pending.pop(nxt, None)
-                if buf is None:
-                    n = len(nxt._meta)
-                    if n <= 1:
-                        buf = [g]
+                outputs = _evaluate(task, node, inputs, mode) or ()
+            # hand each gradient to its next node; a node whose last input arrived is ready
+            best: tuple[int, int, Node, list[Any]] | None = None
+            for (nxt, nr), g in zip(node._next, outputs):
+                if nxt is None:
+                    continue
+                d = deps[nxt] - 1
+                if needed is not None and not needed.get(nxt, False) and nxt not in captures:
+                    deps[nxt] = d
+                    continue
+                if d == 0:
+                    buf = pending.pop(nxt, None)
+                    if buf is None:
+                        n = len(nxt._meta)
+                        if n <= 1:
+                            buf = [g]
+                        else:
+                            buf = [None] * n
+                            buf[nr] = g
+                    elif g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _add(old, g, mode)
+                    item = (-nxt._seq, tick, nxt, buf)
+                    tick += 1
+                    if best is None:
+                        best = item
                     else:
-                        buf = [None] * n
-                        buf[nr] = g
-                elif g is not None:
-                    old = buf[nr]
-                    buf[nr] = g if old is None else _add(old, g, mode)
-                push(ready, (-nxt._seq, tick, nxt, buf))
-                tick += 1
+                        if item < best:
+                            best, item = item, best
+                        push(ready, item)
+                else:
+                    deps[nxt] = d
+                    buf = pending.get(nxt)
+                    if buf is None:
+                        buf = pending[nxt] = [None] * max(len(nxt._meta), 1)
+                    if g is not None:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else _add(old, g, mode)
+            # NB: the next node is the ready one with the highest sequence number; a node made
+            # ready just now skips the heap when it beats everything waiting there
+            if best is not None and (not ready or best < ready[0]):
+                _, _, node, inputs = best
             else:
-                deps[nxt] = d
-                buf = pending.get(nxt)
-                if buf is None:
-                    buf = pending[nxt] = [None] * max(len(nxt._meta), 1)
-                if g is not None:
-                    old = buf[nr]
-                    buf[nr] = g if old is None else _add(old, g, mode)
+                if best is not None:
+                    push(ready, best)
+                if ready:
+                    _, _, node, inputs = pop(ready)
+                else:
+                    node = None
+    except BaseException:
+        task.current = node
+        raise
 
 
 def _num_outputs(node: Node) -> int:
@@ -344,7 +360,6 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
         outputs = _call(task, node, inputs, mode)
     if events.listeners:
         events.emit("node_executed", node, inputs[0] if inputs else None)
-    task.info.executed.append(node)
     if not task.keep:
         node.release_variables()
     if node._post_hooks:
