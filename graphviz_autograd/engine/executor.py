@@ -8,6 +8,7 @@ gives, which decides what a failing backward has already done when it stops.
 from __future__ import annotations
 
 import heapq
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,7 +93,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     keep = create_graph if retain_graph is None else retain_graph
     if create_graph:
         warnings.warn(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
-    _run(BackwardInfo("backward", roots, keep, create_graph, inputs), made, accumulate=True)
+    try:
+        _run(BackwardInfo("backward", roots, keep, create_graph, inputs), made, accumulate=True)
+    except Exception as e:
+        raise _trimmed(e) from None
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
@@ -107,7 +111,10 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     made = _make_grads(outs, grads)
     keep = create_graph if retain_graph is None else retain_graph
     info = BackwardInfo("grad", outs, keep, create_graph, ins)
-    result = _run(info, made, accumulate=False)
+    try:
+        result = _run(info, made, accumulate=False)
+    except Exception as e:
+        raise _trimmed(e) from None
     final: list[Any] = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
@@ -117,6 +124,21 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 raise RuntimeError(msg.UNUSED_INPUT.format(i))
         final.append(g)
     return tuple(final)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _trimmed(e: BaseException) -> BaseException:
+    """An error the engine raised itself loses the engine's frames (as PyTorch's come from C++);
+    an error from the user's hook keeps its whole traceback."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None and os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) \
+            == _ENGINE_DIR:
+        return e.with_traceback(None)
+    return e
 
 
 # -- the engine ----------------------------------------------------------------------------------

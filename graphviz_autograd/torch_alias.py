@@ -1,0 +1,47 @@
+"""Make ``import torch`` (and ``torch.nn``, ``torch.optim``, ...) resolve to the native engine
+while a script runs, and undo it afterwards."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+__all__ = ["native_torch", "ALIASES"]
+
+# the modules a PyTorch script imports, and the engine modules that stand in for them
+ALIASES = {
+    "torch": "graphviz_autograd.torch",
+    "torch.nn": "graphviz_autograd.torch.nn",
+    "torch.nn.functional": "graphviz_autograd.torch.nn.functional",
+    "torch.nn.init": "graphviz_autograd.torch.nn.init",
+    "torch.nn.parameter": "graphviz_autograd.torch.nn.parameter",
+    "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
+    "torch.optim": "graphviz_autograd.torch.optim",
+    "torch.autograd": "graphviz_autograd.torch.autograd",
+    "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
+}
+
+
+@contextmanager
+def native_torch() -> Iterator[ModuleType]:
+    """Within the block, ``import torch`` gives ``graphviz_autograd.torch``.
+
+    >>> with native_torch():
+    ...     import torch
+    ...     torch.__name__
+    'graphviz_autograd.torch'
+    """
+    saved = {name: sys.modules.get(name) for name in ALIASES}
+    for name, target in ALIASES.items():
+        sys.modules[name] = importlib.import_module(target)
+    try:
+        yield sys.modules["torch"]
+    finally:
+        for name, mod in saved.items():
+            if mod is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = mod
