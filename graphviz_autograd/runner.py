@@ -57,7 +57,7 @@ def run_script(path: str, args: list[str]) -> RunResult:
         exec(code, module_globals)
     except SystemExit as e:
         return RunResult(_exit_status(e.code), None)
-    except BaseException as e:  # noqa: BLE001 -- the user's error, reported as Python would
+    except BaseException as e:
         _print_user_traceback(e)
         return RunResult(1, e)
     finally:

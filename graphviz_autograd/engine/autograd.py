@@ -12,7 +12,7 @@ from . import dtypes as dt
 from . import events
 from . import messages as msg
 from .grad_mode import state as grad_state
-from .node import AccumulateGrad, Node, RemovableHandle, SavedTensor, get_accumulator, node_class
+from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
 from .optable import EXTRA, INPUT, RESULT, TABLE, Op, build_backends, register
 from .tensor import Tensor, new_uid
 
@@ -183,10 +183,15 @@ def _link_views(op: Op, src: Tensor, outs: list[Tensor], kw: dict[str, Any] | No
         o._base = base
         o._vc = src._vc
         o._view_version = src._vc.v
-        if op.n_outputs == 1:
-            o._view_fn = _compose(parent, lambda a, f=fwd, k=kwargs: f(a, **k))
-        else:
-            o._view_fn = _compose(parent, lambda a, f=fwd, k=kwargs, j=i: f(a, **k)[j])
+        o._view_fn = _compose(parent, _replay(fwd, kwargs, None if op.n_outputs == 1 else i))
+
+
+def _replay(fwd: Callable[..., Any], kwargs: dict[str, Any], j: int | None
+            ) -> Callable[[Any], Any]:
+    """The view op again, on another array of the base's shape (e.g. a gradient)."""
+    if j is None:
+        return lambda a: fwd(a, **kwargs)
+    return lambda a: fwd(a, **kwargs)[j]
 
 
 def _compose(parent: Callable[[Any], Any] | None, fn: Callable[[Any], Any]
@@ -390,4 +395,3 @@ def _unwrap(v: Any) -> Any:
 from . import ops_linalg, ops_loss, ops_pointwise, ops_reduce, ops_shape  # noqa: E402, F401
 
 build_backends(_tt_call, wrap, _unwrap)
-AccumulateGrad  # re-exported for the executor

@@ -102,9 +102,8 @@ def result_type(dims: list[DType], zero_dims: list[DType], scalars: list[DType])
     zd: DType | None = None
     for d in zero_dims:
         zd = d if zd is None else _promote(zd, d)
-    if zd is not None:
-        if out is None or category(zd) > category(out):
-            out = zd
+    if zd is not None and (out is None or category(zd) > category(out)):
+        out = zd
     sc: DType | None = None
     for d in scalars:
         sc = d if sc is None else _promote(sc, d)

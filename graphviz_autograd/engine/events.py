@@ -5,7 +5,7 @@ listens to pays one truthiness test per event site.
 
 Events (name, then arguments):
     node_created(node, tensor)           a forward op made ``node``, the grad_fn of ``tensor``
-    tensor_modified(tensor, node)        an in-place op bumped ``tensor``'s version (node may be None)
+    tensor_modified(tensor, node)        an in-place op bumped ``tensor``'s version (node: None)
     backward_started(info)               info: BackwardInfo (roots, flags); before any work
     node_executed(node, grad)            ``node`` ran; ``grad`` is what flowed into it (or None)
     buffer_released(node, name, array)   a saved slot of ``node`` was released

@@ -45,6 +45,7 @@ class GraphRoot(Node):
 
     __slots__ = ("grads",)
     _name = "GraphRoot"
+    grads: list[Any]
 
 
 def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor | None]:
@@ -541,7 +542,7 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any) -> None:
             res = hook(_to_tensor(g, var._dtype))
             if res is not None:
                 g = res if task.create else res._data
-    for nr, i in task.captures.get(node, ()):
+    for _, i in task.captures.get(node, ()):
         task.captured[i] = _to_tensor(g, var._dtype) if g is not None else None
     if not task.accumulate or g is None:
         return

@@ -96,12 +96,13 @@ def eye(n: int, m: int | None = None, dtype: dt.DType | None = None, device: Any
 
 def rand(*size: Any, dtype: dt.DType | None = None, device: Any = None,
          requires_grad: bool = False, generator_: Any = None, **_: Any) -> Tensor:
-    return _make(lambda s, d: generator().random(s).astype(d), size, dtype, requires_grad)
+    return _make(lambda s, d: np.asarray(generator().random(s)).astype(d), size, dtype,
+                 requires_grad)
 
 
 def randn(*size: Any, dtype: dt.DType | None = None, device: Any = None,
           requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(lambda s, d: generator().standard_normal(s).astype(d), size, dtype,
+    return _make(lambda s, d: np.asarray(generator().standard_normal(s)).astype(d), size, dtype,
                  requires_grad)
 
 
@@ -139,8 +140,8 @@ def _like(fill: Any) -> Any:
 zeros_like = _like(np.zeros)
 ones_like = _like(np.ones)
 empty_like = zeros_like
-rand_like = _like(lambda s, d: generator().random(s).astype(d))
-randn_like = _like(lambda s, d: generator().standard_normal(s).astype(d))
+rand_like = _like(lambda s, d: np.asarray(generator().random(s)).astype(d))
+randn_like = _like(lambda s, d: np.asarray(generator().standard_normal(s)).astype(d))
 
 
 def full_like(t: Tensor, fill_value: Any, dtype: dt.DType | None = None,

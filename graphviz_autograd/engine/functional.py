@@ -11,9 +11,9 @@ import numpy as np
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import apply, apply_inplace, wrap
-from .optable import NP, TABLE, TT
-from .ops_shape import view_array
 from .grad_mode import state as grad_state
+from .ops_shape import view_array
+from .optable import NP, TABLE, TT
 from .tensor import Tensor
 
 _T = TABLE
@@ -115,9 +115,9 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     if to._data.shape != self._data.shape:
         _check_broadcast(self, to)
         if np.broadcast_shapes(self._data.shape, to._data.shape) != self._data.shape:
+            full = np.broadcast_shapes(self._data.shape, to._data.shape)
             raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
-                               "doesn't match the broadcast shape "
-                               f"[{', '.join(map(str, np.broadcast_shapes(self._data.shape, to._data.shape)))}]")
+                               f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
     vb = _value(to)
     return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
                          arrays=(self._data, vb if alpha == 1 else vb * alpha))
@@ -171,7 +171,7 @@ def neg(t: Tensor) -> Tensor:
     return apply(_T["neg"], (t,))
 
 
-def pow(t: Any, e: Any) -> Tensor:  # noqa: A001 -- PyTorch's name
+def pow(t: Any, e: Any) -> Tensor:
     if not isinstance(t, Tensor):
         base = as_tensor_arg(t)
         et = as_tensor_arg(e)
@@ -253,9 +253,10 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
     if a._data.shape != b._data.shape:
-        raise RuntimeError("inconsistent tensor size, expected tensor [{0}] and src [{1}] to have "
-                           "the same number of elements, but got {0} and {1} elements "
-                           "respectively".format(a._data.shape[0], b._data.shape[0]))
+        n, m = a._data.shape[0], b._data.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
     return apply(_T["dot"], (a, b))
 
 
@@ -392,7 +393,7 @@ def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     s, e = start_dim % len(shape), end_dim % len(shape)
     if s == e:
         return t
-    new = shape[:s] + (int(np.prod(shape[s:e + 1], dtype=np.int64)),) + shape[e + 1:]
+    new = (*shape[:s], int(np.prod(shape[s:e + 1], dtype=np.int64)), *shape[e + 1:])
     return reshape(t, new)
 
 
@@ -569,7 +570,7 @@ def where(cond: Tensor, a: Any, b: Any) -> Tensor:
                  dtype=dtype)
 
 
-def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -594,7 +595,7 @@ def reduce_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(_dim(d, ndim) for d in dim)
 
 
-def sum(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:  # noqa: A001
+def sum(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     out_dtype = dt.int64 if not t._dtype.is_floating_point else t._dtype
     if dtype is not None:
         t, out_dtype = to_dtype(t, dtype), dtype
@@ -690,7 +691,7 @@ def _tt_sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     return reshape(g, shape) if g._data.shape != tuple(shape) else g
 
 
-NP.reshape = lambda g, shape: np.reshape(g, shape)
-TT.reshape = lambda g, shape: reshape(g, shape)
-NP.sum_to = _np_sum_to
-TT.sum_to = _tt_sum_to
+setattr(NP, "reshape", lambda g, shape: np.reshape(g, shape))  # noqa: B010 -- a namespace
+setattr(TT, "reshape", lambda g, shape: reshape(g, shape))  # noqa: B010
+setattr(NP, "sum_to", _np_sum_to)  # noqa: B010
+setattr(TT, "sum_to", _tt_sum_to)  # noqa: B010

@@ -87,9 +87,9 @@ def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     if t._data.ndim == 0 and key is not None and key is not Ellipsis and not (
-            isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key)):
-        if not _is_advanced(key) or isinstance(key, bool):
-            raise IndexError(msg.ZERO_DIM_INDEX)
+            isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key)) and (
+            not _is_advanced(key) or isinstance(key, bool)):
+        raise IndexError(msg.ZERO_DIM_INDEX)
     full = _expand_key(t, key)
     out, adv = _basic(t, full, single=not isinstance(key, tuple))
     if not any(a is not None for a in adv):

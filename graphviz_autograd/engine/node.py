@@ -230,8 +230,8 @@ class Node:
                             if s is not None:
                                 s.release()
                     else:
-                        slot.tensor = slot.array = None
-                        slot.released = True
+                        slot.tensor = slot.array = None  # type: ignore[union-attr]
+                        slot.released = True  # type: ignore[union-attr]
 
 
 class AccumulateGrad(Node):

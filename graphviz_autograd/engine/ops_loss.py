@@ -1,4 +1,5 @@
-"""Table entries: softmax, log_softmax and the losses (mse, nll, bce, bce-with-logits, smooth l1)."""
+"""Table entries: softmax, log_softmax and the losses (mse, nll, bce, bce-with-logits,
+smooth l1)."""
 
 from __future__ import annotations
 

@@ -72,8 +72,11 @@ def _minmax_bw(sel_self: str) -> Any:
         z = D.zeros_like(g)
         self_wins = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
         other_wins = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
-        gx = D.where(half, D.where(g, z, condition=self_wins), condition=tie) if c.need(0) else None
-        gy = D.where(half, D.where(g, z, condition=other_wins), condition=tie) if c.need(1) else None
+        gx = gy = None
+        if c.need(0):
+            gx = D.where(half, D.where(g, z, condition=self_wins), condition=tie)
+        if c.need(1):
+            gy = D.where(half, D.where(g, z, condition=other_wins), condition=tie)
         return gx, gy
     return bw
 
@@ -89,7 +92,7 @@ def _where_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             D.where(z, g, condition=cond) if c.need(1) else None)
 
 
-def _clamp_fwd(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002 -- PyTorch's names
+def _clamp_fwd(x: Any, min: Any = None, max: Any = None) -> Any:
     return np.clip(x, min, max)
 
 

@@ -148,7 +148,7 @@ class _VarCtx:
         self.shape = c.shape
 
 
-def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A002
+def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
     axis = None if dim is None else tuple(dim)
     if ord == 2:
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))

@@ -80,7 +80,7 @@ def _index_put_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _cat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim = c.attrs["dim"]
-    out = []
+    out: list[Any] = []
     start = 0
     for i in range(len(c.node._in_meta)):
         shape = c.shape(i)

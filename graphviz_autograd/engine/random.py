@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 __all__ = ["generator", "manual_seed", "seed"]
@@ -20,6 +22,6 @@ def manual_seed(seed: int) -> np.random.Generator:
 
 
 def seed() -> int:
-    s = int(np.random.SeedSequence().entropy) % (2 ** 63)
+    s = secrets.randbits(63)
     manual_seed(s)
     return s

@@ -112,7 +112,7 @@ def _cumsum(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return F.apply(TABLE["cumsum"], (self,), {"dim": F._dim(dim, self._data.ndim)})
 
 
-def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
     return apply_inplace(TABLE["clamp"], self, (), kw)
 

@@ -8,8 +8,10 @@
 tensor(4.)
 """
 
+# ruff: noqa: F401 -- this module is a namespace: its imports are its API
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -17,11 +19,34 @@ import numpy as np
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine.autograd import apply as _apply
-from ..engine.factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,
-                                full_like, linspace, ones, ones_like, rand, rand_like, randint,
-                                randn, randn_like, tensor, zeros, zeros_like)
-from ..engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
-                                set_grad_enabled)
+from ..engine.factories import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ..engine.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from ..engine.optable import TABLE as _TABLE
 from ..engine.random import manual_seed, seed
 from ..engine.tensor import Size, Tensor
@@ -29,15 +54,15 @@ from . import autograd, nn, optim
 
 __version__ = "2.13.0+numpy"
 
-float32 = float = _dt.float32  # noqa: A001 -- PyTorch's names
+float32 = float = _dt.float32
 float64 = double = _dt.float64
 float16 = half = _dt.float16
 int64 = long = _dt.int64
-int32 = int = _dt.int32  # noqa: A001
+int32 = int = _dt.int32
 int16 = short = _dt.int16
 int8 = _dt.int8
 uint8 = _dt.uint8
-bool = _dt.bool_  # noqa: A001
+bool = _dt.bool_
 dtype = _dt.DType
 FloatTensor = DoubleTensor = LongTensor = Tensor
 
@@ -52,7 +77,7 @@ class device:  # noqa: N801 -- PyTorch's name
 
 class _Cuda:
     @staticmethod
-    def is_available() -> builtins_bool:
+    def is_available() -> builtins.bool:
         return False
 
     @staticmethod
@@ -62,11 +87,10 @@ class _Cuda:
     manual_seed_all = manual_seed
 
 
-builtins_bool = type(True)
 cuda = _Cuda()
 
 
-def is_tensor(x: Any) -> builtins_bool:
+def is_tensor(x: Any) -> builtins.bool:
     return isinstance(x, Tensor)
 
 
@@ -86,7 +110,7 @@ def set_default_dtype(d: _dt.DType) -> None:
 def _fn(name: str) -> Any:
     method = getattr(Tensor, name)
 
-    def f(input: Tensor, *args: Any, **kw: Any) -> Any:  # noqa: A002 -- PyTorch's name
+    def f(input: Tensor, *args: Any, **kw: Any) -> Any:
         return method(_F.as_tensor_arg(input) if not isinstance(input, Tensor) else input,
                       *args, **kw)
     f.__name__ = name
@@ -108,19 +132,19 @@ negative = globals()["neg"]
 absolute = globals()["abs"]
 
 
-def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002
+def pow(input: Any, exponent: Any) -> Tensor:
     return _F.pow(input, exponent)
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def maximum(input: Tensor, other: Tensor) -> Tensor:
     return _F.binary("maximum", input, other)
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def minimum(input: Tensor, other: Tensor) -> Tensor:
     return _F.binary("minimum", input, other)
 
 
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
         return tuple(Tensor._make(ix.astype(np.int64), _dt.int64)
                      for ix in np.nonzero(condition._data))
@@ -138,7 +162,7 @@ def stack(tensors: Any, dim: Any = 0) -> Tensor:
     return _F.stack(tensors, dim)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,  # noqa: A002
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
           alpha: Any = 1) -> Tensor:
     return _F.addmm(input, mat1, mat2, beta, alpha)
 
@@ -149,12 +173,12 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
 
 
 def allclose(a: Tensor, b: Tensor, rtol: Any = 1e-05, atol: Any = 1e-08,
-             equal_nan: builtins_bool = False) -> builtins_bool:
-    return builtins_bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
+             equal_nan: builtins.bool = False) -> builtins.bool:
+    return builtins.bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
 
 
-def equal(a: Tensor, b: Tensor) -> builtins_bool:
-    return a._data.shape == b._data.shape and builtins_bool(np.array_equal(a._data, b._data))
+def equal(a: Tensor, b: Tensor) -> builtins.bool:
+    return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
 
 
 def nonzero(t: Tensor) -> Tensor:

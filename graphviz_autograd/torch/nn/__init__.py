@@ -3,10 +3,31 @@
 from __future__ import annotations
 
 from . import functional, init
-from .modules import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Flatten, GELU,
-                      Identity, L1Loss, LeakyReLU, Linear, LogSoftmax, Module, ModuleDict,
-                      ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, SiLU, SmoothL1Loss,
-                      Softmax, Tanh)
+from .modules import (
+                      GELU,
+                      BCELoss,
+                      BCEWithLogitsLoss,
+                      CrossEntropyLoss,
+                      Dropout,
+                      Flatten,
+                      Identity,
+                      L1Loss,
+                      LeakyReLU,
+                      Linear,
+                      LogSoftmax,
+                      Module,
+                      ModuleDict,
+                      ModuleList,
+                      MSELoss,
+                      NLLLoss,
+                      ReLU,
+                      Sequential,
+                      Sigmoid,
+                      SiLU,
+                      SmoothL1Loss,
+                      Softmax,
+                      Tanh,
+)
 from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleDict", "ReLU",

@@ -32,28 +32,28 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
     return _REDUCTION[reduction]
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 -- PyTorch's names
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else input.relu()
 
 
-def relu_(input: Tensor) -> Tensor:  # noqa: A002
+def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
 
 
-def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     return _F.softmax(input, _implicit_dim(input, dim), dtype)
 
 
-def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,  # noqa: A002
+def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
     return _F.log_softmax(input, _implicit_dim(input, dim), dtype)
 
@@ -70,28 +70,28 @@ def _unary(key: str, t: Tensor, **kw: Any) -> Tensor:
     return _apply(_T[key], (t,), kw or None, dtype=t._dtype)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01,  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01,
                inplace: bool = False) -> Tensor:
     return _unary("leaky_relu", input, negative_slope=negative_slope)
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return _unary("gelu", input, approximate=approximate)
 
 
-def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _unary("silu", input)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     return _unary("elu", input, alpha=alpha)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     return _unary("softplus", input, beta=beta, threshold=threshold)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -103,11 +103,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,  # noqa: A002
     return _F.mul(input, mask)
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return _F.linear(input, weight, bias)
 
 
-def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     if target._data.shape != input._data.shape:
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to "
@@ -121,7 +121,7 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # 
     return input, target
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
              reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
@@ -129,7 +129,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A
     return _apply(_T["mse_loss"], (input, target), {"reduction": red}, dtype=dtype)
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
             reduce: Any = None, reduction: str = "mean") -> Tensor:
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
@@ -137,7 +137,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A0
     return diff.mean() if red == 1 else diff.sum() if red == 2 else diff
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # noqa: A002
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
@@ -145,7 +145,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,  # n
                   dtype=input._dtype)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
     red = _reduction(reduction, size_average, reduce)
@@ -166,7 +166,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
                   dtype=input._dtype)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     dim = 0 if input._data.ndim == 1 else 1
@@ -180,7 +180,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
     return nll_loss(logp, target, weight, size_average, ignore_index, reduce, reduction)
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     red = _reduction(reduction, size_average, reduce)
@@ -193,7 +193,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                   dtype=input._dtype)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -206,7 +206,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
                   dtype=input._dtype)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     norm = input.norm(p, dim, keepdim=True).clamp_min(eps)
     return _F.div(input, norm.expand_as(input))
 
