@@ -292,7 +292,9 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
     base._grad_fn = cs
     base._output_nr = 0
     if fn._saved and "result" in fn._saved:
-        fn._saved["result"] = SavedTensor(view, False)
+        # NB: the view's memory and version, not the view: holding it would make a cycle
+        # (view -> AsStridedBackward0 -> CopySlices -> fn -> view)
+        fn._saved["result"] = SavedTensor.of_array(view, fn)
     regenerate_view_grad_fn(view)
     if events.listeners:
         events.emit("node_created", cs, base)

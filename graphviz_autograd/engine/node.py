@@ -49,6 +49,15 @@ class SavedTensor:
             self.tensor = t
             self.array = None
 
+    @classmethod
+    def of_array(cls, t: Tensor, owner: Node) -> SavedTensor:
+        """Keep ``t``'s memory and version counter, not ``t`` itself."""
+        s = cls.__new__(cls)
+        s.vc, s.version, s.released = t._vc, t._vc.v, False
+        s.tensor, s.array, s.dtype = None, t._data, t._dtype
+        s.output_nr, s.requires_grad = 0, True
+        return s
+
     def stale(self) -> bool:
         return not self.released and self.vc.v != self.version
 
