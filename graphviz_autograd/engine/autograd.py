@@ -247,7 +247,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         return self
     original = None
     if any(p[2] == INPUT and p[3] == 0 for p in op.plan):
-        original = Tensor._make(target.copy(), self._dtype)
+        # NB: PyTorch saves a clone of the overwritten input, made in grad mode (CloneBackward0)
+        original = apply(TABLE["clone"], (self,))
     edges = _edges(inputs)
     target[...] = res
     self._vc.v += 1

@@ -271,7 +271,7 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    """PyTorch's decomposition of ``@`` by the operands' ranks."""
+    """PyTorch's decomposition of ``@`` by the operands' ranks (at::matmul)."""
     a, b = as_tensor_arg(a), as_tensor_arg(b)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
@@ -284,41 +284,65 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if na == 2 and nb == 1:
         return mv(a, b)
     if na == 1 and nb == 2:
-        out = mm(unsqueeze(a, 0), b)
-        return _squeeze_inplace_dim(out, 0)
-    if na == 2 and nb == 2:
-        return mm(a, b)
-    if na >= 3 and nb <= 2:
-        lead = a._data.shape[:-1]
-        folded = reshape(a, (-1, a._data.shape[-1]))
-        if nb == 1:
-            out = mv(folded, b)
-            return _unsafe_view(out, lead)
-        if folded._data.shape[1] != b._data.shape[0]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                               f"({folded._data.shape[0]}x{folded._data.shape[1]} and "
-                               f"{b._data.shape[0]}x{b._data.shape[1]})")
-        out = mm(folded, b)
-        return _unsafe_view(out, (*lead, b._data.shape[-1]))
+        return _squeeze_inplace_dim(_mm(unsqueeze(a, 0), b), 0)
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
     return _batched_matmul(a, b)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """Fold the batch of the larger operand into mm/mv when that needs no copy (or when the
+    smaller operand requires grad), as at::matmul decides."""
+    larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if larger else np.swapaxes(b._data, -1, -2)
+    dim_t2 = b._data.ndim if larger else a._data.ndim
+    if not (t1.ndim >= 3 and dim_t2 <= 2):
+        return False
+    if (b if larger else a).requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    shape, strides = t1.shape, t1.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    transpose_ = b._data.ndim > a._data.ndim
+    t1 = transpose(b, -1, -2) if transpose_ else a
+    t2 = b if not transpose_ else (t_(a) if a._data.ndim == 2 else a)
+    sizes = t1._data.shape
+    out_shape = sizes[:-1]
+    folded = reshape(t1, (int(np.prod(out_shape, dtype=np.int64)), sizes[-1]))
+    if t2._data.ndim == 2:
+        out = _unsafe_view(_mm(folded, t2), (*out_shape, t2._data.shape[1]))
+        return contiguous(transpose(out, -1, -2)) if transpose_ else out
+    return _unsafe_view(mv(folded, t2), out_shape)
 
 
 def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     sa, sb = a._data.shape, b._data.shape
-    a1 = unsqueeze(a, 0) if len(sa) == 1 else a
-    b1 = unsqueeze(b, -1) if len(sb) == 1 else b
-    n, m1 = a1._data.shape[-2], a1._data.shape[-1]
-    m2, p = b1._data.shape[-2], b1._data.shape[-1]
-    batch = np.broadcast_shapes(a1._data.shape[:-2], b1._data.shape[:-2])
+    n = sa[-2] if len(sa) > 1 else 1
+    m1 = sa[-1]
+    m2 = sb[-2] if len(sb) > 1 else sb[0]
+    p = sb[-1] if len(sb) > 1 else 1
+    try:
+        batch = np.broadcast_shapes(sa[:max(len(sa) - 2, 0)], sb[:max(len(sb) - 2, 0)])
+    except ValueError:
+        _check_broadcast(Tensor._make(np.empty(sa[:-2]), dt.float32),
+                         Tensor._make(np.empty(sb[:-2]), dt.float32))
+        raise
     nb = int(np.prod(batch, dtype=np.int64))
-    ae = reshape(expand(a1, (*batch, n, m1)), (nb, n, m1))
-    be = reshape(expand(b1, (*batch, m2, p)), (nb, m2, p))
-    out = bmm(ae, be)
-    shape = (*batch, n, p)
-    if len(sa) == 1:
-        shape = (*batch, p)
-    elif len(sb) == 1:
-        shape = (*batch, n)
+    a3 = reshape(expand(a, (*batch, n, m1)), (nb, n, m1))
+    if len(sb) == 1:
+        b3 = unsqueeze(reshape(expand(b, (*batch, m2)), (nb, m2)), 2)
+    else:
+        b3 = reshape(expand(b, (*batch, m2, p)), (nb, m2, p))
+    shape = (*batch, *((n,) if len(sa) > 1 else ()), *((p,) if len(sb) > 1 else ()))
+    out = bmm(a3, b3)
+    if len(sb) == 1:
+        out = squeeze(out, -1)
     return _unsafe_view(out, shape)
 
 
@@ -377,13 +401,16 @@ def view(t: Tensor, *shape: Any) -> Tensor:
 
 
 def reshape(t: Tensor, *shape: Any) -> Tensor:
+    """As PyTorch: a view when contiguous, an alias when the strides allow one, else a copy
+    (CloneBackward0) then ``_unsafe_view``."""
     new = _infer_shape(_shape_args(shape), t._data.size)
+    if t._data.flags.c_contiguous:
+        return apply(_T["view"], (t,), {"shape": new})
     try:
         view_array(t._data, new)
     except ValueError:
-        # NB: as PyTorch: a copy (CloneBackward0) then _unsafe_view (UnsafeViewBackward0)
         return _unsafe_view(clone(t, contiguous=True), new)
-    return apply(_T["view"], (t,), {"shape": new})
+    return apply(_T["reshape_alias"], (t,), {"shape": new})
 
 
 def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -545,11 +572,12 @@ def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     d = _dim(dim, t._data.ndim)
     if isinstance(split_size, int):
         return tuple(apply(_T["split"], (t,), {"split_size": split_size, "dim": d}))
-    out, start = [], 0
-    for n in split_size:
-        out.append(slice_(t, d, start, start + n))
-        start += n
-    return tuple(out)
+    sizes = tuple(int(n) for n in split_size)
+    if int(np.sum(sizes)) != t._data.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
+                           f"{t._data.shape[d]} (input tensor's size at dimension {d}), but got "
+                           f"split_sizes=[{', '.join(map(str, sizes))}]")
+    return tuple(apply(_T["split_with_sizes"], (t,), {"split_sizes": sizes, "dim": d}))
 
 
 def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -583,7 +611,7 @@ def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        value = value.item()
+        return apply(_T["masked_fill_tensor"], (t, value), {"mask": mask}, dtype=t._dtype)
     return apply(_T["masked_fill"], (t,), {"mask": mask, "value": value})
 
 

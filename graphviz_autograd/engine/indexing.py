@@ -91,7 +91,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             not _is_advanced(key) or isinstance(key, bool)):
         raise IndexError(msg.ZERO_DIM_INDEX)
     full = _expand_key(t, key)
-    out, adv = _basic(t, full, single=not isinstance(key, tuple))
+    out, adv = _basic(t, full, single=isinstance(key, slice))
     if not any(a is not None for a in adv):
         if out is t:
             return apply(TABLE["alias"], (t,))
@@ -125,7 +125,7 @@ def _check_bounds(t: Tensor, adv: list[Any]) -> None:
 def setitem(t: Tensor, key: Any, value: Any) -> None:
     full = _expand_key(t, key)
     if not any(_is_advanced(k) for k in full):
-        target, _ = _basic(t, full, single=not isinstance(key, tuple))
+        target, _ = _basic(t, full, single=isinstance(key, slice))
         if target is t:
             copy_(t, value)
             return

@@ -186,7 +186,7 @@ class Node:
                 if slot is None:
                     return None
                 if isinstance(slot, list):
-                    return [s.unpack(self, True) for s in slot]
+                    return [s.unpack(self, True) if s is not None else None for s in slot]
                 return slot.unpack(self, True)
             if op is not None and key in op.attr_names:
                 return (self._attrs or {}).get(key)
@@ -216,7 +216,7 @@ class Node:
         out: list[tuple[str, SavedTensor]] = []
         for key, slot in (self._saved or {}).items():
             if isinstance(slot, list):
-                out += [(f"{key}[{i}]", s) for i, s in enumerate(slot)]
+                out += [(f"{key}[{i}]", s) for i, s in enumerate(slot) if s is not None]
             elif slot is not None:
                 out.append((key, slot))
         return out

@@ -32,13 +32,41 @@ def _softmax(x: np.ndarray, dim: int) -> np.ndarray:
 
 
 def _log_softmax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    dim = c.attrs["dim"]
-    return (D.sub(g, D.mul(D.exp(c.result), D.sum_dim(g, dim=(dim,), keepdim=True))),)
+    return (D.log_softmax_backward_data(g, c.result, dim=c.attrs["dim"]),)
 
 
 def _softmax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    r, dim = c.result, c.attrs["dim"]
-    return (D.mul(r, D.sub(g, D.sum_dim(D.mul(g, r), dim=(dim,), keepdim=True))),)
+    return (D.softmax_backward_data(g, c.result, dim=c.attrs["dim"]),)
+
+
+def _softmax_data_fwd(g: Any, out: Any, dim: int) -> Any:
+    return out * (g - np.sum(g * out, axis=dim, keepdims=True))
+
+
+def _softmax_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    g, out, dim = c.grad_output, c.output, c.attrs["dim"]
+    gg_g = D.softmax_backward_data(gg, out, dim=dim) if c.need(0) else None
+    gg_o = None
+    if c.need(1):
+        s = D.sum_dim(D.mul(g, out), dim=(dim,), keepdim=True)
+        t = D.sum_dim(D.mul(gg, out), dim=(dim,), keepdim=True)
+        gg_o = D.sub(D.sub(D.mul(gg, g), D.mul(gg, s)), D.mul(g, t))
+    return gg_g, gg_o
+
+
+def _log_softmax_data_fwd(g: Any, out: Any, dim: int) -> Any:
+    return g - np.exp(out) * np.sum(g, axis=dim, keepdims=True)
+
+
+def _log_softmax_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    out, dim = c.output, c.attrs["dim"]
+    e = D.exp(out)
+    gg_g = D.sub(gg, D.sum_dim(D.mul(gg, e), dim=(dim,), keepdim=True)) if c.need(0) else None
+    gg_o = None
+    if c.need(1):
+        total = D.sum_dim(c.grad_output, dim=(dim,), keepdim=True)
+        gg_o = D.neg(D.mul(D.mul(gg, e), total))
+    return gg_g, gg_o
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -52,10 +80,27 @@ def _mse_fwd(x: Any, t: Any, reduction: int = MEAN) -> Any:
 
 def _mse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     red = c.attrs.get("reduction", MEAN)
-    x, t = c.self, c.target
-    k = 2.0 / _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 2.0
-    base = D.mul_scalar(D.mul(D.sub(x, t), g), other=k)
-    return (base if c.need(0) else None, D.neg(base) if c.need(1) else None)
+    # NB: PyTorch's target gradient is the same formula with self and target swapped
+    return (D.mse_loss_backward(g, c.self, c.target, reduction=red) if c.need(0) else None,
+            D.mse_loss_backward(g, c.target, c.self, reduction=red) if c.need(1) else None)
+
+
+def _mse_data_fwd(g: Any, x: Any, t: Any, reduction: int) -> Any:
+    k = 2.0 / np.size(x) if reduction == MEAN else 2.0
+    return (x - t) * g * np.asarray(k, dtype=np.result_type(x))
+
+
+def _mse_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    red = c.attrs.get("reduction", MEAN)
+    x, t, g = c.self, c.target, c.grad_output
+    k = 2.0 / _numel(c.shape(1)) if red == MEAN else 2.0
+    d = D.mul_scalar(D.mul(gg, g), other=k)
+    gg_g = None
+    if c.need(0):
+        gg_g = D.mul_scalar(D.mul(gg, D.sub(x, t)), other=k)
+        if red != NONE:
+            gg_g = D.sum(gg_g)
+    return gg_g, d if c.need(1) else None, D.neg(d) if c.need(2) else None
 
 
 def _nll_parts(x: np.ndarray, target: np.ndarray, weight: Any, ignore_index: int
@@ -186,6 +231,15 @@ register(
        (Save("result"),), ("dim",)),
     Op("softmax", "SoftmaxBackward0", ("self",), _softmax, _softmax_bw, (Save("result"),),
        ("dim",)),
+    Op("softmax_backward_data", "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+       _softmax_data_fwd, _softmax_data_bw, (Save("grad_output", (1,)), Save("output")),
+       ("dim",)),
+    Op("log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+       _log_softmax_data_fwd, _log_softmax_data_bw, (Save("grad_output", (1,)), Save("output")),
+       ("dim",)),
+    Op("mse_loss_backward", "MseLossBackwardBackward0", ("grad_output", "self", "target"),
+       _mse_data_fwd, _mse_data_bw, (Save("grad_output"), Save("self"), Save("target")),
+       ("reduction",)),
     Op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bw,
        (Save("self"), Save("target")), ("reduction",)),
     Op("nll_loss", "NllLossBackward0", ("self",), _nll_fwd, _nll_bw,

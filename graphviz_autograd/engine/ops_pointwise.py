@@ -37,7 +37,7 @@ def _div_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     gs = D.div(g, other) if c.need(0) else None
     go = None
     if c.need(1):
-        go = D.neg(D.div(D.div(D.mul(g, c.self), other), other))
+        go = D.mul(D.neg(g), D.div(D.div(c.self, other), other))
     return gs, go
 
 
@@ -225,6 +225,12 @@ register(
     Op("where", "WhereBackward0", ("self", "other"), _where_fwd, _where_bw, (Save("condition"),)),
     Op("clamp", "ClampBackward1", ("self",), _clamp_fwd, _clamp_bw, (Save("self"),),
        ("max", "min")),
+    Op("clamp_min", "ClampMinBackward0", ("self",), lambda x, min: np.maximum(x, min),
+       lambda c, g, D: (D.where(g, D.zeros_like(g), condition=D.ge(c.self, c.attrs["min"])),),
+       (Save("self"),), ("min",)),
+    Op("clamp_max", "ClampMaxBackward0", ("self",), lambda x, max: np.minimum(x, max),
+       lambda c, g, D: (D.where(g, D.zeros_like(g), condition=D.le(c.self, c.attrs["max"])),),
+       (Save("self"),), ("max",)),
     Op("clamp_tensor", "ClampBackward0", ("self", "min", "max"), _clamp_t_fwd, _clamp_t_bw,
        (Save("max"), Save("min"), Save("self"))),
     _unary("neg", "NegBackward0", np.negative, lambda c, g, D: D.neg(g), None),
@@ -248,7 +254,8 @@ register(
         D.mul(g, D.pow(c.result, exponent=3)), other=-0.5), "result"),
     _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
            lambda c, g, D: D.mul(D.neg(g), D.mul(c.result, c.result)), "result"),
-    _unary("sgn", "SgnBackward0", np.sign, lambda c, g, D: D.zeros_like(g), None),
+    Op("sgn", "SgnBackward0", ("self",), np.sign, lambda c, g, D: (D.zeros_like(g),),
+       (Save("result"), Save("self"))),
     _unary("sign", "SignBackward0", np.sign, lambda c, g, D: D.zeros_like(g), None),
     _unary("log1p", "Log1PBackward0", np.log1p,
            lambda c, g, D: D.div(g, D.add(c.self, D.ones_like(c.self))), "self"),

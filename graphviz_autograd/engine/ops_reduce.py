@@ -77,17 +77,20 @@ def _select_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if not keepdim and shape:
         g = D.unsqueeze(g, dim=dim % len(shape))
         idx = D.unsqueeze(idx, dim=dim % len(shape))
-    return (D.scatter_into(g, size=shape, dim=dim % max(len(shape), 1), index=idx),)
+    return (D.scatter(D.zeros(shape, like=g), g, dim=dim % max(len(shape), 1), index=idx),)
 
 
-def _scatter_fwd(g: Any, size: tuple[int, ...], dim: int, index: Any) -> Any:
-    out = np.zeros(size, dtype=g.dtype)
-    np.put_along_axis(out, index, g, axis=dim)
+def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
+    out = x.copy()
+    np.put_along_axis(out, index, src, axis=dim)
     return out
 
 
 def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    return (D.gather(gg, dim=c.attrs["dim"], index=c.index),)
+    idx = c.index
+    gs = D.scatter(gg, D.zeros_like(D.gather(gg, dim=c.attrs["dim"], index=idx)),
+                   dim=c.attrs["dim"], index=idx) if c.need(0) else None
+    return (gs, D.gather(gg, dim=c.attrs["dim"], index=idx) if c.need(1) else None)
 
 
 def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -152,6 +155,10 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
     axis = None if dim is None else tuple(dim)
     if ord == 2:
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+    if ord == float("inf"):
+        return np.max(np.abs(x), axis=axis, keepdims=keepdim)
+    if ord == 1:
+        return np.sum(np.abs(x), axis=axis, keepdims=keepdim)
     return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
@@ -160,10 +167,20 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
-    if p != 2:
-        raise NotImplementedError("only the 2-norm has a gradient in this engine")
-    safe = D.where(r, D.ones_like(r), condition=D.ne(r, 0))
-    return (D.mul(D.div(g, safe), x),)
+    if p == 2:
+        safe = D.where(r, D.ones_like(r), condition=D.ne(r, 0))
+        return (D.mul(D.div(g, safe), x),)
+    if D.tensor_mode:
+        raise NotImplementedError("double backward of a p-norm (p != 2) is not supported by "
+                                  "this engine")
+    if p == 1:
+        return (g * np.sign(x),)
+    if p == float("inf"):
+        mask = (np.abs(x) == r)
+        return (g * np.sign(x) * mask / np.maximum(np.sum(mask, axis=dim, keepdims=True), 1),)
+    with np.errstate(all="ignore"):
+        out = g * np.sign(x) * np.abs(x) ** (p - 1) / r ** (p - 1)
+    return (np.where(r == 0, 0, out).astype(x.dtype),)
 
 
 def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
@@ -214,7 +231,7 @@ register(
        _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
     Op("min_dim", "MinBackward0", ("self",), _reduce_dim_fwd(np.min, np.argmin),
        _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
-    Op("scatter_into", "ScatterBackward0", ("self",), _scatter_fwd, _scatter_bw,
+    Op("scatter", "ScatterBackward0", ("self", "src"), _scatter_fwd, _scatter_bw,
        (Save("index"),), ("dim",)),
     Op("prod", "ProdBackward0", ("self",), lambda x: np.prod(x), _prod_bw,
        (Save("result"), Save("self"))),

@@ -27,9 +27,11 @@ def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _select_fwd(x: np.ndarray, dim: int, index: int) -> np.ndarray:
+    # NB: a slice then a squeeze, so even a 0-d result is a view (x[i] would be a copy)
     key: list[Any] = [slice(None)] * x.ndim
-    key[dim] = index
-    return x[tuple(key)]
+    index %= x.shape[dim]
+    key[dim] = slice(index, index + 1)
+    return x[tuple(key)].squeeze(dim)
 
 
 def _slice_fwd(x: np.ndarray, dim: int, start: int, end: int, step: int = 1) -> np.ndarray:
@@ -117,6 +119,28 @@ def _split_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     return (D.cat(*parts, dim=dim),)
 
 
+def _split_sizes_fwd(x: np.ndarray, split_sizes: tuple[int, ...], dim: int
+                     ) -> list[np.ndarray]:
+    out, start = [], 0
+    for n in split_sizes:
+        out.append(_slice_fwd(x, dim, start, start + n))
+        start += n
+    return out
+
+
+def _split_sizes_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    shape, dim = c.shape(0), c.attrs["dim"]
+    like = next(g for g in grads if g is not None)
+    parts = []
+    for n, g in zip(c.attrs["split_sizes"], grads, strict=True):
+        if g is None:
+            piece = list(shape)
+            piece[dim] = n
+            g = D.zeros(tuple(piece), like=like)
+        parts.append(g)
+    return (D.cat(*parts, dim=dim),)
+
+
 def _unbind_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     shape, dim = c.shape(0), c.attrs["dim"]
     piece = shape[:dim] + shape[dim + 1:]
@@ -138,14 +162,14 @@ def _repeat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.scatter_add_into(g, size=c.shape(0), dim=c.attrs["dim"], index=c.index),)
+    return (D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"], index=c.index),)
 
 
-def _scatter_add_fwd(g: np.ndarray, size: tuple[int, ...], dim: int, index: Any) -> np.ndarray:
-    out = np.zeros(size, dtype=g.dtype)
+def _scatter_add_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
+    out = x.copy()
     grid = list(np.indices(index.shape, sparse=True))
     grid[dim] = index
-    np.add.at(out, tuple(grid), g)
+    np.add.at(out, tuple(grid), src)
     return out
 
 
@@ -153,6 +177,8 @@ register(
     Op("alias", "AliasBackward0", ("self",), lambda x: x.view(), lambda c, g, D: (g,),
        view=True),
     Op("view", "ViewBackward0", ("self",), lambda x, shape: view_array(x, shape),
+       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
+    Op("reshape_alias", "ReshapeAliasBackward0", ("self",), lambda x, shape: view_array(x, shape),
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
     Op("unsafe_view", "UnsafeViewBackward0", ("self",), lambda x, shape: x.reshape(shape),
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),)),
@@ -196,11 +222,13 @@ register(
                                  end=c.attrs["end"], step=c.attrs.get("step", 1)),), (),
        ("dim", "start", "end", "step")),
     Op("index", "IndexBackward0", ("self",), _index_fwd,
-       lambda c, g, D: (D.index_put(D.zeros(c.shape(0), like=g), g, indices=c.indices,
-                                    accumulate=True),),
+       lambda c, g, D: (D.index_put_impl(D.zeros(c.shape(0), like=g), g, indices=c.indices,
+                                         accumulate=True),),
        (Save("indices"),), list_saves=("indices",)),
     Op("index_put", "IndexPutBackward0", ("self", "values"), _index_put_fwd, _index_put_bw,
        (Save("indices"),), ("accumulate",), list_saves=("indices",)),
+    Op("index_put_impl", "IndexPutImplBackward0", ("self", "values"), _index_put_fwd,
+       _index_put_bw, (Save("indices"),), ("accumulate",), list_saves=("indices",)),
     Op("clone", "CloneBackward0", ("self",), lambda x, contiguous=False: (
         np.ascontiguousarray(x).copy() if contiguous else x.copy(order="K")),
        lambda c, g, D: (g,)),
@@ -212,6 +240,8 @@ register(
        _stack_bw, (), ("dim",)),
     Op("split", "SplitBackward0", ("self",), _split_fwd, _split_bw, (), ("dim", "split_size"),
        view=True, n_outputs=-1),
+    Op("split_with_sizes", "SplitWithSizesBackward0", ("self",), _split_sizes_fwd,
+       _split_sizes_bw, (), ("dim", "split_sizes"), view=True, n_outputs=-1),
     Op("unbind", "UnbindBackward0", ("self",),
        lambda x, dim: [_select_fwd(x, dim, i) for i in range(x.shape[dim])], _unbind_bw, (),
        ("dim",), view=True, n_outputs=-1),
@@ -220,9 +250,10 @@ register(
     Op("gather", "GatherBackward0", ("self",),
        lambda x, dim, index: np.take_along_axis(x, index, axis=dim), _gather_bw,
        (Save("index"), Save("self")), ("dim",)),
-    Op("scatter_add_into", "ScatterAddBackward0", ("self",), _scatter_add_fwd,
-       lambda c, gg, D: (D.gather(gg, dim=c.attrs["dim"], index=c.index),), (Save("index"),),
-       ("dim",)),
+    Op("scatter_add", "ScatterAddBackward0", ("self", "src"), _scatter_add_fwd,
+       lambda c, gg, D: (gg if c.need(0) else None,
+                         D.gather(gg, dim=c.attrs["dim"], index=c.index) if c.need(1) else None),
+       (Save("index"),), ("dim",)),
     Op("masked_fill", "MaskedFillBackward0", ("self",),
        lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
        lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask),), (Save("mask"),)),
@@ -230,10 +261,19 @@ register(
        _repeat_bw, (), ("repeats",)),
     Op("zero", "ZeroBackward0", ("self",), lambda x: np.zeros_like(x),
        lambda c, g, D: (D.zeros_like(g),)),
-    Op("fill", "FillBackward0", ("self",),
+    Op("fill", "FillBackward2", ("self",),
        lambda x, value: np.full_like(x, value), lambda c, g, D: (D.zeros_like(g),), (),
        ("value",)),
-    Op("copy", "CopyBackwards", ("self", "src"),
+    Op("fill_tensor", "FillBackward3", ("self", "value"),
+       lambda x, v: np.full_like(x, v),
+       lambda c, g, D: (D.zeros_like(g) if c.need(0) else None,
+                        D.sum(g) if c.need(1) else None)),
+    Op("masked_fill_tensor", "MaskedFillBackward1", ("self", "value"),
+       lambda x, v, mask: np.where(mask, np.asarray(v, dtype=x.dtype), x),
+       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask) if c.need(0) else None,
+                        D.sum(D.where(g, D.zeros_like(g), condition=c.mask))
+                        if c.need(1) else None), (Save("mask"),)),
+    Op("copy", "torch::autograd::CopyBackwards", ("self", "src"),
        lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
        lambda c, g, D: (D.zeros_like(g) if c.need(0) else None, g if c.need(1) else None)),
 )

@@ -104,7 +104,8 @@ class Ctx:
         if slot is None:
             raise AttributeError(f"{self.node.name()} did not save {name!r}")
         if isinstance(slot, list):
-            return [s.unpack(self.node, self.tensor_mode) for s in slot]
+            return [s.unpack(self.node, self.tensor_mode) if s is not None else None
+                    for s in slot]
         return slot.unpack(self.node, self.tensor_mode)
 
     @property

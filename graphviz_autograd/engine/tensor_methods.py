@@ -117,6 +117,19 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply_inplace(TABLE["clamp"], self, (), kw)
 
 
+def _clamp_one(side: str) -> Any:
+    """``clamp_min`` / ``clamp_max``: their own nodes (ClampMinBackward0), unlike clamp(min=)."""
+    def m(self: Tensor, bound: Any) -> Tensor:
+        return F.apply(TABLE["clamp_" + side], (self,), {side: bound}, dtype=self._dtype)
+    return m
+
+
+def _clamp_one_(side: str) -> Any:
+    def m(self: Tensor, bound: Any) -> Tensor:
+        return apply_inplace(TABLE["clamp_" + side], self, (), {side: bound})
+    return m
+
+
 def _pow_(self: Tensor, e: Any) -> Tensor:
     if isinstance(e, Tensor):
         return F.binary_("pow_tensor", self, e)
@@ -125,13 +138,13 @@ def _pow_(self: Tensor, e: Any) -> Tensor:
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        value = value.item()
+        return apply_inplace(TABLE["fill_tensor"], self, (value,))
     return apply_inplace(TABLE["fill"], self, (), {"value": value})
 
 
 def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        value = value.item()
+        return apply_inplace(TABLE["masked_fill_tensor"], self, (value,), {"mask": mask})
     return apply_inplace(TABLE["masked_fill"], self, (), {"mask": mask, "value": value})
 
 
@@ -259,8 +272,8 @@ METHODS: dict[str, Any] = {
     "square": lambda s: F.pow(s, 2), "matmul": F.matmul, "mm": F.mm, "mv": F.mv,
     "dot": F.dot, "bmm": F.bmm, "maximum": lambda s, o: F.binary("maximum", s, o),
     "minimum": lambda s, o: F.binary("minimum", s, o),
-    "clamp": F.clamp, "clip": F.clamp, "clamp_min": lambda s, m: F.clamp(s, min=m),
-    "clamp_max": lambda s, m: F.clamp(s, max=m), "where": lambda s, c, o: F.where(c, s, o),
+    "clamp": F.clamp, "clip": F.clamp, "clamp_min": _clamp_one("min"),
+    "clamp_max": _clamp_one("max"), "where": lambda s, c, o: F.where(c, s, o),
     "eq": _eq, "ne": _ne, "lt": _cmp(np.less), "le": _cmp(np.less_equal),
     "gt": _cmp(np.greater), "ge": _cmp(np.greater_equal),
     "isnan": lambda s: Tensor._make(np.isnan(s._data), dt.bool_),
@@ -297,8 +310,8 @@ METHODS: dict[str, Any] = {
     # in place
     "add_": _add_, "sub_": _sub_, "mul_": _iop("mul"), "div_": _div_, "pow_": _pow_,
     "zero_": _zero_, "fill_": _fill_, "copy_": lambda s, src, non_blocking=False: indexing.copy_(
-        s, src), "clamp_": _clamp_, "clamp_min_": lambda s, m: _clamp_(s, min=m),
-    "clamp_max_": lambda s, m: _clamp_(s, max=m), "masked_fill_": _masked_fill_,
+        s, src), "clamp_": _clamp_, "clamp_min_": _clamp_one_("min"),
+    "clamp_max_": _clamp_one_("max"), "masked_fill_": _masked_fill_,
     "uniform_": _random_(_uniform), "normal_": _random_(_normal),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,

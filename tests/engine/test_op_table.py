@@ -1,0 +1,407 @@
+"""Every entry of the op table, exercised through the torch API and checked three ways.
+
+* against real PyTorch (skipped without it): forward values, the canonical graph of the output
+  (node names, ``next_functions`` slots, tensor-valued ``_saved_*`` names) before and after one
+  backward, and every input's ``.grad`` after that backward with a fixed upstream gradient;
+* against central finite differences in float64 (no PyTorch needed);
+* for coverage: each ``TABLE`` key has examples (or a reason in ``INTERNAL_ONLY``), and at
+  least one of its examples builds a node of that op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+from _markers import requires_torch
+
+import graphviz_autograd.torch as ours
+from graphviz_autograd.engine.optable import TABLE
+
+from ._op_examples import (
+    INPUTS,
+    build_inputs,
+    compact_graph,
+    input_names,
+    load_harness,
+    run_snippet,
+    to_array,
+)
+
+# Snippets use the inputs of ``_op_examples.INPUTS``: a, b (3,), p (3,) positive, q (3,) in
+# (0, 1), s 0-dim, bb (2,), A, M (2, 3), B (3, 2), N (2, 2), U (1, 3), X (2, 2, 3), Y (2, 3, 2):
+# float, requiring grad; c (3,), r (3,) in [0, 1], wt (3,): float, no grad; I (2, 2) int index
+# into A's dim 1, K (2, 3) bool mask, tgt (2,) int class targets. ``dgrad(out, wrt, upstream)``
+# is ``torch.autograd.grad(out, wrt, upstream, create_graph=True)[0]``: its graph is made of the
+# nodes the backward formulas create.
+EXAMPLES: dict[str, list[str]] = {
+    # -- arithmetic -------------------------------------------------------------------------------
+    "add": ["a + b", "a + c", "c + a", "a + 1.5", "2 + a", "torch.add(a, b, alpha=2)", "A + a",
+            "A + s", "t = a.clone(); t.add_(b); t", "t = a.clone(); t += 1; t"],
+    "sub": ["a - b", "a - 1.5", "c - a", "torch.sub(a, b, alpha=2)", "A - a",
+            "t = a.clone(); t -= b; t"],
+    "rsub": ["1.5 - a", "2 - A"],
+    "mul": ["a * b", "a * a", "a * c", "c * a", "a * 2", "2.5 * a", "a * torch.tensor(2)",
+            "A * a", "a * s", "U.t() * a", "t = a.clone(); t.mul_(b); t",
+            "t = a.clone(); t *= 3; t", "dgrad(a * b, a, p)"],
+    "mul_scalar": ["dgrad(a ** 3, a, b)", "dgrad(torch.add(a, b, alpha=2), b, p)"],
+    "div": ["a / b", "a / c", "c / a", "a / 2", "2 / a", "A / a", "a / s",
+            "t = a.clone(); t /= b; t",
+            "dgrad(a / b, b, p)"],
+    "div_scalar": ["dgrad(A.mean(), A, s)", "dgrad(A.mean(dim=1), A, bb)"],
+    "neg": ["-a", "a.neg()", "torch.neg(A)"],
+    "pow": ["a ** 2", "p ** 0.5", "a.pow(3)", "a ** -2", "torch.pow(p, -1.5)", "a ** 0",
+            "t = a.clone(); t.pow_(2); t", "dgrad(p ** 2.5, p, b)"],
+    "pow_tensor": ["p ** b", "p ** c", "torch.pow(p, A)", "p ** s", "c.abs() ** a"],
+    "rpow": ["2 ** a", "1.5 ** A"],
+    "maximum": ["torch.maximum(a, b)", "torch.max(a, b)", "torch.maximum(a, c)"],
+    "minimum": ["torch.minimum(a, b)", "torch.min(A, M)"],
+    "where": ["torch.where(a > 0, a, b)", "torch.where(a > 0, a, 0.0)",
+              "torch.where(a > 0, c, a)", "torch.where(K, A, M)", "torch.where(K, A, a)"],
+    "clamp": ["a.clamp(min=-1.0, max=1.0)", "a.clamp(min=0.0)", "a.clamp(max=1.0)",
+              "torch.clamp(A, -1.0, 1.0)", "a.clamp(-1, 1)",
+              "t = a.clone(); t.clamp_(-1.0, 1.0); t"],
+    "clamp_min": ["a.clamp_min(0.0)", "t = a.clone(); t.clamp_min_(0.25); t"],
+    "clamp_max": ["a.clamp_max(0.5)", "torch.clamp_max(A, 0.0)"],
+    "clamp_tensor": ["a.clamp(min=c)", "a.clamp(min=c, max=p)", "a.clamp(max=b)"],
+    # -- unary ------------------------------------------------------------------------------------
+    "exp": ["a.exp()", "torch.exp(A)", "a.clone().exp_()", "dgrad(a.exp(), a, b)"],
+    "log": ["p.log()", "torch.log(p)", "dgrad(p.log(), p, b)"],
+    "sin": ["a.sin()", "dgrad(a.sin(), a, b)"],
+    "cos": ["a.cos()", "dgrad(a.cos(), a, b)"],
+    "tan": ["a.tan()"],
+    "tanh": ["a.tanh()", "torch.tanh(A)"],
+    "sigmoid": ["a.sigmoid()", "torch.sigmoid(A)"],
+    "relu": ["A.relu()", "F.relu(A)", "a.clone().relu_()"],
+    "abs": ["a.abs()", "abs(A)"],
+    "sqrt": ["p.sqrt()", "dgrad(p.sqrt(), p, b)"],
+    "rsqrt": ["p.rsqrt()"],
+    "reciprocal": ["a.reciprocal()", "dgrad(a.reciprocal(), a, b)"],
+    "sgn": ["a.sgn()"],
+    "sign": ["a.sign()"],
+    "log1p": ["p.log1p()"],
+    "expm1": ["a.expm1()"],
+    "log2": ["p.log2()"],
+    "floor": ["a.floor()"],
+    "ceil": ["a.ceil()"],
+    "round": ["a.round()"],
+    "trunc": ["a.trunc()"],
+    "leaky_relu": ["F.leaky_relu(a)", "F.leaky_relu(A, 0.2)"],
+    "elu": ["F.elu(a)", "F.elu(A, alpha=0.5)"],
+    "silu": ["F.silu(a)"],
+    "gelu": ["F.gelu(a)", "F.gelu(A, approximate='tanh')"],
+    "softplus": ["F.softplus(a)", "F.softplus(A, beta=2.0)"],
+    "tanh_backward": ["dgrad(a.tanh(), a, b)"],
+    "sigmoid_backward": ["dgrad(a.sigmoid(), a, b)"],
+    "threshold_backward": ["dgrad(A.relu(), A, M)"],
+    # -- reductions -------------------------------------------------------------------------------
+    "sum": ["A.sum()", "torch.sum(X)", "s.sum()"],
+    "sum_dim": ["A.sum(dim=0)", "A.sum(1, keepdim=True)", "X.sum((0, 2))", "X.sum(-1)"],
+    "mean": ["A.mean()"],
+    "mean_dim": ["A.mean(dim=0)", "A.mean(1, keepdim=True)", "X.mean((0, 2))"],
+    "max": ["A.max()"],
+    "min": ["A.min()"],
+    "amax": ["A.amax(dim=1)", "X.amax((0, 2), keepdim=True)"],
+    "max_dim": ["A.max(dim=1)[0]", "A.max(dim=0, keepdim=True).values", "torch.max(X, 2)[0]"],
+    "min_dim": ["A.min(dim=1)[0]", "A.min(0).values"],
+    "scatter": ["dgrad(A.max(dim=1)[0], A, bb)", "dgrad(A.min(dim=0)[0], A, b)"],
+    "prod": ["a.prod()", "A.prod()"],
+    "prod_dim": ["A.prod(dim=1)", "A.prod(0, keepdim=True)"],
+    "var": ["A.var()", "A.var(dim=1)", "A.var(0, unbiased=False)", "A.var(dim=1, correction=0)",
+            "X.var((0, 2), keepdim=True)"],
+    "std": ["A.std()", "A.std(dim=1, keepdim=True)", "A.std(unbiased=False)"],
+    "norm": ["A.norm()", "a.norm()", "A.norm(dim=1)", "X.norm(dim=(1, 2))", "a.norm(p=1)"],
+    "logsumexp": ["A.logsumexp(dim=1)", "A.logsumexp(1, keepdim=True)", "X.logsumexp((0, 2))"],
+    "cumsum": ["a.cumsum(0)", "A.cumsum(dim=1)", "X.cumsum(-1)"],
+    # -- matmul family ----------------------------------------------------------------------------
+    "mm": ["A @ B", "torch.mm(A, B)", "B.t() @ A.t()", "F.linear(A, M)", "dgrad(A @ B, A, N)"],
+    "mv": ["A @ a", "torch.mv(A, b)", "X @ a"],
+    "dot": ["a @ b", "torch.dot(a, c)"],
+    "bmm": ["torch.bmm(X, Y)", "X @ Y", "Y.transpose(1, 2) @ X.transpose(1, 2)", "a @ Y"],
+    "addmm": ["torch.addmm(bb, A, B)", "torch.addmm(bb, A, B, beta=0.5, alpha=2.0)",
+              "F.linear(A, M, bb)", "F.linear(a, M, bb)", "F.linear(X, M, bb)"],
+    # -- views and shape ops ----------------------------------------------------------------------
+    "alias": ["A[:, :]", "A[...]"],
+    "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)"],
+    "unsafe_view": ["A.t().reshape(6)", "X @ B", "X @ Y"],
+    "reshape_alias": ["A.t().reshape(3, 2)", "X.permute(2, 0, 1).reshape(3, 4)",
+                      "Y.transpose(1, 2) @ X.transpose(1, 2)"],
+    "transpose": ["A.transpose(0, 1)", "X.transpose(0, 2)", "X.mT"],
+    "t": ["A.t()", "a.t()"],
+    "permute": ["A.permute(1, 0)", "X.permute(2, 0, 1)", "A.T"],
+    "unsqueeze": ["a.unsqueeze(0)", "A.unsqueeze(-1)", "a[None]"],
+    "squeeze": ["U.squeeze()"],
+    "squeeze_dim": ["U.squeeze(0)", "U.squeeze(1)"],
+    "squeeze_dims": ["a @ B"],
+    "expand": ["a.expand(2, 3)", "a.expand_as(A)", "s.expand(3)", "U.expand(2, -1)"],
+    "select": ["A[0]", "A[:, 1]", "A[0, 1]", "A[..., 0]", "X.select(2, 1)", "a[-1]"],
+    "select_backward": ["dgrad(A[1], A, b)"],
+    "slice": ["a[1:]", "A[0:1]", "A[:, 0:2]", "a[::2]", "A.narrow(1, 1, 2)", "A[:]"],
+    "slice_backward": ["dgrad(a[1:], a, bb)"],
+    "index": ["a[torch.tensor([0, 2])]", "a[a > 0]", "a[[0, 0, 2]]", "A[:, [2, 0]]", "A[K]",
+              "X[:, [1, 0]]", "a[[-1, 0]]"],
+    "index_put": ["t = A.clone(); t[[0, 1], [2, 0]] = bb; t", "t = a.clone(); t[a > 0] = 0.0; t",
+                  "t = A.clone(); t[K] = 0.0; t", "t = A.clone(); t[0, [0, 2]] = bb; t",
+                  ],
+    "index_put_impl": ["dgrad(a[[0, 2]], a, bb)", "dgrad(A[:, [2, 0]], A, N)"],
+    "clone": ["a.clone()", "A.t().contiguous()"],
+    "to_copy": ["a.double()", "a.to(torch.float64)", "A.to(dtype=torch.float64)",
+                "a.double().exp()", "a.double() * b"],
+    "cat": ["torch.cat([a, b])", "torch.cat([a, c, b])", "torch.cat([A, M], dim=1)",
+            "torch.cat((A, a[None]))", "torch.cat([a, torch.zeros(0), b])"],
+    "stack": ["torch.stack([a, b])", "torch.stack([c, a], dim=1)", "torch.stack([A, M], dim=-1)"],
+    "split": ["A.split(2, dim=1)[1]", "A.chunk(2, dim=1)[0]", "a.split(2)[0]", "a.chunk(3)[1]",
+              "s0, s1 = A.split(1); s0 * s1"],
+    "split_with_sizes": ["A.split([1, 2], dim=1)[1]", "a.split([2, 1])[0]",
+                         "u, v = X.split([1, 2], dim=2); u * v.sum(2, keepdim=True)"],
+    "unbind": ["A.unbind(1)[2]", "u0, u1 = A.unbind(); u0 * u1"],
+    "flip": ["A.flip(1)", "X.flip(0, 2)"],
+    "gather": ["A.gather(1, I)", "torch.gather(A, 1, I)"],
+    "scatter_add": ["dgrad(A.gather(1, I), A, N)"],
+    "masked_fill": ["A.masked_fill(K, 0.25)", "A.masked_fill(a > 0, 0.0)",
+                    "t = A.clone(); t.masked_fill_(K, -1.0); t"],
+    "masked_fill_tensor": ["A.masked_fill(K, s)", "t = A.clone(); t.masked_fill_(K, s); t"],
+    "repeat": ["a.repeat(2)", "A.repeat(2, 1)", "a.repeat(2, 2)"],
+    # -- in-place writes --------------------------------------------------------------------------
+    "zero": ["a.clone().zero_()", "t = A.clone(); t[0].zero_(); t"],
+    "fill": ["a.clone().fill_(2.25)", "t = A.clone(); t[:, 1].fill_(0.75); t"],
+    "fill_tensor": ["A.clone().fill_(s)", "t = a.clone(); t.fill_(s * 2); t"],
+    "copy": ["t = a.clone(); t.copy_(b); t", "t = A.clone(); t.copy_(a); t",
+             "t = A.clone(); t[0] = b; t", "t = a.clone(); t[1] = 5.0; t",
+             "t = A.clone(); t[:, 1] = c[:2]; t", "t = A.clone(); t[1, 0:2] = bb; t"],
+    "as_strided": ["t = A.clone(); v = t[0]; t.mul_(2); v",
+                   "t = A.clone(); v = t[0]; v.mul_(2); v"],
+    # -- softmax and losses -----------------------------------------------------------------------
+    "softmax": ["torch.softmax(A, dim=1)", "F.softmax(A, dim=0)", "X.softmax(-1)",
+                ],
+    "softmax_backward_data": ["dgrad(torch.softmax(A, 1), A, M)", "dgrad(X.softmax(0), X, Y.transpose(1, 2))"],
+    "log_softmax": ["torch.log_softmax(A, dim=1)", "F.log_softmax(X, dim=1)",
+                    ],
+    "log_softmax_backward_data": ["dgrad(F.log_softmax(A, 1), A, M)"],
+    "mse_loss": ["F.mse_loss(a, b)", "F.mse_loss(a, c, reduction='sum')",
+                 "F.mse_loss(A, M, reduction='none')"],
+    "mse_loss_backward": ["dgrad(F.mse_loss(a, b), a, s)", "dgrad(F.mse_loss(a, b, reduction='sum'), b, s)",
+                          "dgrad(F.mse_loss(A, M, reduction='none'), A, N.sum() * M)"],
+    "nll_loss": ["F.nll_loss(A, tgt)", "F.cross_entropy(A, tgt)",
+                 "F.cross_entropy(A, tgt, reduction='sum')",
+                 "F.cross_entropy(A, tgt, reduction='none')",
+                 "F.nll_loss(F.log_softmax(A, dim=1), tgt, weight=wt)",
+                 "F.nll_loss(A, tgt, ignore_index=0)"],
+    "binary_cross_entropy": ["F.binary_cross_entropy(q, r)",
+                             "F.binary_cross_entropy(q, r, reduction='sum')",
+                             "F.binary_cross_entropy(q, r, weight=wt)",
+                             "F.binary_cross_entropy(q, p.sigmoid())"],
+    "binary_cross_entropy_with_logits": [
+        "F.binary_cross_entropy_with_logits(a, r)",
+        "F.binary_cross_entropy_with_logits(a, q)",
+        "F.binary_cross_entropy_with_logits(a, r, pos_weight=wt)",
+        "F.binary_cross_entropy_with_logits(A, M.sigmoid(), reduction='sum')"],
+    "smooth_l1_loss": ["F.smooth_l1_loss(a, b)", "F.smooth_l1_loss(a, c, beta=0.4)",
+                       "F.smooth_l1_loss(A, M, reduction='none')"],
+}
+
+# Table keys no torch-API call reaches, with the reason.
+INTERNAL_ONLY: dict[str, str] = {}
+
+CASES = [pytest.param(key, code, id=f"{key}: {code}")
+         for key, codes in EXAMPLES.items() for code in codes]
+
+RTOL = ATOL = 1e-5
+
+
+def upstream(shape: tuple[int, ...]) -> np.ndarray:
+    """The fixed upstream gradient: 0.5, -0.75, 1.0, -1.25, ... in the output's shape."""
+    k = np.arange(int(np.prod(shape)), dtype=np.float64)
+    return ((-1.0) ** k * (0.5 + 0.25 * k)).reshape(shape)
+
+
+def requiring_grad(inputs: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    return ((name, t) for name, t in inputs.items() if INPUTS[name].requires_grad)
+
+
+def _fmt(x: np.ndarray) -> str:
+    return np.array2string(x, precision=6, separator=", ")
+
+
+def _mismatch(what: str, expected: np.ndarray, got: np.ndarray) -> str | None:
+    if expected.shape != got.shape:
+        return f"{what}: shape {list(got.shape)}, torch {list(expected.shape)}"
+    if np.allclose(got, expected, rtol=RTOL, atol=ATOL):
+        return None
+    return (f"{what}: max |diff| {np.max(np.abs(got - expected)):.3g}\n"
+            f"    ours:  {_fmt(got)}\n    torch: {_fmt(expected)}")
+
+
+# -- coverage -------------------------------------------------------------------------------------
+def test_every_table_op_has_examples() -> None:
+    keys = set(TABLE)
+    missing = sorted(keys - set(EXAMPLES) - set(INTERNAL_ONLY))
+    stale = sorted((set(EXAMPLES) | set(INTERNAL_ONLY)) - keys)
+    both = sorted(set(EXAMPLES) & set(INTERNAL_ONLY))
+    assert not missing, f"table ops without an example (add them to EXAMPLES): {missing}"
+    assert not stale, f"EXAMPLES / INTERNAL_ONLY name ops the table no longer has: {stale}"
+    assert not both, f"ops both in EXAMPLES and INTERNAL_ONLY: {both}"
+    assert all(EXAMPLES[k] for k in EXAMPLES), "every EXAMPLES entry needs at least one snippet"
+
+
+def _node_names(root: Any) -> set[str]:
+    seen: dict[int, Any] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack += [nxt for nxt, _ in node.next_functions]
+    return {n.name() for n in seen.values()}
+
+
+@pytest.mark.parametrize("key", sorted(set(EXAMPLES) & set(TABLE)))
+def test_examples_reach_their_op(key: str) -> None:
+    """At least one example of ``key`` puts a node of that op into the graph."""
+    name = TABLE[key].name
+    found: dict[str, set[str]] = {}
+    for code in EXAMPLES[key]:
+        inputs = build_inputs(ours, input_names(code))
+        out = run_snippet(ours, code, inputs)
+        found[code] = _node_names(out.grad_fn) if out.grad_fn is not None else set()
+        if name in found[code]:
+            return
+    listing = "\n".join(f"  {code!r}: {sorted(names)}" for code, names in found.items())
+    pytest.fail(f"no example of {key!r} builds a {name} node; the graphs hold:\n{listing}")
+
+
+# -- against real PyTorch -------------------------------------------------------------------------
+HARNESS = load_harness()
+
+
+def _both(code: str) -> tuple[tuple[dict[str, Any], Any], tuple[dict[str, Any], Any]]:
+    """(inputs, output) of ``code`` in real torch, then in ours, from the same values."""
+    import torch
+
+    names = input_names(code)
+    results = []
+    for module in (torch, ours):
+        inputs = build_inputs(module, names)
+        results.append((inputs, run_snippet(module, code, inputs)))
+    return results[0], results[1]
+
+
+def _backward(module: Any, out: Any) -> None:
+    g = upstream(tuple(out.shape))
+    out.backward(module.tensor(g.tolist(), dtype=out.dtype))
+
+
+def _grad_mismatches(t_in: dict[str, Any], o_in: dict[str, Any]) -> list[str]:
+    problems = []
+    for (name, t), (_, o) in zip(requiring_grad(t_in), requiring_grad(o_in)):
+        if t.grad is None or o.grad is None:
+            if (t.grad is None) != (o.grad is None):
+                problems.append(f"{name}.grad: ours {'None' if o.grad is None else 'set'}, "
+                                f"torch {'None' if t.grad is None else 'set'}")
+            continue
+        m = _mismatch(f"{name}.grad", to_array(t.grad), to_array(o.grad))
+        if m:
+            problems.append(m)
+    return problems
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_values_and_grads_match_torch(key: str, code: str) -> None:
+    """Forward values, the output's dtype and flags, and every input's ``.grad`` after one
+    backward with the fixed upstream gradient."""
+    import torch
+
+    (t_in, t_out), (o_in, o_out) = _both(code)
+    problems = [m for m in [_mismatch("forward value", to_array(t_out), to_array(o_out))] if m]
+    meta_t = (str(t_out.dtype), bool(t_out.requires_grad), bool(t_out.is_leaf))
+    meta_o = (str(o_out.dtype), bool(o_out.requires_grad), bool(o_out.is_leaf))
+    if meta_t != meta_o:
+        problems.append(f"(dtype, requires_grad, is_leaf): ours {meta_o}, torch {meta_t}")
+    if t_out.requires_grad and o_out.requires_grad:
+        _backward(torch, t_out)
+        try:
+            _backward(ours, o_out)
+        except Exception as e:  # reported with the forward's differences
+            problems.append(f"our backward raised {type(e).__name__}: {e}")
+        else:
+            problems += _grad_mismatches(t_in, o_in)
+    assert not problems, f"{code!r} differs from PyTorch:\n" + "\n".join(problems)
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_graph_matches_torch(key: str, code: str) -> None:
+    """The canonical graph (names, next_functions, tensor-valued saved slots), before and
+    after one backward (which frees every saved tensor)."""
+    import torch
+
+    if HARNESS is None:
+        pytest.skip("shared/oracle/harness.py not found")
+    (t_in, t_out), (o_in, o_out) = _both(code)
+    problems: list[str] = []
+    for stage in ("before backward", "after backward"):
+        if stage == "after backward":
+            if t_out.grad_fn is None:
+                break
+            _backward(torch, t_out)
+            try:
+                _backward(ours, o_out)
+            except Exception as e:  # the graph before it matched: report the error alone
+                problems.append(f"our backward raised {type(e).__name__}: {e}")
+                break
+        expected = HARNESS.canonical_graph(t_out.grad_fn, list(t_in.items()))
+        got = HARNESS.canonical_graph(o_out.grad_fn, list(o_in.items()))
+        diffs = HARNESS.diff(expected, got)
+        if diffs:
+            problems.append(f"{stage}:\n" + "\n".join(f"    {d}" for d in diffs)
+                            + f"\n  ours:\n{compact_graph(got)}\n  torch:\n"
+                            f"{compact_graph(expected)}")
+            break
+    assert not problems, f"the graph of {code!r} differs from PyTorch's, " + "\n".join(problems)
+
+
+# -- finite differences, float64, no PyTorch ------------------------------------------------------
+EPS = 1e-6
+GRAD_RTOL = GRAD_ATOL = 1e-5
+
+
+def _weights(shape: tuple[int, ...]) -> np.ndarray:
+    return np.random.default_rng(1234).uniform(-1.0, 1.0, size=shape)
+
+
+def _objective(code: str, names: list[str], w: np.ndarray,
+               overrides: dict[str, np.ndarray]) -> float:
+    inputs = build_inputs(ours, names, np.float64, overrides)
+    return float(np.sum(to_array(run_snippet(ours, code, inputs)) * w))
+
+
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_gradcheck(key: str, code: str) -> None:
+    """The gradient of ``sum(out * w)`` against central differences, in float64."""
+    names = input_names(code)
+    inputs = build_inputs(ours, names, np.float64)
+    out = run_snippet(ours, code, inputs)
+    assert out.requires_grad, f"{code!r}: the output does not require grad"
+    assert str(out.dtype) == "torch.float64", f"{code!r}: float64 inputs gave {out.dtype}"
+    w = _weights(tuple(out.shape))
+    out.backward(ours.tensor(w.tolist(), dtype=ours.float64))
+    base = {n: INPUTS[n].array(np.float64) for n in names}
+    problems = []
+    for name, t in requiring_grad(inputs):
+        analytic = to_array(t.grad) if t.grad is not None else np.zeros(base[name].shape)
+        numeric = np.zeros(base[name].shape)
+        for i in np.ndindex(base[name].shape):
+            hi, lo = base[name].copy(), base[name].copy()
+            hi[i] += EPS
+            lo[i] -= EPS
+            numeric[i] = (_objective(code, names, w, {name: hi})
+                          - _objective(code, names, w, {name: lo})) / (2 * EPS)
+        if not np.allclose(analytic, numeric, rtol=GRAD_RTOL, atol=GRAD_ATOL):
+            problems.append(f"d/d{name}: max |diff| {np.max(np.abs(analytic - numeric)):.3g}\n"
+                            f"    analytic: {_fmt(analytic)}\n    numeric:  {_fmt(numeric)}")
+    assert not problems, (f"{code!r}: analytic gradient != finite differences\n"
+                          + "\n".join(problems))

@@ -1,0 +1,1024 @@
+"""Executor semantics, each checked against real PyTorch 2.13 on the same snippet: freeing,
+``inputs=``, ``autograd.grad``, higher-order gradients, hooks, failed backwards, accumulation,
+error texts, grad modes, the order nodes run in; and the engine's event stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphviz_autograd.torch as ours
+from graphviz_autograd.engine import events
+
+from ._support import (
+    BACKWARD_TWICE,
+    Recorder,
+    differential,
+    engines,
+    outcome,
+    warnings_in_fresh_process,
+)
+
+
+def _hook_all(log: list[str], *roots: Any) -> None:
+    """A pre-hook on every node reachable from ``roots`` (pre-order walk, first-visit index)
+    that appends ``"index:name"`` to ``log`` when the node runs."""
+    nodes: list[Any] = []
+    stack = [r.grad_fn for r in reversed(roots) if r.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if any(n is node for n in nodes):
+            continue
+        nodes.append(node)
+        stack.extend(n for n, _ in reversed(node.next_functions) if n is not None)
+    for i, node in enumerate(nodes):
+        label = f"{i}:{node.name()}"
+        node.register_prehook(lambda grad_outputs, label=label: log.append(label))
+
+
+# -- freeing and retain_graph --------------------------------------------------------------------
+@pytest.mark.torch
+def test_retain_graph_on_a_freed_graph_still_fails() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, 4.0], requires_grad=True)
+        c = (a * b).sum()
+        rec.attempt("first", lambda: c.backward())
+        rec.graph("after first", c=c, a=a, b=b)
+        rec.attempt("retain_graph=True on the freed graph", lambda: c.backward(retain_graph=True))
+        rec.attempt("autograd.grad on the freed graph", lambda: torch.autograd.grad(c, a))
+        rec.grad("end", a=a, b=b)
+
+    record = differential(snippet)
+    assert outcome(record, "retain_graph=True on the freed graph")["outcome"]["message"] \
+        == BACKWARD_TWICE
+
+
+@pytest.mark.torch
+def test_backward_inputs_accumulates_only_into_given_leaves() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, 4.0], requires_grad=True)
+        c = torch.tensor([5.0, 6.0], requires_grad=True)
+        y = (a * b + b * c).sum()
+        rec.attempt("backward(inputs=[a])", lambda: y.backward(inputs=[a]))
+        rec.grad("after inputs=[a]", a=a, b=b, c=c)
+        rec.graph("after inputs=[a]", y=y, a=a, b=b, c=c)
+        rec.attempt("backward(inputs=c)", lambda: y.backward(inputs=c))
+        rec.grad("after inputs=c", a=a, b=b, c=c)
+        rec.graph("after inputs=c", y=y, a=a, b=b, c=c)
+        rec.attempt("backward(inputs=[b])", lambda: y.backward(inputs=[b]))
+        rec.grad("after inputs=[b]", a=a, b=b, c=c)
+        rec.attempt("inputs=[]", lambda: (a * 2).sum().backward(inputs=[]))
+        z = (a * 3).sum()
+        rec.attempt("inputs=[a, b], b unused", lambda: z.backward(inputs=[a, b], retain_graph=True))
+        rec.grad("after unused input", a=a, b=b)
+
+    record = differential(snippet)
+    assert outcome(record, "after inputs=[a]: b.grad")["outcome"] == {"ok": None}
+
+
+@pytest.mark.torch
+def test_several_roots_with_inputs() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, 4.0], requires_grad=True)
+        l1, l2 = (a * b).sum(), (a * 3).sum()
+        rec.attempt("autograd.grad([l1, l2], [a])", lambda: torch.autograd.grad(
+            [l1, l2], [a], retain_graph=True))
+        rec.attempt("autograd.grad([l1, l2], [a, b])", lambda: torch.autograd.grad(
+            [l1, l2], [a, b], retain_graph=True))
+        rec.attempt("autograd.backward([l1, l2], inputs=[b])", lambda: torch.autograd.backward(
+            [l1, l2], inputs=[b]))
+        rec.grad("after", a=a, b=b)
+        rec.graph("after", l1=l1, l2=l2, a=a, b=b)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_backward_inputs_with_a_non_leaf() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        h = x * 2
+        y = (h * h).sum()
+        rec.attempt("backward(inputs=[h])", lambda: y.backward(inputs=[h], retain_graph=True))
+        rec.grad("after", x=x, h=h)
+        rec.note("h.retains_grad", h.retains_grad)
+        rec.attempt("backward(inputs=[h, x])", lambda: y.backward(inputs=[h, x]))
+        rec.grad("after both", x=x, h=h)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_autograd_grad_frees_only_the_nodes_it_ran() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a, b, c, d = (torch.tensor([v, v + 1.0], requires_grad=True) for v in (1.0, 3.0, 5.0, 7.0))
+        z = a * b + c * d
+        s = z.sum()
+        rec.attempt("grad wrt a", lambda: torch.autograd.grad(s, a))
+        rec.graph("after grad wrt a", s=s, a=a, b=b, c=c, d=d)
+        rec.grad("no .grad touched", a=a, b=b, c=c, d=d)
+        rec.attempt("grad wrt d (the c*d branch is intact)", lambda: torch.autograd.grad(s, d))
+        rec.graph("after grad wrt d", s=s, a=a, b=b, c=c, d=d)
+        rec.attempt("grad wrt b (a*b freed)", lambda: torch.autograd.grad(s, b))
+        h = a * c
+        k = (h.exp() * b).sum()
+        rec.attempt("grad wrt the non-leaf h", lambda: torch.autograd.grad(k, h))
+        rec.graph("after grad wrt h", k=k, a=a, b=b, c=c)
+        rec.attempt("grad wrt a, after h", lambda: torch.autograd.grad(k, a))
+
+    record = differential(snippet)
+    states = [e["saved"] for e in outcome(record, "after grad wrt a")["s"]
+              if e["name"] == "MulBackward0"]
+    assert sorted(map(sorted, (s.values() for s in states))) == [["alive", "alive"],
+                                                                 ["freed", "freed"]]
+
+
+# -- higher order ----------------------------------------------------------------------------------
+def _f_cube(t: Any, x: Any, y: Any) -> Any:
+    return x ** 3
+
+
+def _f_sin(t: Any, x: Any, y: Any) -> Any:
+    return x.sin()
+
+
+def _f_exp(t: Any, x: Any, y: Any) -> Any:
+    return x.exp()
+
+
+def _f_tanh(t: Any, x: Any, y: Any) -> Any:
+    return x.tanh()
+
+
+def _f_mul(t: Any, x: Any, y: Any) -> Any:
+    return x * y
+
+
+def _f_mul_square(t: Any, x: Any, y: Any) -> Any:
+    return x * x * y
+
+
+def _f_sigmoid(t: Any, x: Any, y: Any) -> Any:
+    return x.sigmoid()
+
+
+def _f_div(t: Any, x: Any, y: Any) -> Any:
+    return y / x
+
+
+def _f_log(t: Any, x: Any, y: Any) -> Any:
+    return x.abs().log()
+
+
+HIGHER: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "cube": _f_cube, "sin": _f_sin, "exp": _f_exp, "tanh": _f_tanh, "mul": _f_mul,
+    "mul_square": _f_mul_square, "sigmoid": _f_sigmoid, "div": _f_div, "log": _f_log,
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(HIGHER))
+def test_create_graph_higher_order(name: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([0.5, -1.5, 2.0], requires_grad=True)
+        y = torch.tensor([1.5, 2.0, -0.5], requires_grad=True)
+        f = HIGHER[name](torch, x, y).sum()
+        gx, gy = torch.autograd.grad(f, [x, y], create_graph=True, allow_unused=True)
+        rec.note("first", [gx, gy])
+        rec.note("first grad_fn", [None if g is None else g.grad_fn for g in (gx, gy)])
+        rec.note("first requires_grad", [None if g is None else g.requires_grad
+                                         for g in (gx, gy)])
+        gxx, gxy = torch.autograd.grad(gx.sum(), [x, y], create_graph=True, allow_unused=True)
+        rec.note("second", [gxx, gxy])
+        rec.note("second requires_grad", [None if g is None else g.requires_grad
+                                          for g in (gxx, gxy)])
+        if gxx is not None and gxx.requires_grad:
+            rec.attempt("third", lambda: torch.autograd.grad(gxx.sum(), [x, y],
+                                                             allow_unused=True))
+        f2 = HIGHER[name](torch, x, y).sum()
+        (g,) = torch.autograd.grad(f2, x)
+        rec.note("no create_graph: requires_grad", g.requires_grad)
+        rec.attempt("differentiate a non-create_graph grad", lambda: torch.autograd.grad(
+            g.sum(), x))
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_backward_create_graph_gives_grad_a_graph() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = (x ** 3).sum()
+        # the create_graph warning is a once-per-process warning in torch: checked below
+        rec.attempt("backward(create_graph=True)", lambda: y.backward(create_graph=True),
+                    record_warnings=False)
+        rec.note("x.grad", x.grad)
+        rec.note("x.grad.requires_grad", x.grad.requires_grad)
+        rec.note("x.grad.grad_fn", x.grad.grad_fn)
+        g = x.grad
+        rec.attempt("second derivative via x.grad", lambda: torch.autograd.grad(g.sum(), x))
+        x.grad = None
+        rec.attempt("again", lambda: y.backward(create_graph=True), record_warnings=False)
+        first = x.grad
+        rec.attempt("accumulate create_graph", lambda: (x * x).sum().backward(create_graph=True),
+                    record_warnings=False)
+        rec.note("accumulated", x.grad)
+        rec.note("accumulated is a new object", x.grad is not first)
+        rec.note("accumulated grad_fn", x.grad.grad_fn)
+
+    differential(snippet)
+
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+@pytest.mark.parametrize("engine", engines())
+def test_create_graph_warning_once_per_process(engine: str) -> None:
+    module = "torch" if engine == "torch" else "graphviz_autograd.torch"
+    got = warnings_in_fresh_process(
+        module,
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "w = torch.tensor([3.0], requires_grad=True)",
+        ["(x ** 3).sum().backward(create_graph=True)",
+         "(x ** 3).sum().backward(create_graph=True)",
+         "(w * w).sum().backward(create_graph=True)",
+         "torch.autograd.grad((x ** 2).sum(), x, create_graph=True)"])
+    assert got == [[CREATE_GRAPH_WARNING], [], [], []]
+
+
+# -- tensor hooks ----------------------------------------------------------------------------------
+@pytest.mark.torch
+def test_tensor_hooks_on_a_non_leaf() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[Any] = []
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+
+        def h1(g: Any) -> None:
+            log.append(("h1", g.tolist()))
+
+        def h2(g: Any) -> Any:
+            log.append(("h2", g.tolist()))
+            return g * 10
+
+        def h3(g: Any) -> Any:
+            log.append(("h3", g.tolist()))
+            return g + 1
+
+        y.register_hook(h1)
+        y.retain_grad()                        # registered in the middle: still runs last
+        y.register_hook(h2)
+        y.register_hook(h3)
+        z = (y * y).sum() + y.sum()            # y used twice: hooks see the summed grad once
+        rec.attempt("backward", lambda: z.backward())
+        rec.note("hook log", log)
+        rec.grad("after", x=x, y=y)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_tensor_hooks_on_a_leaf_and_post_accumulate_hook() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[Any] = []
+        x = torch.tensor([1.0, -1.0], requires_grad=True)
+        x.register_hook(lambda g: log.append(("a", g.tolist())))
+        x.register_hook(lambda g: g * 3)
+        x.register_hook(lambda g: log.append(("c", g.tolist())))
+        x.register_post_accumulate_grad_hook(lambda t: log.append(("post", t.grad.tolist())))
+        rec.attempt("backward 1", lambda: (x * x).sum().backward())
+        rec.note("log 1", log)
+        rec.grad("after 1", x=x)
+        log.clear()
+        rec.attempt("backward 2", lambda: (x * 2).sum().backward())
+        rec.note("log 2", log)
+        rec.grad("after 2", x=x)
+        rec.attempt("autograd.grad runs leaf hooks", lambda: torch.autograd.grad(
+            (x * 5).sum(), x))
+        rec.note("log 3", log)
+        rec.grad("autograd.grad leaves .grad", x=x)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_hook_handle_remove() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[str] = []
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        h1 = y.register_hook(lambda g: log.append("y1"))
+        y.register_hook(lambda g: log.append("y2"))
+        hx = x.register_hook(lambda g: g * 0)
+        h1.remove()
+        h1.remove()                            # removing twice is harmless
+        hx.remove()
+        rec.attempt("backward", lambda: y.sum().backward())
+        rec.note("log", log)
+        rec.grad("after", x=x)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_hook_on_a_tensor_not_requiring_grad() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        t = torch.ones(2)
+        rec.attempt("register_hook", lambda: t.register_hook(lambda g: g))
+        rec.attempt("register on a no_grad result", lambda: _no_grad_result(torch).register_hook(
+            lambda g: g))
+        rec.attempt("retain_grad", lambda: t.retain_grad())
+        rec.attempt("post accumulate", lambda: t.register_post_accumulate_grad_hook(lambda g: g))
+        y = torch.ones(2, requires_grad=True) * 2
+        rec.attempt("post accumulate on non-leaf", lambda: y.register_post_accumulate_grad_hook(
+            lambda g: g))
+
+    record = differential(snippet)
+    assert outcome(record, "register_hook")["outcome"]["message"] == \
+        "cannot register a hook on a tensor that doesn't require gradient"
+
+
+def _no_grad_result(torch: Any) -> Any:
+    x = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        return x * 2
+
+
+@pytest.mark.torch
+def test_hook_changing_the_grad_shape_is_an_error() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+
+        def bad(g: Any) -> Any:
+            return g.sum()
+
+        y.register_hook(bad)
+        rec.attempt("backward", lambda: y.sum().backward())
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_node_hooks_arguments_and_returns() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[Any] = []
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = torch.tensor([3.0, -1.0], requires_grad=True)
+        c = a * b
+        s = c.exp().sum()
+        mul = c.grad_fn
+
+        def post(grad_inputs: Any, grad_outputs: Any) -> Any:
+            log.append(("post", [None if g is None else g.tolist() for g in grad_inputs],
+                        [None if g is None else g.tolist() for g in grad_outputs]))
+            return (grad_inputs[0] * 2, grad_inputs[1])
+
+        def pre(grad_outputs: Any) -> Any:
+            log.append(("pre", [None if g is None else g.tolist() for g in grad_outputs]))
+            return (grad_outputs[0] + 1,)
+
+        mul.register_hook(post)
+        mul.register_prehook(pre)
+        acc = mul.next_functions[0][0]
+        acc.register_prehook(lambda go: log.append(("acc pre", [g.tolist() for g in go])))
+        acc.register_hook(lambda gi, go: log.append(("acc post", len(gi),
+                                                     [g.tolist() for g in go])))
+        rec.attempt("backward", lambda: s.backward())
+        rec.note("log", log)
+        rec.grad("after", a=a, b=b)
+
+    differential(snippet)
+
+
+# -- failed backwards: what already happened ---------------------------------------------------
+@pytest.mark.torch
+def test_failed_backward_seed000_loop() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[str] = []
+        measure = torch.nn.MSELoss()
+        x = torch.tensor([1, 0], dtype=torch.float64)
+        t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+        a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+        y = t @ a
+        for i in range(3):
+            x_out = t @ (x + y)
+            loss = measure(x_out, x)
+            _hook_all(log, loss)
+            rec.attempt(f"iteration {i} backward", loss.backward)
+            rec.note(f"iteration {i} ran", log[:])
+            log.clear()
+            rec.graph(f"iteration {i} after", loss=loss, y=y, t=t, a=a)
+            rec.grad(f"iteration {i}", t=t, a=a)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_failed_backward_rnn_hidden_without_detach() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[str] = []
+        W = torch.tensor([[0.5, -0.3], [0.2, 0.4]], requires_grad=True)
+        U = torch.tensor([[1.0, 0.0], [0.0, 1.0]], requires_grad=True)
+        xs = [torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0]), torch.tensor([1.0, 1.0])]
+        h = torch.zeros(2)
+        for i, x in enumerate(xs):
+            h = torch.tanh(W @ h + U @ x)
+            loss = (h ** 2).sum()
+            _hook_all(log, loss)
+            rec.attempt(f"step {i}", loss.backward)
+            rec.note(f"step {i} ran", log[:])
+            log.clear()
+            rec.graph(f"step {i}", loss=loss, W=W, U=U)
+            rec.grad(f"step {i}", W=W, U=U)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_failed_backward_seed003_temp_list() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        Variable = torch.autograd.Variable
+        a = torch.Tensor([1, 2, 3])
+        t = torch.Tensor([1])
+        fc1 = torch.nn.Linear(3, 5)
+        fc2 = torch.nn.Linear(5, 1)
+        with torch.no_grad():
+            fc1.weight.copy_(torch.tensor([[0.1, -0.2, 0.3], [0.0, 0.1, -0.1], [0.2, 0.2, 0.2],
+                                           [-0.3, 0.1, 0.0], [0.05, -0.05, 0.1]]))
+            fc1.bias.copy_(torch.tensor([0.1, 0.0, -0.1, 0.2, 0.0]))
+            fc2.weight.copy_(torch.tensor([[0.3, -0.2, 0.1, 0.4, -0.1]]))
+            fc2.bias.copy_(torch.tensor([0.05]))
+        loss_func = torch.nn.MSELoss()
+        sgd = torch.optim.SGD(params=list(fc1.parameters()) + list(fc2.parameters()), lr=0.01)
+        temp: list[Any] = []
+        log: list[str] = []
+        for i in range(3):
+            h = fc1(Variable(a))
+            out = fc2(h)
+            temp.append(h)
+            if i != 0:
+                out = out + temp[0].mean()
+            loss = loss_func(out, Variable(t))
+            _hook_all(log, loss)
+            ok = rec.attempt(f"iteration {i}", loss.backward)
+            rec.note(f"iteration {i} ran", log[:])
+            log.clear()
+            rec.graph(f"iteration {i}", loss=loss, h0=temp[0], w1=fc1.weight, b1=fc1.bias,
+                      w2=fc2.weight, b2=fc2.bias)
+            rec.grad(f"iteration {i}", w1=fc1.weight, b1=fc1.bias, w2=fc2.weight, b2=fc2.bias)
+            if not ok:
+                break
+            sgd.step()
+            sgd.zero_grad()
+        rec.note("versions", [p._version for p in (fc1.weight, fc1.bias, fc2.weight, fc2.bias)])
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_failed_backward_version_error_midway() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[str] = []
+        a = torch.tensor([0.5, 1.0, -1.0], requires_grad=True)
+        b = torch.tensor([2.0, -1.0, 0.5], requires_grad=True)
+        c = torch.tensor([1.0, 3.0, 2.0])
+        q = (a * 2).exp()
+        exp_node = q.grad_fn
+        loss = (q * c).sum() + (b * b).sum() + (a * b).sum()
+        q.add_(1)
+        rec.note("q._version", q._version)
+        _hook_all(log, loss)
+        rec.attempt("backward", lambda: loss.backward())
+        rec.note("ran", log[:])
+        rec.graph("after failure", loss=loss, a=a, b=b)
+        rec.grad("after failure", a=a, b=b)
+        rec.attempt("read the stale result", lambda: exp_node._saved_result)
+        rec.attempt("backward again", lambda: loss.backward())
+        rec.grad("after second failure", a=a, b=b)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_failed_backward_copyslices_single_use() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = torch.tensor([0.5, 0.5], requires_grad=True)
+        y = x * 1
+        y[:2] = w * 4
+        s = y.sum()
+        rec.graph("before", s=s, x=x, w=w)
+        rec.attempt("first", lambda: s.backward())
+        rec.grad("first", x=x, w=w)
+        rec.graph("after", s=s, x=x, w=w)
+        rec.attempt("second", lambda: s.backward())
+        rec.grad("second", x=x, w=w)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_setitem_with_an_integer_index() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        t = torch.zeros(3)
+        t[0] = 1.0
+        t[-1] = torch.tensor(2.0)
+        rec.note("plain tensor", [t, t._version])
+        m = torch.zeros(2, 3)
+        m[1] = torch.tensor([1.0, 2.0, 3.0])
+        m[0, 2] = 5.0
+        rec.note("matrix", [m, m._version])
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = torch.tensor(4.0, requires_grad=True)
+        y = x * 1
+        y[0] = w * 2
+        y[2] = 7.0
+        rec.note("y", [y, y.grad_fn, y._version])
+        rec.graph("graph", y=y, x=x, w=w)
+        rec.attempt("backward", lambda: (y * y).sum().backward())
+        rec.grad("after", x=x, w=w)
+
+        def leaf_under_no_grad() -> None:
+            with torch.no_grad():
+                x[1] = -1.0
+
+        rec.attempt("x[1] = under no_grad", leaf_under_no_grad)
+        rec.note("x", [x, x._version])
+
+    differential(snippet)
+
+
+# -- accumulation into .grad -----------------------------------------------------------------------
+@pytest.mark.torch
+def test_accumulation_keeps_the_grad_object_and_bumps_its_version() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        g = x.grad
+        rec.note("first", [g, g._version])
+        (x * 3).sum().backward()
+        rec.note("same object after accumulating", x.grad is g)
+        rec.note("second", [x.grad, g._version])
+        (x * x).sum().backward()
+        rec.note("third", [x.grad is g, x.grad, g._version])
+        x.grad.zero_()
+        rec.note("after zero_", [x.grad is g, g._version])
+        x.grad.data.add_(1)
+        rec.note("after .data.add_", [x.grad, g._version])
+        x.grad = None
+        (x * 2).sum().backward()
+        rec.note("after reset", [x.grad is g, x.grad, x.grad._version])
+        g0 = torch.tensor([5.0, 6.0])
+        z = torch.tensor([0.0, 0.0], requires_grad=True)
+        z.backward(g0)
+        rec.note("leaf.backward(g0): grad is g0", z.grad is g0)
+        g0.add_(1)
+        rec.note("z.grad after g0.add_", z.grad)
+        u = torch.tensor([1.0, 2.0], requires_grad=True)
+        (u * u).sum().backward()               # two edges into u, summed before accumulating
+        rec.note("two edges: first grad's version", [u.grad, u.grad._version])
+        v = torch.tensor([1.0, 2.0], requires_grad=True)
+        (v * 3).sum().backward()
+        rec.note("one edge: first grad's version", [v.grad, v.grad._version])
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        (w * 3 + w * 4 + w * 5).sum().backward()
+        rec.note("three edges: first grad's version", [w.grad, w.grad._version])
+
+    differential(snippet)
+
+
+# -- error and warning texts ---------------------------------------------------------------------
+@pytest.mark.torch
+def test_nonleaf_grad_warning() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        (y * y).sum().backward()
+        rec.grad("non-leaf", y=y)
+        rec.grad("leaf", x=x)
+        z = x * 3
+        z.retain_grad()
+        z.sum().backward()
+        rec.grad("retained non-leaf", z=z)
+        rec.note("retains_grad", [x.retains_grad, y.retains_grad, z.retains_grad])
+
+    record = differential(snippet)
+    warned = outcome(record, "non-leaf: y.grad")["warnings"]
+    assert len(warned) == 1 and warned[0]["category"] == "UserWarning"
+
+
+@pytest.mark.torch
+def test_nonscalar_backward_errors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        rec.attempt("implicit grad", lambda: y.backward())
+        rec.attempt("autograd.grad implicit", lambda: torch.autograd.grad(y, x))
+        rec.attempt("wrong shape", lambda: y.backward(torch.ones(2)))
+        rec.attempt("wrong shape autograd.grad", lambda: torch.autograd.grad(
+            y, x, grad_outputs=torch.ones(1, 3)))
+        rec.attempt("explicit", lambda: y.backward(torch.tensor([1.0, 0.5, 2.0])))
+        rec.grad("explicit", x=x)
+        rec.attempt("shape (1,)", lambda: (x.sum() * 1).view(1).backward())
+        rec.attempt("shape (1, 1)", lambda: (x.sum() * 1).view(1, 1).backward())
+        rec.grad("end", x=x)
+        p = torch.ones(2)
+        rec.attempt("does not require grad", lambda: p.sum().backward())
+        rec.attempt("list backward, element 1", lambda: torch.autograd.backward(
+            [x.sum(), p.sum()]))
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_inplace_on_leaf_and_view_of_leaf_errors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+        def isub() -> None:
+            b = a
+            b -= 1
+
+        def imul() -> None:
+            b = a
+            b *= 2
+
+        def setitem() -> None:
+            a[0] = 5.0
+
+        def setitem_slice() -> None:
+            a[1:] = torch.zeros(2)
+
+        for label, fn in [("add_", lambda: a.add_(1)), ("-=", isub), ("*=", imul),
+                          ("zero_", lambda: a.zero_()), ("exp_", lambda: a.exp_()),
+                          ("copy_", lambda: a.copy_(torch.ones(3))),
+                          ("fill_", lambda: a.fill_(0.0)),
+                          ("clamp_", lambda: a.clamp_(0.0, 1.0)),
+                          ("a[0] =", setitem), ("a[1:] =", setitem_slice),
+                          ("a[0].mul_", lambda: a[0].mul_(2)),
+                          ("a.view(3).add_", lambda: a.view(3).add_(1)),
+                          ("a[:2].t_ via transpose", lambda: a.unsqueeze(0).t().mul_(2))]:
+            rec.attempt(label, fn)
+        rec.note("version after refused ops", a._version)
+        rec.attempt("a.data.add_", lambda: a.data.add_(1))
+        rec.attempt("a.detach().mul_", lambda: a.detach().mul_(2))
+        rec.note("a and its version", [a, a._version])
+
+        def under_no_grad() -> None:
+            with torch.no_grad():
+                a.add_(1)
+                a[0] = 0.0
+
+        rec.attempt("under no_grad", under_no_grad)
+        rec.note("a after no_grad", [a, a._version, a.requires_grad, a.is_leaf])
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_integer_requires_grad_errors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rec.attempt("tensor(int, requires_grad)", lambda: torch.tensor([1, 2],
+                                                                     requires_grad=True))
+        rec.attempt("ones(int64, requires_grad)", lambda: torch.ones(2, dtype=torch.int64,
+                                                                     requires_grad=True))
+        rec.attempt("arange().requires_grad_()", lambda: torch.arange(3).requires_grad_())
+        rec.attempt("bool requires_grad_", lambda: torch.tensor([True]).requires_grad_())
+
+        def setter() -> None:
+            t = torch.tensor([1, 2])
+            t.requires_grad = True
+
+        rec.attempt("int .requires_grad = True", setter)
+        rec.attempt("int requires_grad_(False)", lambda: torch.tensor([1]).requires_grad_(False)
+                    .requires_grad)
+        rec.attempt("float to long keeps no grad", lambda: torch.tensor(
+            [1.5], requires_grad=True).long().requires_grad)
+        rec.attempt("float64 ok", lambda: torch.tensor([1.0], dtype=torch.float64,
+                                                       requires_grad=True).requires_grad)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_requires_grad_on_a_non_leaf() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        rec.attempt("requires_grad_() returns self", lambda: y.requires_grad_() is y)
+        rec.attempt("requires_grad_(True)", lambda: y.requires_grad_(True).requires_grad)
+        rec.attempt("requires_grad_(False)", lambda: y.requires_grad_(False))
+
+        def set_false() -> None:
+            y.requires_grad = False
+
+        def set_true() -> None:
+            y.requires_grad = True
+
+        rec.attempt("requires_grad = False", set_false)
+        rec.attempt("requires_grad = True", set_true)
+        rec.note("y still in the graph", [y.requires_grad, y.is_leaf, y.grad_fn])
+        d = y.detach()
+        rec.attempt("detached requires_grad_()", lambda: d.requires_grad_().is_leaf)
+        rec.attempt("leaf requires_grad_(False)", lambda: x.requires_grad_(False).requires_grad)
+        rec.note("y after the leaf stopped requiring grad", [y.requires_grad, y.grad_fn])
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_grad_modes() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        rec.note("default", torch.is_grad_enabled())
+        with torch.no_grad():
+            rec.note("no_grad", torch.is_grad_enabled())
+            y = x * 2
+            with torch.enable_grad():
+                rec.note("enable_grad inside no_grad", torch.is_grad_enabled())
+                z = x * 2
+            w = x.clone()
+        rec.note("results", [[t.requires_grad, t.grad_fn, t.is_leaf] for t in (y, z, w)])
+        with torch.set_grad_enabled(False):
+            rec.note("set_grad_enabled(False)", torch.is_grad_enabled())
+            u = x + 1
+        rec.note("u", [u.requires_grad, u.grad_fn])
+        with torch.set_grad_enabled(True):
+            v = x + 1
+        rec.note("v", [v.requires_grad, v.grad_fn])
+        torch.set_grad_enabled(False)
+        rec.note("set_grad_enabled(False) as a call", torch.is_grad_enabled())
+        rec.note("op under the call", (x * 3).requires_grad)
+        torch.set_grad_enabled(True)
+        rec.note("restored", torch.is_grad_enabled())
+
+        @torch.no_grad()
+        def f(t: Any) -> Any:
+            rec.note("inside @no_grad()", torch.is_grad_enabled())
+            return t * 2
+
+        @torch.enable_grad()
+        def g(t: Any) -> Any:
+            return t * 2
+
+        rec.note("decorated", [f(x).requires_grad, g(x).requires_grad])
+        with torch.no_grad():
+            rec.note("@enable_grad() under no_grad", g(x).requires_grad)
+
+        def raises() -> None:
+            with torch.no_grad():
+                raise ValueError("inside")
+
+        rec.attempt("exception inside no_grad", raises)
+        rec.note("after exception", torch.is_grad_enabled())
+        with torch.inference_mode():
+            rec.note("inference_mode", [torch.is_grad_enabled(), (x * 2).requires_grad])
+        rec.note("after inference_mode", torch.is_grad_enabled())
+
+    differential(snippet)
+
+
+# -- the order nodes run in ------------------------------------------------------------------------
+def _order_diamond(torch: Any) -> tuple[list[Any], list[Any]]:
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([0.5, -1.0], requires_grad=True)
+    c = a * b
+    d = c.exp()
+    e = c.sin()
+    return [(d + e * a).sum()], [a, b]
+
+
+def _order_mlp_shared_weight(torch: Any) -> tuple[list[Any], list[Any]]:
+    x = torch.tensor([[1.0, 2.0], [0.5, -1.0]])
+    W = torch.tensor([[0.1, -0.2], [0.3, 0.4]], requires_grad=True)
+    bias = torch.tensor([0.1, 0.2], requires_grad=True)
+    h = (x @ W + bias).tanh()
+    out = (h @ W.t()).sum() + (W * W).sum() + bias.sum()
+    return [out], [W, bias]
+
+
+def _order_late_branch(torch: Any) -> tuple[list[Any], list[Any]]:
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    p = a * 2                      # created first: a lower sequence number
+    deep = p.exp().sin().cos()
+    q = b * 3                      # created last
+    return [(q + deep + p).sum()], [a, b]
+
+
+def _order_multi_output(torch: Any) -> tuple[list[Any], list[Any]]:
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    u = (a * 2).unbind(0)
+    s1, s2 = a.split([1, 2], dim=0)
+    return [(u[0] * u[1] + u[2].exp()).sum() + s2.sum() * s1.sum()], [a]
+
+
+def _order_two_roots(torch: Any) -> tuple[list[Any], list[Any]]:
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    shared = a * b
+    l1 = shared.exp().sum()
+    l2 = (shared * a).sum() + b.sum()
+    return [l1, l2], [a, b]
+
+
+def _order_linear_mse(torch: Any) -> tuple[list[Any], list[Any]]:
+    lin = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[0.1, 0.2, 0.3], [-0.1, 0.0, 0.5]]))
+        lin.bias.copy_(torch.tensor([0.1, -0.1]))
+    x = torch.tensor([[1.0, 2.0, 3.0], [0.0, 1.0, -1.0]])
+    h = torch.relu(lin(x))
+    loss = torch.nn.functional.mse_loss(lin(x) + h, torch.zeros(2, 2))
+    return [loss], [lin.weight, lin.bias]
+
+
+ORDERS: dict[str, Callable[[Any], tuple[list[Any], list[Any]]]] = {
+    "diamond": _order_diamond, "mlp_shared_weight": _order_mlp_shared_weight,
+    "late_branch": _order_late_branch, "multi_output": _order_multi_output,
+    "two_roots": _order_two_roots, "linear_mse": _order_linear_mse,
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(ORDERS))
+def test_execution_order(name: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        roots, leaves = ORDERS[name](torch)
+        log: list[str] = []
+        _hook_all(log, *roots)
+        rec.attempt("backward", lambda: torch.autograd.backward(roots, retain_graph=True))
+        rec.note("order", log[:])
+        rec.note("grads", [t.grad for t in leaves])
+        log.clear()
+        rec.attempt("autograd.grad wrt the first leaf", lambda: torch.autograd.grad(
+            roots, leaves[:1]))
+        rec.note("order of autograd.grad", log[:])
+
+    record = differential(snippet)
+    assert len(outcome(record, "order")) >= 4
+
+
+# -- events ----------------------------------------------------------------------------------------
+def _event_log() -> tuple[list[tuple[Any, ...]], Callable[..., None]]:
+    log: list[tuple[Any, ...]] = []
+
+    def listener(name: str, *args: Any) -> None:
+        log.append((name, *args))
+
+    return log, listener
+
+
+def test_events_of_a_small_backward() -> None:
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    mul = y.grad_fn.next_functions[0][0]
+    log, listener = _event_log()
+    events.subscribe(listener)
+    try:
+        y.backward()
+    finally:
+        events.unsubscribe(listener)
+    names = [e[0] for e in log]
+    assert names[0] == "backward_started" and names[-1] == "backward_finished"
+    assert names.count("backward_started") == names.count("backward_finished") == 1
+    executed = [e[1].name() for e in log if e[0] == "node_executed"]
+    assert executed == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+    released = [e for e in log if e[0] == "buffer_released"]
+    assert sorted(e[2] for e in released) == ["other", "self"]
+    assert all(e[1] is mul for e in released)
+    first_release = names.index("buffer_released")
+    assert names.index("node_executed", 0) < first_release
+    assert [e[1].name() for e in log[:first_release] if e[0] == "node_executed"][-1] == \
+        "MulBackward0", "a buffer is released only after its node ran"
+    acc = [e for e in log if e[0] == "grad_accumulated"]
+    assert len(acc) == 1 and acc[0][1] is x
+    np.testing.assert_allclose(acc[0][2].numpy(), [2.0, 4.0])
+    assert names.index("grad_accumulated") > first_release
+    info = log[0][1]
+    assert info.api == "backward" and info.retain_graph is False
+    assert len(info.roots) == 1 and info.roots[0] is y
+
+
+def test_events_of_a_retained_and_a_grad_call() -> None:
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    log, listener = _event_log()
+    events.subscribe(listener)
+    try:
+        y.backward(retain_graph=True)
+        retained = [e[0] for e in log]
+        log.clear()
+        ours.autograd.grad(y, x)
+    finally:
+        events.unsubscribe(listener)
+    assert "buffer_released" not in retained
+    assert retained.count("grad_accumulated") == 1
+    names = [e[0] for e in log]
+    assert names[0] == "backward_started" and log[0][1].api == "grad"
+    assert "grad_accumulated" not in names, "autograd.grad must not touch .grad"
+    assert names.count("buffer_released") == 2
+    assert names[-1] == "backward_finished"
+
+
+def test_events_of_a_failing_backward() -> None:
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    q = x.exp()
+    s = (q * 2).sum()
+    exp_node = q.grad_fn
+    q.add_(1)
+    log, listener = _event_log()
+    events.subscribe(listener)
+    try:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            s.backward()
+    finally:
+        events.unsubscribe(listener)
+    names = [e[0] for e in log]
+    assert names[0] == "backward_started"
+    assert names[-1] == "backward_failed"
+    assert "backward_finished" not in names
+    failed = log[-1]
+    assert failed[2] is exp_node
+    assert failed[3] is info.value
+    assert [e[1].name() for e in log if e[0] == "node_executed"] == ["SumBackward0",
+                                                                      "MulBackward0"]
+
+
+def test_events_of_a_backward_twice() -> None:
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    s = (x * x).sum()
+    s.backward()
+    log, listener = _event_log()
+    events.subscribe(listener)
+    try:
+        with pytest.raises(RuntimeError) as info:
+            s.backward()
+    finally:
+        events.unsubscribe(listener)
+    assert str(info.value) == BACKWARD_TWICE
+    names = [e[0] for e in log]
+    assert names[0] == "backward_started" and names[-1] == "backward_failed"
+    assert log[-1][2] is s.grad_fn.next_functions[0][0]
+    assert "grad_accumulated" not in names
+
+
+def test_no_listener_no_emit(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert events.listeners == [], "a listener leaked from another test"
+
+    def forbidden(*args: Any) -> None:
+        raise AssertionError(f"emit called with no listener: {args[0]}")
+
+    monkeypatch.setattr(events, "emit", forbidden)
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.mul_(3)
+    v = y[:1]
+    v.add_(1)
+    loss = (y.exp() * x).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    (g,) = ours.autograd.grad((x * x).sum(), x, create_graph=True)
+    g.sum().backward()
+    assert x.grad is not None
+    with pytest.raises(RuntimeError):
+        loss.backward()
