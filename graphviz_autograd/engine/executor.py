@@ -80,6 +80,11 @@ def _as_list(x: Any) -> list[Any]:
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
     """``torch.autograd.backward``: accumulate gradients of ``tensors`` into the leaves."""
+    if grad_variables is not None:
+        warnings.warn(msg.GRAD_VARIABLES, FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError(msg.GRAD_BOTH)
+        grad_tensors = grad_variables
     roots = _as_list(tensors)
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(roots)
     if inputs is not None:
@@ -93,7 +98,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     made = _make_grads(roots, grads)
     keep = create_graph if retain_graph is None else retain_graph
     if create_graph:
-        warnings.warn(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=3)
+        msg.warn_once(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
     try:
         _run(BackwardInfo("backward", roots, keep, create_graph, inputs), made, accumulate=True)
     except Exception as e:
@@ -147,7 +152,7 @@ class _Task:
     """One backward call in flight."""
 
     __slots__ = ("keep", "create", "accumulate", "needed", "captures", "captured", "info", "owned",
-                 "current")
+                 "current", "sums")
 
     def __init__(self, info: BackwardInfo, accumulate: bool) -> None:
         self.info = info
@@ -159,6 +164,7 @@ class _Task:
         self.captured: list[Any] = []
         self.owned: set[int] = set()        # ids of arrays given to a .grad in this backward
         self.current: Node | None = None    # the node running (where a failure stopped)
+        self.sums: dict[Node, int] = {}     # gradients summed into a leaf's buffer
 
 
 def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> list[Any]:
@@ -169,8 +175,6 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
             raise RuntimeError(msg.NO_GRAD_FN.format(i))
         root_edges.append(edge(t))
     task = _Task(info, accumulate)
-    if info.inputs is not None:
-        _prepare_inputs(task, info.inputs)
     mode = TT if task.create else NP
     grads = [(g if task.create else g._data) if g is not None else None for g in made]
     task.owned.update(id(g) for g in grads)
@@ -184,6 +188,8 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         start._meta = [(t._data.shape, t._dtype) for t in roots]
         start.grads = grads
         buffer = []
+    if info.inputs is not None:
+        _prepare_inputs(task, info.inputs, start)
     deps = _dependencies(start)
     if task.needed is not None and not task.needed.get(start, False) and start not in task.captures:
         return task.captured
@@ -204,7 +210,7 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
 def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
           mode: Any) -> None:
     """Run nodes as they become ready, highest sequence number first."""
-    needed, captures = task.needed, task.captures
+    needed, captures, sums = task.needed, task.captures, task.sums
     listening = bool(events.listeners)
     release = not task.keep
     ctx = Ctx(None, task.create, ())
@@ -260,7 +266,12 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                             buf[nr] = g
                     elif g is not None:
                         old = buf[nr]
-                        buf[nr] = g if old is None else _add(old, g, mode)
+                        if old is None:
+                            buf[nr] = g
+                        else:
+                            buf[nr] = _add(old, g, mode)
+                            if type(nxt) is AccumulateGrad:
+                                sums[nxt] = sums.get(nxt, 0) + 1
                     item = (-nxt._seq, tick, nxt, buf)
                     tick += 1
                     if best is None:
@@ -276,7 +287,12 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                         buf = pending[nxt] = [None] * max(len(nxt._meta), 1)
                     if g is not None:
                         old = buf[nr]
-                        buf[nr] = g if old is None else _add(old, g, mode)
+                        if old is None:
+                            buf[nr] = g
+                        else:
+                            buf[nr] = _add(old, g, mode)
+                            if type(nxt) is AccumulateGrad:
+                                sums[nxt] = sums.get(nxt, 0) + 1
             # NB: the next node is the ready one with the highest sequence number; a node made
             # ready just now skips the heap when it beats everything waiting there
             if best is not None and (not ready or best < ready[0]):
@@ -320,22 +336,24 @@ def _dependencies(start: Node) -> dict[Node, int]:
     return deps
 
 
-def _prepare_inputs(task: _Task, inputs: list[Tensor]) -> None:
-    """Mark the nodes on a path to an input; for ``grad``, where to capture each input's grad."""
+def _prepare_inputs(task: _Task, inputs: list[Tensor], start: Node) -> None:
+    """Mark the nodes on a path to an input; for ``grad``, where to capture each input's grad.
+    ``backward(inputs=[h])`` on a non-leaf ``h`` fills ``h.grad`` (PyTorch retains its grad)."""
     targets: dict[Node, list[tuple[int, int]]] = {}
     for i, t in enumerate(inputs):
         if not t.requires_grad:
             raise RuntimeError(msg.INPUT_NO_GRAD)
         fn, nr = edge(t)
         assert fn is not None
+        if task.accumulate and not isinstance(fn, AccumulateGrad):
+            t.retain_grad()
         targets.setdefault(fn, []).append((nr, i))
     task.captured = [None] * len(inputs)
     if not task.accumulate:
         task.captures = targets
     needed: dict[Node, bool] = {}
-    starts = [e[0] for t in task.info.roots for e in [edge(t)] if e[0] is not None]
     # iterative post-order: a node is needed if it is a target (backward) or reaches one
-    for root in starts:
+    for root in (start,):
         stack: list[tuple[Node, int]] = [(root, 0)]
         on_path: set[Node] = set()
         while stack:
@@ -361,6 +379,8 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
     # tensor pre-hooks (register_hook on a non-leaf), then retain_grad, then capture
     if node._tensor_pre_hooks or node._retain_hooks:
         inputs = _tensor_hooks(node, inputs, task)
+    if isinstance(node, AccumulateGrad) and node.variable._hooks:
+        inputs = [_leaf_hooks(task, node, inputs[0])]
     caps = task.captures.get(node)
     if caps:
         for nr, i in caps:
@@ -375,7 +395,7 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
             if res is not None:
                 inputs = [r._data if (r is not None and mode is NP) else r for r in res]
     if isinstance(node, AccumulateGrad):
-        _accumulate(task, node, inputs[0])
+        _accumulate(task, node, inputs[0], hooked=True)
         outputs: list[Any] = []
     elif isinstance(node, GraphRoot):
         outputs = node.grads
@@ -512,6 +532,7 @@ def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:
             t = _to_tensor(inputs[nr], node._meta[nr][1])
             res = hook(t)
             if res is not None:
+                _check_hook_result(hook, inputs[nr], res)
                 inputs[nr] = res if task.create else res._data
     for nr, ref in (node._retain_hooks or {}).items():
         owner = ref()
@@ -533,29 +554,57 @@ def _to_tensor(g: Any, dtype: dt.DType | None) -> Tensor:
     return Tensor._make(arr, dtype if dtype is not None else dt.from_numpy(arr.dtype))
 
 
-def _accumulate(task: _Task, node: AccumulateGrad, g: Any) -> None:
+def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
     var = node.variable
-    if var._hooks:
-        for hook in list(var._hooks):
-            if g is None:
-                break
-            res = hook(_to_tensor(g, var._dtype))
-            if res is not None:
-                g = res if task.create else res._data
+    for hook in list(var._hooks or ()):
+        if g is None:
+            break
+        res = hook(_to_tensor(g, var._dtype))
+        if res is not None:
+            _check_hook_result(hook, g, res)
+            g = res if task.create else res._data
+    return g
+
+
+def _check_hook_result(hook: Any, g: Any, res: Any) -> None:
+    shape = g._data.shape if isinstance(g, Tensor) else np.shape(g)
+    if not isinstance(res, Tensor):
+        raise TypeError(f"expected Tensor, but hook returned '{type(res).__name__}'")
+    if res._data.shape != shape:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has changed the size of "
+                           "value")
+
+
+def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False) -> None:
+    var = node.variable
+    if var._hooks and not hooked:
+        g = _leaf_hooks(task, node, g)
     for _, i in task.captures.get(node, ()):
         task.captured[i] = _to_tensor(g, var._dtype) if g is not None else None
     if not task.accumulate or g is None:
         return
     if task.create:
         new = g if isinstance(g, Tensor) else _to_tensor(g, var._dtype)
-        var._grad = new if var._grad is None else var._grad + new
+        if var._grad is None:
+            # NB: PyTorch copies the first gradient into a new tensor (CopyBackwards)
+            from .indexing import copy_
+            var._grad = copy_(Tensor._make(np.empty_like(new._data), var._dtype), new)
+            var._grad._vc.v = 0
+        else:
+            var._grad = var._grad + new
     elif var._grad is None:
         # NB: keep the array unless something else may hold it too (a view, a gradient handed to
         # several leaves, the caller's own gradient): then copy, so no two .grad share memory
         if g.base is not None or id(g) in task.owned or not g.flags.writeable:
             g = np.array(g, dtype=var._dtype.np, copy=True)
+            bumps = 0
+        else:
+            # PyTorch sums several incoming gradients in place and keeps that tensor: its
+            # version counts those sums
+            bumps = task.sums.get(node, 0)
         task.owned.add(id(g))
         var._grad = Tensor._make(g, var._dtype)
+        var._grad._vc.v = bumps
     else:
         old = var._grad
         if old.requires_grad:

@@ -685,21 +685,19 @@ def log_softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``F.linear`` as PyTorch decomposes it: addmm for 2-D input, with views around it."""
-    wt = t_(weight)
     nd = x._data.ndim
     if nd == 2 and bias is not None:
-        return addmm(bias, x, wt)
-    if bias is None:
-        return matmul(x, wt)
-    if x._data.shape[-1] != weight._data.shape[1]:
+        return addmm(bias, x, t_(weight))
+    if bias is not None and x._data.flags.c_contiguous and bias._data.ndim == 1:
+        # NB: the input is flattened before weight.t() is taken: node order as PyTorch's
         lead = int(np.prod(x._data.shape[:-1], dtype=np.int64))
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x"
-                           f"{x._data.shape[-1]} and {weight._data.shape[1]}x"
-                           f"{weight._data.shape[0]})")
-    folded = view(x, (-1, x._data.shape[-1])) if x._data.flags.c_contiguous else reshape(
-        x, (-1, x._data.shape[-1]))
-    out = addmm(bias, folded, wt)
-    return view(out, (*x._data.shape[:-1], weight._data.shape[0]))
+        folded = reshape(x, (lead, x._data.shape[-1]))
+        out = addmm(bias, folded, t_(weight))
+        return view(out, (*x._data.shape[:-1], out._data.shape[1]))
+    out = matmul(x, t_(weight))
+    if bias is not None:
+        out.add_(bias)
+    return out
 
 
 # -- composites the backward formulas use, on both backends --------------------------------------

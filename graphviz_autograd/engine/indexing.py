@@ -123,6 +123,8 @@ def _check_bounds(t: Tensor, adv: list[Any]) -> None:
 
 
 def setitem(t: Tensor, key: Any, value: Any) -> None:
+    if t._data.ndim == 0 and isinstance(key, int) and not isinstance(key, bool):
+        raise IndexError(msg.ZERO_DIM_INDEX)
     full = _expand_key(t, key)
     if not any(_is_advanced(k) for k in full):
         target, _ = _basic(t, full, single=isinstance(key, slice))

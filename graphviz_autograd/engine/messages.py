@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -45,6 +47,28 @@ FLOAT_OF_GRAD = ("Converting a tensor with requires_grad=True to a scalar may le
                  "behavior.\nConsider using tensor.detach() first.")
 ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+
+
+NONLEAF_REQUIRES_GRAD_SHORT = "you can only change requires_grad flags of leaf variables."
+INT_REQUIRES_GRAD_SET = "only Tensors of floating point and complex dtype can require gradients"
+VOLATILE = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+GRAD_VARIABLES = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+GRAD_BOTH = ("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+             "`backward()`. Please only use `grad_tensors`.")
+
+_warned: set[str] = set()
+
+
+def warn_once(text: str, category: type[Warning] = UserWarning, stacklevel: int = 3) -> None:
+    """Warn the first time only, per process, as PyTorch's TORCH_WARN_ONCE does."""
+    if text not in _warned:
+        _warned.add(text)
+        warnings.warn(text, category, stacklevel=stacklevel)
+
+
+def reset_warn_once() -> None:
+    """Forget which once-only warnings were given (for tests)."""
+    _warned.clear()
 
 
 def shape_text(shape: tuple[int, ...]) -> str:

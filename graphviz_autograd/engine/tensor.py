@@ -184,7 +184,13 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        self.requires_grad_(value)
+        # NB: the attribute's errors are not requires_grad_()'s (PyTorch's texts differ)
+        if self._grad_fn is not None:
+            raise RuntimeError(msg.NONLEAF_REQUIRES_GRAD if not value else
+                               msg.NONLEAF_REQUIRES_GRAD_SHORT)
+        if value and not self._dtype.is_floating_point:
+            raise RuntimeError(msg.INT_REQUIRES_GRAD_SET)
+        self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if self._grad_fn is not None:
@@ -304,7 +310,7 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.requires_grad:
-            warnings.warn(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=2)
+            msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
         return float(self.item())
 
     def __int__(self) -> int:

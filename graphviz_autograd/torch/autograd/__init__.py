@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+from ...engine import messages as msg
 from ...engine.executor import backward, grad
 from ...engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from ...engine.node import Node
@@ -35,8 +37,12 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, Tensor):
             raise TypeError("Variable data has to be a tensor, but got "
                             f"{type(data).__name__}")
+        if volatile:
+            warnings.warn(msg.VOLATILE, UserWarning, stacklevel=2)
         out = data.detach()
         if requires_grad:
+            if not data._dtype.is_floating_point:
+                raise RuntimeError(msg.INT_REQUIRES_GRAD)
             out.requires_grad_(True)
         return out
 
