@@ -193,7 +193,7 @@ class Node:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __repr__(self) -> str:
-        return f"<{self._name} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # -- hooks -------------------------------------------------------------------------------------
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
