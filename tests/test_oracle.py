@@ -7,8 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "oracle"
+from _shared import ORACLE
 
 if not (ORACLE / "harness.py").is_file():
     pytest.skip(f"oracle not found at {ORACLE}", allow_module_level=True)

@@ -64,7 +64,46 @@ int8 = _dt.int8
 uint8 = _dt.uint8
 bool = _dt.bool_
 dtype = _dt.DType
-FloatTensor = DoubleTensor = LongTensor = Tensor
+
+
+class _LegacyTensorMeta(type):
+    def __instancecheck__(cls, other: Any) -> builtins.bool:
+        return isinstance(other, Tensor) and other.dtype is cls._dtype  # type: ignore[attr-defined]
+
+
+class _LegacyTensor(metaclass=_LegacyTensorMeta):
+    """``torch.FloatTensor(data)`` and friends: a tensor of that dtype."""
+
+    _dtype = _dt.float32
+
+    def __new__(cls, *args: Any) -> Tensor:  # type: ignore[misc]
+        if len(args) == 1 and not isinstance(args[0], builtins.int):
+            return tensor(args[0], dtype=cls._dtype)
+        return zeros(*args, dtype=cls._dtype)
+
+
+class FloatTensor(_LegacyTensor):
+    _dtype = _dt.float32
+
+
+class DoubleTensor(_LegacyTensor):
+    _dtype = _dt.float64
+
+
+class LongTensor(_LegacyTensor):
+    _dtype = _dt.int64
+
+
+class IntTensor(_LegacyTensor):
+    _dtype = _dt.int32
+
+
+class ByteTensor(_LegacyTensor):
+    _dtype = _dt.uint8
+
+
+class BoolTensor(_LegacyTensor):
+    _dtype = _dt.bool_
 
 
 class device:  # noqa: N801 -- PyTorch's name

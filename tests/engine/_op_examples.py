@@ -13,16 +13,16 @@ import ast
 import importlib.util
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
+from _shared import ORACLE as _SHARED_ORACLE
 
 __all__ = ["INPUTS", "ORACLE", "InputSpec", "build_inputs", "compact_graph", "input_names",
            "load_harness", "run_snippet", "to_array"]
 
-ORACLE = Path(__file__).resolve().parents[2].parent / "shared" / "oracle"
+ORACLE = _SHARED_ORACLE
 
 
 def load_harness() -> ModuleType | None:
