@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,7 @@ class BackwardInfo:
     retain_graph: bool
     create_graph: bool
     inputs: list[Tensor] | None = None
+    failed_at: Node | None = None             # where a failing backward stopped
 
 
 class GraphRoot(Node):
@@ -86,41 +87,45 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             raise RuntimeError(msg.GRAD_BOTH)
         grad_tensors = grad_variables
     roots = _as_list(tensors)
+    keep = create_graph if retain_graph is None else retain_graph
+    info = BackwardInfo("backward", roots, keep, create_graph,
+                        _as_list(inputs) if inputs is not None else None)
+    _observed(info, lambda: _backward(info, grad_tensors, inputs))
+
+
+def _backward(info: BackwardInfo, grad_tensors: Any, inputs: Any) -> None:
+    roots = info.roots
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(roots)
-    if inputs is not None:
-        inputs = _as_list(inputs)
-        if not inputs:
-            raise RuntimeError(msg.EMPTY_INPUTS)
+    if inputs is not None and not info.inputs:
+        raise RuntimeError(msg.EMPTY_INPUTS)
     if len(grads) != len(roots):
         raise RuntimeError(f"got {len(grads)} tensors and {len(roots)} gradients")
     if not roots:
         return
     made = _make_grads(roots, grads)
-    keep = create_graph if retain_graph is None else retain_graph
-    if create_graph:
-        msg.warn_once(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
-    try:
-        _run(BackwardInfo("backward", roots, keep, create_graph, inputs), made, accumulate=True)
-    except Exception as e:
-        raise _trimmed(e) from None
+    if info.create_graph:
+        msg.warn_once(msg.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=6)
+    _run(info, made, accumulate=True)
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
          is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
+    keep = create_graph if retain_graph is None else retain_graph
+    info = BackwardInfo("grad", _as_list(outputs), keep, create_graph, _as_list(inputs))
     if allow_unused is None:
         allow_unused = materialize_grads
+    return _observed(info, lambda: _grad(info, grad_outputs, bool(allow_unused),
+                                         materialize_grads))
+
+
+def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
+          materialize_grads: bool) -> tuple[Any, ...]:
+    outs, ins = info.roots, info.inputs or []
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     made = _make_grads(outs, grads)
-    keep = create_graph if retain_graph is None else retain_graph
-    info = BackwardInfo("grad", outs, keep, create_graph, ins)
-    try:
-        result = _run(info, made, accumulate=False)
-    except Exception as e:
-        raise _trimmed(e) from None
+    result = _run(info, made, accumulate=False)
     final: list[Any] = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
@@ -130,6 +135,21 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 raise RuntimeError(msg.UNUSED_INPUT.format(i))
         final.append(g)
     return tuple(final)
+
+
+def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
+    """Run a backward call between its started and finished (or failed) events."""
+    if events.listeners:
+        events.emit("backward_started", info)
+    try:
+        out = body()
+    except Exception as e:
+        if events.listeners:
+            events.emit("backward_failed", info, info.failed_at, e)
+        raise _trimmed(e) from None
+    if events.listeners:
+        events.emit("backward_finished", info)
+    return out
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -193,17 +213,12 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
     deps = _dependencies(start)
     if task.needed is not None and not task.needed.get(start, False) and start not in task.captures:
         return task.captured
-    if events.listeners:
-        events.emit("backward_started", info)
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
-    except BaseException as e:
-        if events.listeners:
-            events.emit("backward_failed", info, task.current, e)
+    except BaseException:
+        info.failed_at = task.current
         raise
-    if events.listeners:
-        events.emit("backward_finished", info)
     return task.captured
 
 

@@ -32,17 +32,18 @@ class SavedTensor:
     """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
-                 "released")
+                 "released", "shape", "nbytes")
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
         self.vc: VersionCounter = t._vc
         self.version = t._vc.v
         self.released = False
+        data = t._data
+        self.shape, self.nbytes, self.dtype = data.shape, data.nbytes, t._dtype  # kept when freed
         if is_output and t._grad_fn is not None:
             # NB: an output saved by its own node keeps only the array: no cycle back.
             self.tensor: Tensor | None = None
-            self.array: np.ndarray | None = t._data
-            self.dtype = t._dtype
+            self.array: np.ndarray | None = data
             self.output_nr = t._output_nr
             self.requires_grad = True
         else:
@@ -55,17 +56,12 @@ class SavedTensor:
         s = cls.__new__(cls)
         s.vc, s.version, s.released = t._vc, t._vc.v, False
         s.tensor, s.array, s.dtype = None, t._data, t._dtype
+        s.shape, s.nbytes = t._data.shape, t._data.nbytes
         s.output_nr, s.requires_grad = 0, True
         return s
 
     def stale(self) -> bool:
         return not self.released and self.vc.v != self.version
-
-    def nbytes(self) -> int:
-        if self.released:
-            return 0
-        arr = self.tensor._data if self.tensor is not None else self.array
-        return int(arr.nbytes) if arr is not None else 0
 
     def peek(self) -> np.ndarray | None:
         """The saved array, without checks (None once released)."""

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine import events
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 
@@ -57,6 +58,8 @@ class Optimizer:
                     if p._grad is not None:
                         self._update(p, p._grad._data, group)
                         p._vc.v += 1
+                        if events.listeners:
+                            events.emit("tensor_modified", p, None)
         return loss
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
