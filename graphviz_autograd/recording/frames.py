@@ -1,0 +1,103 @@
+"""The user's side of the stack: where an op ran (file, line, code) and which variable names
+are bound to which tensors (locals and globals, one level into containers and attributes)."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from collections.abc import Callable, Iterator
+from types import FrameType, ModuleType
+from typing import Any
+
+__all__ = ["PACKAGE_DIR", "user_frames", "where", "code_at", "find_names"]
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_INTERNAL = (PACKAGE_DIR, "<frozen ", os.path.dirname(os.__file__) + os.sep + "contextlib.py")
+_MAX_ITEMS = 256          # how far into a list or dict the name search looks
+
+
+def _internal(filename: str) -> bool:
+    return filename.startswith(_INTERNAL)
+
+
+def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:
+    """The frames of the user's code, innermost first (the package's own frames skipped)."""
+    f = start if start is not None else sys._getframe(1)
+    while f is not None:
+        if not _internal(f.f_code.co_filename):
+            yield f
+        f = f.f_back
+
+
+def where(depth: int = 2) -> tuple[str, int] | None:
+    """(file, line) of the innermost user frame, cheaply: called once per op while recording."""
+    f: FrameType | None = sys._getframe(depth)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(_INTERNAL):
+            return name, f.f_lineno
+        f = f.f_back
+    return None
+
+
+def code_at(filename: str, line: int) -> str:
+    return linecache.getline(filename, line).strip()
+
+
+def find_names(frames: list[FrameType], is_tensor: Callable[[Any], bool],
+               is_module: Callable[[Any], bool]) -> dict[int, tuple[Any, list[str]]]:
+    """id(tensor) -> (tensor, the names bound to it), innermost frame first. ``x``,
+    ``temp[0]``, ``d['k']``, ``fc1.weight``, ``model.layers.0.weight``."""
+    found: dict[int, tuple[Any, list[str]]] = {}
+    seen_globals: set[int] = set()
+
+    def add(t: Any, name: str) -> None:
+        entry = found.get(id(t))
+        if entry is None:
+            found[id(t)] = (t, [name])
+        elif name not in entry[1]:
+            entry[1].append(name)
+
+    def scan(name: str, v: Any) -> None:
+        if name.startswith("__") or isinstance(v, type | ModuleType):
+            return
+        if is_tensor(v):
+            add(v, name)
+        elif isinstance(v, list | tuple):
+            for i, x in enumerate(v[:_MAX_ITEMS]):
+                if is_tensor(x):
+                    add(x, f"{name}[{i}]")
+        elif isinstance(v, dict):
+            for i, (k, x) in enumerate(v.items()):
+                if i >= _MAX_ITEMS:
+                    break
+                if is_tensor(x):
+                    add(x, f"{name}[{k!r}]")
+        elif is_module(v):
+            try:
+                for pname, p in v.named_parameters():
+                    add(p, f"{name}.{pname}")
+            except Exception:  # noqa: BLE001 -- a user's odd module: skip it, never fail
+                return
+        elif hasattr(v, "__dict__") and not callable(v):
+            try:
+                attrs = vars(v)
+            except TypeError:
+                return
+            for i, (k, x) in enumerate(attrs.items()):
+                if i >= _MAX_ITEMS:
+                    break
+                if is_tensor(x) and not k.startswith("_"):
+                    add(x, f"{name}.{k}")
+
+    for f in frames:
+        scope = f.f_locals
+        for name, v in list(scope.items()):
+            scan(name, v)
+        g = f.f_globals
+        if id(g) not in seen_globals and g is not scope:
+            seen_globals.add(id(g))
+            for name, v in list(g.items()):
+                scan(name, v)
+    return found

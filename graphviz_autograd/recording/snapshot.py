@@ -1,0 +1,112 @@
+"""Snapshots as plain data: what the graph looked like at one moment (no tensor, no node)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["SavedInfo", "NodeInfo", "TensorInfo", "Prediction", "Snapshot", "FORMAT", "VERSION"]
+
+FORMAT = "graphviz-autograd/snapshot"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class SavedInfo:
+    """One saved buffer of a node: ``alive``, ``freed`` (by backward ``released_by``) or
+    ``modified`` in place since it was saved (``versions``: saved, current)."""
+
+    name: str
+    state: str
+    shape: list[int]
+    dtype: str
+    nbytes: int
+    released_by: int | None = None
+    versions: list[int] | None = None
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    id: str
+    name: str
+    next: list[str | None]
+    saved: list[SavedInfo]
+    labels: list[str]
+    source: dict[str, Any] | None
+    executed_by: list[int]
+    roots: list[str]
+    shared: bool
+    created_by: int = 0            # how many backwards had run when the node was made
+    variable: str | None = None    # AccumulateGrad: the id of its leaf tensor
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    id: str
+    label: str | None
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    grad: dict[str, Any] | None
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Would a backward from ``root`` fail, where (``node``) and why."""
+
+    will_fail: bool
+    node: str | None
+    reason: str
+    root: str | None = None
+    kind: str | None = None        # "freed" | "modified" | None
+    buffers: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The graph at one moment of a recording; ``to_dict()`` gives the JSON form."""
+
+    index: int
+    label: str
+    kind: str                      # before_backward | after_backward | backward_failed | manual
+    backward: int | None
+    error: dict[str, str] | None
+    nodes: list[NodeInfo]
+    tensors: list[TensorInfo]
+    prediction: Prediction | None
+    memory: dict[str, int]
+    predictions: list[Prediction] = field(default_factory=list)
+    collected: list[str] = field(default_factory=list)   # node ids gone since the previous one
+    source: dict[str, Any] | None = None                  # the user's line when it was taken
+
+    def node(self, node_id: str) -> NodeInfo:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+    def nodes_labelled(self, label: str) -> list[NodeInfo]:
+        """The nodes whose tensors the user's variable ``label`` is bound to."""
+        return [n for n in self.nodes if label in n.labels]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"format": FORMAT, "version": VERSION}
+        d.update(asdict(self))
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Snapshot:
+        def pred(p: dict[str, Any] | None) -> Prediction | None:
+            return Prediction(**p) if p is not None else None
+        nodes = [NodeInfo(**{**n, "saved": [SavedInfo(**s) for s in n["saved"]]})
+                 for n in d["nodes"]]
+        return cls(index=d["index"], label=d["label"], kind=d["kind"], backward=d["backward"],
+                   error=d["error"], nodes=nodes,
+                   tensors=[TensorInfo(**t) for t in d["tensors"]],
+                   prediction=pred(d.get("prediction")), memory=d["memory"],
+                   predictions=[p for p in (pred(x) for x in d.get("predictions", []))
+                                if p is not None],
+                   collected=list(d.get("collected", [])), source=d.get("source"))
