@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "record", "load", "Recording", "Snapshot"]
+__all__ = ["__version__", "record", "load", "Recording", "Snapshot", "diagnose", "explain"]
 
 
 def __getattr__(name: str) -> Any:
     # NB: lazy, so `import graphviz_autograd.torch` does not load the recorder
-    if name in ("record", "load", "Recording", "Snapshot"):
+    if name in ("record", "load", "Recording", "Snapshot", "diagnose", "explain"):
         from . import recording
         return getattr(recording, name)
     raise AttributeError(f"module 'graphviz_autograd' has no attribute {name!r}")

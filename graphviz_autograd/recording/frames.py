@@ -23,7 +23,7 @@ def _internal(filename: str) -> bool:
 
 def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:
     """The frames of the user's code, innermost first (the package's own frames skipped)."""
-    f = start if start is not None else sys._getframe(1)
+    f: FrameType | None = start if start is not None else sys._getframe(1)
     while f is not None:
         if not _internal(f.f_code.co_filename):
             yield f
@@ -78,7 +78,7 @@ def find_names(frames: list[FrameType], is_tensor: Callable[[Any], bool],
             try:
                 for pname, p in v.named_parameters():
                     add(p, f"{name}.{pname}")
-            except Exception:  # noqa: BLE001 -- a user's odd module: skip it, never fail
+            except Exception:  # a user's odd module: skip it, never fail
                 return
         elif hasattr(v, "__dict__") and not callable(v):
             try:

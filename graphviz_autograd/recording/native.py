@@ -54,6 +54,16 @@ class NativeEngine:
         return ref() if ref is not None else None
 
     @staticmethod
+    def counter(t: Tensor) -> Any:
+        """The version counter object (shared by views): what in-place edits are logged by."""
+        return t._vc
+
+    @staticmethod
+    def is_parameter(t: Tensor) -> bool:
+        from ..torch.nn.parameter import Parameter
+        return isinstance(t, Parameter)
+
+    @staticmethod
     def describe(t: Tensor) -> dict[str, Any]:
         g = t._grad
         return {"shape": list(t._data.shape), "dtype": str(t._dtype),
@@ -107,7 +117,7 @@ def _slot(name: str, s: SavedTensor) -> dict[str, Any]:
         state, key = "alive", _key(s)
     return {"name": name, "state": state, "shape": list(s.shape), "dtype": str(s.dtype),
             "nbytes": int(s.nbytes), "versions": [s.version, s.vc.v] if state == "modified"
-            else None, "key": key}
+            else None, "key": key, "counter": id(s.vc)}
 
 
 def _key(s: SavedTensor) -> tuple[int, int] | None:

@@ -89,11 +89,11 @@ class Recording:
         self._meta: dict[int, _Meta] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed: dict[int, list[int]] = {}
-        self._modified: dict[int, list[dict[str, Any]]] = {}   # tensor uid -> in-place edits
+        self._edits: dict[int, tuple[Any, list[dict[str, Any]]]] = {}   # in-place edits
         self._current: BackwardRecord | None = None
         self._previous_ids: set[str] = set()
         self._count = 0
-        self._handlers = {
+        self._handlers: dict[str, Any] = {
             "node_created": self._node_created, "tensor_modified": self._tensor_modified,
             "backward_started": self._backward_started, "node_executed": self._node_executed,
             "buffer_released": self._buffer_released, "grad_accumulated": self._grad_accumulated,
@@ -126,10 +126,15 @@ class Recording:
                                               len(self.backwards))
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
+        E = self.engine
         src = frames.where(3) if self.sources else None
-        edit = {"version": self.engine.describe(tensor)["version"], "backward": len(self.backwards),
-                "source": self._source_dict(src)}
-        self._modified.setdefault(self.engine.tensor_uid(tensor), []).append(edit)
+        counter = E.counter(tensor)
+        edit = {"version": E.describe(tensor)["version"], "after_backward": len(self.backwards),
+                "source": self._source_dict(src), "tensor": f"t{E.tensor_uid(tensor)}",
+                "parameter": E.is_parameter(tensor)}
+        # NB: keyed by the version counter (shared by views); the counter is kept, a small int
+        entry = self._edits.setdefault(id(counter), (counter, []))
+        entry[1].append(edit)
 
     def _backward_started(self, info: Any) -> None:
         E = self.engine
@@ -264,6 +269,15 @@ def record(engine: Any = None, names: bool = True, sources: bool = True,
 
 
 # -- building a snapshot ---------------------------------------------------------------------------
+def _edits_of(rec: Recording, slot: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The in-place edits that moved a saved tensor past the version it was saved at."""
+    entry = rec._edits.get(slot.get("counter", -1))
+    if entry is None or slot["versions"] is None:
+        return None
+    saved_at = slot["versions"][0]
+    return [e for e in entry[1] if e["version"] > saved_at] or None
+
+
 def _build(rec: Recording, kind: str, label: str, brec: BackwardRecord | None, info: Any,
            error: dict[str, str] | None) -> Snapshot:
     E = rec.engine
@@ -348,8 +362,8 @@ def _build(rec: Recording, kind: str, label: str, brec: BackwardRecord | None, i
         var = E.variable(n)
         # NB: a leaf's accumulator is reused by every graph over it, harmlessly: not "shared"
         reused = var is None and any(created[r] >= k for k in executed for r in root_ids)
-        meta = meta_of(uid)
-        src = rec._source_dict(meta.source) if meta is not None else None
+        known = meta_of(uid)
+        src = rec._source_dict(known.source) if known is not None else None
         if var is not None:
             vid = E.tensor_uid(var)
             tensors.setdefault(vid, var)
@@ -360,20 +374,22 @@ def _build(rec: Recording, kind: str, label: str, brec: BackwardRecord | None, i
             id=f"n{uid}", name=E.node_name(n),
             next=[f"n{m}" if m is not None else None for m in nexts[uid]],
             saved=[SavedInfo(s["name"], s["state"], s["shape"], s["dtype"], s["nbytes"],
-                             rec._released.get((uid, s["name"])), s["versions"])
+                             rec._released.get((uid, s["name"])), s["versions"],
+                             _edits_of(rec, s) if s["state"] == "modified" else None)
                    for s in saved[uid]],
             labels=labels, source=src, executed_by=list(executed),
             roots=[f"n{r}" for r in root_ids], shared=len(root_ids) > 1 or reused,
-            created_by=created[uid], variable=f"t{E.tensor_uid(var)}" if var is not None else None))
+            created_by=created[uid], recorded=known is not None,
+            variable=f"t{E.tensor_uid(var)}" if var is not None else None))
 
     tensor_infos = []
     for tid in sorted(tensors):
         t = tensors[tid]
         d = E.describe(t)
         fn = E.grad_fn(t)
-        names = tensor_labels.get(tid)
+        tnames = tensor_labels.get(tid)
         tensor_infos.append(TensorInfo(
-            id=f"t{tid}", label=names[0] if names else None, shape=d["shape"], dtype=d["dtype"],
+            id=f"t{tid}", label=tnames[0] if tnames else None, shape=d["shape"], dtype=d["dtype"],
             requires_grad=d["requires_grad"], is_leaf=d["is_leaf"],
             grad_fn=f"n{E.node_uid(fn)}" if fn is not None else None, grad=d["grad"],
             version=d["version"]))

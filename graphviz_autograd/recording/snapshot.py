@@ -23,6 +23,7 @@ class SavedInfo:
     nbytes: int
     released_by: int | None = None
     versions: list[int] | None = None
+    modified_by: list[dict[str, Any]] | None = None    # the in-place edits, with their lines
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class NodeInfo:
     roots: list[str]
     shared: bool
     created_by: int = 0            # how many backwards had run when the node was made
+    recorded: bool = False         # made while recording (else: found, made before)
     variable: str | None = None    # AccumulateGrad: the id of its leaf tensor
 
 

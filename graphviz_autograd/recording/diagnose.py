@@ -1,0 +1,217 @@
+"""Plain explanations of failed (or predicted-to-fail) backwards, with the fixes that apply.
+
+A diagnosis says what failed, at which node and buffers, which earlier backward freed them (or
+which in-place op changed them), which variable and line built that node, and the fixes, best
+first: recompute inside the loop, ``detach()``, ``retain_graph=True`` on the earlier call (with
+its memory cost), one backward over the summed losses, no in-place change of a saved tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .snapshot import NodeInfo, Prediction, Snapshot
+
+if TYPE_CHECKING:
+    from .recorder import BackwardRecord, Recording
+
+__all__ = ["Fix", "Diagnosis", "diagnose", "explain"]
+
+
+@dataclass(frozen=True)
+class Fix:
+    key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place
+    title: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    backward: int | None          # the backward that failed, or None for a prediction
+    predicted: bool
+    kind: str                     # "freed" | "modified"
+    node: str
+    node_name: str
+    buffers: list[str]
+    freed_by: list[int]
+    built_by: dict[str, Any]      # {"labels": [...], "source": {file, line, code} | None}
+    summary: str
+    fixes: list[Fix] = field(default_factory=list)
+    snapshot: int | None = None
+
+    def text(self) -> str:
+        lines = [self.summary, "", "Fixes, best first:"]
+        lines += [f"  {i}. {f.title}\n     {f.detail}" for i, f in enumerate(self.fixes, 1)]
+        return "\n".join(lines)
+
+
+def _what(node: NodeInfo) -> str:
+    label = f"`{node.labels[0]}`" if node.labels else "an unnamed tensor"
+    src = node.source
+    where = f" (line {src['line']}: `{src['code']}`)" if src else ""
+    return f"{node.name} of {label}{where}"
+
+
+def _call(rec: BackwardRecord | None) -> str:
+    if rec is None:
+        return "an earlier backward"
+    src = rec.source
+    where = f" at line {src['line']} (`{src['code']}`)" if src else ""
+    return f"backward #{rec.number}{where}"
+
+
+def _bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"
+
+
+def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
+    by_id = {n.id: n for n in snap.nodes}
+    seen, stack, out = set(), [root], []
+    while stack:
+        nid = stack.pop()
+        if nid in seen or nid not in by_id:
+            continue
+        seen.add(nid)
+        out.append(by_id[nid])
+        stack.extend(m for m in by_id[nid].next if m is not None)
+    return out
+
+
+def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: int | None,
+              root: str | None) -> Diagnosis | None:
+    if not pred.will_fail or pred.node is None:
+        return None
+    node = snap.node(pred.node)
+    records = {b.number: b for b in recording.backwards}
+    current = records.get(backward) if backward is not None else None
+    built = {"labels": list(node.labels), "source": node.source}
+    root_node = next((n for n in snap.nodes if n.id == root), None) if root else None
+    if pred.kind == "modified":
+        return _modified(snap, pred, node, current, built, backward)
+    freed_by = sorted({s.released_by for s in node.saved if s.state == "freed"
+                       and s.released_by is not None})
+    first = records.get(freed_by[0]) if freed_by else None
+    attempt = f"backward #{backward}" if backward is not None else "the next backward"
+    if current is not None and current.source:
+        attempt = _call(current)
+    bufs = ", ".join(pred.buffers) or "its state"
+    tense = "failed" if backward is not None else "fails"
+    summary = (f"{attempt} {tense} at {_what(node)}: its saved {bufs} "
+               f"{'were' if len(pred.buffers) != 1 else 'was'} freed by {_call(first)}.")
+    if not pred.buffers:
+        summary = f"{attempt} fails at {_what(node)}: {pred.reason}."
+    # the cost of keeping them: what the failing graph needs that backward #k freed
+    cost = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
+               if s.state == "freed" and s.released_by in freed_by)
+    k = freed_by[0] if freed_by else None
+    reused = (root_node is not None and k is not None and node.created_by < k
+              and root_node.created_by >= k)
+    same_root = (first is not None and root is not None and root in first.roots)
+    labels = node.labels
+    name = labels[0] if labels else "the shared tensor"
+    code = node.source["code"] if node.source else None
+    fixes: list[Fix] = []
+    if reused:
+        summary += (f" That node was built before backward #{k} and is reused by the graph of "
+                    f"this backward; backward #{k} ran it and freed its buffers.")
+        fixes.append(Fix("recompute", "Recompute it inside the loop",
+                         f"Build `{code or name}` anew before each backward, so each graph has "
+                         "its own copy of that part (the seed-000 'works fine' line)."))
+        fixes.append(Fix("detach", f"Use `{name}.detach()` where you reuse it",
+                         f"If no gradient should flow back into `{name}` from the later "
+                         f"graphs (a value kept from an earlier step: an RNN hidden state, a "
+                         f"stored intermediate, a generator output), reuse `{name}.detach()`."))
+    elif same_root:
+        summary += " It is the same graph: a backward frees what it ran."
+        fixes.append(Fix("backward_once", "Backward once",
+                         "Compute the loss again (a fresh graph) if you need a second "
+                         "backward, or call backward once."))
+    elif k is not None:
+        summary += (f" Backward #{k} and this one share that part of the graph (it is "
+                    "reached from more than one loss).")
+        by_id = {n.id: n for n in snap.nodes}
+        earlier = [by_id[r].labels[0] for r in (first.roots if first else [])
+                   if r in by_id and by_id[r].labels]
+        now = root_node.labels[0] if root_node is not None and root_node.labels else None
+        a, b = (earlier[0] if earlier else "loss1"), (now or "loss2")
+        fixes.append(Fix("sum_losses", "Sum the losses and backward once",
+                         f"`({a} + {b}).backward()` runs the shared part once and gives each "
+                         "parameter the sum of both gradients, with no buffer kept."))
+    if k is not None:
+        fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
+                         f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
+                         "until a later backward without it frees them; the memory stays "
+                         "in use as long as the graph is referenced."))
+    return Diagnosis(backward, backward is None, "freed", node.id, node.name, list(pred.buffers),
+                     freed_by, built, summary, fixes, snap.index)
+
+
+def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: BackwardRecord | None,
+              built: dict[str, Any], backward: int | None) -> Diagnosis:
+    stale = [s for s in node.saved if s.state == "modified"]
+    edits = [e for s in stale for e in (s.modified_by or [])]
+    attempt = _call(current) if current is not None else "the next backward"
+    names = ", ".join(s.name for s in stale)
+    v = stale[0].versions if stale and stale[0].versions else [0, 0]
+    verb, them = ("was", "it was") if len(stale) == 1 else ("were", "they were")
+    tense = "failed" if backward is not None else "fails"
+    summary = (f"{attempt} {tense} at {_what(node)}: its saved {names} {verb} modified in place "
+               f"after {them} saved (version {v[1]}, saved at version {v[0]}).")
+    if edits:
+        e = edits[0]
+        src = e.get("source")
+        if src:
+            summary += f" The in-place op was at line {src['line']}: `{src['code']}`."
+    fixes: list[Fix] = []
+    if any(e.get("parameter") for e in edits):
+        fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
+                         "optimizer.step() updates the parameters in place, so a graph built "
+                         "before the step cannot be backwarded after it: do all backwards "
+                         "first (sum the losses), or run the forward again after the step."))
+    fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
+                     "Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or "
+                     "modify a `.clone()` of it, so the value the backward needs stays intact."))
+    return Diagnosis(backward, backward is None, "modified", node.id, node.name,
+                     [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def diagnose(recording: Recording) -> list[Diagnosis]:
+    """One diagnosis per failed backward of the recording, then one per live root that the
+    last snapshot predicts would fail."""
+    out: list[Diagnosis] = []
+    by_index = {s.index: s for s in recording.snapshots}
+    for b in recording.backwards:
+        if b.error is None or b.snapshot_before is None:
+            continue
+        before = by_index.get(b.snapshot_before)
+        if before is None or before.prediction is None:
+            continue
+        d = _diagnose(recording, before, before.prediction, b.number,
+                      b.roots[0] if b.roots else None)
+        if d is not None:
+            out.append(d)
+    if recording.snapshots:
+        # a live loss that no backward has run yet, but whose backward would fail now
+        last = recording.snapshots[-1]
+        by_id = {n.id: n for n in last.nodes}
+        for p in last.predictions:
+            root = by_id.get(p.root or "")
+            if root is None or root.executed_by or not root.recorded:
+                continue
+            d = _diagnose(recording, last, p, None, p.root)
+            if d is not None:
+                out.append(d)
+    return out
+
+
+def explain(recording: Recording) -> str:
+    """The diagnoses as text, for a terminal or a notebook."""
+    ds = diagnose(recording)
+    if not ds:
+        return "No backward failed, and none is predicted to fail."
+    return "\n\n".join(d.text() for d in ds)
