@@ -1,0 +1,67 @@
+"""Recording keeps nothing alive: it holds weak references only, and snapshots are plain data."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import graphviz_autograd
+import graphviz_autograd.torch as torch
+
+
+def test_recording_keeps_no_graph_alive() -> None:
+    gc.disable()
+    try:
+        with graphviz_autograd.record() as rec:
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            y = (a * 2).exp()
+            loss = (y * y).sum()
+            refs = [weakref.ref(o) for o in (y, loss, loss.grad_fn, y.grad_fn)]
+            saved = weakref.ref(y.grad_fn._saved["result"].array)
+            loss.backward(retain_graph=True)
+            rec.snapshot("kept")
+            del y, loss
+            rec.snapshot("dropped")
+        assert all(r() is None for r in refs), "a tensor or node outlived its last reference"
+        assert saved() is None, "a saved array outlived its graph"
+        assert rec.snapshots[-1].nodes == [n for n in rec.snapshots[-1].nodes
+                                           if n.name == "torch::autograd::AccumulateGrad"]
+        assert rec.snapshots[-1].collected, "the dropped nodes are reported as collected"
+    finally:
+        gc.enable()
+
+
+def test_snapshots_hold_plain_data_only() -> None:
+    with graphviz_autograd.record() as rec:
+        x = torch.tensor(2.0, requires_grad=True)
+        (x * x).backward()
+    seen: list[object] = []
+    stack: list[object] = [s.to_dict() for s in rec.snapshots]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        else:
+            seen.append(v)
+    assert all(v is None or isinstance(v, str | int | float | bool) for v in seen)
+
+
+def test_exception_reaches_the_user_unchanged() -> None:
+    def run() -> RuntimeError:
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x * x
+        y.backward()
+        try:
+            y.backward()
+        except RuntimeError as e:
+            return e
+        raise AssertionError("expected a RuntimeError")
+
+    plain = run()
+    with graphviz_autograd.record() as rec:
+        recorded = run()
+    assert type(recorded) is type(plain) and str(recorded) == str(plain)
+    assert rec.snapshots[-1].kind == "backward_failed"
+    assert rec.snapshots[-1].error == {"type": "RuntimeError", "message": str(plain)}
