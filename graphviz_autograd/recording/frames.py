@@ -45,12 +45,18 @@ def code_at(filename: str, line: int) -> str:
     return linecache.getline(filename, line).strip()
 
 
-def find_names(frames: list[FrameType], is_tensor: Callable[[Any], bool],
+_SKIP = frozenset({int, float, complex, str, bytes, bool, type(None), type, ModuleType,
+                   type(len), type(lambda: 0), range, slice,
+                   type(Ellipsis), type(NotImplemented), property, staticmethod, classmethod})
+
+
+def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
                is_module: Callable[[Any], bool]) -> dict[int, tuple[Any, list[str]]]:
     """id(tensor) -> (tensor, the names bound to it), innermost frame first. ``x``,
     ``temp[0]``, ``d['k']``, ``fc1.weight``, ``model.layers.0.weight``."""
     found: dict[int, tuple[Any, list[str]]] = {}
     seen_globals: set[int] = set()
+    skip = _SKIP
 
     def add(t: Any, name: str) -> None:
         entry = found.get(id(t))
@@ -60,19 +66,20 @@ def find_names(frames: list[FrameType], is_tensor: Callable[[Any], bool],
             entry[1].append(name)
 
     def scan(name: str, v: Any) -> None:
-        if name.startswith("__") or isinstance(v, type | ModuleType):
+        tv = type(v)
+        if tv in skip:
             return
-        if is_tensor(v):
+        if isinstance(v, tensor_types):
             add(v, name)
-        elif isinstance(v, list | tuple):
+        elif tv is list or tv is tuple:
             for i, x in enumerate(v[:_MAX_ITEMS]):
-                if is_tensor(x):
+                if isinstance(x, tensor_types):
                     add(x, f"{name}[{i}]")
-        elif isinstance(v, dict):
+        elif tv is dict:
             for i, (k, x) in enumerate(v.items()):
                 if i >= _MAX_ITEMS:
                     break
-                if is_tensor(x):
+                if isinstance(x, tensor_types):
                     add(x, f"{name}[{k!r}]")
         elif is_module(v):
             try:
@@ -80,24 +87,23 @@ def find_names(frames: list[FrameType], is_tensor: Callable[[Any], bool],
                     add(p, f"{name}.{pname}")
             except Exception:  # a user's odd module: skip it, never fail
                 return
-        elif hasattr(v, "__dict__") and not callable(v):
-            try:
-                attrs = vars(v)
-            except TypeError:
-                return
-            for i, (k, x) in enumerate(attrs.items()):
+        elif tv.__module__ == "__main__" and hasattr(v, "__dict__"):
+            # an object of a class the user's script defines: its tensor attributes
+            for i, (k, x) in enumerate(vars(v).items()):
                 if i >= _MAX_ITEMS:
                     break
-                if is_tensor(x) and not k.startswith("_"):
+                if isinstance(x, tensor_types) and not k.startswith("_"):
                     add(x, f"{name}.{k}")
 
     for f in frames:
         scope = f.f_locals
         for name, v in list(scope.items()):
-            scan(name, v)
+            if not name.startswith("__"):
+                scan(name, v)
         g = f.f_globals
         if id(g) not in seen_globals and g is not scope:
             seen_globals.add(id(g))
             for name, v in list(g.items()):
-                scan(name, v)
+                if not name.startswith("__"):
+                    scan(name, v)
     return found

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import events
 from ..engine.autograd import CopySlices
-from ..engine.node import AccumulateGrad, Node, SavedTensor
+from ..engine.node import AccumulateGrad, Node
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 
@@ -26,6 +26,8 @@ class NativeEngine:
     @staticmethod
     def unsubscribe(fn: Any) -> None:
         events.unsubscribe(fn)
+
+    tensor_types = (Tensor,)
 
     @staticmethod
     def is_tensor(x: Any) -> bool:
@@ -89,39 +91,84 @@ class NativeEngine:
         return [e[0] for e in n._next]
 
     @staticmethod
+    def next_uids(n: Node) -> tuple[int | None, ...]:
+        return tuple([e[0]._uid if e[0] is not None else None for e in n._next])
+
+    @staticmethod
+    def walk(starts: list[Node], static: dict[int, Any], make_static: Any) -> tuple[Any, ...]:
+        """Everything reachable from ``starts``: per node its saved buffers' states (and the
+        static facts of nodes not seen before), released CopySlices, leaves, memory."""
+        states: dict[int, tuple[tuple[Any, ...], ...]] = {}
+        dead_ends: set[int] = set()
+        leaves: dict[int, Tensor] = {}
+        alive: dict[int, int] = {}
+        freed = 0
+        stack = list(starts)
+        while stack:
+            n = stack.pop()
+            uid = n._uid
+            if uid in states:
+                continue
+            if uid not in static:
+                static[uid] = make_static(n, uid)
+            saved = n._saved
+            if saved:
+                out = []
+                for _, s in n.saved_slots():
+                    if s.released:
+                        out.append(("freed", s.version, s.version, id(s.vc)))
+                        freed += s.nbytes
+                        continue
+                    v = s.vc.v
+                    out.append(("alive" if v == s.version else "modified", s.version, v,
+                                id(s.vc)))
+                    arr = s.tensor._data if s.tensor is not None else s.array
+                    alive[id(arr)] = s.nbytes
+                states[uid] = tuple(out)
+            else:
+                states[uid] = ()
+            cls = type(n)
+            if cls is AccumulateGrad:
+                leaves[n.variable._uid] = n.variable
+            elif cls is CopySlices and n.fn is None:
+                dead_ends.add(uid)
+            for e in n._next:
+                m = e[0]
+                if m is not None and m._uid not in states:
+                    stack.append(m)
+        return states, dead_ends, leaves, alive, freed
+
+    @staticmethod
     def variable(n: Node) -> Tensor | None:
         return n.variable if isinstance(n, AccumulateGrad) else None
 
     @staticmethod
-    def saved(n: Node) -> list[dict[str, Any]]:
-        """Each saved tensor: name, state, shape, dtype, nbytes, versions, and a key naming its
-        memory (so buffers shared by several slots are counted once)."""
-        out = []
-        for name, s in n.saved_slots():
-            out.append(_slot(name, s))
-        return out
+    def slots(n: Node) -> tuple[tuple[str, tuple[int, ...], str, int], ...]:
+        """Each saved tensor's name, shape, dtype and bytes (fixed for the node's life)."""
+        return tuple((name, tuple(s.shape), str(s.dtype), int(s.nbytes))
+                     for name, s in n.saved_slots())
+
+    @staticmethod
+    def states(n: Node) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
+        """Per saved tensor (state, saved version, version now, counter id), and its memory as
+        (key, bytes, freed): the key names the array, so shared buffers count once."""
+        saved = n._saved
+        if not saved:
+            return (), []
+        out, mem = [], []
+        for _, s in n.saved_slots():
+            if s.released:
+                out.append(("freed", s.version, s.version, id(s.vc)))
+                mem.append((0, s.nbytes, True))
+                continue
+            v = s.vc.v
+            out.append(("alive" if v == s.version else "modified", s.version, v, id(s.vc)))
+            arr = s.tensor._data if s.tensor is not None else s.array
+            mem.append((id(arr), s.nbytes, False))
+        return tuple(out), mem
 
     @staticmethod
     def dead_end(n: Node) -> bool:
         """A node a backward can no longer run although it saves nothing (CopySlices)."""
         return isinstance(n, CopySlices) and n.fn is None
 
-
-def _slot(name: str, s: SavedTensor) -> dict[str, Any]:
-    if s.released:
-        state, key = "freed", None
-    elif s.vc.v != s.version:
-        state = "modified"
-        key = _key(s)
-    else:
-        state, key = "alive", _key(s)
-    return {"name": name, "state": state, "shape": list(s.shape), "dtype": str(s.dtype),
-            "nbytes": int(s.nbytes), "versions": [s.version, s.vc.v] if state == "modified"
-            else None, "key": key, "counter": id(s.vc)}
-
-
-def _key(s: SavedTensor) -> tuple[int, int] | None:
-    arr = s.peek()
-    if arr is None:
-        return None
-    return (int(arr.__array_interface__["data"][0]), int(arr.nbytes))

@@ -11,55 +11,42 @@ from .snapshot import Prediction, SavedInfo
 __all__ = ["predict"]
 
 
-def predict(E: Any, starts: list[Any], states: dict[str, list[SavedInfo]],
-            released: dict[tuple[int, str], int]) -> Prediction:
-    """Dry-run a backward from ``starts`` (the roots' nodes) without touching the graph."""
-    root = f"n{E.node_uid(starts[0])}" if len(starts) == 1 else None
+def predict(graph: Any, starts: list[int], saved: dict[str, list[SavedInfo]]) -> Prediction:
+    """Dry-run a backward from the nodes ``starts`` over a snapshot's graph (no live object)."""
+    root = f"n{starts[0]}" if len(starts) == 1 else None
     deps: dict[int, int] = {}
-    nodes: dict[int, Any] = {}
     stack = list(starts)
-    for n in starts:
-        nodes[E.node_uid(n)] = n
     while stack:
-        n = stack.pop()
-        for m in E.next_nodes(n):
+        uid = stack.pop()
+        for m in graph.next(uid):
             if m is None:
                 continue
-            uid = E.node_uid(m)
-            if uid in deps:
-                deps[uid] += 1
+            if m in deps:
+                deps[m] += 1
             else:
-                deps[uid] = 1
-                nodes[uid] = m
+                deps[m] = 1
                 stack.append(m)
-    ready = [(-E.seq(n), i, E.node_uid(n)) for i, n in enumerate(starts)
-             if deps.get(E.node_uid(n), 0) == 0]
+    ready = [(-graph.seq(u), i, u) for i, u in enumerate(starts) if deps.get(u, 0) == 0]
     heapq.heapify(ready)
     tick = len(ready)
     while ready:
         _, _, uid = heapq.heappop(ready)
-        n = nodes[uid]
-        verdict = _check(E, n, uid, states.get(f"n{uid}"), released)
+        verdict = _check(graph, uid, saved.get(f"n{uid}", []))
         if verdict is not None:
             kind, reason, buffers = verdict
             return Prediction(True, f"n{uid}", reason, root, kind, buffers)
-        for m in E.next_nodes(n):
+        for m in graph.next(uid):
             if m is None:
                 continue
-            muid = E.node_uid(m)
-            deps[muid] -= 1
-            if deps[muid] == 0:
-                heapq.heappush(ready, (-E.seq(m), tick, muid))
+            deps[m] -= 1
+            if deps[m] == 0:
+                heapq.heappush(ready, (-graph.seq(m), tick, m))
                 tick += 1
     return Prediction(False, None, "", root)
 
 
-def _check(E: Any, n: Any, uid: int, saved: list[SavedInfo] | None,
-           released: dict[tuple[int, str], int]) -> tuple[str, str, list[str]] | None:
-    slots = saved if saved is not None else [
-        SavedInfo(s["name"], s["state"], s["shape"], s["dtype"], s["nbytes"], None,
-                  s["versions"]) for s in E.saved(n)]
-    name = E.node_name(n)
+def _check(graph: Any, uid: int, slots: list[SavedInfo]) -> tuple[str, str, list[str]] | None:
+    name = graph.name(uid)
     freed = [s for s in slots if s.state == "freed"]
     if freed:
         by = sorted({s.released_by for s in freed if s.released_by is not None})
@@ -67,7 +54,7 @@ def _check(E: Any, n: Any, uid: int, saved: list[SavedInfo] | None,
         names = ", ".join(s.name for s in freed)
         return ("freed", f"{name} needs its saved {names}, freed{when}",
                 [s.name for s in freed])
-    if E.dead_end(n):
+    if graph.dead_end(uid):
         return ("freed", f"{name} was already run by a backward that did not retain the graph",
                 [])
     stale = [s for s in slots if s.state == "modified"]

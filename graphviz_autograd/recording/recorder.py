@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import frames
-from .predict import predict
-from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
+from .capture import Raw, Static, capture, materialize
+from .snapshot import Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
 
@@ -84,15 +84,17 @@ class Recording:
         self.names = names
         self.sources = sources
         self.keep_last = keep_last
-        self.snapshots: list[Snapshot] = []
+        self._raws: list[Raw | Snapshot] = []
         self.backwards: list[BackwardRecord] = []
         self._meta: dict[int, _Meta] = {}
+        self._static: dict[int, Static] = {}
         self._released: dict[tuple[int, str], int] = {}
-        self._executed: dict[int, list[int]] = {}
+        self._executed_log: list[tuple[int, int]] = []
         self._edits: dict[int, tuple[Any, list[dict[str, Any]]]] = {}   # in-place edits
         self._current: BackwardRecord | None = None
-        self._previous_ids: set[str] = set()
+        self._previous_live: set[int] = set()
         self._count = 0
+        self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
         self._handlers: dict[str, Any] = {
             "node_created": self._node_created, "tensor_modified": self._tensor_modified,
             "backward_started": self._backward_started, "node_executed": self._node_executed,
@@ -150,8 +152,8 @@ class Recording:
                              roots, self._source_dict(src))
         self.backwards.append(rec)
         self._current = rec
-        snap = self._take("before_backward", f"before backward #{number}", rec, info=info)
-        rec.snapshot_before = snap.index
+        rec.snapshot_before = self._take("before_backward", f"before backward #{number}", rec,
+                                         targets=list(info.roots))
 
     def _node_executed(self, node: Any, grad: Any) -> None:
         rec = self._current
@@ -161,7 +163,7 @@ class Recording:
         uid = E.node_uid(node)
         shape = list(getattr(grad, "shape", ())) if grad is not None else None
         rec.steps.append(Step(f"n{uid}", E.node_name(node), shape))
-        self._executed.setdefault(uid, []).append(rec.number)
+        self._executed_log.append((uid, rec.number))
 
     def _buffer_released(self, node: Any, name: str, array: Any) -> None:
         rec = self._current
@@ -184,8 +186,7 @@ class Recording:
         rec = self._current
         if rec is None:
             return
-        snap = self._take("after_backward", f"after backward #{rec.number}", rec)
-        rec.snapshot_after = snap.index
+        rec.snapshot_after = self._take("after_backward", f"after backward #{rec.number}", rec)
         self._current = None
 
     def _backward_failed(self, info: Any, node: Any, error: BaseException) -> None:
@@ -195,29 +196,42 @@ class Recording:
         rec.error = {"type": type(error).__name__, "message": str(error)}
         if node is not None:
             rec.failed_at = f"n{self.engine.node_uid(node)}"
-        snap = self._take("backward_failed", f"backward #{rec.number} failed", rec,
-                          error=rec.error)
-        rec.snapshot_after = snap.index
+        rec.snapshot_after = self._take("backward_failed", f"backward #{rec.number} failed",
+                                        rec, error=rec.error)
         self._current = None
 
     # -- snapshots ------------------------------------------------------------------------------
+    @property
+    def snapshots(self) -> Sequence[Snapshot]:
+        """The snapshots, as plain data (each is derived when first read)."""
+        return _Snapshots(self)
+
     def snapshot(self, label: str | None = None) -> Snapshot:
         """Take a snapshot by hand (e.g. after ``del y``)."""
-        return self._take("manual", label or f"snapshot {self._count}", None)
+        self._take("manual", label or f"snapshot {self._count}", None)
+        return self.snapshots[-1]
 
     def _source_dict(self, src: tuple[str, int] | None) -> dict[str, Any] | None:
         if src is None:
             return None
         return {"file": src[0], "line": src[1], "code": frames.code_at(*src)}
 
-    def _take(self, kind: str, label: str, rec: BackwardRecord | None, info: Any = None,
-              error: dict[str, str] | None = None) -> Snapshot:
-        snap = _build(self, kind, label, rec, info, error)
-        self.snapshots.append(snap)
+    def _edits_since(self, counter: int, saved_at: int) -> list[dict[str, Any]] | None:
+        """The in-place edits that moved a saved tensor past the version it was saved at."""
+        entry = self._edits.get(counter)
+        if entry is None:
+            return None
+        return [e for e in entry[1] if e["version"] > saved_at] or None
+
+    def _take(self, kind: str, label: str, rec: BackwardRecord | None,
+              error: dict[str, str] | None = None, targets: list[Any] | None = None) -> int:
+        raw = capture(self, kind, label, rec.number if rec is not None else None, error,
+                      targets)
+        self._raws.append(raw)
         self._count += 1
-        if self.keep_last is not None and len(self.snapshots) > self.keep_last:
-            del self.snapshots[: len(self.snapshots) - self.keep_last]
-        return snap
+        if self.keep_last is not None and len(self._raws) > self.keep_last:
+            del self._raws[: len(self._raws) - self.keep_last]
+        return raw.index
 
     # -- persistence ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -233,9 +247,9 @@ class Recording:
     def from_dict(cls, d: dict[str, Any]) -> Recording:
         if d.get("format") != RECORDING_FORMAT:
             raise ValueError(f"not a graphviz-autograd recording (format {d.get('format')!r})")
-        rec = cls.__new__(cls)
-        rec.__init__(engine=_Offline())  # type: ignore[misc]
-        rec.snapshots = [Snapshot.from_dict(s) for s in d["snapshots"]]
+        rec = cls(engine=_Offline())
+        rec._raws = [Snapshot.from_dict(s) for s in d["snapshots"]]
+        rec._count = len(rec._raws)
         rec.backwards = [BackwardRecord(**{**b, "steps": [Step(**s) for s in b["steps"]]})
                          for b in d["backwards"]]
         return rec
@@ -268,163 +282,19 @@ def record(engine: Any = None, names: bool = True, sources: bool = True,
         rec.stop()
 
 
-# -- building a snapshot ---------------------------------------------------------------------------
-def _edits_of(rec: Recording, slot: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The in-place edits that moved a saved tensor past the version it was saved at."""
-    entry = rec._edits.get(slot.get("counter", -1))
-    if entry is None or slot["versions"] is None:
-        return None
-    saved_at = slot["versions"][0]
-    return [e for e in entry[1] if e["version"] > saved_at] or None
+class _Snapshots(Sequence[Snapshot]):
+    """The recording's snapshots, derived from their raw captures on first access."""
 
+    def __init__(self, rec: Recording) -> None:
+        self._rec = rec
 
-def _build(rec: Recording, kind: str, label: str, brec: BackwardRecord | None, info: Any,
-           error: dict[str, str] | None) -> Snapshot:
-    E = rec.engine
-    user = list(frames.user_frames())
-    here = (user[0].f_code.co_filename, user[0].f_lineno) if user else None
-    named = frames.find_names(user, E.is_tensor, E.is_module) if rec.names else {}
-    del user
+    def __len__(self) -> int:
+        return len(self._rec._raws)
 
-    # the live graph: nodes seen created (still alive), those of named tensors, and below them
-    starts: list[Any] = []
-    dead: list[int] = []
-    for uid, meta in rec._meta.items():
-        n = meta.ref()
-        if n is None:
-            dead.append(uid)
-        else:
-            starts.append(n)
-    tensor_labels: dict[int, list[str]] = {}
-    node_labels: dict[int, list[str]] = {}
-    tensors: dict[int, Any] = {}
-    for t, names in named.values():
-        tid = E.tensor_uid(t)
-        tensor_labels[tid] = names
-        tensors[tid] = t
-        fn = E.grad_fn(t) or E.accumulator(t)
-        if fn is not None:
-            starts.append(fn)
-            node_labels.setdefault(E.node_uid(fn), []).extend(names)
-    if info is not None:
-        for t in info.roots:
-            if E.is_tensor(t):
-                fn = E.grad_fn(t) or E.accumulator(t)
-                if fn is not None:
-                    starts.append(fn)
-    nodes: dict[int, Any] = {}
-    stack = starts
-    while stack:
-        n = stack.pop()
-        uid = E.node_uid(n)
-        if uid in nodes:
-            continue
-        nodes[uid] = n
-        stack.extend(m for m in E.next_nodes(n) if m is not None)
-
-    order = sorted(nodes)
-    nexts = {uid: [E.node_uid(m) if m is not None else None for m in E.next_nodes(nodes[uid])]
-             for uid in order}
-    saved = {uid: E.saved(nodes[uid]) for uid in order}
-
-    # roots and what reaches what (bitmasks over roots, in topological order)
-    indeg = dict.fromkeys(order, 0)
-    for uid in order:
-        for m in nexts[uid]:
-            if m is not None:
-                indeg[m] += 1
-    roots = [uid for uid in order if indeg[uid] == 0]
-    reach = {uid: 0 for uid in order}
-    for i, r in enumerate(roots):
-        reach[r] = 1 << i
-    pending = dict(indeg)
-    queue = list(roots)
-    while queue:
-        uid = queue.pop()
-        for m in nexts[uid]:
-            if m is None:
-                continue
-            reach[m] |= reach[uid]
-            pending[m] -= 1
-            if pending[m] == 0:
-                queue.append(m)
-
-    def meta_of(uid: int) -> _Meta | None:
-        return rec._meta.get(uid)
-
-    created = {uid: (m.created_by if (m := meta_of(uid)) is not None else 0) for uid in order}
-    node_infos = []
-    for uid in order:
-        n = nodes[uid]
-        bits = reach[uid]
-        root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
-        executed = rec._executed.get(uid, [])
-        var = E.variable(n)
-        # NB: a leaf's accumulator is reused by every graph over it, harmlessly: not "shared"
-        reused = var is None and any(created[r] >= k for k in executed for r in root_ids)
-        known = meta_of(uid)
-        src = rec._source_dict(known.source) if known is not None else None
-        if var is not None:
-            vid = E.tensor_uid(var)
-            tensors.setdefault(vid, var)
-            labels = list(tensor_labels.get(vid, []))
-        else:
-            labels = list(dict.fromkeys(node_labels.get(uid, [])))
-        node_infos.append(NodeInfo(
-            id=f"n{uid}", name=E.node_name(n),
-            next=[f"n{m}" if m is not None else None for m in nexts[uid]],
-            saved=[SavedInfo(s["name"], s["state"], s["shape"], s["dtype"], s["nbytes"],
-                             rec._released.get((uid, s["name"])), s["versions"],
-                             _edits_of(rec, s) if s["state"] == "modified" else None)
-                   for s in saved[uid]],
-            labels=labels, source=src, executed_by=list(executed),
-            roots=[f"n{r}" for r in root_ids], shared=len(root_ids) > 1 or reused,
-            created_by=created[uid], recorded=known is not None,
-            variable=f"t{E.tensor_uid(var)}" if var is not None else None))
-
-    tensor_infos = []
-    for tid in sorted(tensors):
-        t = tensors[tid]
-        d = E.describe(t)
-        fn = E.grad_fn(t)
-        tnames = tensor_labels.get(tid)
-        tensor_infos.append(TensorInfo(
-            id=f"t{tid}", label=tnames[0] if tnames else None, shape=d["shape"], dtype=d["dtype"],
-            requires_grad=d["requires_grad"], is_leaf=d["is_leaf"],
-            grad_fn=f"n{E.node_uid(fn)}" if fn is not None else None, grad=d["grad"],
-            version=d["version"]))
-
-    alive_keys: dict[Any, int] = {}
-    freed = 0
-    for uid in order:
-        for s in saved[uid]:
-            if s["state"] == "freed":
-                freed += s["nbytes"]
-            elif s["key"] is not None:
-                alive_keys[s["key"]] = s["nbytes"]
-    memory = {"saved_bytes_alive": sum(alive_keys.values()), "saved_bytes_freed": freed}
-
-    states = {f"n{uid}": node_infos[i].saved for i, uid in enumerate(order)}
-    released = {k: v for k, v in rec._released.items() if k[0] in nodes}
-    predictions = [predict(E, [nodes[r]], states, released) for r in roots]
-    prediction: Prediction | None = None
-    if brec is not None and kind == "before_backward" and info is not None:
-        targets = [nodes[int(r[1:])] for r in brec.roots if r.startswith("n") and
-                   int(r[1:]) in nodes]
-        prediction = predict(E, targets, states, released) if targets else None
-    elif predictions:
-        prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
-
-    ids = {f"n{uid}" for uid in order}
-    collected = sorted(rec._previous_ids - ids, key=lambda s: int(s[1:]))
-    rec._previous_ids = ids
-    for uid in dead:
-        rec._meta.pop(uid, None)
-        rec._executed.pop(uid, None)
-    for key in [k for k in rec._released if k[0] in dead]:
-        del rec._released[key]
-    return Snapshot(index=rec._count, label=label, kind=kind,
-                    backward=brec.number if brec is not None else None, error=error,
-                    nodes=node_infos, tensors=tensor_infos, prediction=prediction, memory=memory,
-                    predictions=predictions, collected=collected,
-                    source=rec._source_dict(here))
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        item = self._rec._raws[i]
+        if isinstance(item, Snapshot):
+            return item
+        return materialize(self._rec, item)

@@ -1,0 +1,244 @@
+"""Taking a snapshot cheaply, and turning it into plain data later.
+
+At the moment of a snapshot only what can change is read from the live graph: which nodes are
+alive, the state of each saved buffer, the user's names for tensors. What a node is (its name,
+next nodes, saved buffers' shapes, source line) never changes, so it is read once per node into a
+static table. The full ``Snapshot`` (roots, sharing, predictions, labels) is derived from these
+when first asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import frames
+from .predict import predict
+from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
+
+if TYPE_CHECKING:
+    from .recorder import Recording
+
+__all__ = ["Static", "Raw", "capture", "materialize"]
+
+
+class Static:
+    """What a node is, for as long as it lives."""
+
+    __slots__ = ("name", "next", "seq", "slots", "variable", "source", "created_by", "recorded")
+
+    def __init__(self, name: str, next: tuple[int | None, ...], seq: int,  # noqa: A002
+                 slots: tuple[tuple[str, tuple[int, ...], str, int], ...], variable: int | None,
+                 source: tuple[str, int] | None, created_by: int, recorded: bool) -> None:
+        self.name = name
+        self.next = next
+        self.seq = seq
+        self.slots = slots            # per saved tensor: name, shape, dtype, nbytes
+        self.variable = variable      # AccumulateGrad: its leaf's uid
+        self.source = source
+        self.created_by = created_by
+        self.recorded = recorded
+
+
+@dataclass
+class Raw:
+    """A snapshot as taken: the changing part of the graph at that moment."""
+
+    index: int
+    label: str
+    kind: str
+    backward: int | None
+    error: dict[str, str] | None
+    source: tuple[str, int] | None
+    live: list[int]
+    states: dict[int, tuple[tuple[Any, ...], ...]]    # uid -> per slot (state, saved_v, v, counter)
+    dead_ends: set[int]
+    tensors: list[tuple[Any, ...]]
+    node_labels: dict[int, list[str]]
+    memory: dict[str, int]
+    collected: list[int]
+    executed_until: int
+    targets: list[int] | None = None          # the roots of the backward about to run
+    cached: Snapshot | None = field(default=None, repr=False)
+
+
+def capture(rec: Recording, kind: str, label: str, backward: int | None,
+            error: dict[str, str] | None, targets: list[Any] | None) -> Raw:
+    E = rec.engine
+    user = list(frames.user_frames())
+    here = (user[0].f_code.co_filename, user[0].f_lineno) if user else None
+    if not rec.names:
+        named = {}
+    elif kind != "before_backward" and rec._names_cache is not None:
+        named = rec._names_cache      # NB: a backward does not rebind the user's names
+    else:
+        named = frames.find_names(user, E.tensor_types, E.is_module)
+    rec._names_cache = named if kind == "before_backward" else None
+    del user
+
+    starts: list[Any] = []
+    dead = []
+    for uid, meta in rec._meta.items():
+        n = meta.ref()
+        if n is None:
+            dead.append(uid)
+        else:
+            starts.append(n)
+    for uid in dead:
+        del rec._meta[uid]
+    node_labels: dict[int, list[str]] = {}
+    tensors = []
+    for t, names in named.values():
+        fn = E.grad_fn(t)
+        acc = E.accumulator(t) if fn is None else None
+        node = fn if fn is not None else acc
+        if node is not None:
+            starts.append(node)
+            if fn is not None:
+                node_labels.setdefault(E.node_uid(fn), []).extend(names)
+        tensors.append((E.tensor_uid(t), names, E.describe(t),
+                        E.node_uid(fn) if fn is not None else None))
+    target_uids = None
+    if targets is not None:
+        target_uids = []
+        for t in targets:
+            node = E.grad_fn(t) if E.is_tensor(t) else None
+            if node is not None:
+                starts.append(node)
+                target_uids.append(E.node_uid(node))
+
+    walked = E.walk(starts, rec._static, lambda n, uid: _static(rec, n, uid))
+    states, dead_ends, leaves, alive_bytes, freed_bytes = walked
+    known = {t[0] for t in tensors}
+    for vid, var in leaves.items():
+        if vid not in known and var is not None:
+            tensors.append((vid, [], E.describe(var), None))
+    live = sorted(states)
+    collected = sorted(rec._previous_live - states.keys())
+    rec._previous_live = set(states)
+    return Raw(index=rec._count, label=label, kind=kind, backward=backward, error=error,
+               source=here, live=live, states=states, dead_ends=dead_ends, tensors=tensors,
+               node_labels=node_labels,
+               memory={"saved_bytes_alive": sum(alive_bytes.values()),
+                       "saved_bytes_freed": freed_bytes},
+               collected=collected, executed_until=len(rec._executed_log),
+               targets=target_uids)
+
+
+def _static(rec: Recording, n: Any, uid: int) -> Static:
+    E = rec.engine
+    meta = rec._meta.get(uid)
+    var = E.variable(n)
+    if meta is None:
+        return Static(E.node_name(n), E.next_uids(n), E.seq(n), E.slots(n),
+                      E.tensor_uid(var) if var is not None else None, None, 0, False)
+    return Static(meta.name, E.next_uids(n), E.seq(n), E.slots(n),
+                  E.tensor_uid(var) if var is not None else None, meta.source, meta.created_by,
+                  True)
+
+
+# -- from a raw capture to plain data -------------------------------------------------------------
+def materialize(rec: Recording, raw: Raw) -> Snapshot:
+    if raw.cached is not None:
+        return raw.cached
+    static = rec._static
+    order = raw.live
+    live = set(order)
+    indeg = dict.fromkeys(order, 0)
+    for uid in order:
+        for m in static[uid].next:
+            if m is not None and m in live:
+                indeg[m] += 1
+    roots = [uid for uid in order if indeg[uid] == 0]
+    reach = dict.fromkeys(order, 0)
+    for i, r in enumerate(roots):
+        reach[r] = 1 << i
+    queue = list(roots)
+    while queue:
+        uid = queue.pop()
+        for m in static[uid].next:
+            if m is None or m not in live:
+                continue
+            reach[m] |= reach[uid]
+            indeg[m] -= 1
+            if indeg[m] == 0:
+                queue.append(m)
+    executed: dict[int, list[int]] = {}
+    for uid, k in rec._executed_log[:raw.executed_until]:
+        if uid in live:
+            executed.setdefault(uid, []).append(k)
+    tensor_labels = {t[0]: t[1] for t in raw.tensors}
+    saved_infos: dict[str, list[SavedInfo]] = {}
+    nodes = []
+    for uid in order:
+        st = static[uid]
+        bits = reach[uid]
+        root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
+        ex = executed.get(uid, [])
+        reused = st.variable is None and any(static[r].created_by >= k for k in ex
+                                             for r in root_ids)
+        saved = _saved(rec, uid, st, raw.states[uid])
+        saved_infos[f"n{uid}"] = saved
+        if st.variable is not None:
+            labels = list(tensor_labels.get(st.variable, []))
+        else:
+            labels = list(dict.fromkeys(raw.node_labels.get(uid, [])))
+        nodes.append(NodeInfo(
+            id=f"n{uid}", name=st.name,
+            next=[f"n{m}" if m is not None else None for m in st.next], saved=saved,
+            labels=labels, source=rec._source_dict(st.source), executed_by=ex,
+            roots=[f"n{r}" for r in root_ids], shared=len(root_ids) > 1 or reused,
+            created_by=st.created_by, recorded=st.recorded,
+            variable=f"t{st.variable}" if st.variable is not None else None))
+    tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=d["shape"],
+                          dtype=d["dtype"], requires_grad=d["requires_grad"],
+                          is_leaf=d["is_leaf"], grad_fn=f"n{fn}" if fn is not None else None,
+                          grad=d["grad"], version=d["version"])
+               for uid, names, d, fn in sorted(raw.tensors, key=lambda t: t[0])]
+    graph = _Graph(static, raw.dead_ends)
+    predictions = [predict(graph, [r], saved_infos) for r in roots]
+    prediction: Prediction | None = None
+    if raw.kind == "before_backward" and raw.targets:
+        prediction = predict(graph, raw.targets, saved_infos)
+    elif predictions:
+        prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
+    snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,
+                    error=raw.error, nodes=nodes, tensors=tensors, prediction=prediction,
+                    memory=raw.memory, predictions=predictions,
+                    collected=[f"n{u}" for u in raw.collected],
+                    source=rec._source_dict(raw.source))
+    raw.cached = snap
+    return snap
+
+
+def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]
+           ) -> list[SavedInfo]:
+    out = []
+    for (name, shape, dtype, nbytes), (state, saved_v, v, counter) in zip(st.slots, states,
+                                                                          strict=False):
+        released = rec._released.get((uid, name)) if state == "freed" else None
+        versions = [saved_v, v] if state == "modified" else None
+        edits = rec._edits_since(counter, saved_v) if state == "modified" else None
+        out.append(SavedInfo(name, state, list(shape), dtype, nbytes, released, versions, edits))
+    return out
+
+
+class _Graph:
+    """The static table seen as a graph, for the dry-run prediction."""
+
+    def __init__(self, static: dict[int, Static], dead_ends: set[int]) -> None:
+        self.static = static
+        self.dead_ends = dead_ends
+
+    def next(self, uid: int) -> tuple[int | None, ...]:
+        st = self.static.get(uid)
+        return st.next if st is not None else ()
+
+    def seq(self, uid: int) -> int:
+        return self.static[uid].seq
+
+    def name(self, uid: int) -> str:
+        return self.static[uid].name
+
+    def dead_end(self, uid: int) -> bool:
+        return uid in self.dead_ends
