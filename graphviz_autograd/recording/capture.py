@@ -9,6 +9,7 @@ when first asked for.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,23 @@ class Raw:
     cached: Snapshot | None = field(default=None, repr=False)
 
 
+def _no_gc(fn: Any) -> Any:
+    """Build many small records without the cycle collector scanning the whole heap midway
+    (they make no cycles); it runs again afterwards."""
+    def wrapped(*args: Any, **kw: Any) -> Any:
+        if not gc.isenabled():
+            return fn(*args, **kw)
+        gc.disable()
+        try:
+            return fn(*args, **kw)
+        finally:
+            gc.enable()
+    wrapped.__doc__ = fn.__doc__
+    wrapped.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapped
+
+
+@_no_gc
 def capture(rec: Recording, kind: str, label: str, backward: int | None,
             error: dict[str, str] | None, targets: list[Any] | None) -> Raw:
     E = rec.engine
@@ -138,6 +156,7 @@ def _static(rec: Recording, n: Any, uid: int) -> Static:
 
 
 # -- from a raw capture to plain data -------------------------------------------------------------
+@_no_gc
 def materialize(rec: Recording, raw: Raw) -> Snapshot:
     if raw.cached is not None:
         return raw.cached
@@ -175,14 +194,15 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         bits = reach[uid]
         root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
         ex = executed.get(uid, [])
-        reused = st.variable is None and any(static[r].created_by >= k for k in ex
-                                             for r in root_ids)
+        reused = bool(ex) and st.variable is None and any(
+            static[r].created_by >= k for k in ex for r in root_ids)
         saved = _saved(rec, uid, st, raw.states[uid])
         saved_infos[f"n{uid}"] = saved
         if st.variable is not None:
             labels = list(tensor_labels.get(st.variable, []))
         else:
-            labels = list(dict.fromkeys(raw.node_labels.get(uid, [])))
+            found = raw.node_labels.get(uid)
+            labels = list(dict.fromkeys(found)) if found else []
         nodes.append(NodeInfo(
             id=f"n{uid}", name=st.name,
             next=[f"n{m}" if m is not None else None for m in st.next], saved=saved,

@@ -95,6 +95,7 @@ class Recording:
         self._previous_live: set[int] = set()
         self._count = 0
         self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
+        self._code: dict[tuple[str, int], dict[str, Any]] = {}
         self._handlers: dict[str, Any] = {
             "node_created": self._node_created, "tensor_modified": self._tensor_modified,
             "backward_started": self._backward_started, "node_executed": self._node_executed,
@@ -214,7 +215,12 @@ class Recording:
     def _source_dict(self, src: tuple[str, int] | None) -> dict[str, Any] | None:
         if src is None:
             return None
-        return {"file": src[0], "line": src[1], "code": frames.code_at(*src)}
+        # NB: one dict per source line, shared by the records that point at it (read-only)
+        d = self._code.get(src)
+        if d is None:
+            d = self._code[src] = {"file": src[0], "line": src[1],
+                                   "code": frames.code_at(*src)}
+        return d
 
     def _edits_since(self, counter: int, saved_at: int) -> list[dict[str, Any]] | None:
         """The in-place edits that moved a saved tensor past the version it was saved at."""

@@ -1,4 +1,7 @@
-"""Snapshots as plain data: what the graph looked like at one moment (no tensor, no node)."""
+"""Snapshots as plain data: what the graph looked like at one moment (no tensor, no node).
+
+The records are plain (slotted, not frozen, for speed); treat them as read-only.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ FORMAT = "graphviz-autograd/snapshot"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SavedInfo:
     """One saved buffer of a node: ``alive``, ``freed`` (by backward ``released_by``) or
     ``modified`` in place since it was saved (``versions``: saved, current)."""
@@ -26,7 +29,7 @@ class SavedInfo:
     modified_by: list[dict[str, Any]] | None = None    # the in-place edits, with their lines
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class NodeInfo:
     id: str
     name: str
@@ -42,7 +45,7 @@ class NodeInfo:
     variable: str | None = None    # AccumulateGrad: the id of its leaf tensor
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TensorInfo:
     id: str
     label: str | None
