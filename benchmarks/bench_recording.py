@@ -21,8 +21,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import graphviz_autograd  # noqa: E402
-import graphviz_autograd.torch as torch  # noqa: E402
+import graphviz_autograd
+import graphviz_autograd.torch as torch
 
 START, END = "<!-- bench_recording:start -->", "<!-- bench_recording:end -->"
 
