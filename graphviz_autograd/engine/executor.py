@@ -255,9 +255,9 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                 if release and node._saved:
                     node.release_variables()
             elif type(node) is AccumulateGrad and needed is None and not node._hooked:
-                _accumulate(task, node, inputs[0])
                 if listening:
                     events.emit("node_executed", node, inputs[0])
+                _accumulate(task, node, inputs[0])
                 outputs = ()
             else:
                 outputs = _evaluate(task, node, inputs, mode) or ()
@@ -410,14 +410,14 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
             if res is not None:
                 inputs = [r._data if (r is not None and mode is NP) else r for r in res]
     if isinstance(node, AccumulateGrad):
+        if events.listeners:
+            events.emit("node_executed", node, inputs[0] if inputs else None)
         _accumulate(task, node, inputs[0], hooked=True)
         outputs: list[Any] = []
-    elif isinstance(node, GraphRoot):
-        outputs = node.grads
     else:
-        outputs = _call(task, node, inputs, mode)
-    if events.listeners:
-        events.emit("node_executed", node, inputs[0] if inputs else None)
+        outputs = node.grads if isinstance(node, GraphRoot) else _call(task, node, inputs, mode)
+        if events.listeners:
+            events.emit("node_executed", node, inputs[0] if inputs else None)
     if not task.keep:
         node.release_variables()
     if node._post_hooks:

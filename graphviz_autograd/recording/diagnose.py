@@ -46,11 +46,47 @@ class Diagnosis:
         return "\n".join(lines)
 
 
-def _what(node: NodeInfo) -> str:
-    label = f"`{node.labels[0]}`" if node.labels else "an unnamed tensor"
+def _names(recording: Recording, snap: Snapshot, node: NodeInfo) -> tuple[list[str], str]:
+    """The user's names for a node: bound now; else bound in an earlier snapshot (a loop has
+    rebound the variable since); else those of the nearest named node above it."""
+    if node.labels:
+        return list(node.labels), "now"
+    for earlier in reversed(list(recording.snapshots[:snap.index])[-64:]):
+        for n in earlier.nodes:
+            if n.id == node.id and n.labels:
+                return list(n.labels), "earlier"
+    parents: dict[str, list[NodeInfo]] = {}
+    for n in snap.nodes:
+        for m in n.next:
+            if m is not None:
+                parents.setdefault(m, []).append(n)
+    seen, frontier = {node.id}, [node]
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for p in parents.get(n.id, []):
+                if p.labels:
+                    return list(p.labels), "graph"
+                if p.id not in seen:
+                    seen.add(p.id)
+                    nxt.append(p)
+        frontier = nxt
+    return [], "none"
+
+
+def _what(node: NodeInfo, names: tuple[list[str], str]) -> str:
+    labels, how = names
+    if not labels:
+        label = "of an unnamed tensor"
+    elif how == "graph":
+        label = f"in the graph of `{labels[0]}`"
+    elif how == "earlier":
+        label = f"of `{labels[0]}` (as it was then)"
+    else:
+        label = f"of `{labels[0]}`"
     src = node.source
     where = f" (line {src['line']}: `{src['code']}`)" if src else ""
-    return f"{node.name} of {label}{where}"
+    return f"{node.name} {label}{where}"
 
 
 def _call(rec: BackwardRecord | None) -> str:
@@ -87,12 +123,13 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     if not pred.will_fail or pred.node is None:
         return None
     node = snap.node(pred.node)
+    names = _names(recording, snap, node)
     records = {b.number: b for b in recording.backwards}
     current = records.get(backward) if backward is not None else None
-    built = {"labels": list(node.labels), "source": node.source}
+    built = {"labels": names[0], "source": node.source}
     root_node = next((n for n in snap.nodes if n.id == root), None) if root else None
     if pred.kind == "modified":
-        return _modified(snap, pred, node, current, built, backward)
+        return _modified(snap, pred, node, current, built, backward, names)
     freed_by = sorted({s.released_by for s in node.saved if s.state == "freed"
                        and s.released_by is not None})
     first = records.get(freed_by[0]) if freed_by else None
@@ -101,10 +138,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         attempt = _call(current)
     bufs = ", ".join(pred.buffers) or "its state"
     tense = "failed" if backward is not None else "fails"
-    summary = (f"{attempt} {tense} at {_what(node)}: its saved {bufs} "
+    summary = (f"{attempt} {tense} at {_what(node, names)}: its saved {bufs} "
                f"{'were' if len(pred.buffers) != 1 else 'was'} freed by {_call(first)}.")
     if not pred.buffers:
-        summary = f"{attempt} fails at {_what(node)}: {pred.reason}."
+        summary = f"{attempt} fails at {_what(node, names)}: {pred.reason}."
     # the cost of keeping them: what the failing graph needs that backward #k freed
     cost = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
                if s.state == "freed" and s.released_by in freed_by)
@@ -112,8 +149,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     reused = (root_node is not None and k is not None and node.created_by < k
               and root_node.created_by >= k)
     same_root = (first is not None and root is not None and root in first.roots)
-    labels = node.labels
-    name = labels[0] if labels else "the shared tensor"
+    name = names[0][0] if names[0] else "the shared tensor"
     code = node.source["code"] if node.source else None
     fixes: list[Fix] = []
     if reused:
@@ -152,16 +188,17 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
 
 
 def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: BackwardRecord | None,
-              built: dict[str, Any], backward: int | None) -> Diagnosis:
+              built: dict[str, Any], backward: int | None,
+              names: tuple[list[str], str]) -> Diagnosis:
     stale = [s for s in node.saved if s.state == "modified"]
     edits = [e for s in stale for e in (s.modified_by or [])]
     attempt = _call(current) if current is not None else "the next backward"
-    names = ", ".join(s.name for s in stale)
+    which = ", ".join(s.name for s in stale)
     v = stale[0].versions if stale and stale[0].versions else [0, 0]
     verb, them = ("was", "it was") if len(stale) == 1 else ("were", "they were")
     tense = "failed" if backward is not None else "fails"
-    summary = (f"{attempt} {tense} at {_what(node)}: its saved {names} {verb} modified in place "
-               f"after {them} saved (version {v[1]}, saved at version {v[0]}).")
+    summary = (f"{attempt} {tense} at {_what(node, names)}: its saved {which} {verb} modified "
+               f"in place after {them} saved (version {v[1]}, saved at version {v[0]}).")
     if edits:
         e = edits[0]
         src = e.get("source")

@@ -15,6 +15,7 @@ __all__ = ["PACKAGE_DIR", "user_frames", "where", "code_at", "find_names"]
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL = (PACKAGE_DIR, "<frozen ", os.path.dirname(os.__file__) + os.sep + "contextlib.py")
 _MAX_ITEMS = 256          # how far into a list or dict the name search looks
+_CO_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's frame (f_locals is a copy)
 
 
 def _internal(filename: str) -> bool:
@@ -100,6 +101,10 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
         for name, v in list(scope.items()):
             if not name.startswith("__"):
                 scan(name, v)
+        if f.f_code.co_flags & _CO_OPTIMIZED and scope is not f.f_globals:
+            # NB: a function frame's f_locals is a copy the frame keeps until next read; empty
+            # it, or it would keep the user's tensors (and their graphs) alive after `del`
+            scope.clear()
         g = f.f_globals
         if id(g) not in seen_globals and g is not scope:
             seen_globals.add(id(g))

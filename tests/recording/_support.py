@@ -1,0 +1,69 @@
+"""Helpers for reading recordings in the recorder's tests."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from graphviz_autograd.recording import NodeInfo, Recording, Snapshot
+
+__all__ = ["here", "before", "after", "snap", "only_labelled", "reachable", "fix_keys",
+           "is_accumulate"]
+
+
+def here() -> int:
+    """The caller's current line number (``line = here() + 1`` names the next line)."""
+    return sys._getframe(1).f_lineno
+
+
+def snap(rec: Recording, index: int | None) -> Snapshot:
+    assert index is not None
+    for s in rec.snapshots:
+        if s.index == index:
+            return s
+    raise KeyError(index)
+
+
+def before(rec: Recording, number: int) -> Snapshot:
+    """The snapshot taken just before backward #number (1-based)."""
+    s = snap(rec, rec.backwards[number - 1].snapshot_before)
+    assert s.kind == "before_backward" and s.backward == number
+    return s
+
+
+def after(rec: Recording, number: int) -> Snapshot:
+    """The snapshot taken just after backward #number (after_backward or backward_failed)."""
+    s = snap(rec, rec.backwards[number - 1].snapshot_after)
+    assert s.kind in ("after_backward", "backward_failed") and s.backward == number
+    return s
+
+
+def only_labelled(s: Snapshot, label: str) -> NodeInfo:
+    """The one node bound to the user's variable ``label``."""
+    found = s.nodes_labelled(label)
+    assert len(found) == 1, (label, [(n.id, n.name, n.labels) for n in s.nodes])
+    return found[0]
+
+
+def reachable(s: Snapshot, start: str) -> list[NodeInfo]:
+    """The nodes reached from node ``start`` (itself included)."""
+    by_id = {n.id: n for n in s.nodes}
+    seen: set[str] = set()
+    out: list[NodeInfo] = []
+    stack = [start]
+    while stack:
+        nid = stack.pop()
+        if nid in seen or nid not in by_id:
+            continue
+        seen.add(nid)
+        out.append(by_id[nid])
+        stack.extend(m for m in by_id[nid].next if m is not None)
+    return out
+
+
+def is_accumulate(n: NodeInfo) -> bool:
+    return n.name == "torch::autograd::AccumulateGrad"
+
+
+def fix_keys(d: Any) -> list[str]:
+    return [f.key for f in d.fixes]

@@ -1,0 +1,551 @@
+"""Common training-loop patterns around "backward through the graph a second time", and the
+recorder's bookkeeping: memory, collected nodes, the steps of a backward, errors passed through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import itertools
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+from _markers import requires_torch
+
+import graphviz_autograd.torch as torch
+from graphviz_autograd import diagnose, record
+
+from ._support import after, before, fix_keys, is_accumulate, only_labelled, reachable
+
+BACKWARD_TWICE = "Trying to backward through the graph a second time"
+INPLACE = "one of the variables needed for gradient computation has been modified by an inplace"
+
+
+def _real_torch() -> ModuleType:
+    return importlib.import_module("torch")
+
+
+# -- RNN hidden state carried over without detach ------------------------------------------------
+def _rnn(detach: bool, steps: int = 3) -> tuple[Any, list[int]]:
+    """An RNN loop with one backward per step; returns the recording and the failing steps."""
+    torch.manual_seed(0)
+    failed: list[int] = []
+    with record() as rec:
+        W_x = torch.randn(3, 4, requires_grad=True)
+        W_h = torch.randn(4, 4, requires_grad=True)
+        h = torch.zeros(1, 4)
+        for step in range(steps):
+            x = torch.randn(1, 3)
+            if detach:
+                h = h.detach()
+            h = torch.tanh(x @ W_x + h @ W_h)
+            loss = h.pow(2).sum()
+            try:
+                loss.backward()
+            except RuntimeError as e:
+                assert str(e).startswith(BACKWARD_TWICE)
+                failed.append(step)
+                break
+    return rec, failed
+
+
+def test_rnn_hidden_state_not_detached_fails_at_step_1() -> None:
+    rec, failed = _rnn(detach=False)
+    assert failed == [1]
+    s = before(rec, 2)
+    failing = rec.backwards[1].failed_at
+    assert failing is not None
+    n = s.node(failing)
+    # the failing node is step 0's tanh: made before backward #1, run and freed by it
+    assert n.name == "TanhBackward0"
+    assert n.created_by == 0 and n.executed_by == [1]
+    assert all(b.state == "freed" and b.released_by == 1 for b in n.saved)
+    assert n.shared
+    assert s.prediction is not None and s.prediction.will_fail and s.prediction.node == failing
+    (d,) = diagnose(rec)
+    assert d.node == failing and d.freed_by == [1]
+    keys = fix_keys(d)
+    assert "detach" in keys
+    assert keys.index("detach") < keys.index("retain_graph")
+
+
+def test_rnn_diagnosis_names_the_hidden_state_to_detach() -> None:
+    # the failing tensor was `h` when it was made (and in the snapshot before backward #1);
+    # the loop has rebound `h` since, but the fix to give is `h.detach()`
+    rec, _ = _rnn(detach=False)
+    (d,) = diagnose(rec)
+    detach = next(f for f in d.fixes if f.key == "detach")
+    assert "h.detach()" in detach.title + detach.detail
+
+
+def test_rnn_hidden_state_detached_works() -> None:
+    rec, failed = _rnn(detach=True, steps=4)
+    assert failed == []
+    assert all(b.error is None for b in rec.backwards)
+    assert diagnose(rec) == []
+
+
+# -- total_loss += loss, one backward at the end ------------------------------------------------
+def test_total_loss_accumulated_then_one_backward() -> None:
+    nn = torch.nn
+    torch.manual_seed(0)
+    sizes = []
+    with record() as rec:
+        model = nn.Linear(3, 1)
+        criterion = nn.MSELoss()
+        total_loss = 0
+        for i in range(4):
+            x = torch.randn(2, 3)
+            target = torch.randn(2, 1)
+            loss = criterion(model(x), target)
+            total_loss += loss
+            sizes.append(rec.snapshot(f"iteration {i}").memory["saved_bytes_alive"])
+        total_loss.backward()
+
+    assert len(rec.backwards) == 1 and rec.backwards[0].error is None
+    assert model.weight.grad is not None
+    # total_loss's graph holds on to every iteration: it grows
+    assert all(b > a for a, b in itertools.pairwise(sizes))
+    s = before(rec, 1)
+    root = only_labelled(s, "total_loss")
+    assert rec.backwards[0].roots == [root.id]
+    mse = [n for n in reachable(s, root.id) if n.name == "MseLossBackward0"]
+    assert len(mse) == 4
+    assert all(n.roots == [root.id] for n in mse)
+    assert s.prediction is not None and not s.prediction.will_fail
+    done = after(rec, 1)
+    assert all(done.node(n.id).executed_by == [1] for n in mse)
+    assert done.memory["saved_bytes_alive"] == 0
+    assert done.memory["saved_bytes_freed"] > 0
+
+
+# -- GAN: the generator's output reused without detach --------------------------------------------
+def _gan(torch: ModuleType, detach: bool) -> BaseException | None:
+    """One discriminator step then one generator step over the same `fake`."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2), nn.Tanh())
+    D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1), nn.Sigmoid())
+    bce = nn.BCELoss()
+    opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+    opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+    real = torch.randn(16, 2)
+    z = torch.randn(16, 4)
+    ones, zeros = torch.ones(16, 1), torch.zeros(16, 1)
+
+    fake = G(z)
+    # discriminator step
+    opt_d.zero_grad()
+    d_loss = bce(D(real), ones) + bce(D(fake.detach() if detach else fake), zeros)
+    d_loss.backward()
+    opt_d.step()
+    # generator step
+    opt_g.zero_grad()
+    g_loss = bce(D(fake), ones)
+    try:
+        g_loss.backward()
+    except RuntimeError as e:
+        return e
+    opt_g.step()
+    return None
+
+
+@requires_torch
+def test_gan_without_detach_fails_as_in_real_torch() -> None:
+    real_error = _gan(_real_torch(), detach=False)
+    with record() as rec:
+        error = _gan(torch, detach=False)
+    # PyTorch 2.13: the generator's backward fails (the discriminator's freed G's buffers)
+    assert real_error is not None and error is not None
+    assert type(error) is type(real_error) and str(error) == str(real_error)
+    assert str(error).startswith(BACKWARD_TWICE)
+    assert len(rec.backwards) == 2
+    s = before(rec, 2)
+    fake = only_labelled(s, "fake")
+    assert fake.name == "TanhBackward0"
+    assert rec.backwards[1].failed_at == fake.id
+    assert all(b.state == "freed" and b.released_by == 1 for b in fake.saved)
+    assert fake.shared
+    assert s.prediction is not None and s.prediction.node == fake.id
+    (d,) = diagnose(rec)
+    assert d.node == fake.id and "fake" in d.built_by["labels"]
+    assert "detach" in fix_keys(d)
+    detach = next(f for f in d.fixes if f.key == "detach")
+    assert "fake.detach()" in detach.title + detach.detail
+
+
+@requires_torch
+def test_gan_with_detach_works_as_in_real_torch() -> None:
+    assert _gan(_real_torch(), detach=True) is None
+    with record() as rec:
+        assert _gan(torch, detach=True) is None
+    assert [b.error for b in rec.backwards] == [None, None]
+    # the discriminator's backward never reached G
+    s = after(rec, 1)
+    fake = only_labelled(s, "fake")
+    assert fake.executed_by == []
+    assert all(b.state == "alive" for b in fake.saved)
+    assert after(rec, 2).node(fake.id).executed_by == [2]
+    assert diagnose(rec) == []
+
+
+# -- optimizer.step() between two backwards of one graph -----------------------------------------
+def test_optimizer_step_between_two_backwards_is_a_version_error() -> None:
+    nn = torch.nn
+    torch.manual_seed(0)
+    with record() as rec:
+        m1 = nn.Linear(3, 4)
+        m2 = nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+        x = torch.randn(5, 3)
+        out = m2(torch.relu(m1(x)))
+        loss1 = out.mean()
+        loss2 = (out ** 2).mean()
+        loss1.backward(retain_graph=True)
+        opt.step()
+        with pytest.raises(RuntimeError, match=INPLACE) as info:
+            loss2.backward()
+
+    failed = after(rec, 2)
+    assert failed.kind == "backward_failed"
+    assert failed.error == {"type": "RuntimeError", "message": str(info.value)}
+    s = before(rec, 2)
+    out_node = only_labelled(s, "out")
+    assert out_node.name == "AddmmBackward0"
+    assert rec.backwards[1].failed_at == out_node.id
+    assert [b.state for b in out_node.saved if b.name == "mat2"] == ["modified"]
+    assert s.prediction is not None and s.prediction.will_fail
+    assert s.prediction.node == out_node.id
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node == out_node.id
+    assert d.buffers == ["mat2"]
+    assert fix_keys(d)[0] == "backward_before_step"
+    assert "opt.step()" in d.summary or "step" in d.summary
+
+
+# -- two heads on a shared trunk, two backwards ----------------------------------------------------
+def test_two_heads_shared_trunk_without_retain() -> None:
+    nn = torch.nn
+    torch.manual_seed(0)
+    with record() as rec:
+        trunk = nn.Sequential(nn.Linear(6, 8), nn.Tanh())
+        head1, head2 = nn.Linear(8, 1), nn.Linear(8, 1)
+        x = torch.randn(4, 6)
+        features = trunk(x)
+        loss1 = head1(features).pow(2).mean()
+        loss2 = head2(features).abs().mean()
+        loss1.backward()
+        with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+            loss2.backward()
+        # the fix: one backward over the summed losses
+        features = trunk(x)
+        loss1 = head1(features).pow(2).mean()
+        loss2 = head2(features).abs().mean()
+        (loss1 + loss2).backward()
+
+    assert [b.error is None for b in rec.backwards] == [True, False, True]
+    s = before(rec, 2)
+    trunk_top = s.node(rec.backwards[1].failed_at)   # type: ignore[arg-type]
+    assert trunk_top.name == "TanhBackward0"
+    assert len(trunk_top.roots) == 2 and trunk_top.shared
+    assert all(b.state == "freed" and b.released_by == 1 for b in trunk_top.saved)
+    (d,) = diagnose(rec)
+    assert d.backward == 2 and d.node == trunk_top.id
+    assert fix_keys(d)[0] == "sum_losses"
+    assert "retain_graph" in fix_keys(d)
+
+
+# -- memory ------------------------------------------------------------------------------------
+def test_memory_plain_backward_frees_everything() -> None:
+    with record() as rec:
+        x = torch.randn(8, 4, requires_grad=True)
+        w = torch.randn(4, 3, requires_grad=True)
+        y = (x @ w).sigmoid()
+        loss = (y * y).sum()
+        loss.backward()
+    b, a = before(rec, 1).memory, after(rec, 1).memory
+    assert b["saved_bytes_alive"] > 0 and b["saved_bytes_freed"] == 0
+    assert a["saved_bytes_alive"] == 0
+    assert a["saved_bytes_freed"] >= b["saved_bytes_alive"]
+
+
+def test_memory_retain_graph_keeps_it() -> None:
+    with record() as rec:
+        x = torch.randn(8, 4, requires_grad=True)
+        w = torch.randn(4, 3, requires_grad=True)
+        y = (x @ w).sigmoid()
+        loss = (y * y).sum()
+        loss.backward(retain_graph=True)
+        loss.backward(retain_graph=True)
+    alive = before(rec, 1).memory["saved_bytes_alive"]
+    assert alive > 0
+    for k in (1, 2):
+        assert after(rec, k).memory == {"saved_bytes_alive": alive, "saved_bytes_freed": 0}
+
+
+def test_memory_graph_kept_across_iterations_grows_detached_stays_flat() -> None:
+    def run(detach: bool) -> list[int]:
+        torch.manual_seed(0)
+        sizes = []
+        with record() as rec:
+            W = torch.randn(4, 4, requires_grad=True)
+            h = torch.zeros(2, 4)
+            for i in range(5):
+                if detach:
+                    h = h.detach()
+                h = torch.tanh(h @ W + 1)
+                sizes.append(rec.snapshot(f"step {i}").memory["saved_bytes_alive"])
+        return sizes
+
+    grows = run(detach=False)
+    assert all(b > a for a, b in itertools.pairwise(grows))
+    flat = run(detach=True)
+    assert len(set(flat[1:])) == 1
+
+
+# -- collected -----------------------------------------------------------------------------------
+def test_collected_after_del() -> None:
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        s1 = rec.snapshot("y")
+        y_id = only_labelled(s1, "y").id
+        del y
+        s2 = rec.snapshot("after del y")
+    assert s1.collected == []
+    assert y_id in s2.collected
+    assert y_id not in {n.id for n in s2.nodes}
+    # x, a leaf, is still there
+    assert any(t.label == "x" for t in s2.tensors)
+
+
+def test_not_collected_while_referenced() -> None:
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        z = y * 2
+        y_id = only_labelled(rec.snapshot("y, z"), "y").id
+        del y
+        s = rec.snapshot("after del y")
+        z_id = only_labelled(s, "z").id
+        del z
+        gone = rec.snapshot("after del z")
+    assert y_id not in s.collected
+    assert y_id in {n.id for n in s.nodes}
+    assert s.node(y_id).labels == []
+    assert y_id in only_labelled(s, "z").next
+    assert {y_id, z_id} <= set(gone.collected)
+    assert not {y_id, z_id} & {n.id for n in gone.nodes}
+
+
+def test_recording_keeps_no_graph_alive() -> None:
+    # `del y` frees y's graph at once, as without recording: the snapshots taken around the
+    # backward (which look up the user's variable names) must not keep y referenced
+    import gc
+    import weakref
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        ref = weakref.ref(y.grad_fn)
+        del y
+        gc.collect()
+        alive_after_del = ref() is not None
+        last = rec.snapshot("after del")
+    assert not alive_after_del
+    assert last.collected
+
+
+# -- the steps of a backward -------------------------------------------------------------------
+def test_steps_in_order_with_releases_and_accumulations() -> None:
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        y = x * w
+        z = y.sin()
+        loss = z.sum()
+        loss.backward()
+
+    s = before(rec, 1)
+    ids = {name: only_labelled(s, name).id for name in ("y", "z", "loss")}
+    acc = {n.variable: n.id for n in s.nodes if is_accumulate(n)}
+    tid = {t.label: t.id for t in s.tensors}
+    steps = rec.backwards[0].steps
+    assert [st.node for st in steps[:3]] == [ids["loss"], ids["z"], ids["y"]]
+    assert [st.name for st in steps[:3]] == ["SumBackward0", "SinBackward0", "MulBackward0"]
+    assert {st.node for st in steps[3:]} == {acc[tid["x"]], acc[tid["w"]]}
+    assert len(steps) == 5
+    # the gradient shapes that flowed into each node
+    assert [st.grad_shape for st in steps] == [[], [3], [3], [3], [3]]
+    # each step released that node's buffers (float32[3]: 12 bytes each)
+    assert steps[0].released == []
+    assert steps[1].released == [{"name": "self", "nbytes": 12}]
+    assert sorted(r["name"] for r in steps[2].released) == ["other", "self"]
+    assert all(r["nbytes"] == 12 for r in steps[2].released)
+    assert rec.backwards[0].failed_at is None
+    # each node ran in the step is marked as executed by backward #1
+    done = after(rec, 1)
+    assert all(done.node(st.node).executed_by == [1] for st in steps)
+    # leaves: each AccumulateGrad step accumulated its own variable's gradient, no other does
+    for st in steps:
+        if st.name == "torch::autograd::AccumulateGrad":
+            var = s.node(st.node).variable
+            assert st.accumulated == {"tensor": var, "grad_shape": [3]}
+        else:
+            assert st.accumulated is None
+
+
+def test_steps_of_a_failed_backward() -> None:
+    measure = torch.nn.MSELoss()
+    with record() as rec:
+        x = torch.tensor([1, 0], dtype=torch.float64)
+        t = torch.eye(2, dtype=torch.float64, requires_grad=True)
+        a = torch.ones(2, dtype=torch.float64, requires_grad=True)
+        y = t @ a
+        for __ in range(2):
+            x_out = t @ (x + y)
+            loss = measure(x_out, x)
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    b1, b2 = rec.backwards
+    y_id = only_labelled(before(rec, 2), "y").id
+    assert b1.failed_at is None
+    assert [st.name for st in b1.steps[:4]] == ["MseLossBackward0", "MvBackward0",
+                                                "AddBackward0", "MvBackward0"]
+    assert b1.steps[3].node == y_id
+    assert sorted(r["name"] for r in b1.steps[3].released) == ["self", "vec"]
+    # backward #2 ran its own nodes, then stopped at y's node: not a step of it
+    assert b2.failed_at == y_id
+    assert [st.name for st in b2.steps] == ["MseLossBackward0", "MvBackward0", "AddBackward0"]
+    assert y_id not in {st.node for st in b2.steps}
+    assert after(rec, 2).node(y_id).executed_by == [1]
+
+
+# -- every backward API, and manual snapshots ----------------------------------------------------
+def test_every_backward_api_gets_before_and_after_snapshots() -> None:
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+        torch.autograd.backward([(x * 3).sum()])
+        (g,) = torch.autograd.grad((x ** 3).sum(), [x])
+        assert g.shape == (2,)
+        manual = rec.snapshot("by hand")
+    assert [s.kind for s in rec.snapshots] == ["before_backward", "after_backward"] * 3 + [
+        "manual"]
+    assert [s.backward for s in rec.snapshots] == [1, 1, 2, 2, 3, 3, None]
+    assert len(rec.backwards) == 3
+    assert manual.label == "by hand" and manual.error is None
+    assert [s.index for s in rec.snapshots] == list(range(7))
+    d = manual.to_dict()
+    assert d["format"] == "graphviz-autograd/snapshot" and d["version"] == 1
+    assert {"index", "label", "kind", "backward", "error", "nodes", "tensors", "prediction",
+            "memory"} <= set(d)
+
+
+def test_nothing_recorded_outside_the_block() -> None:
+    with record() as rec:
+        pass
+    x = torch.tensor([1.0], requires_grad=True)
+    (x * x).sum().backward()
+    assert len(rec.snapshots) == 0 and len(rec.backwards) == 0
+
+
+# -- exceptions reach the user unchanged -------------------------------------------------------
+def _backward_twice(torch: ModuleType) -> None:
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x * x
+    y.backward()
+    y.backward()
+
+
+def _version_error(torch: ModuleType) -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = y * 1
+    y.add_(1)
+    z.sum().backward()
+    y.sum().backward()
+
+
+def _grad_unused(torch: ModuleType) -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    torch.autograd.grad((x * 2).sum(), [x, w])
+
+
+def _no_grad_fn(torch: ModuleType) -> None:
+    torch.tensor([1.0, 2.0]).sum().backward()
+
+
+class HookError(Exception):
+    pass
+
+
+def _hook_raises(torch: ModuleType) -> None:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+
+    def hook(g: Any) -> None:
+        raise HookError("from the hook")
+
+    y.register_hook(hook)
+    y.sum().backward()
+
+
+STORIES: dict[str, Callable[[ModuleType], None]] = {
+    "backward_twice": _backward_twice, "version": _version_error, "grad_unused": _grad_unused,
+    "no_grad_fn": _no_grad_fn, "hook": _hook_raises,
+}
+
+
+def _raised(story: Callable[[ModuleType], None], module: ModuleType) -> BaseException:
+    with pytest.raises(Exception) as info:
+        story(module)
+    return info.value
+
+
+@pytest.mark.parametrize("name", list(STORIES))
+def test_exception_reaches_the_user_unchanged(name: str) -> None:
+    story = STORIES[name]
+    plain = _raised(story, torch)
+    with record() as rec:
+        recorded = _raised(story, torch)
+    assert type(recorded) is type(plain)
+    assert str(recorded) == str(plain)
+    assert recorded.args == plain.args
+    failed = [s for s in rec.snapshots if s.kind == "backward_failed"]
+    assert len(failed) == 1
+    assert failed[0].error == {"type": type(plain).__name__, "message": str(plain)}
+    assert rec.backwards[-1].error == failed[0].error
+
+
+@requires_torch
+@pytest.mark.parametrize("name", [n for n in STORIES if n != "hook"])
+def test_exception_under_recording_is_real_torchs(name: str) -> None:
+    real = _raised(STORIES[name], _real_torch())
+    with record():
+        ours = _raised(STORIES[name], torch)
+    assert type(ours) is type(real)
+    assert str(ours) == str(real)
+
+
+def test_hook_exception_is_the_users_own_object() -> None:
+    seen: list[BaseException] = []
+
+    def story() -> None:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+
+        def hook(g: Any) -> None:
+            err = HookError("mine")
+            seen.append(err)
+            raise err
+
+        y.register_hook(hook)
+        y.sum().backward()
+
+    with record(), pytest.raises(HookError) as info:
+        story()
+    assert info.value is seen[0]
