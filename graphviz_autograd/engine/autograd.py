@@ -179,10 +179,17 @@ def _link_views(op: Op, src: Tensor, outs: list[Tensor], kw: dict[str, Any] | No
     parent = src._view_fn
     fwd = op.forward
     kwargs = {k: _arg(v) for k, v in (kw or {}).items()}
+    creation = None if grad_state.enabled else ("no_grad",)
     for i, o in enumerate(outs):
         o._base = base
         o._vc = src._vc
         o._view_version = src._vc.v
+        if op.n_outputs != 1:
+            o._creation = ("multi", i, op.name.replace("WithSizes", "")[:-len("Backward0")])
+        elif creation is not None or src._creation is not None:
+            o._creation = creation or src._creation
+            if creation is not None and (src._rg or src._grad_fn is not None):
+                o._rg = True      # NB: as PyTorch: a view keeps its base's requires_grad
         o._view_fn = _compose(parent, _replay(fwd, kwargs, None if op.n_outputs == 1 else i))
 
 
@@ -202,14 +209,21 @@ def _compose(parent: Callable[[Any], Any] | None, fn: Callable[[Any], Any]
 
 
 # -- in place ------------------------------------------------------------------------------------
-def check_inplace(t: Tensor) -> None:
-    if grad_state.enabled and t.requires_grad:
-        if t._base is not None:
-            base = t._base
-            if base._grad_fn is None and base._rg:
-                raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
-        elif t._grad_fn is None:
-            raise RuntimeError(msg.LEAF_INPLACE)
+def check_inplace(t: Tensor, others: Sequence[Tensor | None] = ()) -> None:
+    """PyTorch's checks before an in-place op in grad mode (when anything requires grad)."""
+    if not grad_state.enabled:
+        return
+    rg = t.requires_grad
+    if not rg and not any(o is not None and o.requires_grad for o in others):
+        return
+    if t._base is not None:
+        creation = t._creation
+        if creation is not None:
+            raise RuntimeError(msg.view_rebase_error(creation))
+        if rg and t._base._grad_fn is None:
+            raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
+    if rg and t._grad_fn is None and t._base is None:
+        raise RuntimeError(msg.LEAF_INPLACE)
 
 
 def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
@@ -219,7 +233,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     inputs = (self, *others)
     needs_graph = False
     if grad_state.enabled:
-        check_inplace(self)
+        check_inplace(self, others)
         for t in inputs:
             if t is not None and (t._rg or t._grad_fn is not None or (
                     t._base is not None and t.grad_fn is not None)):
@@ -234,11 +248,14 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if type(res) is not np.ndarray:
         res = np.asarray(res)
     target = self._data
+    if not target.flags.writeable:
+        raise RuntimeError(msg.OVERLAPPING_WRITE)
     if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
             res.dtype, target.dtype, "same_kind"):
-        raise RuntimeError(f"result type {dt.from_numpy(res.dtype).name.capitalize()} can't be "
-                           f"cast to the desired output type "
-                           f"{self._dtype.name.capitalize()}")
+        got = dt.from_numpy(res.dtype).name
+        raise RuntimeError(f"result type {msg.SCALAR_NAME.get(got, got)} can't be cast to the "
+                           f"desired output type "
+                           f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if not needs_graph:
         target[...] = res
         self._vc.v += 1

@@ -48,7 +48,8 @@ float16 = DType("float16", np.float16, "torch.HalfTensor", 6)
 float32 = DType("float32", np.float32, "torch.FloatTensor", 7)
 float64 = DType("float64", np.float64, "torch.DoubleTensor", 8)
 
-_BY_NP = {d.np: d for d in (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)}
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NP = {d.np: d for d in ALL}
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 

@@ -50,8 +50,10 @@ class GraphRoot(Node):
 
 
 def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor | None]:
+    """PyTorch's _make_grads: pairs outputs with gradients (extra gradients are dropped), makes
+    the implicit ones, checks shapes; the engine then wants one gradient per output."""
     out: list[Tensor | None] = []
-    for i, (o, g) in enumerate(zip(outputs, grads, strict=True)):
+    for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
         if g is None:
             if o.requires_grad:
                 if o._data.size != 1:
@@ -61,12 +63,15 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor 
                 out.append(None)
             continue
         if not isinstance(g, Tensor):
-            g = Tensor._make(np.asarray(g, dtype=o._dtype.np), o._dtype)
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
         if g._data.shape != o._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{msg.shape_text(g._data.shape)} and output[{i}] has a shape of "
                                f"{msg.shape_text(o._data.shape)}.")
         out.append(g)
+    if len(out) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
     return out
 
 
@@ -98,8 +103,6 @@ def _backward(info: BackwardInfo, grad_tensors: Any, inputs: Any) -> None:
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(roots)
     if inputs is not None and not info.inputs:
         raise RuntimeError(msg.EMPTY_INPUTS)
-    if len(grads) != len(roots):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(roots)} gradients")
     if not roots:
         return
     made = _make_grads(roots, grads)
@@ -622,11 +625,8 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         var._grad._vc.v = bumps
     else:
         old = var._grad
-        if old.requires_grad:
-            var._grad = Tensor._make(old._data + g, var._dtype)
-        else:
-            old._data += g
-            old._vc.v += 1
+        old._data += g
+        old._vc.v += 1
     if events.listeners:
         events.emit("grad_accumulated", var, var._grad)
     if var._post_acc_hooks:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,10 @@ def tensor(data: Any, dtype: dt.DType | None = None, device: Any = None,
     >>> tensor([1.0, 2.0], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
+    if isinstance(data, Tensor):
+        warnings.warn(msg.COPY_CONSTRUCT, UserWarning, stacklevel=2)
+        d = dtype if dtype is not None else data._dtype
+        return _leaf(np.array(data._data, dtype=d.np), d, requires_grad)
     raw = _unwrap_nested(data)
     d = dtype if dtype is not None else _infer(raw)
     return _leaf(np.array(raw, dtype=d.np), d, requires_grad)

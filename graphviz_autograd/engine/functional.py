@@ -252,6 +252,9 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
+                           "tensors")
     if a._data.shape != b._data.shape:
         n, m = a._data.shape[0], b._data.shape[0]
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
@@ -509,13 +512,14 @@ def to_dtype(t: Tensor, dtype: dt.DType) -> Tensor:
     return apply(_T["to_copy"], (t,), {"dtype": dtype.np}, dtype=dtype)
 
 
-def select(t: Tensor, dim: int, index: int) -> Tensor:
+def select(t: Tensor, dim: int, index: int, shown_dim: int | None = None) -> Tensor:
     if t._data.ndim == 0:
         raise IndexError(msg.ZERO_DIM_INDEX)
     d = _dim(dim, t._data.ndim)
     size = t._data.shape[d]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        shown = d if shown_dim is None else shown_dim     # the dim of the tensor indexed
+        raise IndexError(f"index {index} is out of bounds for dimension {shown} with size {size}")
     return apply(_T["select"], (t,), {"dim": d, "index": index % size})
 
 
@@ -535,7 +539,11 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ts = list(tensors)
     if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, x in enumerate(ts):
+        if x._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     ref = next((x for x in ts if x._data.shape != (0,)), ts[0])
     d = _dim(dim, ref._data.ndim)
     arrays = [x._data for x in ts if x._data.shape != (0,) or ref._data.shape == (0,)]
@@ -671,16 +679,24 @@ def arg_reduce(fn: Any, t: Tensor, dim: Any = None, keepdim: bool = False) -> Te
 
 
 # -- nn-level ops ----------------------------------------------------------------------------------
-def softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+def _softmax(key: str, t: Tensor, dim: int, dtype: Any) -> Tensor:
     if dtype is not None:
         t = to_dtype(t, dtype)
-    return apply(_T["softmax"], (t,), {"dim": _dim(dim, t._data.ndim)})
+    d = _dim(dim, t._data.ndim)
+    if not t._dtype.is_floating_point:
+        kernel = f"{key}_lastdim_kernel_impl" if d == max(t._data.ndim - 1, 0) else \
+            f"{key}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)}'")
+    return apply(_T[key], (t,), {"dim": d})
+
+
+def softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return _softmax("softmax", t, dim, dtype)
 
 
 def log_softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    if dtype is not None:
-        t = to_dtype(t, dtype)
-    return apply(_T["log_softmax"], (t,), {"dim": _dim(dim, t._data.ndim)})
+    return _softmax("log_softmax", t, dim, dtype)
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -32,7 +32,12 @@ class _GradModeContext:
 
     _mode: bool = True
 
-    def __init__(self) -> None:
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is not None and callable(orig_func) and not isinstance(orig_func, bool):
+            return cls()(orig_func)       # used bare: @torch.no_grad
+        return super().__new__(cls)
+
+    def __init__(self, orig_func: Any = None) -> None:
         self._prev: list[bool] = []
 
     def __enter__(self) -> None:
@@ -67,6 +72,11 @@ class enable_grad(_GradModeContext):  # noqa: N801 -- PyTorch's name
 
 
 class inference_mode(no_grad):  # noqa: N801 -- PyTorch's name; treated as no_grad here
+    def __new__(cls, mode: Any = True) -> Any:
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return object.__new__(cls)
+
     def __init__(self, mode: bool = True) -> None:
         super().__init__()
         self._mode = not mode
@@ -74,6 +84,9 @@ class inference_mode(no_grad):  # noqa: N801 -- PyTorch's name; treated as no_gr
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801 -- PyTorch's name
     """Set grad mode; takes effect at once, like PyTorch, and also works as a context."""
+
+    def __new__(cls, mode: bool) -> Any:
+        return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
         super().__init__()

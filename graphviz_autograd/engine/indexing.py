@@ -62,7 +62,7 @@ def _expand_key(t: Tensor, key: Any) -> tuple[Any, ...]:
 def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[Any]]:
     """Apply ints, slices and None as views; return the result and the advanced parts, each at
     the dimension of the result it applies to (None elsewhere)."""
-    out, dim = t, 0
+    out, dim, orig = t, 0, 0          # dim in the result, orig in the tensor indexed
     adv: list[Any] = []
     for k in key:
         if k is None:
@@ -76,12 +76,16 @@ def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[
                 out = slice_(out, dim, k.start, k.stop, 1 if k.step is None else k.step)
             adv.append(None)
             dim += 1
+            orig += 1
         elif _is_advanced(k):
             it = _as_index_tensor(k)
             adv.append(it)
-            dim += it._data.ndim if it._dtype is dt.bool_ else 1
+            n = it._data.ndim if it._dtype is dt.bool_ else 1
+            dim += n
+            orig += n
         else:
-            out = select(out, dim, int(k))
+            out = select(out, dim, int(k), shown_dim=orig)
+            orig += 1
     return out, adv
 
 

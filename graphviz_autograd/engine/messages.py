@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -55,6 +56,42 @@ VOLATILE = "volatile was removed and now has no effect. Use `with torch.no_grad(
 GRAD_VARIABLES = "`grad_variables` is deprecated. Use `grad_tensors` instead."
 GRAD_BOTH = ("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
              "`backward()`. Please only use `grad_tensors`.")
+
+OVERLAPPING_WRITE = ("unsupported operation: more than one element of the written-to tensor "
+                     "refers to a single memory location. Please clone() the tensor before "
+                     "performing the operation.")
+DETACH_VIEW = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+VOLATILE_ATTR = "volatile was removed (Variable.volatile is always False)"
+# the C++ scalar-type names PyTorch's messages use
+SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+CTYPE_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def view_rebase_error(creation: tuple[Any, ...]) -> str:
+    if creation[0] == "multi":
+        return (f"Output {creation[1]} of {creation[2]} is a view and is being modified inplace. "
+                "This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
+    return NO_GRAD_VIEW
+
 
 _warned: set[str] = set()
 

@@ -74,6 +74,7 @@ class Tensor:
     _hooks: list[Any] | None = None
     _retains_grad: bool = False
     _post_acc_hooks: list[Any] | None = None
+    _creation: tuple[Any, ...] | None = None     # a view made in no_grad, or by unbind/split
 
     if TYPE_CHECKING:
         # the ops are bound onto the class by tensor_methods; to the type checker they are Any
@@ -162,9 +163,16 @@ class Tensor:
     def nbytes(self) -> int:
         return int(self._data.nbytes)
 
-    def type(self, dtype: Any = None) -> Any:
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         if dtype is None:
             return self._dtype.legacy
+        if isinstance(dtype, str):
+            found = [d for d in dt.ALL if d.legacy == dtype]
+            if not found:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = found[0]
+        elif not isinstance(dtype, dt.DType):
+            dtype = getattr(dtype, "_dtype", dtype)     # torch.DoubleTensor and friends
         return self.to(dtype)
 
     def is_contiguous(self) -> bool:
@@ -234,7 +242,7 @@ class Tensor:
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
             warnings.warn(msg.NONLEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
 
@@ -245,9 +253,21 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    "attempting to assign a gradient of size "
+                    f"'[{', '.join(map(str, value.shape))}]' to a tensor of size "
+                    f"'[{', '.join(map(str, self.shape))}]'. Please ensure that the gradient "
+                    "and the tensor are the same size")
             if value._dtype is not self._dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{msg.CTYPE_NAME.get(value._dtype.name, value._dtype.name)}' to a tensor "
+                    f"with grad_dtype '{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}'"
+                    ". The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+                    "or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes "
+                    "of a tensor and its gradient may break downstream systems that assume they "
+                    "match.")
         self._grad = value
 
     @grad.deleter
@@ -270,6 +290,8 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
+        if self._base is not None:
+            raise RuntimeError(msg.DETACH_VIEW)
         self._grad_fn = None
         self._rg = False
         self._base = None
@@ -309,12 +331,23 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        if self._data.size != 1:
+            raise ValueError(msg.ONE_ELEMENT)
         if self.requires_grad:
             msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
         return float(self.item())
 
     def __int__(self) -> int:
+        if self._data.size != 1:
+            raise ValueError(msg.ONE_ELEMENT)
+        if self.requires_grad:
+            msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
         return int(self.item())
+
+    @property
+    def volatile(self) -> bool:
+        warnings.warn(msg.VOLATILE_ATTR, UserWarning, stacklevel=2)
+        return False
 
     def __bool__(self) -> bool:
         if self._data.size != 1:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...engine import functional as _F
+from ...engine import messages as _msg
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.random import generator
@@ -22,11 +23,23 @@ __all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "g
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
+def legacy_reduction(size_average: Any, reduce: Any) -> str:
+    """The reduction the pre-0.4 arguments ask for, with PyTorch's deprecation warning."""
+    reduce = True if reduce is None else reduce
+    size_average = True if size_average is None else size_average
+    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{reduction}' instead.", UserWarning, stacklevel=4)
+    return reduction
+
+
 def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> int:
     if size_average is not None or reduce is not None:
-        reduce = True if reduce is None else reduce
-        size_average = True if size_average is None else size_average
-        reduction = "mean" if reduce and size_average else "sum" if reduce else "none"
+        reduction = legacy_reduction(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", UserWarning, stacklevel=3)
+        reduction = "mean"
     if reduction not in _REDUCTION:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _REDUCTION[reduction]
@@ -113,6 +126,7 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
                       f"({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", UserWarning,
                       stacklevel=3)
+        _F._check_broadcast(input, target)
         shape = np.broadcast_shapes(input._data.shape, target._data.shape)
         if input._data.shape != shape:
             input = _F.expand(input, shape)
@@ -172,6 +186,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     dim = 0 if input._data.ndim == 1 else 1
     logp = _F.log_softmax(input, dim)
     if target._dtype.is_floating_point:
+        if target._data.shape != input._data.shape:
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                               f"{_msg.SCALAR_NAME.get(target._dtype.name, 'Float')}")
         red = _reduction(reduction, size_average, reduce)
         per = _F.neg(_F.sum(_F.mul(logp, target), dim))
         return per.mean() if red == 1 else per.sum() if red == 2 else per

@@ -361,8 +361,7 @@ class _Loss(Module):
                  reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            reduction = "mean" if (reduce is not False and size_average is not False) else (
-                "sum" if reduce is not False else "none")
+            reduction = F.legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
 

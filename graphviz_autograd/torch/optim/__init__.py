@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,7 +19,7 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 class Optimizer:
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict[Tensor, dict[str, Any]] = {}
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         params = list(params)
         if not params:
@@ -43,8 +44,11 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    p._grad._data[...] = 0
-                    p._grad._vc.v += 1
+                    g = p._grad
+                    if g._grad_fn is not None:      # NB: a grad with a graph is detached first
+                        g.detach_()
+                    g._data[...] = 0
+                    g._vc.v += 1
 
     def step(self, closure: Any = None) -> Any:
         loss = None
@@ -56,28 +60,44 @@ class Optimizer:
             for group in self.param_groups:
                 for p in group["params"]:
                     if p._grad is not None:
-                        self._update(p, p._grad._data, group)
-                        p._vc.v += 1
+                        bumps = self._update(p, p._grad._data, group)
+                        p._vc.v += bumps
                         if events.listeners:
                             events.emit("tensor_modified", p, None)
         return loss
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        """Update ``p`` in place; return how many in-place ops PyTorch does on it (versions)."""
         raise NotImplementedError
 
     def state_dict(self) -> dict[str, Any]:
         return {"state": self.state, "param_groups": self.param_groups}
 
 
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise ValueError(message)
+
+
+def _tensor(arr: np.ndarray) -> Tensor:
+    from ...engine import dtypes as dt
+    return Tensor._make(arr, dt.from_numpy(arr.dtype))
+
+
 class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
                  maximize: bool = False, **_: Any) -> None:
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(not nesterov or (momentum > 0 and dampening == 0),
+               "Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
         if group["maximize"]:
             g = -g
@@ -85,15 +105,18 @@ class SGD(Optimizer):
             g = g + np.asarray(group["weight_decay"], dtype) * p._data
         mom = group["momentum"]
         if mom:
-            st = self.state.setdefault(p, {})
-            buf = st.get("momentum_buffer")
-            if buf is None:
-                buf = st["momentum_buffer"] = g.copy()
+            st = self.state[p]
+            buf_t = st.get("momentum_buffer")
+            if buf_t is None:
+                buf_t = st["momentum_buffer"] = _tensor(g.copy())
+                buf = buf_t._data
             else:
+                buf = buf_t._data
                 buf *= np.asarray(mom, dtype)
                 buf += np.asarray(1 - group["dampening"], dtype) * g
             g = g + np.asarray(mom, dtype) * buf if group["nesterov"] else buf
         p._data -= np.asarray(group["lr"], dtype) * g
+        return 1
 
 
 class Adam(Optimizer):
@@ -103,38 +126,49 @@ class Adam(Optimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False,
                  **_: Any) -> None:
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "maximize": maximize})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> None:
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
         if group["maximize"]:
             g = -g
+        bumps = 1
         if wd:
             if self._decoupled:
                 p._data *= np.asarray(1 - lr * wd, dtype)
+                bumps = 2                 # NB: PyTorch's AdamW: param.mul_ then addcdiv_
             else:
                 g = g + np.asarray(wd, dtype) * p._data
-        st = self.state.setdefault(p, {})
+        st = self.state[p]
         if not st:
-            st.update(step=0, exp_avg=np.zeros_like(p._data), exp_avg_sq=np.zeros_like(p._data))
+            st.update(step=_tensor(np.array(0.0, np.float32)),
+                      exp_avg=_tensor(np.zeros_like(p._data)),
+                      exp_avg_sq=_tensor(np.zeros_like(p._data)))
             if group["amsgrad"]:
-                st["max_exp_avg_sq"] = np.zeros_like(p._data)
-        st["step"] += 1
-        step = st["step"]
-        m, v = st["exp_avg"], st["exp_avg_sq"]
+                st["max_exp_avg_sq"] = _tensor(np.zeros_like(p._data))
+        st["step"]._data += 1
+        step = float(st["step"]._data)
+        m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
         m += (g - m) * np.asarray(1 - b1, dtype)
         v *= np.asarray(b2, dtype)
         v += np.asarray(1 - b2, dtype) * g * g
         bc1 = 1 - b1 ** step
         bc2_sqrt = math.sqrt(1 - b2 ** step)
         if group["amsgrad"]:
-            np.maximum(st["max_exp_avg_sq"], v, out=st["max_exp_avg_sq"])
-            v = st["max_exp_avg_sq"]
+            mx = st["max_exp_avg_sq"]._data
+            np.maximum(mx, v, out=mx)
+            v = mx
         denom = np.sqrt(v) / np.asarray(bc2_sqrt, dtype) + np.asarray(eps, dtype)
         p._data -= np.asarray(lr / bc1, dtype) * (m / denom)
+        return bumps
 
 
 class AdamW(Adam):

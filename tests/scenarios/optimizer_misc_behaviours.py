@@ -1,0 +1,33 @@
+# TEACHES: optimizer details in training loops: step() skips params whose grad is None; a param
+#   with requires_grad False inside the optimizer is untouched; zero_grad(set_to_none=False) on
+#   never-used params leaves None; add_param_group; Adam with a param that got no grad keeps no
+#   state for it; optimizer.state_dict()['param_groups'][0]['lr'].
+# EXPECT: values recorded.
+p1 = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+p2 = torch.nn.Parameter(torch.tensor([3.0]))
+p3 = torch.nn.Parameter(torch.tensor([5.0]), requires_grad=False)
+opt = torch.optim.SGD([p1, p2, p3], lr=0.5, momentum=0.9)
+(p1 * 2).sum().backward()
+opt.step()
+note("after step (p2 no grad)", [p1, p2, p3])
+opt.zero_grad(set_to_none=False)
+grads("after zero_grad(False)", p1=p1, p2=p2, p3=p3)
+(p1 * 2).sum().backward()
+opt.step()
+note("momentum second step", p1)
+q = torch.nn.Parameter(torch.tensor([1.0]))
+opt.add_param_group({"params": [q], "lr": 0.1})
+(q * 4).sum().backward()
+opt.step()
+note("added group", [q, len(opt.param_groups)])
+note("state_dict lr", [g["lr"] for g in opt.state_dict()["param_groups"]])
+r1 = torch.nn.Parameter(torch.tensor([1.0]))
+r2 = torch.nn.Parameter(torch.tensor([1.0]))
+adam = torch.optim.Adam([r1, r2], lr=0.1)
+(r1 * 3).sum().backward()
+adam.step()
+attempt("adam.state is a defaultdict", lambda: note("adam state sizes", [len(adam.state[r1]), len(adam.state[r2])]))
+note("adam", [r1, r2])
+attempt("SGD with lr=-1", lambda: torch.optim.SGD([r1], lr=-1.0))
+attempt("SGD nesterov without momentum", lambda: torch.optim.SGD([r1], lr=0.1, nesterov=True))
+attempt("optimizer with empty params", lambda: torch.optim.SGD([], lr=0.1))

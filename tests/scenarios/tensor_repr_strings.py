@@ -1,0 +1,21 @@
+# TEACHES: printed forms used in tutorials: str/repr of tensors with requires_grad, grad_fn, float64,
+#   int, 0-dim, and of a Parameter; str of dtype / shape / torch.Size.
+# EXPECT: exact strings.
+a = torch.tensor([1.0, 2.5], requires_grad=True)
+note("leaf", repr(a))
+note("nonleaf", repr(a * 2))
+note("sum", repr((a * 2).sum()))
+note("float64", repr(torch.tensor([1.0, 2.0], dtype=torch.float64)))
+note("int", repr(torch.tensor([1, 2])))
+note("0-dim", repr(torch.tensor(3.0)))
+note("detach", str(a.detach()))
+note("Parameter", repr(torch.nn.Parameter(torch.tensor([1.0, -1.0]))))
+note("shape", str(a.shape))
+note("size", repr(torch.ones(2, 3).size()))
+note("dtype", str(a.dtype))
+note("2d", repr(torch.tensor([[1.0, 2.0], [3.0, 4.0]])))
+note("grad", repr(a.grad))
+(a * a).sum().backward()
+note("grad after", repr(a.grad))
+note("bool", repr(a > 1))
+note("small", repr(torch.tensor([0.0001, 123.456])))
