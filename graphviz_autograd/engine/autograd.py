@@ -275,6 +275,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         _copy_slices(op, self, inputs, kw, extras, original, edges)
     else:
         record(op, inputs, [self], kw, extras, original, edges)
+        _move_retain(self, edges[0][0], edges[0][1])
     return self
 
 
@@ -307,8 +308,10 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
     cs._next = (edge(base), *fn._next[1:])
     cs._in_meta = ((base._data.shape, base._dtype), *fn._in_meta[1:])
     cs._meta = [(base._data.shape, base._dtype)]
+    old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn = cs
     base._output_nr = 0
+    _move_retain(base, old_fn, old_nr)
     if fn._saved and "result" in fn._saved:
         # NB: the view's memory and version, not the view: holding it would make a cycle
         # (view -> AsStridedBackward0 -> CopySlices -> fn -> view)
@@ -344,8 +347,26 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     node._attrs = {"view_fn": view._view_fn}
     node._in_meta = ((base._data.shape, base._dtype),)
     node._meta = [(view._data.shape, view._dtype)]
+    old_fn, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = node
     view._output_nr = 0
+    _move_retain(view, old_fn, old_nr)
+
+
+def _move_retain(t: Tensor, old_fn: Node | None, old_nr: int) -> None:
+    """A tensor that retains its grad keeps doing so across an in-place op: the retaining
+    moves to its new grad_fn, so ``.grad`` is the gradient of its latest version."""
+    if not t._retains_grad:
+        return
+    hooks = old_fn._retain_hooks if old_fn is not None else None
+    if hooks is not None and old_nr in hooks and hooks[old_nr]() is t:
+        del hooks[old_nr]
+    fn = t._grad_fn
+    if fn is not None:
+        if fn._retain_hooks is None:
+            fn._retain_hooks = {}
+        fn._hooked = True
+        fn._retain_hooks[t._output_nr] = weakref.ref(t)
 
 
 # -- hooks ---------------------------------------------------------------------------------------

@@ -112,6 +112,14 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
 
 def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     to = as_tensor_arg(other)
+    result = promote(self, to)
+    if key == "div" and not result.is_floating_point:
+        result = dt.float32
+    if (result.is_floating_point and not self._dtype.is_floating_point) or (
+            self._dtype is dt.bool_ and result is not dt.bool_):
+        raise RuntimeError(f"result type {msg.SCALAR_NAME.get(result.name, result.name)} can't "
+                           f"be cast to the desired output type "
+                           f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if to._data.shape != self._data.shape:
         _check_broadcast(self, to)
         if np.broadcast_shapes(self._data.shape, to._data.shape) != self._data.shape:

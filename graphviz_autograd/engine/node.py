@@ -26,6 +26,12 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_cla
 
 _SHORT = re.compile(r"Backward\d*$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
+_ATTR_DEFAULTS = {"alpha": 1, "keepdim": False}
+_SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
+# the nodes PyTorch gives a _saved_self_sym_sizes (their input's shape)
+_SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "view",
+                    "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
+                    "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes"})
 
 
 class SavedTensor:
@@ -171,6 +177,10 @@ class Node:
         if self.op is not None:
             names += ["_saved_" + n for n in self.op.saved_names()]
             names += ["_saved_" + n for n in self.op.attr_names]
+            if self.op.key in _SIZED:
+                names.append("_saved_self_sym_sizes")
+                if self.op.key.startswith("mean"):
+                    names.append("_saved_self_sym_numel")
         return sorted(set(names))
 
     def __getattr__(self, attr: str) -> Any:
@@ -185,7 +195,10 @@ class Node:
                     return [s.unpack(self, True) if s is not None else None for s in slot]
                 return slot.unpack(self, True)
             if op is not None and key in op.attr_names:
-                return (self._attrs or {}).get(key)
+                return (self._attrs or {}).get(key, _ATTR_DEFAULTS.get(key))
+            if op is not None and key in _SIZE_ATTRS and op.key in _SIZED and self._in_meta:
+                shape = self._in_meta[0][0] if self._in_meta[0] is not None else ()
+                return tuple(shape) if key == "self_sym_sizes" else int(np.prod(shape))
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __repr__(self) -> str:
