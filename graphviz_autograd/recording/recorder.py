@@ -94,6 +94,7 @@ class Recording:
         self._current: BackwardRecord | None = None
         self._previous_live: set[int] = set()
         self._count = 0
+        self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
         self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
         self._code: dict[tuple[str, int], dict[str, Any]] = {}
         self._handlers: dict[str, Any] = {
@@ -126,13 +127,13 @@ class Recording:
         E = self.engine
         src = frames.where(3) if self.sources else None
         self._meta[E.node_uid(node)] = _Meta(weakref.ref(node), E.node_name(node), src,
-                                              len(self.backwards))
+                                              self._n_backwards)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine
         src = frames.where(3) if self.sources else None
         counter = E.counter(tensor)
-        edit = {"version": E.describe(tensor)["version"], "after_backward": len(self.backwards),
+        edit = {"version": E.describe(tensor)["version"], "after_backward": self._n_backwards,
                 "source": self._source_dict(src), "tensor": f"t{E.tensor_uid(tensor)}",
                 "parameter": E.is_parameter(tensor)}
         # NB: keyed by the version counter (shared by views); the counter is kept, a small int
@@ -141,7 +142,8 @@ class Recording:
 
     def _backward_started(self, info: Any) -> None:
         E = self.engine
-        number = len(self.backwards) + 1
+        self._n_backwards += 1
+        number = self._n_backwards
         roots = []
         for t in info.roots:
             fn = E.grad_fn(t) if E.is_tensor(t) else None
@@ -237,7 +239,36 @@ class Recording:
         self._count += 1
         if self.keep_last is not None and len(self._raws) > self.keep_last:
             del self._raws[: len(self._raws) - self.keep_last]
+            if self._count % max(self.keep_last, 16) == 0:
+                self._forget()
         return raw.index
+
+    def _forget(self) -> None:
+        """Drop what only the snapshots dropped by ``keep_last`` needed: memory stays bounded
+        by the snapshots kept and the nodes alive."""
+        first_kept = self._raws[0].index if self._raws else self._count
+        self.backwards = [b for b in self.backwards
+                          if (b.snapshot_after if b.snapshot_after is not None else self._count)
+                          >= first_kept]
+        for key, (counter, edits) in list(self._edits.items()):
+            if len(edits) > 64:
+                self._edits[key] = (counter, edits[-64:])
+        keep = set(self._meta) | self._previous_live
+        for r in self._raws:
+            if isinstance(r, Raw):
+                keep.update(r.live)
+        self._static = {u: st for u, st in self._static.items() if u in keep}
+        self._released = {k: v for k, v in self._released.items() if k[0] in keep}
+        first = min((r.executed_until for r in self._raws if isinstance(r, Raw)), default=0)
+        log = [e for e in self._executed_log if e[0] in keep]
+        # NB: executed_until counts entries of the log; renumber the kept snapshots' marks
+        if first or len(log) != len(self._executed_log):
+            marks = {id(r): r.executed_until for r in self._raws if isinstance(r, Raw)}
+            old = self._executed_log
+            for r in self._raws:
+                if isinstance(r, Raw):
+                    r.executed_until = sum(1 for e in old[:marks[id(r)]] if e[0] in keep)
+            self._executed_log = log
 
     # -- persistence ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -255,9 +286,10 @@ class Recording:
             raise ValueError(f"not a graphviz-autograd recording (format {d.get('format')!r})")
         rec = cls(engine=_Offline())
         rec._raws = [Snapshot.from_dict(s) for s in d["snapshots"]]
-        rec._count = len(rec._raws)
+        rec._count = max((s.index for s in rec._raws), default=-1) + 1
         rec.backwards = [BackwardRecord(**{**b, "steps": [Step(**s) for s in b["steps"]]})
                          for b in d["backwards"]]
+        rec._n_backwards = max((b.number for b in rec.backwards), default=0)
         return rec
 
     def __repr__(self) -> str:
