@@ -29,7 +29,7 @@ def _loop(iterations: int, keep_last: int | None) -> tuple[graphviz_autograd.Rec
 
 
 def test_a_thousand_iterations_stay_bounded_with_keep_last() -> None:
-    rec_short, peak_short = _loop(100, keep_last=20)
+    _, peak_short = _loop(100, keep_last=20)
     rec_long, peak_long = _loop(1000, keep_last=20)
     assert len(rec_long.snapshots) == 20
     assert rec_long.snapshots[-1].index == 1999
@@ -39,7 +39,7 @@ def test_a_thousand_iterations_stay_bounded_with_keep_last() -> None:
 
 
 def test_without_keep_last_memory_grows_by_metadata_only() -> None:
-    rec100, peak100 = _loop(100, keep_last=None)
+    _, peak100 = _loop(100, keep_last=None)
     rec300, peak300 = _loop(300, keep_last=None)
     assert len(rec300.snapshots) == 600
     per_snapshot = (peak300 - peak100) / 400
