@@ -150,7 +150,7 @@ def _static(rec: Recording, n: Any, uid: int) -> Static:
     if meta is None:
         return Static(E.node_name(n), E.next_uids(n), E.seq(n), E.slots(n),
                       E.tensor_uid(var) if var is not None else None, None, 0, False)
-    return Static(meta.name, E.next_uids(n), E.seq(n), E.slots(n),
+    return Static(E.node_name(n), E.next_uids(n), E.seq(n), E.slots(n),
                   E.tensor_uid(var) if var is not None else None, meta.source, meta.created_by,
                   True)
 

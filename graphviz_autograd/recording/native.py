@@ -66,6 +66,10 @@ class NativeEngine:
         return isinstance(t, Parameter)
 
     @staticmethod
+    def version(t: Tensor) -> int:
+        return t._vc.v
+
+    @staticmethod
     def describe(t: Tensor) -> dict[str, Any]:
         g = t._grad
         return {"shape": list(t._data.shape), "dtype": str(t._dtype),

@@ -104,6 +104,7 @@ class Recording:
             "backward_finished": self._backward_finished, "backward_failed": self._backward_failed,
         }
         self._active = False
+        self._uid = getattr(self.engine, "node_uid", None)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> Recording:
@@ -124,16 +125,16 @@ class Recording:
 
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any) -> None:
-        E = self.engine
-        src = frames.where(3) if self.sources else None
-        self._meta[E.node_uid(node)] = _Meta(weakref.ref(node), E.node_name(node), src,
-                                              self._n_backwards)
+        # NB: the hot path while recording: once per op; the name is read later, if needed
+        self._meta[self._uid(node)] = _Meta(weakref.ref(node), "",
+                                            frames.where(3) if self.sources else None,
+                                            self._n_backwards)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine
         src = frames.where(3) if self.sources else None
         counter = E.counter(tensor)
-        edit = {"version": E.describe(tensor)["version"], "after_backward": self._n_backwards,
+        edit = {"version": E.version(tensor), "after_backward": self._n_backwards,
                 "source": self._source_dict(src), "tensor": f"t{E.tensor_uid(tensor)}",
                 "parameter": E.is_parameter(tensor)}
         # NB: keyed by the version counter (shared by views); the counter is kept, a small int
