@@ -104,7 +104,7 @@ class Recording:
             "backward_finished": self._backward_finished, "backward_failed": self._backward_failed,
         }
         self._active = False
-        self._uid = getattr(self.engine, "node_uid", None)
+        self._uid: Any = getattr(self.engine, "node_uid", None)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> Recording:
