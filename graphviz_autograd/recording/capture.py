@@ -239,7 +239,8 @@ def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], 
         released = rec._released.get((uid, name)) if state == "freed" else None
         versions = [saved_v, v] if state == "modified" else None
         edits = rec._edits_since(counter, saved_v) if state == "modified" else None
-        out.append(SavedInfo(name, state, list(shape), dtype, nbytes, released, versions, edits))
+        out.append(SavedInfo(name, state, list(shape), str(dtype), int(nbytes), released,
+                             versions, edits))
     return out
 
 

@@ -98,7 +98,8 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
 
     for f in frames:
         scope = f.f_locals
-        for name, v in list(scope.items()):
+        # NB: filter in one comprehension first: most names are functions, modules, numbers
+        for name, v in [kv for kv in scope.items() if type(kv[1]) not in skip]:
             if not name.startswith("__"):
                 scan(name, v)
         if f.f_code.co_flags & _CO_OPTIMIZED and scope is not f.f_globals:
@@ -108,7 +109,7 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
         g = f.f_globals
         if id(g) not in seen_globals and g is not scope:
             seen_globals.add(id(g))
-            for name, v in list(g.items()):
+            for name, v in [kv for kv in g.items() if type(kv[1]) not in skip]:
                 if not name.startswith("__"):
                     scan(name, v)
     return found

@@ -149,8 +149,10 @@ class NativeEngine:
     @staticmethod
     def slots(n: Node) -> tuple[tuple[str, tuple[int, ...], str, int], ...]:
         """Each saved tensor's name, shape, dtype and bytes (fixed for the node's life)."""
-        return tuple((name, tuple(s.shape), str(s.dtype), int(s.nbytes))
-                     for name, s in n.saved_slots())
+        if not n._saved:
+            return ()
+        # NB: the dtype object is kept (a str is made only when the snapshot is read)
+        return tuple([(name, s.shape, s.dtype, s.nbytes) for name, s in n.saved_slots()])
 
     @staticmethod
     def states(n: Node) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
