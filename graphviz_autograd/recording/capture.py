@@ -29,7 +29,7 @@ class Static:
     __slots__ = ("name", "next", "seq", "slots", "variable", "source", "created_by", "recorded")
 
     def __init__(self, name: str, next: tuple[int | None, ...], seq: int,
-                 slots: tuple[tuple[str, tuple[int, ...], str, int], ...], variable: int | None,
+                 slots: tuple[tuple[str, tuple[int, ...], Any, int], ...], variable: int | None,
                  source: tuple[str, int] | None, created_by: int, recorded: bool) -> None:
         self.name = name
         self.next = next

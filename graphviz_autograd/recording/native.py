@@ -147,7 +147,7 @@ class NativeEngine:
         return n.variable if isinstance(n, AccumulateGrad) else None
 
     @staticmethod
-    def slots(n: Node) -> tuple[tuple[str, tuple[int, ...], str, int], ...]:
+    def slots(n: Node) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
         """Each saved tensor's name, shape, dtype and bytes (fixed for the node's life)."""
         if not n._saved:
             return ()
