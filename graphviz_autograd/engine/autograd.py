@@ -338,6 +338,9 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     """A view whose base changed in place gets a fresh ``AsStridedBackward0`` grad_fn."""
     base = view._base
     assert base is not None
+    creation = view._creation
+    if creation is not None and creation[0] == "custom":
+        raise RuntimeError(msg.custom_view_base_modified(creation))
     view._view_version = view._vc.v
     if base._grad_fn is None and not base._rg:
         view._grad_fn = None
@@ -433,6 +436,13 @@ def _unwrap(v: Any) -> Any:
 
 
 # The modules that fill the table (imported for their registrations).
-from . import ops_linalg, ops_loss, ops_pointwise, ops_reduce, ops_shape  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    ops_linalg,
+    ops_loss,
+    ops_pointwise,
+    ops_reduce,
+    ops_select,
+    ops_shape,
+)
 
 build_backends(_tt_call, wrap, _unwrap)

@@ -20,6 +20,7 @@ from . import dtypes as dt
 from . import events
 from . import messages as msg
 from .autograd import CopySlices, edge
+from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
 from .node import AccumulateGrad, Node
@@ -446,6 +447,9 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
     if isinstance(node, CopySlices):
         return _copy_slices_backward(task, node, inputs, mode, needs)
     op = node.op
+    if op is None and isinstance(node, BackwardCFunction):
+        # a custom Function: its user-written backward, on tensors
+        return _validate(node, node.run_backward(inputs, task.create), mode)
     assert op is not None
     if all(g is None for g in inputs):
         return [None] * len(node._next)

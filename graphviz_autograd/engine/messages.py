@@ -90,7 +90,23 @@ def view_rebase_error(creation: tuple[Any, ...]) -> str:
                 "This view is the output of a function that returns multiple views. Such "
                 "functions do not allow the output views to be modified inplace. You should "
                 "replace the inplace operation by an out-of-place one.")
+    if creation[0] == "custom":
+        return (f"Output {creation[1]} of {creation[2]} is a view and is being modified inplace. "
+                + CUSTOM_VIEW)
     return NO_GRAD_VIEW
+
+
+CUSTOM_VIEW = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and "
+    "the autograd logic to handle view+inplace would override the custom backward associated "
+    "with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can "
+    "fix this by cloning the output of the custom Function.")
+
+
+def custom_view_base_modified(creation: tuple[Any, ...]) -> str:
+    """A custom Function's output view whose base was modified in place, at grad_fn access."""
+    return (f"Output {creation[1]} of {creation[2]} is a view and its base or another view of its "
+            "base has been modified inplace. " + CUSTOM_VIEW)
 
 
 _warned: set[str] = set()

@@ -31,7 +31,8 @@ _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # the nodes PyTorch gives a _saved_self_sym_sizes (their input's shape)
 _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "view",
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
-                    "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes"})
+                    "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
+                    "index_select"})
 
 
 class SavedTensor:

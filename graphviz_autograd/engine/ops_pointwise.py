@@ -201,6 +201,8 @@ register(
        attrs_only=True),
     Op("sub", "SubBackward0", ("self", "other"), np.subtract, _sub_bw, (), ("alpha",),
        attrs_only=True),
+    Op("add_scalar", "AddBackward1", ("self",), lambda x, other: x + other,
+       lambda c, g, D: (g,)),
     Op("rsub", "RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
        lambda c, g, D: (_scaled(D.neg(g), c.attrs.get("alpha", 1), D),), (),
        ("other", "alpha")),

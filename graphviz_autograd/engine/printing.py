@@ -56,7 +56,7 @@ def tensor_repr(t: Tensor) -> str:
     if t._dtype not in (float32, int64) and t._dtype.name != "bool":
         extras.append(f"dtype={t._dtype}")
     if t._grad_fn is not None:
-        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+        extras.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._rg:
         extras.append("requires_grad=True")
     head = "tensor(" + body

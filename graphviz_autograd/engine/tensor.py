@@ -340,9 +340,7 @@ class Tensor:
     def __int__(self) -> int:
         if self._data.size != 1:
             raise ValueError(msg.ONE_ELEMENT)
-        if self.requires_grad:
-            msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
-        return int(self.item())
+        return int(self.item())          # NB: unlike float(), PyTorch's int() gives no warning
 
     @property
     def volatile(self) -> bool:

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import functional as F
-from . import indexing
+from . import indexing, selecting
 from .autograd import apply_inplace, check_inplace
 from .optable import TABLE
 from .random import generator
@@ -316,6 +316,7 @@ METHODS: dict[str, Any] = {
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
 }
+METHODS.update(selecting.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

@@ -1,4 +1,5 @@
-"""``torch.autograd``: ``backward``, ``grad``, the legacy ``Variable``, and anomaly mode."""
+"""``torch.autograd``: ``backward``, ``grad``, custom ``Function``s, ``functional`` (jacobian,
+hessian, ...), the legacy ``Variable``, and anomaly mode."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ from typing import Any
 
 from ...engine import messages as msg
 from ...engine.executor import backward, grad
+from ...engine.function import Function, FunctionCtx, once_differentiable
 from ...engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from ...engine.node import Node
 from ...engine.tensor import Tensor
+from . import function, functional, graph
 
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
-           "no_grad", "enable_grad", "set_grad_enabled", "Node"]
+           "no_grad", "enable_grad", "set_grad_enabled", "Node", "Function", "FunctionCtx",
+           "once_differentiable", "function", "functional", "graph"]
 
 
 class _VariableMeta(type):

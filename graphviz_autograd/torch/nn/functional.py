@@ -10,6 +10,7 @@ import numpy as np
 
 from ...engine import functional as _F
 from ...engine import messages as _msg
+from ...engine import selecting as _sel
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.random import generator
@@ -183,18 +184,101 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    dim = 0 if input._data.ndim == 1 else 1
-    logp = _F.log_softmax(input, dim)
+    """As at::cross_entropy_loss: class-probability targets (the input's shape), label
+    smoothing over class indices, or log_softmax then nll_loss."""
+    red = _reduction(reduction, size_average, reduce)
+    if input._data.shape == target._data.shape:
+        if not target._dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {_msg.SCALAR_NAME.get(target._dtype.name)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _ce_prob_target(input, target, weight, red, label_smoothing)
     if target._dtype.is_floating_point:
-        if target._data.shape != input._data.shape:
-            raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                               f"{_msg.SCALAR_NAME.get(target._dtype.name, 'Float')}")
-        red = _reduction(reduction, size_average, reduce)
-        per = _F.neg(_F.sum(_F.mul(logp, target), dim))
-        return per.mean() if red == 1 else per.sum() if red == 2 else per
-    if label_smoothing:
-        raise NotImplementedError("label_smoothing is not supported by this engine")
-    return nll_loss(logp, target, weight, size_average, ignore_index, reduce, reduction)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_msg.SCALAR_NAME.get(target._dtype.name, 'Float')}")
+    if label_smoothing > 0.0:
+        _check_smoothing(label_smoothing)
+        return _ce_label_smoothing(input, target, weight, red, ignore_index, label_smoothing)
+    logp = _F.log_softmax(input, 0 if input._data.ndim == 1 else 1)
+    return nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=_NAMES[red])
+
+
+_NAMES = {v: k for k, v in _REDUCTION.items()}
+
+
+def _check_smoothing(label_smoothing: float) -> None:
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+
+
+def _scaled(t: Tensor, k: float) -> Tensor:
+    """``t * k`` with a C++ double: MulBackward1."""
+    return _apply(_T["mul_scalar"], (t,), {"other": k}, dtype=t._dtype)
+
+
+def _class_weight(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    """The class weights viewed to broadcast against the input."""
+    shape = [1] * ndim
+    shape[class_dim] = weight._data.shape[0]
+    return _F.view(weight, tuple(shape))
+
+
+def _ce_label_smoothing(input: Tensor, target: Tensor, weight: Tensor | None, red: int,
+                        ignore_index: int, label_smoothing: float) -> Tensor:
+    class_dim = 0 if input._data.ndim == 1 else 1
+    logp = _F.log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=_NAMES[red])
+    n_classes = logp._data.shape[class_dim]
+    if weight is not None:
+        smooth = _F.neg(_F.sum(_F.mul(logp, _class_weight(weight, logp._data.ndim, class_dim)),
+                               class_dim))
+    else:
+        smooth = _F.neg(_F.sum(logp, class_dim))
+    ignore_mask = _F.compare(np.equal, target, ignore_index)
+    smooth.masked_fill_(ignore_mask, 0.0)
+    if red == 1:
+        true_mask = _F.wrap(np.logical_not(ignore_mask._data))
+        if weight is not None:
+            picked = _sel.masked_select(target, true_mask).flatten()
+            ret = _F.div(_F.sum(smooth), _F.sum(weight.gather(0, picked)))
+        else:
+            ret = _F.div(_F.sum(smooth), _F.sum(true_mask))
+    elif red == 2:
+        ret = _F.sum(smooth)
+    else:
+        ret = smooth
+    return _F.add(_scaled(nll, 1 - label_smoothing), _scaled(ret, label_smoothing / n_classes))
+
+
+def _ce_prob_target(input: Tensor, target: Tensor, weight: Tensor | None, red: int,
+                    label_smoothing: float) -> Tensor:
+    class_dim = 0 if input._data.ndim == 1 else 1
+    n_classes = input._data.shape[class_dim]
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"[{', '.join(map(str, weight._data.shape))}]")
+    logp = _F.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        _check_smoothing(label_smoothing)
+        smoothed = _scaled(target, 1 - label_smoothing)
+        target = _apply(_T["add_scalar"], (smoothed,), {"other": label_smoothing / n_classes},
+                        dtype=smoothed._dtype)
+    prod = _F.mul(logp, target)
+    if weight is not None:
+        prod = _F.mul(prod, _class_weight(weight, logp._data.ndim, class_dim)
+                      if logp._data.ndim > 1 else weight)
+    if red == 0:
+        return _F.neg(_F.sum(prod, class_dim))
+    total = _F.sum(prod)
+    if red == 2:
+        return _F.neg(total)
+    if logp._data.size == 0:
+        return _F.neg(total.fill_(float("nan")))
+    k = logp._data.size // n_classes
+    neg = _F.neg(total)
+    return _apply(_T["div_scalar"], (neg,), {"other": k}, dtype=neg._dtype)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -13,11 +13,13 @@ from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import functional as F
 from . import init
+from .hooks import HookMixin
 from .parameter import Parameter
 
 
-class Module:
-    """Base class of layers: registers parameters and submodules set as attributes."""
+class Module(HookMixin):
+    """Base class of layers: registers parameters and submodules set as attributes; runs the
+    forward, forward pre-, full backward and backward pre-hooks registered on it (``hooks``)."""
 
     training: bool
 
@@ -26,6 +28,7 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "training", True)
+        self._init_hooks()
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
@@ -73,9 +76,6 @@ class Module:
     def forward(self, *args: Any, **kw: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
-
-    def __call__(self, *args: Any, **kw: Any) -> Any:
-        return self.forward(*args, **kw)
 
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
         stack: list[tuple[str, Module]] = [(prefix, self)]
