@@ -48,7 +48,10 @@ def as_tensor_arg(v: Any) -> Tensor:
 
 def promote(*ts: Tensor) -> dt.DType:
     first = ts[0]._dtype
-    if all(t._dtype is first for t in ts):
+    for t in ts:
+        if t._dtype is not first:
+            break
+    else:
         return first
     dims = [t._dtype for t in ts if t._data.ndim and not t._wrapped]
     zero = [t._dtype for t in ts if not t._data.ndim and not t._wrapped]
@@ -112,7 +115,7 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
 
 def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     to = as_tensor_arg(other)
-    result = promote(self, to)
+    result = self._dtype if to._dtype is self._dtype else promote(self, to)
     if key == "div" and not result.is_floating_point:
         result = dt.float32
     if (result.is_floating_point and not self._dtype.is_floating_point) or (

@@ -10,23 +10,23 @@ from .optable import Op, Save, register
 
 
 def _mm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mm(g, D.t(c.mat2)) if c.need(0) else None,
-            D.mm(D.t(c.self), g) if c.need(1) else None)
+    return (D.mm(g, D.t(c.mat2)) if c.needs[0] else None,
+            D.mm(D.t(c.self), g) if c.needs[1] else None)
 
 
 def _mv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mm(D.unsqueeze(g, dim=1), D.unsqueeze(c.vec, dim=0)) if c.need(0) else None,
-            D.mv(D.t(c.self), g) if c.need(1) else None)
+    return (D.mm(D.unsqueeze(g, dim=1), D.unsqueeze(c.vec, dim=0)) if c.needs[0] else None,
+            D.mv(D.t(c.self), g) if c.needs[1] else None)
 
 
 def _dot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mul(g, c.tensor) if c.need(0) else None,
-            D.mul(g, c.self) if c.need(1) else None)
+    return (D.mul(g, c.tensor) if c.needs[0] else None,
+            D.mul(g, c.self) if c.needs[1] else None)
 
 
 def _bmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.bmm(g, D.transpose(c.mat2, dim0=1, dim1=2)) if c.need(0) else None,
-            D.bmm(D.transpose(c.self, dim0=1, dim1=2), g) if c.need(1) else None)
+    return (D.bmm(g, D.transpose(c.mat2, dim0=1, dim1=2)) if c.needs[0] else None,
+            D.bmm(D.transpose(c.self, dim0=1, dim1=2), g) if c.needs[1] else None)
 
 
 def _scale(x: Any, k: Any, D: Any) -> Any:
@@ -42,9 +42,9 @@ def _addmm_fwd(bias: Any, m1: Any, m2: Any, beta: Any = 1, alpha: Any = 1) -> An
 
 def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha, beta = c.attrs.get("alpha", 1), c.attrs.get("beta", 1)
-    return (_scale(g, beta, D) if c.need(0) else None,
-            _scale(D.mm(g, D.t(c.mat2)), alpha, D) if c.need(1) else None,
-            _scale(D.mm(D.t(c.mat1), g), alpha, D) if c.need(2) else None)
+    return (_scale(g, beta, D) if c.needs[0] else None,
+            _scale(D.mm(g, D.t(c.mat2)), alpha, D) if c.needs[1] else None,
+            _scale(D.mm(D.t(c.mat1), g), alpha, D) if c.needs[2] else None)
 
 
 register(

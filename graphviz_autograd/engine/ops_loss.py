@@ -45,9 +45,9 @@ def _softmax_data_fwd(g: Any, out: Any, dim: int) -> Any:
 
 def _softmax_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     g, out, dim = c.grad_output, c.output, c.attrs["dim"]
-    gg_g = D.softmax_backward_data(gg, out, dim=dim) if c.need(0) else None
+    gg_g = D.softmax_backward_data(gg, out, dim=dim) if c.needs[0] else None
     gg_o = None
-    if c.need(1):
+    if c.needs[1]:
         s = D.sum_dim(D.mul(g, out), dim=(dim,), keepdim=True)
         t = D.sum_dim(D.mul(gg, out), dim=(dim,), keepdim=True)
         gg_o = D.sub(D.sub(D.mul(gg, g), D.mul(gg, s)), D.mul(g, t))
@@ -61,9 +61,9 @@ def _log_softmax_data_fwd(g: Any, out: Any, dim: int) -> Any:
 def _log_softmax_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     out, dim = c.output, c.attrs["dim"]
     e = D.exp(out)
-    gg_g = D.sub(gg, D.sum_dim(D.mul(gg, e), dim=(dim,), keepdim=True)) if c.need(0) else None
+    gg_g = D.sub(gg, D.sum_dim(D.mul(gg, e), dim=(dim,), keepdim=True)) if c.needs[0] else None
     gg_o = None
-    if c.need(1):
+    if c.needs[1]:
         total = D.sum_dim(c.grad_output, dim=(dim,), keepdim=True)
         gg_o = D.neg(D.mul(D.mul(gg, e), total))
     return gg_g, gg_o
@@ -81,8 +81,8 @@ def _mse_fwd(x: Any, t: Any, reduction: int = MEAN) -> Any:
 def _mse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     red = c.attrs.get("reduction", MEAN)
     # NB: PyTorch's target gradient is the same formula with self and target swapped
-    return (D.mse_loss_backward(g, c.self, c.target, reduction=red) if c.need(0) else None,
-            D.mse_loss_backward(g, c.target, c.self, reduction=red) if c.need(1) else None)
+    return (D.mse_loss_backward(g, c.self, c.target, reduction=red) if c.needs[0] else None,
+            D.mse_loss_backward(g, c.target, c.self, reduction=red) if c.needs[1] else None)
 
 
 def _mse_data_fwd(g: Any, x: Any, t: Any, reduction: int) -> Any:
@@ -96,11 +96,11 @@ def _mse_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     k = 2.0 / _numel(c.shape(1)) if red == MEAN else 2.0
     d = D.mul_scalar(D.mul(gg, g), other=k)
     gg_g = None
-    if c.need(0):
+    if c.needs[0]:
         gg_g = D.mul_scalar(D.mul(gg, D.sub(x, t)), other=k)
         if red != NONE:
             gg_g = D.sum(gg_g)
-    return gg_g, d if c.need(1) else None, D.neg(d) if c.need(2) else None
+    return gg_g, d if c.needs[1] else None, D.neg(d) if c.needs[2] else None
 
 
 def _nll_parts(x: np.ndarray, target: np.ndarray, weight: Any, ignore_index: int
@@ -170,7 +170,7 @@ def _bce_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     n = _numel(c.shape(0)) if red == MEAN else 1
     gx = g * w * (x - t) / np.maximum((1 - x) * x, 1e-12) / n
     gt = g * w * (np.maximum(np.log1p(-x), -100) - np.maximum(np.log(x), -100)) / n
-    return (gx if c.need(0) else None, gt if c.need(1) else None)
+    return (gx if c.needs[0] else None, gt if c.needs[1] else None)
 
 
 def _bce_logits_fwd(x: Any, t: Any, weight: Any = None, pos_weight: Any = None,
@@ -204,7 +204,7 @@ def _bce_logits_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         soft = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)
         gx = (lw * sig - pw * t) * g * w / n
         gt = (-x + (pw - 1) * soft) * g * w / n
-    return (gx if c.need(0) else None, gt if c.need(1) else None)
+    return (gx if c.needs[0] else None, gt if c.needs[1] else None)
 
 
 def _smooth_l1_fwd(x: Any, t: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
@@ -223,7 +223,7 @@ def _smooth_l1_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 1
     gd = np.clip(d / beta, -1, 1) if beta > 0 else np.sign(d)
     base = gd * g / n
-    return (base if c.need(0) else None, -base if c.need(1) else None)
+    return (base if c.needs[0] else None, -base if c.needs[1] else None)
 
 
 register(

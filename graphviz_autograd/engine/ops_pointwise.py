@@ -17,26 +17,26 @@ def _scaled(g: Any, alpha: Any, D: Any) -> Any:
 
 
 def _add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (g if c.need(0) else None,
-            _scaled(g, c.attrs.get("alpha", 1), D) if c.need(1) else None)
+    return (g if c.needs[0] else None,
+            _scaled(g, c.attrs.get("alpha", 1), D) if c.needs[1] else None)
 
 
 def _sub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha = c.attrs.get("alpha", 1)
-    return (g if c.need(0) else None,
-            (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.need(1) else None)
+    return (g if c.needs[0] else None,
+            (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.needs[1] else None)
 
 
 def _mul_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mul(g, c.other) if c.need(0) else None,
-            D.mul(g, c.self) if c.need(1) else None)
+    return (D.mul(g, c.other) if c.needs[0] else None,
+            D.mul(g, c.self) if c.needs[1] else None)
 
 
 def _div_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     other = c.other
-    gs = D.div(g, other) if c.need(0) else None
+    gs = D.div(g, other) if c.needs[0] else None
     go = None
-    if c.need(1):
+    if c.needs[1]:
         go = D.mul(D.neg(g), D.div(D.div(c.self, other), other))
     return gs, go
 
@@ -51,10 +51,10 @@ def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, e = c.self, c.exponent
     gx = ge = None
-    if c.need(0):
+    if c.needs[0]:
         gx = D.where(D.mul(g, D.mul(e, D.pow_tensor(x, D.sub(e, D.ones_like(e))))),
                      D.zeros_like(g), condition=D.ne(e, 0))
-    if c.need(1):
+    if c.needs[1]:
         ge = D.mul(D.mul(g, c.result), D.log(x))
     return gx, ge
 
@@ -73,9 +73,9 @@ def _minmax_bw(sel_self: str) -> Any:
         self_wins = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
         other_wins = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
         gx = gy = None
-        if c.need(0):
+        if c.needs[0]:
             gx = D.where(half, D.where(g, z, condition=self_wins), condition=tie)
-        if c.need(1):
+        if c.needs[1]:
             gy = D.where(half, D.where(g, z, condition=other_wins), condition=tie)
         return gx, gy
     return bw
@@ -88,8 +88,8 @@ def _where_fwd(x: Any, y: Any, condition: Any) -> Any:
 def _where_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     cond = c.condition
     z = D.zeros_like(g)
-    return (D.where(g, z, condition=cond) if c.need(0) else None,
-            D.where(z, g, condition=cond) if c.need(1) else None)
+    return (D.where(g, z, condition=cond) if c.needs[0] else None,
+            D.where(z, g, condition=cond) if c.needs[1] else None)
 
 
 def _clamp_fwd(x: Any, min: Any = None, max: Any = None) -> Any:
@@ -123,10 +123,10 @@ def _clamp_t_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if hi is not None:
         up = D.le(x, hi)
         keep = up if keep is None else D.logical_and(keep, up)
-    gx = D.where(g, z, condition=keep) if c.need(0) and keep is not None else (
-        g if c.need(0) else None)
-    glo = D.where(g, z, condition=D.lt(x, lo)) if c.need(1) and lo is not None else None
-    ghi = D.where(g, z, condition=D.gt(x, hi)) if c.need(2) and hi is not None else None
+    gx = D.where(g, z, condition=keep) if c.needs[0] and keep is not None else (
+        g if c.needs[0] else None)
+    glo = D.where(g, z, condition=D.lt(x, lo)) if c.needs[1] and lo is not None else None
+    ghi = D.where(g, z, condition=D.gt(x, hi)) if c.needs[2] and hi is not None else None
     return gx, glo, ghi
 
 
@@ -287,19 +287,19 @@ register(
     # the named backward ops the formulas above call (so double backward names them as PyTorch)
     Op("tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"),
        lambda g, r: g * (1 - r * r),
-       lambda c, gg, D: (D.tanh_backward(gg, c.output) if c.need(0) else None,
+       lambda c, gg, D: (D.tanh_backward(gg, c.output) if c.needs[0] else None,
                          D.mul_scalar(D.mul(D.mul(gg, c.grad_output), c.output), other=-2)
-                         if c.need(1) else None),
+                         if c.needs[1] else None),
        (Save("grad_output", (1,)), Save("output"))),
     Op("sigmoid_backward", "SigmoidBackwardBackward0", ("grad_output", "output"),
        lambda g, r: g * r * (1 - r),
-       lambda c, gg, D: (D.sigmoid_backward(gg, c.output) if c.need(0) else None,
+       lambda c, gg, D: (D.sigmoid_backward(gg, c.output) if c.needs[0] else None,
                          D.mul(D.mul(gg, c.grad_output), D.rsub(D.mul_scalar(
-                             c.output, other=2), other=1)) if c.need(1) else None),
+                             c.output, other=2), other=1)) if c.needs[1] else None),
        (Save("grad_output", (1,)), Save("output"))),
     Op("threshold_backward", "ThresholdBackwardBackward0", ("grad_output", "self"),
        lambda g, x, threshold: np.where(x <= threshold, np.zeros_like(g), g),
        lambda c, gg, D: (D.threshold_backward(gg, c.self, threshold=c.attrs["threshold"])
-                         if c.need(0) else None, D.zeros_like(c.self) if c.need(1) else None),
+                         if c.needs[0] else None, D.zeros_like(c.self) if c.needs[1] else None),
        (Save("self"),), ("threshold",)),
 )

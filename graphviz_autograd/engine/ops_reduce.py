@@ -89,8 +89,8 @@ def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
 def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     idx = c.index
     gs = D.scatter(gg, D.zeros_like(D.gather(gg, dim=c.attrs["dim"], index=idx)),
-                   dim=c.attrs["dim"], index=idx) if c.need(0) else None
-    return (gs, D.gather(gg, dim=c.attrs["dim"], index=idx) if c.need(1) else None)
+                   dim=c.attrs["dim"], index=idx) if c.needs[0] else None
+    return (gs, D.gather(gg, dim=c.attrs["dim"], index=idx) if c.needs[1] else None)
 
 
 def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:

@@ -47,7 +47,7 @@ def _index_add_fwd(x: np.ndarray, src: Any, dim: int, index: Any, alpha: Any = 1
 
 def _index_add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     gs = None
-    if c.need(1):
+    if c.needs[1]:
         dim, alpha = c.attrs["dim"], c.attrs.get("alpha", 1)
         gs = D.index_select(g, dim=dim, index=c.index)
         if D.tensor_mode:
@@ -56,7 +56,7 @@ def _index_add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             gs = gs.reshape(c.shape(1))
         if alpha != 1:
             gs = D.mul_scalar(gs, other=alpha)
-    return (g if c.need(0) else None, gs)
+    return (g if c.needs[0] else None, gs)
 
 
 def _masked_select_fwd(x: np.ndarray, mask: Any) -> np.ndarray:
@@ -85,8 +85,8 @@ def _masked_scatter_fwd(x: np.ndarray, src: Any, mask: Any,
 
 def _masked_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     mask = c.mask
-    gx = D.masked_fill(g, mask=mask, value=0) if c.need(0) else None
-    gs = D.masked_scatter_backward(g, mask=mask, sizes=tuple(c.shape(1))) if c.need(1) else None
+    gx = D.masked_fill(g, mask=mask, value=0) if c.needs[0] else None
+    gs = D.masked_scatter_backward(g, mask=mask, sizes=tuple(c.shape(1))) if c.needs[1] else None
     return gx, gs
 
 
@@ -137,11 +137,11 @@ def _put_fwd(x: np.ndarray, src: Any, index: Any, accumulate: bool = False) -> n
 def _put_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     index = c.index
     gx = None
-    if c.need(0):
+    if c.needs[0]:
         gx = g if c.attrs.get("accumulate") else D.put(
             g, D.zeros(c.shape(1), like=g), index=index, accumulate=False)
     gs = None
-    if c.need(1):
+    if c.needs[1]:
         gs = D.take(g, index=index)
         gs = D.reshape(gs, shape=tuple(c.shape(1)))
     return gx, gs

@@ -73,10 +73,10 @@ def _index_put_fwd(x: np.ndarray, values: np.ndarray, indices: tuple[Any, ...],
 def _index_put_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     idx = c.indices
     gs = None
-    if c.need(0):
+    if c.needs[0]:
         gs = g if c.attrs.get("accumulate") else D.index_put(
             g, D.zeros_like(D.index(g, indices=idx)), indices=idx)
-    gv = D.index(g, indices=idx) if c.need(1) else None
+    gv = D.index(g, indices=idx) if c.needs[1] else None
     return gs, gv
 
 
@@ -90,14 +90,14 @@ def _cat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             out.append(None)
             continue
         n = shape[dim]
-        out.append(D.slice(g, dim=dim, start=start, end=start + n) if c.need(i) else None)
+        out.append(D.slice(g, dim=dim, start=start, end=start + n) if c.needs[i] else None)
         start += n
     return tuple(out)
 
 
 def _stack_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim = c.attrs["dim"]
-    return tuple(D.select(g, dim=dim, index=i) if c.need(i) else None
+    return tuple(D.select(g, dim=dim, index=i) if c.needs[i] else None
                  for i in range(len(c.node._in_meta)))
 
 
@@ -251,8 +251,8 @@ register(
        lambda x, dim, index: np.take_along_axis(x, index, axis=dim), _gather_bw,
        (Save("index"), Save("self")), ("dim",)),
     Op("scatter_add", "ScatterAddBackward0", ("self", "src"), _scatter_add_fwd,
-       lambda c, gg, D: (gg if c.need(0) else None,
-                         D.gather(gg, dim=c.attrs["dim"], index=c.index) if c.need(1) else None),
+       lambda c, gg, D: (gg if c.needs[0] else None,
+                         D.gather(gg, dim=c.attrs["dim"], index=c.index) if c.needs[1] else None),
        (Save("index"),), ("dim",)),
     Op("masked_fill", "MaskedFillBackward0", ("self",),
        lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
@@ -266,14 +266,14 @@ register(
        ("value",)),
     Op("fill_tensor", "FillBackward3", ("self", "value"),
        lambda x, v: np.full_like(x, v),
-       lambda c, g, D: (D.zeros_like(g) if c.need(0) else None,
-                        D.sum(g) if c.need(1) else None)),
+       lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None,
+                        D.sum(g) if c.needs[1] else None)),
     Op("masked_fill_tensor", "MaskedFillBackward1", ("self", "value"),
        lambda x, v, mask: np.where(mask, np.asarray(v, dtype=x.dtype), x),
-       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask) if c.need(0) else None,
+       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask) if c.needs[0] else None,
                         D.sum(D.where(g, D.zeros_like(g), condition=c.mask))
-                        if c.need(1) else None), (Save("mask"),)),
+                        if c.needs[1] else None), (Save("mask"),)),
     Op("copy", "torch::autograd::CopyBackwards", ("self", "src"),
        lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
-       lambda c, g, D: (D.zeros_like(g) if c.need(0) else None, g if c.need(1) else None)),
+       lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None, g if c.needs[1] else None)),
 )

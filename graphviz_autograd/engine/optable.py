@@ -103,6 +103,10 @@ class Ctx:
         slot = saved.get(name) if saved else None
         if slot is None:
             raise AttributeError(f"{self.node.name()} did not save {name!r}")
+        if not self.tensor_mode and type(slot) is not list and not slot.released \
+                and slot.vc.v == slot.version:
+            t = slot.tensor        # the fast path of unpack(): an array, checks passed
+            return t._data if t is not None else slot.array
         if isinstance(slot, list):
             return [s.unpack(self.node, self.tensor_mode) if s is not None else None
                     for s in slot]
