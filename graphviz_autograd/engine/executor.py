@@ -268,8 +268,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                                         if s is not None:
                                             s.release()
                                 else:
-                                    slot.tensor = slot.array = None
-                                    slot.released = True
+                                    slot.tensor = slot.array = None  # type: ignore[union-attr]
+                                    slot.released = True  # type: ignore[union-attr]
             elif type(node) is AccumulateGrad and needed is None and not node._hooked:
                 if listening:
                     events.emit("node_executed", node, inputs[0])
