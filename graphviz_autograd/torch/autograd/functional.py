@@ -1,325 +1,351 @@
-"""``torch.autograd.functional``: vjp, jvp, jacobian, hessian, vhp and hvp, built on
-``autograd.grad`` exactly as PyTorch builds them (reverse mode; jvp and hvp by the double-backward
-trick). ``vectorize=True`` computes the same values row by row; forward mode is not supported.
+"""``torch.autograd.functional``: vjp, jvp, jacobian, hessian, vhp and hvp over autograd.grad.
+
+Everything runs in reverse mode. Forward-mode products come from the "double vjp" identity: for
+``g(u) = uᵀJ`` (a vjp with a dummy seed ``u`` that requires grad), ``∂(g(u)·v)/∂u = Jv``; jvp uses
+it on the function and hvp on its gradient. ``vectorize=True`` gives the same values, computed
+one row at a time like the plain path. ``strategy="forward-mode"`` is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from ...engine import factories, functional
+from ...engine import functional
 from ...engine.executor import grad
+from ...engine.factories import zeros_like
 from ...engine.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ...engine.tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 Func = Callable[..., Any]
+Tensors = tuple[Tensor, ...]
+MaybeGrads = tuple[Tensor | None, ...]
 
+_OUTPUTS = "outputs of the user-provided function"
+_STRATEGIES = ("forward-mode", "reverse-mode")
 
-def _as_tuple(inp: Any, arg_name: str, fn_name: str) -> tuple[bool, tuple[Any, ...]]:
-    is_tuple = isinstance(inp, tuple)
-    items = inp if is_tuple else (inp,)
-    for i, el in enumerate(items):
-        if not isinstance(el, Tensor):
-            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a "
-                            f"tuple of Tensors but the {where} has type {type(el)}.")
-    return is_tuple, items
-
-
-def _tuple_postprocess(res: Any, to_unpack: Any) -> Any:
-    if isinstance(to_unpack, tuple):
-        if not to_unpack[1]:
-            res = tuple(el[0] for el in res)
-        if not to_unpack[0]:
-            res = res[0]
-    elif not to_unpack:
-        res = res[0]
-    return res
-
-
-def _grad_preprocess(inputs: Sequence[Tensor], create_graph: bool,
-                     need_graph: bool) -> tuple[Tensor, ...]:
-    res = []
-    for inp in inputs:
-        if create_graph and inp.requires_grad:
-            res.append(functional.view(inp, inp._data.shape))     # inp.view_as(inp)
-        else:
-            res.append(inp.detach().requires_grad_(need_graph))
-    return tuple(res)
-
-
-def _grad_postprocess(inputs: Any, create_graph: bool) -> Any:
-    if isinstance(inputs[0], Tensor):
-        return inputs if create_graph else tuple(inp.detach() for inp in inputs)
-    return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
-
-
-def _validate_v(v: Sequence[Tensor], other: Sequence[Tensor], is_other_tuple: bool) -> None:
-    if len(other) != len(v):
-        if is_other_tuple:
-            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
-                               f"{len(v)}.")
-        raise RuntimeError("The given v should contain a single Tensor.")
-    for idx, (el_v, el_other) in enumerate(zip(v, other, strict=True)):
-        if el_v.size() != el_other.size():
-            prepend = f"Entry {idx} in " if is_other_tuple else ""
-            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but "
-                               f"got {el_v.size()}.")
-
-
-_REQUIRES = {
-    "hessian": ("The hessian of the user-provided function with respect to input {} is "
-                "independent of the input. This is not allowed in strict mode. You should ensure "
-                "that your function is thrice differentiable and that the hessian depends on the "
-                "inputs."),
+# -- PyTorch's messages, verbatim ---------------------------------------------------------------
+_NOT_TENSORS = ("The {what} given to {api} must be either a Tensor or a tuple of Tensors but the "
+                "{where} has type {kind}.")
+_V_COUNT = "v is a tuple of invalid length: should be {} but got {}."
+_V_NOT_SINGLE = "The given v should contain a single Tensor."
+_V_SIZE = "{}v has invalid size: should be {} but got {}."
+_V_NEEDED_FOR_OUTPUT = ("The vector v can only be None if the user-provided function returns a "
+                        "single Tensor with a single element.")
+_V_NEEDED_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function "
+                       "is a single Tensor with a single element.")
+_NOT_SINGLE_TENSOR = "The function given to {} should return a single Tensor"
+_NOT_SINGLE_ELEMENT = ("The Tensor returned by the function given to {} should contain a single "
+                       "element")
+_STRICT_UNUSED = ("The output of the user-provided function is independent of input {}. This is "
+                  "not allowed in strict mode.")
+# strict mode, a value that does not require grad; keyed by what the value is
+_STRICT_NO_GRAD = {
+    "outputs": ("Output {} of the user-provided function does not require gradients. The outputs "
+                "must be computed in a differentiable manner from the input when running in "
+                "strict mode."),
+    "grad_inputs": ("The gradient with respect to input {} is independent of the inputs of the "
+                    "user-provided function. This is not allowed in strict mode."),
     "jacobian": ("While computing the hessian, found that the jacobian of the user-provided "
                  "function with respect to input {} is independent of the input. This is not "
                  "allowed in strict mode. You should ensure that your function is twice "
                  "differentiable and that the jacobian depends on the inputs (this would be "
                  "violated by a linear function for example)."),
-    "grad_inputs": ("The gradient with respect to input {} is independent of the inputs of the "
-                    "user-provided function. This is not allowed in strict mode."),
-    "outputs": ("Output {} of the user-provided function does not require gradients. The outputs "
-                "must be computed in a differentiable manner from the input when running in "
-                "strict mode."),
+    "hessian": ("The hessian of the user-provided function with respect to input {} is "
+                "independent of the input. This is not allowed in strict mode. You should ensure "
+                "that your function is thrice differentiable and that the hessian depends on the "
+                "inputs."),
 }
+# strict mode, a gradient that came back None; keyed by the pass that produced it
+_STRICT_MISSING = {
+    "vjp": _STRICT_UNUSED,
+    "jvp": ("The gradient with respect to the input is independent of entry {} in the "
+            "grad_outputs when using the double backward trick to compute forward mode "
+            "gradients. This is not allowed in strict mode."),
+    "vhp": ("The jacobian of the user-provided function is independent of input {}. This is not "
+            "allowed in strict mode."),
+    "hvp": ("The hessian of the user-provided function is independent of entry {} in the "
+            "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+            "double backward trick to replace forward mode AD."),
+}
+_STRICT_CONSTANT = ("The {} of the user-provided function is independent of input {}. This is "
+                    "not allowed in strict mode when create_graph=True.")
+_STRICT_OUTPUT_UNUSED = ("Output {} of the user-provided function is independent of input {}. "
+                         "This is not allowed in strict mode.")
+_BAD_STRATEGY = 'Expected strategy to be either "forward-mode" or "reverse-mode".'
+_BAD_JACOBIAN_STRATEGY = (_BAD_STRATEGY + ' Hint: If your function has more outputs than inputs, '
+                          '"forward-mode" tends to be more performant. Otherwise, prefer to use '
+                          '"reverse-mode".')
+_FORWARD_WITH_GRAPH = ('torch.autograd.functional.jacobian: `create_graph=True` and '
+                       '`strategy="forward-mode"` are not supported together (yet). Please either '
+                       'set `create_graph=False` or `strategy="reverse-mode"`.')
+_VECTORIZE_STRICT = ("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                     "not supported together. Please either set `strict=False` or "
+                     "`vectorize=False`.")
+_NO_FORWARD_MODE = "forward-mode AD is not supported by this engine"
 
 
-def _check_requires_grad(inputs: Sequence[Any], input_type: str, strict: bool) -> None:
+# -- arguments in and results out ---------------------------------------------------------------
+class _Packed(NamedTuple):
+    """A "Tensor or tuple of Tensors" value as a tuple, and whether the caller gave a tuple."""
+
+    was_tuple: bool
+    tensors: Tensors
+
+
+def _pack(value: Any, what: str, api: str) -> _Packed:
+    was_tuple = isinstance(value, tuple)
+    tensors = value if was_tuple else (value,)
+    for i, item in enumerate(tensors):
+        if not isinstance(item, Tensor):
+            where = f"value at index {i}" if was_tuple else f"given {what}"
+            raise TypeError(_NOT_TENSORS.format(what=what, api=api, where=where, kind=type(item)))
+    return _Packed(was_tuple, tensors)
+
+
+def _call(func: Func, inputs: Tensors, api: str) -> _Packed:
+    return _pack(func(*inputs), _OUTPUTS, api)
+
+
+def _as_given(values: Any, was_tuple: bool) -> Any:
+    return values if was_tuple else values[0]
+
+
+def _as_given_2d(blocks: Any, outputs_tuple: bool, inputs_tuple: bool) -> Any:
+    """Blocks indexed [output][input], unwrapped along each axis the caller gave untupled."""
+    if not inputs_tuple:
+        blocks = tuple(row[0] for row in blocks)
+    return _as_given(blocks, outputs_tuple)
+
+
+def _entry_points(tensors: Sequence[Tensor], create_graph: bool, track: bool) -> Tensors:
+    """What the computation works on instead of the caller's tensors. With create_graph, a tensor
+    that requires grad is viewed, so the results stay differentiable back to it; any other is a
+    detached alias that requires grad exactly when ``track``."""
+    return tuple(t.view_as(t) if create_graph and t.requires_grad
+                 else t.detach().requires_grad_(track) for t in tensors)
+
+
+def _release(values: Any, create_graph: bool) -> Any:
+    """Results as handed back: cut from the graph unless create_graph. ``values`` is a tuple of
+    tensors or a tuple of such tuples; which one is read off its first item, so an empty tuple
+    raises IndexError here as it does in PyTorch."""
+    if isinstance(values[0], Tensor):
+        return values if create_graph else tuple(v.detach() for v in values)
+    return tuple(_release(row, create_graph) for row in values)
+
+
+def _hand_back(outputs: _Packed, result: Any, result_was_tuple: bool,
+               create_graph: bool) -> tuple[Any, Any]:
+    return (_as_given(_release(outputs.tensors, create_graph), outputs.was_tuple),
+            _as_given(_release(result, create_graph), result_was_tuple))
+
+
+# -- checks -------------------------------------------------------------------------------------
+def _seed(v: Any, api: str, create_graph: bool, like: _Packed, none_ok_message: str
+          ) -> Tensors | None:
+    """The vector ``v`` of a product, checked against the tensors it multiplies (``like``). It
+    may be None only when those are one tensor of one element."""
+    if v is None:
+        if len(like.tensors) != 1 or like.tensors[0].nelement() != 1:
+            raise RuntimeError(none_ok_message)
+        return None
+    vs = _entry_points(_pack(v, "v", api).tensors, create_graph, track=False)
+    if len(vs) != len(like.tensors):
+        if like.was_tuple:
+            raise RuntimeError(_V_COUNT.format(len(like.tensors), len(vs)))
+        raise RuntimeError(_V_NOT_SINGLE)
+    for i, (given, wanted) in enumerate(zip(vs, like.tensors, strict=True)):
+        if given.size() != wanted.size():
+            where = f"Entry {i} in " if like.was_tuple else ""
+            raise RuntimeError(_V_SIZE.format(where, wanted.size(), given.size()))
+    return vs
+
+
+def _require_grad(values: Sequence[Tensor | None], kind: str, strict: bool) -> None:
+    """Strict mode only: every value must exist and require grad."""
     if not strict:
         return
-    for i, inp in enumerate(inputs):
-        if inp is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode.")
-        if not inp.requires_grad:
-            raise RuntimeError(_REQUIRES[input_type].format(i))
+    for i, value in enumerate(values):
+        if value is None:
+            raise RuntimeError(_STRICT_UNUSED.format(i))
+        if not value.requires_grad:
+            raise RuntimeError(_STRICT_NO_GRAD[kind].format(i))
 
 
-def _autograd_grad(outputs: Sequence[Any], inputs: Sequence[Tensor],
-                   grad_outputs: Sequence[Any] | None = None, create_graph: bool = False,
-                   retain_graph: bool | None = None) -> tuple[Any, ...]:
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    new_outputs, new_grads = [], []
-    for out, g in zip(outputs, grad_outputs, strict=True):
-        if out is not None and out.requires_grad:
-            new_outputs.append(out)
-            new_grads.append(g)
-    if not new_outputs:
-        return (None,) * len(inputs)
-    return grad(new_outputs, list(inputs), new_grads, allow_unused=True,
-                create_graph=create_graph, retain_graph=retain_graph)
+def _single_scalar(outputs: _Packed, api: str) -> None:
+    if outputs.was_tuple or not isinstance(outputs.tensors[0], Tensor):
+        raise RuntimeError(_NOT_SINGLE_TENSOR.format(api))
+    if outputs.tensors[0].nelement() != 1:
+        raise RuntimeError(_NOT_SINGLE_ELEMENT.format(api))
 
 
-_FILL = {
-    "back": "The output of the user-provided function is independent of input {}. This is not "
-            "allowed in strict mode.",
-    "back_trick": "The gradient with respect to the input is independent of entry {} in the "
-                  "grad_outputs when using the double backward trick to compute forward mode "
-                  "gradients. This is not allowed in strict mode.",
-    "double_back": "The jacobian of the user-provided function is independent of input {}. This "
-                   "is not allowed in strict mode.",
-    "double_back_trick": "The hessian of the user-provided function is independent of entry {} in "
-                         "the grad_jacobian. This is not allowed in strict mode as it prevents "
-                         "from using the double backward trick to replace forward mode AD.",
-}
+# -- gradients ----------------------------------------------------------------------------------
+def _grads(outputs: Sequence[Tensor | None], wrt: Tensors, seeds: Sequence[Any] | None = None,
+           create_graph: bool = False, retain_graph: bool | None = None) -> MaybeGrads:
+    """``autograd.grad`` with unused inputs allowed, over the outputs that require grad only
+    (with their seeds); all None when there is none."""
+    pairs = [(out, seed) for out, seed in zip(outputs, seeds or [None] * len(outputs),
+                                              strict=True)
+             if out is not None and out.requires_grad]
+    if not pairs:
+        return (None,) * len(wrt)
+    return grad([out for out, _ in pairs], list(wrt), [seed for _, seed in pairs],
+                allow_unused=True, create_graph=create_graph, retain_graph=retain_graph)
 
 
-def _fill_in_zeros(grads: Sequence[Any], refs: Sequence[Tensor], strict: bool,
-                   create_graph: bool, stage: str) -> tuple[Tensor, ...]:
-    res = []
-    for i, g in enumerate(grads):
+def _no_gaps(found: MaybeGrads, like: Tensors, strict: bool, create_graph: bool,
+             api: str) -> Tensors:
+    """A None gradient becomes zeros shaped like its ``like`` entry (strict mode: an error)."""
+    filled: list[Tensor] = []
+    for i, g in enumerate(found):
         if g is None:
             if strict:
-                raise RuntimeError(_FILL[stage].format(i))
-            g = factories.zeros_like(refs[i])
+                raise RuntimeError(_STRICT_MISSING[api].format(i))
+            g = zeros_like(like[i])
         elif strict and create_graph and not g.requires_grad:
-            what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of "
-                               f"input {i}. This is not allowed in strict mode when "
-                               "create_graph=True.")
-        res.append(g)
-    return tuple(res)
+            what = "hessian" if api in ("vhp", "hvp") else "jacobian"
+            raise RuntimeError(_STRICT_CONSTANT.format(what, i))
+        filled.append(g)
+    return tuple(filled)
 
 
-def _single_output(outputs: tuple[Any, ...], is_tuple: bool, name: str) -> None:
-    if is_tuple or not isinstance(outputs[0], Tensor):
-        raise RuntimeError(f"The function given to {name} should return a single Tensor")
-    if outputs[0].nelement() != 1:
-        raise RuntimeError(f"The Tensor returned by the function given to {name} should contain "
-                           "a single element")
+def _last_pass(outputs: Sequence[Tensor | None], wrt: Tensors, seeds: Tensors | None,
+               like: Tensors, strict: bool, create_graph: bool, api: str) -> Tensors:
+    """The pass whose gradients are the answer: grad mode stays as the caller had it unless
+    create_graph asks for a graph."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        return _no_gaps(_grads(outputs, wrt, seeds, create_graph=create_graph), like, strict,
+                        create_graph, api)
 
 
+# -- products -----------------------------------------------------------------------------------
 def vjp(func: Func, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*ins), "outputs of the user-provided function",
-                                              "vjp")
-        _check_requires_grad(outputs, "outputs", strict)
-        vs: Any = None
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "vjp")
-            vs = _grad_preprocess(vs, create_graph, need_graph=False)
-            _validate_v(vs, outputs, is_outputs_tuple)
-        elif len(outputs) != 1 or outputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the user-provided function "
-                               "returns a single Tensor with a single element.")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(outputs, ins, vs, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, ins, strict, create_graph, "back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
+        given = _pack(inputs, "inputs", "vjp")
+        ins = _entry_points(given.tensors, create_graph, track=True)
+        outputs = _call(func, ins, "vjp")
+        _require_grad(outputs.tensors, "outputs", strict)
+        vs = _seed(v, "vjp", create_graph, outputs, _V_NEEDED_FOR_OUTPUT)
+    found = _last_pass(outputs.tensors, ins, vs, ins, strict, create_graph, "vjp")
+    return _hand_back(outputs, found, given.was_tuple, create_graph)
 
 
 def jvp(func: Func, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        vs: Any = None
-        if v is not None:
-            _, vs = _as_tuple(v, "v", "jvp")
-            vs = _grad_preprocess(vs, create_graph, need_graph=False)
-            _validate_v(vs, ins, is_inputs_tuple)
-        elif len(ins) != 1 or ins[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        is_outputs_tuple, outputs = _as_tuple(func(*ins), "outputs of the user-provided function",
-                                              "jvp")
-        _check_requires_grad(outputs, "outputs", strict)
-        grad_outputs = tuple(factories.zeros_like(o, requires_grad=True) for o in outputs)
-        grad_inputs = _autograd_grad(outputs, ins, grad_outputs, create_graph=True)
-        _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, vs, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_outputs_tuple))
+        given = _pack(inputs, "inputs", "jvp")
+        ins = _entry_points(given.tensors, create_graph, track=True)
+        vs = _seed(v, "jvp", create_graph, given._replace(tensors=ins), _V_NEEDED_FOR_INPUT)
+        outputs = _call(func, ins, "jvp")
+        _require_grad(outputs.tensors, "outputs", strict)
+        # uᵀJ as a function of a dummy u; differentiating it along v below gives Jv
+        dummies = tuple(zeros_like(out, requires_grad=True) for out in outputs.tensors)
+        u_j = _grads(outputs.tensors, ins, dummies, create_graph=True)
+        _require_grad(u_j, "grad_inputs", strict)
+    found = _last_pass(u_j, dummies, vs, outputs.tensors, strict, create_graph, "jvp")
+    return _hand_back(outputs, found, outputs.was_tuple, create_graph)
 
 
-def jacobian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = False,
-             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
-    if strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
-                             'Hint: If your function has more outputs than inputs, "forward-mode" '
-                             'tends to be more performant. Otherwise, prefer to use '
-                             '"reverse-mode".')
-    if strategy == "forward-mode":
-        if create_graph:
-            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` '
-                                      'and `strategy="forward-mode"` are not supported together '
-                                      '(yet). Please either set `create_graph=False` or '
-                                      '`strategy="reverse-mode"`.')
-        raise NotImplementedError("forward-mode AD is not supported by this engine")
-    with enable_grad():
-        is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
-        ins = _grad_preprocess(ins, create_graph, need_graph=True)
-        is_outputs_tuple, outputs = _as_tuple(func(*ins), "outputs of the user-provided function",
-                                              "jacobian")
-        _check_requires_grad(outputs, "outputs", strict)
-        if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
-                               "`vectorized=True` are not supported together. Please either set "
-                               "`strict=False` or `vectorize=False`.")
-        jac: list[tuple[Tensor, ...]] = []
-        for i, out in enumerate(outputs):
-            rows: list[list[Tensor]] = [[] for _ in ins]
-            for j in range(out.nelement()):
-                vj = _autograd_grad((out.reshape(-1)[j],), ins, retain_graph=True,
-                                    create_graph=create_graph)
-                for k, (row, g, inp) in enumerate(zip(rows, vj, ins, strict=True)):
-                    if g is not None:
-                        if strict and create_graph and not g.requires_grad:
-                            raise RuntimeError(f"The jacobian of the user-provided function is "
-                                               f"independent of input {i}. This is not allowed "
-                                               "in strict mode when create_graph=True.")
-                        row.append(g)
-                    else:
-                        if strict:
-                            raise RuntimeError(f"Output {i} of the user-provided function is "
-                                               f"independent of input {k}. This is not allowed "
-                                               "in strict mode.")
-                        row.append(factories.zeros_like(inp))
-            jac.append(tuple(functional.view(functional.stack(row, 0),
-                                             (*out.shape, *ins[k].shape))
-                             for k, row in enumerate(rows)))
-        result = _grad_postprocess(tuple(jac), create_graph)
-        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
-
-
-def hessian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = False,
-            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
-    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-
-    def ensure_single_output_function(*inp: Tensor) -> Tensor:
-        out = func(*inp)
-        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        _check_requires_grad(t_out, "outputs", strict)
-        _single_output(t_out, is_out_tuple, "hessian")
-        return functional.squeeze(out)
-
-    def jac_func(*inp: Tensor) -> Any:
-        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-        return jac
-
-    res = jacobian(jac_func, ins, create_graph=create_graph, strict=strict,
-                   vectorize=vectorize, strategy=outer_jacobian_strategy)
-    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
-
-
-def _second_order(name: str, func: Func, inputs: Any, v: Any, create_graph: bool,
-                  strict: bool) -> tuple[Any, ...]:
-    """The shared start of vhp and hvp: inputs, v, outputs and the first gradient."""
-    is_inputs_tuple, ins = _as_tuple(inputs, "inputs", name)
-    ins = _grad_preprocess(ins, create_graph, need_graph=True)
-    vs: Any = None
-    if v is not None:
-        _, vs = _as_tuple(v, "v", name)
-        vs = _grad_preprocess(vs, create_graph, need_graph=False)
-        _validate_v(vs, ins, is_inputs_tuple)
-    elif len(ins) != 1 or ins[0].nelement() != 1:
-        raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                           "function is a single Tensor with a single element.")
-    is_outputs_tuple, outputs = _as_tuple(func(*ins), "outputs of the user-provided function",
-                                          name)
-    _check_requires_grad(outputs, "outputs", strict)
-    _single_output(outputs, is_outputs_tuple, name)
-    jac = _autograd_grad(outputs, ins, create_graph=True)
-    _check_requires_grad(jac, "jacobian", strict)
-    return is_inputs_tuple, ins, vs, is_outputs_tuple, outputs, jac
+def _gradient_of_scalar(func: Func, inputs: Any, v: Any, create_graph: bool, strict: bool,
+                        api: str) -> tuple[_Packed, Tensors, Tensors | None, _Packed, MaybeGrads]:
+    """The start vhp and hvp share: inputs, v, the scalar output and its gradient (kept in the
+    graph). Runs with grad enabled."""
+    given = _pack(inputs, "inputs", api)
+    ins = _entry_points(given.tensors, create_graph, track=True)
+    vs = _seed(v, api, create_graph, given._replace(tensors=ins), _V_NEEDED_FOR_INPUT)
+    outputs = _call(func, ins, api)
+    _require_grad(outputs.tensors, "outputs", strict)
+    _single_scalar(outputs, api)
+    gradient = _grads(outputs.tensors, ins, create_graph=True)
+    _require_grad(gradient, "jacobian", strict)
+    return given, ins, vs, outputs, gradient
 
 
 def vhp(func: Func, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     with enable_grad():
-        is_inputs_tuple, ins, vs, is_outputs_tuple, outputs, jac = _second_order(
-            "vhp", func, inputs, v, create_graph, strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(jac, ins, vs, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, ins, strict, create_graph, "double_back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
+        given, ins, vs, outputs, gradient = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                strict, "vhp")
+    found = _last_pass(gradient, ins, vs, ins, strict, create_graph, "vhp")
+    return _hand_back(outputs, found, given.was_tuple, create_graph)
 
 
 def hvp(func: Func, inputs: Any, v: Any = None, create_graph: bool = False,
         strict: bool = False) -> tuple[Any, Any]:
     with enable_grad():
-        is_inputs_tuple, ins, vs, is_outputs_tuple, outputs, jac = _second_order(
-            "hvp", func, inputs, v, create_graph, strict)
-        grad_jac = tuple(factories.zeros_like(inp, requires_grad=True) for inp in ins)
-        double_back = _autograd_grad(jac, ins, grad_jac, create_graph=True)
-        _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        grad_res = _autograd_grad(double_back, grad_jac, vs, create_graph=create_graph)
-        res = _fill_in_zeros(grad_res, ins, strict, create_graph, "double_back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
+        given, ins, vs, outputs, gradient = _gradient_of_scalar(func, inputs, v, create_graph,
+                                                                strict, "hvp")
+        # the jvp identity again, on the gradient: uᵀH for a dummy u, then along v
+        dummies = tuple(zeros_like(t, requires_grad=True) for t in ins)
+        u_h = _grads(gradient, ins, dummies, create_graph=True)
+        _require_grad(gradient, "hessian", strict)
+    found = _last_pass(u_h, dummies, vs, ins, strict, create_graph, "hvp")
+    return _hand_back(outputs, found, given.was_tuple, create_graph)
+
+
+# -- full matrices ------------------------------------------------------------------------------
+def _jacobian_blocks(out: Tensor, out_index: int, ins: Tensors, strict: bool,
+                     create_graph: bool) -> Tensors:
+    """d out / d input for every input, one vjp per element of ``out`` (a row each), stacked and
+    shaped ``out.shape + input.shape``."""
+    rows: list[list[Tensor]] = [[] for _ in ins]
+    for element in range(out.nelement()):
+        found = _grads((out.reshape(-1)[element],), ins, retain_graph=True,
+                       create_graph=create_graph)
+        for k, (g, inp) in enumerate(zip(found, ins, strict=True)):
+            if g is None:
+                if strict:
+                    raise RuntimeError(_STRICT_OUTPUT_UNUSED.format(out_index, k))
+                g = zeros_like(inp)
+            elif strict and create_graph and not g.requires_grad:
+                raise RuntimeError(_STRICT_CONSTANT.format("jacobian", out_index))
+            rows[k].append(g)
+    return tuple(functional.stack(row, 0).view((*out.shape, *inp.shape))
+                 for row, inp in zip(rows, ins, strict=True))
+
+
+def jacobian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+    if strategy not in _STRATEGIES:
+        raise AssertionError(_BAD_JACOBIAN_STRATEGY)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(_FORWARD_WITH_GRAPH)
+        raise NotImplementedError(_NO_FORWARD_MODE)
+    with enable_grad():
+        given = _pack(inputs, "inputs", "jacobian")
+        ins = _entry_points(given.tensors, create_graph, track=True)
+        outputs = _call(func, ins, "jacobian")
+        _require_grad(outputs.tensors, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError(_VECTORIZE_STRICT)
+        blocks = tuple(_jacobian_blocks(out, i, ins, strict, create_graph)
+                       for i, out in enumerate(outputs.tensors))
+        return _as_given_2d(_release(blocks, create_graph), outputs.was_tuple, given.was_tuple)
+
+
+def hessian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    given = _pack(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in _STRATEGIES:
+        raise AssertionError(_BAD_STRATEGY)
+
+    def scalar_func(*args: Tensor) -> Tensor:
+        out = func(*args)
+        packed = _pack(out, _OUTPUTS, "hessian")
+        _require_grad(packed.tensors, "outputs", strict)
+        _single_scalar(packed, "hessian")
+        return out.squeeze()
+
+    def gradient(*args: Tensor) -> Any:
+        found = jacobian(scalar_func, args, create_graph=True)
+        _require_grad(found, "jacobian", strict)
+        return found
+
+    blocks = jacobian(gradient, given.tensors, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _as_given_2d(blocks, given.was_tuple, given.was_tuple)

@@ -13,13 +13,13 @@ from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import functional as F
 from . import init
-from .hooks import HookMixin
+from .hooks import ModuleHooks
 from .parameter import Parameter
 
 
-class Module(HookMixin):
-    """Base class of layers: registers parameters and submodules set as attributes; runs the
-    forward, forward pre-, full backward and backward pre-hooks registered on it (``hooks``)."""
+class Module(ModuleHooks):
+    """Base class of layers. Parameters and submodules assigned as attributes are registered;
+    hook registration and the hooked ``__call__`` come from ``ModuleHooks`` (``hooks.py``)."""
 
     training: bool
 
@@ -28,7 +28,7 @@ class Module(HookMixin):
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "training", True)
-        self._init_hooks()
+        self._create_hook_tables()
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
