@@ -424,6 +424,7 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
             res = hook(tuple(_to_tensor(g, m[1]) if g is not None else None
                              for g, m in zip(inputs, node._meta, strict=False)))
             if res is not None:
+                _check_count(hook, res, len(inputs))
                 inputs = [r._data if (r is not None and mode is NP) else r for r in res]
     if isinstance(node, AccumulateGrad):
         if events.listeners:
@@ -442,8 +443,16 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
             outs = tuple(_to_tensor(g, None) if g is not None else None for g in inputs)
             res = hook(ins, outs)
             if res is not None:
+                _check_count(hook, res, len(ins))
                 outputs = [r._data if (r is not None and mode is NP) else r for r in res]
     return outputs
+
+
+def _check_count(hook: Any, res: Any, expected: int) -> None:
+    got = len(res) if isinstance(res, tuple | list) else 1
+    if got != expected:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has returned an "
+                           f"incorrect number of values (got {got}, but expected {expected})")
 
 
 def _needs(task: _Task, node: Node) -> tuple[bool, ...]:
@@ -503,12 +512,12 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
             if g.dtype != dtype.np:
                 g = g.astype(dtype.np)
         else:
+            if g._data.shape == shape and g._dtype is dtype:
+                continue
             if g._data.shape != shape:
                 g = mode.sum_to(g, shape)
             if g._dtype is not dtype:
                 g = mode.to_copy(g, dtype=dtype.np)
-            else:
-                continue
         if out is None:
             out = list(grads)
         out[i] = g

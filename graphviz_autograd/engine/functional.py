@@ -736,6 +736,9 @@ def _np_sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _tt_sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    # NB: as at::sum_to: a full sum to a scalar, else sum(keepdim) then a view of the shape
+    if not shape:
+        return sum(g)
     lead = g._data.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
                                       if s == 1 and g._data.shape[lead + k] != 1)
