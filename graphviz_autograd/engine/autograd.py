@@ -230,6 +230,16 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                   kw: dict[str, Any] | None = None, arrays: Sequence[Any] | None = None) -> Tensor:
     """``self.<op>_(...)``: write the result into ``self``'s memory, bump its version, and
     rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
+    if not grad_state.enabled and type(op.forward) is np.ufunc and arrays is not None \
+            and len(arrays) == 2 and not kw:
+        # NB: outside the graph, a ufunc writes straight into the tensor's memory (no temporary)
+        target = self._data
+        if target.flags.writeable and np.result_type(*arrays) == target.dtype:
+            op.forward(arrays[0], arrays[1], out=target)
+            self._vc.v += 1
+            if events.listeners:
+                events.emit("tensor_modified", self, None)
+            return self
     inputs = (self, *others)
     needs_graph = False
     if grad_state.enabled:

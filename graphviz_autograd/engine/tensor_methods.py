@@ -252,7 +252,7 @@ METHODS: dict[str, Any] = {
     # operators
     "__add__": F.add, "__radd__": F.radd, "__iadd__": _add_,
     "__sub__": F.sub, "__rsub__": F.rsub, "__isub__": _sub_,
-    "__mul__": F.mul, "__rmul__": lambda s, o: F.mul(s, o), "__imul__": _iop("mul"),
+    "__mul__": F.mul, "__rmul__": F.mul, "__imul__": _iop("mul"),
     "__truediv__": F.div, "__rtruediv__": F.rdiv, "__itruediv__": _div_,
     "__pow__": F.pow, "__rpow__": lambda s, o: F.pow(o, s), "__ipow__": _pow_,
     "__matmul__": F.matmul, "__rmatmul__": lambda s, o: F.matmul(o, s),
