@@ -256,20 +256,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     outputs = _validate(node, op.backward(ctx, g, mode), mode)
                 if listening:
                     events.emit("node_executed", node, g)
-                saved = node._saved
-                if release and saved:
-                    if listening:
-                        node.release_variables()
-                    else:
-                        for slot in saved.values():
-                            if slot is not None:
-                                if type(slot) is list:
-                                    for s in slot:
-                                        if s is not None:
-                                            s.release()
-                                else:
-                                    slot.tensor = slot.array = None  # type: ignore[union-attr]
-                                    slot.released = True  # type: ignore[union-attr]
+                if release and node._saved:
+                    node.release_variables()
             elif type(node) is AccumulateGrad and needed is None and not node._hooked:
                 if listening:
                     events.emit("node_executed", node, inputs[0])
