@@ -1,8 +1,9 @@
 """The ``graphviz-autograd`` command.
 
 ``run SCRIPT.py [ARGS...]`` runs an unmodified PyTorch script on the native engine (``import
-torch`` resolves to ``graphviz_autograd.torch``). Exit status: the script's own (0 finished,
-1 raised, n from ``sys.exit(n)``), 2 for bad usage or input.
+torch`` resolves to ``graphviz_autograd.torch``). ``explain SCRIPT.py [ARGS...]`` runs it while
+recording, then prints the diagnosis of each failed or predicted-to-fail backward. Exit status:
+the script's own (0 finished, 1 raised, n from ``sys.exit(n)``), 2 for bad usage or input.
 """
 
 from __future__ import annotations
@@ -30,18 +31,30 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a PyTorch script on the native engine")
     run.add_argument("script", help="the script, run as `python SCRIPT.py ARGS` would run it")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    explain = sub.add_parser("explain", help="run a script while recording and explain each "
+                                             "failed or predicted-to-fail backward")
+    explain.add_argument("script", help="the script, run as `python SCRIPT.py ARGS` would run it")
+    explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "run":
-        script_args = args.args[1:] if args.args[:1] == ["--"] else args.args
-        try:
-            with native_torch():
+    script_args = args.args[1:] if args.args[:1] == ["--"] else args.args
+    try:
+        with native_torch():
+            if args.command == "run":
+                return run_script(args.script, script_args).status
+            from .recording import explain, record
+            with record() as rec:
                 result = run_script(args.script, script_args)
-        except ScriptError as e:
-            print(f"graphviz-autograd: error: {e}", file=sys.stderr)
-            return 2
-        return result.status
-    return 2
+    except ScriptError as e:
+        print(f"graphviz-autograd: error: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.flush()
+    if not rec.backwards:
+        print("graphviz-autograd: the script ran no backward: nothing was recorded.")
+    else:
+        print(f"\n== graphviz-autograd: {len(rec.backwards)} backward call(s) recorded\n")
+        print(explain(rec))
+    return result.status

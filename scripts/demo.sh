@@ -8,7 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
 ensure_dot
 echo "== examples/seed000_shared_y.py on graphviz_autograd.torch (import torch -> the engine)"
 status=0
-"$GVA_PY" -m graphviz_autograd run examples/seed000_shared_y.py "$@" || status=$?
+"$GVA_PY" -m graphviz_autograd explain examples/seed000_shared_y.py "$@" || status=$?
 if [ "$status" -eq 1 ]; then
     echo "== outcome: the second loss.backward() failed, as in the forum thread: the first one"
     echo "   freed the buffers of the shared MvBackward0 node (y = t @ a) that iteration 2 reuses."

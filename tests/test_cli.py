@@ -1,0 +1,71 @@
+"""The command line, run as a user runs it: a subprocess, its output and its exit status."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "graphviz_autograd", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_run_executes_an_unmodified_pytorch_script() -> None:
+    r = cli("run", "examples/seed000_shared_y.py")
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == ["loss: 1.0", "loss: 1.0"]
+    assert "Traceback (most recent call last)" in r.stderr
+    assert "RuntimeError: Trying to backward through the graph a second time" in r.stderr
+
+
+def test_explain_names_the_shared_node_and_the_fixes() -> None:
+    r = cli("explain", "examples/seed000_shared_y.py")
+    assert r.returncode == 1
+    out = r.stdout
+    assert "failed at MvBackward0 of `y` (line 16: `y = t @ a`)" in out
+    assert "freed by backward #1 at line 23" in out
+    fixes = [line.strip() for line in out.splitlines() if line.strip()[:3] in ("1. ", "2. ", "3. ")]
+    assert fixes[0].startswith("1. Recompute") and fixes[1].startswith("2. Use `y.detach()`")
+    assert fixes[2].startswith("3. `retain_graph=True`")
+
+
+def test_script_arguments_name_and_exit_status(tmp_path: Path) -> None:
+    script = tmp_path / "args.py"
+    script.write_text("import sys, torch\n"
+                      "import torch.nn.functional as F\n"
+                      "from torch import optim\n"
+                      "from torch.autograd import Variable\n"
+                      "print(__name__, sys.argv[1:], torch.__name__)\n"
+                      "sys.exit(3)\n")
+    r = cli("run", str(script), "--", "a", "b")
+    assert r.returncode == 3
+    assert r.stdout.strip() == "__main__ ['a', 'b'] graphviz_autograd.torch"
+
+
+def test_bad_input_is_one_line_and_status_2(tmp_path: Path) -> None:
+    r = cli("run", str(tmp_path / "missing.py"))
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "no such file" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = cli("frobnicate")
+    assert r.returncode == 2
+
+
+def test_syntax_error_is_reported_as_python_reports_it(tmp_path: Path) -> None:
+    script = tmp_path / "bad.py"
+    script.write_text("x = (1,\n")
+    r = cli("run", str(script))
+    assert r.returncode == 1
+    assert "SyntaxError" in r.stderr
+
+
+def test_explain_without_backward_says_nothing_was_recorded(tmp_path: Path) -> None:
+    script = tmp_path / "plain.py"
+    script.write_text("import torch\nprint(torch.ones(2).sum().item())\n")
+    r = cli("explain", str(script))
+    assert r.returncode == 0
+    assert "nothing was recorded" in r.stdout
