@@ -127,6 +127,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
           materialize_grads: bool) -> tuple[Any, ...]:
     outs, ins = info.roots, info.inputs or []
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     made = _make_grads(outs, grads)
     result = _run(info, made, accumulate=False)
@@ -481,6 +483,7 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
     """Reduce each gradient to its input's shape and cast it to its dtype (PyTorch does this
     in validate_outputs); the one place broadcasting is undone."""
     metas = node._in_meta
+    edges = node._next
     out = None
     i = -1
     for g in grads:
@@ -490,6 +493,9 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
         meta = metas[i]
         if meta is None:
             continue
+        nxt = edges[i][0] if i < len(edges) else None
+        if type(nxt) is AccumulateGrad:
+            meta = nxt._meta[0]   # NB: the leaf's shape when its accumulator was made (.data)
         shape, dtype = meta
         if mode is NP:
             if type(g) is np.ndarray and g.shape == shape and g.dtype is dtype.np:

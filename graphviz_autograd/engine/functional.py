@@ -96,7 +96,7 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
         except ValueError:
             _check_broadcast(a, b)
             raise
-    ta = as_tensor_arg(a)
+    ta = a if isinstance(a, Tensor) else as_tensor_arg(a)
     if isinstance(b, bool | int | float) and not (grad_state.enabled and ta.requires_grad):
         # NB: a Python number outside the graph needs no wrapper tensor, only its dtype
         dtype = promote(ta, scalar_tensor(b)) if not ta._dtype.is_floating_point or \
@@ -114,7 +114,7 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
 
 
 def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    to = as_tensor_arg(other)
+    to = other if isinstance(other, Tensor) else as_tensor_arg(other)
     result = self._dtype if to._dtype is self._dtype else promote(self, to)
     if key == "div" and not result.is_floating_point:
         result = dt.float32
@@ -266,6 +266,9 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
                            "tensors")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_sname(a)} and {_sname(b)}")
     if a._data.shape != b._data.shape:
         n, m = a._data.shape[0], b._data.shape[0]
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
@@ -286,7 +289,8 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """PyTorch's decomposition of ``@`` by the operands' ranks (at::matmul)."""
-    a, b = as_tensor_arg(a), as_tensor_arg(b)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        a, b = as_tensor_arg(a), as_tensor_arg(b)
     na, nb = a._data.ndim, b._data.ndim
     if na == 2 and nb == 2:
         return _mm(a, b)
@@ -372,7 +376,17 @@ def _squeeze_inplace_dim(t: Tensor, dim: int) -> Tensor:
     return out
 
 
+def _sname(t: Tensor) -> str:
+    return msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)
+
+
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    if m1._dtype is not m2._dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
+                           f"{_sname(m2)}")
+    if bias._dtype is not m2._dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
+                           f"{_sname(m2)}")
     _mm_check(m1, m2)
     return apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
                  dtype=promote(bias, m1, m2))
@@ -628,7 +642,14 @@ def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(_T["clamp"], (t,), kw, dtype=t._dtype)
 
 
+def _check_mask(mask: Tensor, inplace: bool = False) -> None:
+    if mask._dtype is not dt.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{msg.CTYPE_NAME.get(mask._dtype.name, mask._dtype.name)}")
+
+
 def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
+    _check_mask(mask)
     if isinstance(value, Tensor):
         return apply(_T["masked_fill_tensor"], (t, value), {"mask": mask}, dtype=t._dtype)
     return apply(_T["masked_fill"], (t,), {"mask": mask, "value": value})
@@ -639,7 +660,11 @@ def reduce_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    return tuple(_dim(d, ndim) for d in dim)
+    dims = tuple(_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        repeated = next(d for d in dims if dims.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return dims
 
 
 def sum(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
@@ -699,7 +724,7 @@ def _softmax(key: str, t: Tensor, dim: int, dtype: Any) -> Tensor:
             f"{key}_kernel_impl"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)}'")
-    return apply(_T[key], (t,), {"dim": d})
+    return _quiet(apply)(_T[key], (t,), {"dim": d})
 
 
 def softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -14,10 +14,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State:
-    __slots__ = ("enabled",)
+    __slots__ = ("enabled", "inference")
 
     def __init__(self) -> None:
         self.enabled = True
+        self.inference = False        # inside inference_mode(): new tensors are inference tensors
 
 
 state = _State()
@@ -80,6 +81,18 @@ class inference_mode(no_grad):  # noqa: N801 -- PyTorch's name; treated as no_gr
     def __init__(self, mode: bool = True) -> None:
         super().__init__()
         self._mode = not mode
+        self._inference = bool(mode)
+        self._was: list[bool] = []
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._was.append(state.inference)
+        state.inference = self._inference
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        state.inference = self._was.pop()
+        super().__exit__(exc_type, exc, tb)
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801 -- PyTorch's name

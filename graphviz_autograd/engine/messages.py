@@ -75,6 +75,11 @@ ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
 COPY_CONSTRUCT = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
 VOLATILE_ATTR = "volatile was removed (Variable.volatile is always False)"
 # the C++ scalar-type names PyTorch's messages use
 SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",

@@ -42,6 +42,8 @@ class SavedTensor:
                  "released", "shape", "nbytes")
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
+        if t._inference:
+            raise RuntimeError(msg.INFERENCE_SAVED)
         self.vc: VersionCounter = t._vc
         self.version = t._vc.v
         self.released = False

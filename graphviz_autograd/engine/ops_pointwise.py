@@ -281,6 +281,11 @@ register(
     _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), lambda c, g, D: D.mul(
         g, D.mul(D.sigmoid(c.self), D.add(D.ones_like(c.self), D.mul(
             c.self, D.rsub(D.sigmoid(c.self), other=1))))), "self"),
+    _unary("hardtanh", "HardtanhBackward0",
+           lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
+           lambda c, g, D: D.where(g, D.zeros_like(g), condition=D.logical_and(
+               D.gt(c.self, c.attrs.get("min_val", -1.0)),
+               D.lt(c.self, c.attrs.get("max_val", 1.0)))), "self", ("max_val", "min_val")),
     _unary("gelu", "GeluBackward0", _gelu, _gelu_bw, "self", ("approximate",)),
     _unary("softplus", "SoftplusBackward0", _softplus_fwd, _softplus_bw, "self",
            ("beta", "threshold")),

@@ -75,6 +75,7 @@ class Tensor:
     _retains_grad: bool = False
     _post_acc_hooks: list[Any] | None = None
     _creation: tuple[Any, ...] | None = None     # a view made in no_grad, or by unbind/split
+    _inference = False                           # made inside inference_mode()
 
     if TYPE_CHECKING:
         # the ops are bound onto the class by tensor_methods; to the type checker they are Any
@@ -114,6 +115,8 @@ class Tensor:
         t._base = None
         t._wrapped = False
         t._uid = new_uid()
+        if grad_state.inference:
+            t._inference = True
         return t
 
     # -- metadata --------------------------------------------------------------------------------
@@ -233,6 +236,9 @@ class Tensor:
     def _is_view_flag(self) -> bool:
         return self._base is not None
 
+    def is_inference(self) -> bool:
+        return self._inference
+
     def _is_view(self) -> bool:
         return self._base is not None
 
@@ -281,6 +287,9 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
         self._dtype = value._dtype
 

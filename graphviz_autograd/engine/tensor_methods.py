@@ -143,6 +143,7 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
 
 
 def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    F._check_mask(mask)
     if isinstance(value, Tensor):
         return apply_inplace(TABLE["masked_fill_tensor"], self, (value,), {"mask": mask})
     return apply_inplace(TABLE["masked_fill"], self, (), {"mask": mask, "value": value})
@@ -284,7 +285,9 @@ METHODS: dict[str, Any] = {
     "sum": _sum, "mean": _mean, "max": _max, "min": _min, "amax": _amax,
     "argmax": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmax, s, dim, keepdim),
     "argmin": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmin, s, dim, keepdim),
-    "prod": _prod, "var": _var_std("var"), "std": _var_std("std"), "norm": _norm,
+    "prod": _prod,
+    "median": lambda s: F.apply(TABLE["median"], (s,), dtype=s._dtype),
+    "var": _var_std("var"), "std": _var_std("std"), "norm": _norm,
     "logsumexp": _logsumexp, "cumsum": _cumsum,
     "softmax": lambda s, dim, dtype=None: F.softmax(s, dim, dtype),
     "log_softmax": lambda s, dim, dtype=None: F.log_softmax(s, dim, dtype),

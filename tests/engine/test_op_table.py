@@ -200,6 +200,8 @@ EXAMPLES: dict[str, list[str]] = {
     "as_strided": ["t = A.clone(); v = t[0]; t.mul_(2); v",
                    "t = A.clone(); v = t[0]; v.mul_(2); v"],
     # -- softmax and losses -----------------------------------------------------------------------
+    "hardtanh": ["F.hardtanh(A)", "F.hardtanh(a, -0.5, 0.5)"],
+    "median": ["a.median()", "A.median()"],
     "softmax": ["torch.softmax(A, dim=1)", "F.softmax(A, dim=0)", "X.softmax(-1)"],
     "softmax_backward_data": ["dgrad(torch.softmax(A, 1), A, M)",
                               "dgrad(X.softmax(0), X, Y.transpose(1, 2))"],

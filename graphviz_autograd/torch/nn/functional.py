@@ -16,8 +16,9 @@ from ...engine.optable import TABLE as _T
 from ...engine.random import generator
 from ...engine.tensor import Tensor
 
-__all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu", "gelu", "silu",
-           "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss", "smooth_l1_loss",
+__all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
+           "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
+           "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_"]
 
@@ -87,6 +88,11 @@ def _unary(key: str, t: Tensor, **kw: Any) -> Tensor:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01,
                inplace: bool = False) -> Tensor:
     return _unary("leaky_relu", input, negative_slope=negative_slope)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    return _unary("hardtanh", input, min_val=min_val, max_val=max_val)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -32,6 +32,9 @@ class Optimizer:
         group = dict(group)
         ps = group["params"]
         group["params"] = [ps] if isinstance(ps, Tensor) else list(ps)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
         for k, v in self.defaults.items():
             group.setdefault(k, v)
         self.param_groups.append(group)

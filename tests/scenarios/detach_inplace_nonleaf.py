@@ -1,0 +1,27 @@
+# TEACHES: detach_() on a non-view non-leaf; requires_grad_(True) on a non-leaf; detach_ on a view errors.
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+y.detach_()
+note("y after detach_", [y.requires_grad, y.is_leaf, y.grad_fn])
+y.requires_grad_(True)
+note("y rg", [y.requires_grad, y.is_leaf])
+(y * y).sum().backward()
+grads("y", y=y)
+note("x grad", x.grad)
+z = x * 2
+attempt("requires_grad_ True on nonleaf", lambda: z.requires_grad_(True))
+attempt("requires_grad_ False on nonleaf", lambda: z.requires_grad_(False))
+attempt("requires_grad attr False", lambda: setattr(z, "requires_grad", False))
+v = z[0:1]
+attempt("detach_ on view", lambda: v.detach_())
+v2 = x.view(2)
+attempt("detach_ on view of leaf", lambda: v2.detach_())
+w = (x + 1).exp()
+w.detach_()
+note("w", [w, w._version])
+attempt("leaf detach_", lambda: x.detach_())
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a.detach()
+b.requires_grad_()
+(b * 2).sum().backward()
+grads("b and a", b=b, a=a)

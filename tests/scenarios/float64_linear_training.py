@@ -1,0 +1,35 @@
+# TEACHES: float64 end-to-end training with nn.Linear(dtype=float64) and .double(); SGD steps.
+# EXPECT: weights, losses, dtypes recorded.
+torch.manual_seed(0)
+lin = torch.nn.Linear(3, 2, dtype=torch.float64)
+note("dtype w", str(lin.weight.dtype))
+x = torch.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], dtype=torch.float64)
+y = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+with torch.no_grad():
+    lin.weight.copy_(torch.tensor([[0.1, -0.2, 0.3], [0.0, 0.5, -0.1]], dtype=torch.float64))
+    lin.bias.fill_(0.1)
+opt = torch.optim.SGD(lin.parameters(), lr=0.05)
+losses = []
+for i in range(4):
+    opt.zero_grad()
+    out = lin(x)
+    loss = torch.nn.functional.mse_loss(out, y)
+    loss.backward()
+    opt.step()
+    losses.append(loss.item())
+    note("loss type", type(loss.item()).__name__)
+note("losses", losses)
+note("w", lin.weight)
+note("b", lin.bias)
+probe("last", out=out, loss=loss)
+lin2 = torch.nn.Linear(2, 1)
+with torch.no_grad():
+    lin2.weight.copy_(torch.tensor([[0.3, -0.7]]))
+    lin2.bias.zero_()
+lin2 = lin2.double()
+note("double dtype", [str(p.dtype) for p in lin2.parameters()])
+note("is leaf after double", [p.is_leaf for p in lin2.parameters()])
+o = lin2(torch.tensor([[1.0, 2.0]], dtype=torch.float64))
+o.sum().backward()
+grads("double", w=lin2.weight, b=lin2.bias)
+attempt("float input into double linear", lambda: lin2(torch.tensor([[1.0, 2.0]])))

@@ -1,0 +1,26 @@
+# TEACHES: probe of graph after backward without retain (saved freed), after retain (alive), and the intermediate access to _saved_ attributes after free.
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([0.5, 0.25], requires_grad=True)
+h = (x * w).tanh()
+out = (h * h).sum()
+probe("before", out=out)
+out.backward(retain_graph=True)
+probe("after retain", out=out)
+out.backward()
+probe("after free", out=out)
+grads("x w", x=x, w=w)
+attempt("saved self", lambda: h.grad_fn._saved_result)
+m = x * w
+mm = m.grad_fn
+note("saved other before", mm._saved_other)
+m.sum().backward()
+attempt("saved other after", lambda: mm._saved_other)
+attempt("saved self after", lambda: mm._saved_self)
+d = x / w
+d.sum().backward()
+attempt("div saved", lambda: d.grad_fn._saved_other)
+p = x.pow(3)
+note("pow exponent", p.grad_fn._saved_exponent)
+p.sum().backward()
+note("pow exponent after free", p.grad_fn._saved_exponent)
+attempt("pow self after free", lambda: p.grad_fn._saved_self)
