@@ -286,13 +286,10 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                             buf = [None] * n
                             buf[nr] = g
                     elif g is not None:
-                        old = buf[nr]
-                        if old is None:
+                        if buf[nr] is None:
                             buf[nr] = g
                         else:
-                            buf[nr] = _add(old, g, mode)
-                            if type(nxt) is AccumulateGrad:
-                                sums[nxt] = sums.get(nxt, 0) + 1
+                            _sum_into(buf, nr, g, nxt, mode, sums)
                     item = (-nxt._seq, tick, nxt, buf)
                     tick += 1
                     if best is None:
@@ -307,13 +304,10 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     if buf is None:
                         buf = pending[nxt] = [None] * max(len(nxt._meta), 1)
                     if g is not None:
-                        old = buf[nr]
-                        if old is None:
+                        if buf[nr] is None:
                             buf[nr] = g
                         else:
-                            buf[nr] = _add(old, g, mode)
-                            if type(nxt) is AccumulateGrad:
-                                sums[nxt] = sums.get(nxt, 0) + 1
+                            _sum_into(buf, nr, g, nxt, mode, sums)
             # NB: the next node is the ready one with the highest sequence number; a node made
             # ready just now skips the heap when it beats everything waiting there
             if best is not None and (not ready or best < ready[0]):
@@ -328,6 +322,15 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     except BaseException:
         task.current = node
         raise
+
+
+def _sum_into(buf: list[Any], nr: int, g: Any, nxt: Node, mode: Any,
+              sums: dict[Node, int]) -> None:
+    """A second gradient for the same input of ``nxt``: add it; count the sums into a leaf's
+    buffer (PyTorch sums in place, and the resulting .grad's version shows it)."""
+    buf[nr] = _add(buf[nr], g, mode)
+    if type(nxt) is AccumulateGrad:
+        sums[nxt] = sums.get(nxt, 0) + 1
 
 
 def _num_outputs(node: Node) -> int:

@@ -104,6 +104,7 @@ class Tensor:
     # -- construction -------------------------------------------------------------------------
     @classmethod
     def _make(cls, data: np.ndarray, dtype: dt.DType, requires_grad: bool = False) -> Tensor:
+        # NB: _init's assignments, inlined: every op's output is made here (the hot path)
         t = object.__new__(cls)
         t._data = data
         t._dtype = dtype
