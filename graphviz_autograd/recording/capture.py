@@ -226,9 +226,15 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                     error=raw.error, nodes=nodes, tensors=tensors, prediction=prediction,
                     memory=raw.memory, predictions=predictions,
                     collected=[f"n{u}" for u in raw.collected],
-                    source=rec._source_dict(raw.source))
+                    source=rec._source_dict(raw.source), failed_at=_failed_at(rec, raw))
     raw.cached = snap
     return snap
+
+
+def _failed_at(rec: Recording, raw: Raw) -> str | None:
+    if raw.kind != "backward_failed":
+        return None
+    return next((b.failed_at for b in rec.backwards if b.number == raw.backward), None)
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]

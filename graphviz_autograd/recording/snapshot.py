@@ -86,6 +86,7 @@ class Snapshot:
     predictions: list[Prediction] = field(default_factory=list)
     collected: list[str] = field(default_factory=list)   # node ids gone since the previous one
     source: dict[str, Any] | None = None                  # the user's line when it was taken
+    failed_at: str | None = None                          # backward_failed: the node that raised
 
     def node(self, node_id: str) -> NodeInfo:
         for n in self.nodes:
@@ -96,6 +97,22 @@ class Snapshot:
     def nodes_labelled(self, label: str) -> list[NodeInfo]:
         """The nodes whose tensors the user's variable ``label`` is bound to."""
         return [n for n in self.nodes if label in n.labels]
+
+    # -- pictures (the renderer is imported only when asked for) ------------------------------
+    def to_dot(self) -> str:
+        """DOT source of this snapshot (pure: same data, same text)."""
+        from ..render import to_dot
+        return to_dot(self)
+
+    def render(self, format: str = "svg") -> str | bytes:
+        """The picture: SVG or DOT text, PNG or PDF bytes (needs Graphviz's ``dot``)."""
+        from ..render import render
+        return render(self, format)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from ..render import MIMETYPES
+        return {mime: self.render(fmt) for mime, fmt in MIMETYPES.items()
+                if (include is None or mime in include) and not (exclude and mime in exclude)}
 
     def to_dict(self) -> dict[str, Any]:
         d = {"format": FORMAT, "version": VERSION}
@@ -114,4 +131,5 @@ class Snapshot:
                    prediction=pred(d.get("prediction")), memory=d["memory"],
                    predictions=[p for p in (pred(x) for x in d.get("predictions", []))
                                 if p is not None],
-                   collected=list(d.get("collected", [])), source=d.get("source"))
+                   collected=list(d.get("collected", [])), source=d.get("source"),
+                   failed_at=d.get("failed_at"))

@@ -1,0 +1,257 @@
+"""One layout per recording: Graphviz lays out the union of every node the recording saw, once;
+every snapshot and every step of every backward is then drawn on it, so nothing ever jumps and
+stepping never runs Graphviz again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import graphviz, theme
+from .dot import EDGE_ATTRS, GRAPH_ATTRS, NODE_ATTRS, attrs, label_of, quote
+from .fold import DEFAULT_BUDGET, plan_fold
+from .scene import SLOTS, Box, Link, Scene, StepState, scene_of
+from .svg import DEFAULT_OPTIONS, MARGIN, Geometry, Options, draw, size_of
+
+if TYPE_CHECKING:
+    from ..recording.recorder import BackwardRecord, Recording
+    from ..recording.snapshot import NodeInfo, Snapshot
+
+__all__ = ["Layout"]
+
+
+class Layout:
+    """The fixed layout of a recording (or of any list of snapshots).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> from graphviz_autograd import record
+    >>> with record() as rec:
+    ...     x = torch.ones(3, requires_grad=True)
+    ...     y = (x * x).sum()
+    ...     y.backward()
+    >>> layout = Layout.of(rec)
+    >>> before, after = layout.svg(0), layout.svg(1)
+    >>> 'data-style="alive"' in before, 'data-style="freed"' in after
+    (True, True)
+    """
+
+    def __init__(self, snapshots: Sequence[Snapshot], backwards: Sequence[BackwardRecord] = (),
+                 *, budget: int = DEFAULT_BUDGET) -> None:
+        self.snapshots = list(snapshots)
+        self.backwards = {b.number: b for b in backwards}
+        self._position = {s.index: i for i, s in enumerate(self.snapshots)}
+        union: dict[str, NodeInfo] = {}
+        for s in self.snapshots:
+            for n in s.nodes:
+                union[n.id] = n
+        self.fold = plan_fold({k: v.next for k, v in union.items()}, budget)
+        self.scenes = [self._scene(i) for i in range(len(self.snapshots))]
+        self.dot_runs = 0
+        self.geometry = self._lay_out()
+        self._cache: dict[tuple[object, ...], str] = {}
+
+    @classmethod
+    def of(cls, recording: Recording, *, budget: int = DEFAULT_BUDGET) -> Layout:
+        return cls(recording.snapshots, recording.backwards, budget=budget)
+
+    # -- scenes ---------------------------------------------------------------------------------
+    def _scene(self, i: int, step: StepState | None = None) -> Scene:
+        ghosts = {n.id: n for n in self.snapshots[i - 1].nodes} if i > 0 else None
+        return scene_of(self.snapshots[i], fold=self.fold, ghosts=ghosts, step=step)
+
+    def steps(self, backward: int) -> int:
+        """How many steps backward number ``backward`` ran."""
+        return len(self._backward(backward).steps)
+
+    def _backward(self, number: int) -> BackwardRecord:
+        if number not in self.backwards:
+            raise ValueError(f"no backward #{number} in this recording "
+                             f"(it has {sorted(self.backwards) or 'none'})")
+        return self.backwards[number]
+
+    def step_scene(self, backward: int, step: int) -> Scene:
+        """The scene of backward ``backward`` while it runs its step ``step`` (0-based): the
+        graph as it was before it, with the buffers released so far and the node running."""
+        b = self._backward(backward)
+        if not 0 <= step < len(b.steps):
+            raise ValueError(f"backward #{backward} has {len(b.steps)} steps; "
+                             f"step {step} is out of range")
+        if b.snapshot_before is None or b.snapshot_before not in self._position:
+            raise ValueError(f"the snapshot before backward #{backward} was not kept")
+        ran = b.steps[: step + 1]
+        state = StepState(backward, step, len(b.steps), ran[-1].node,
+                          frozenset(s.node for s in ran[:-1]),
+                          frozenset((s.node, r["name"]) for s in ran for r in s.released),
+                          frozenset(s.accumulated["tensor"] for s in ran if s.accumulated))
+        return self._scene(self._position[b.snapshot_before], state)
+
+    # -- layout ---------------------------------------------------------------------------------
+    def _union(self) -> tuple[dict[str, Box], dict[str, Link]]:
+        boxes: dict[str, Box] = {}
+        links: dict[str, Link] = {}
+        for scene in self.scenes:
+            for box in scene.boxes.values():
+                seen = boxes.get(box.id)
+                if seen is None:
+                    boxes[box.id] = Box(box.id, box.style, dict(box.lines), "", box.kind,
+                                        box.owner)
+                    continue
+                # NB: the layout keeps room for the longest text a box ever shows
+                for slot, text in box.lines.items():
+                    if len(text) > len(seen.lines.get(slot, "")):
+                        seen.lines[slot] = text
+            for link in scene.links.values():
+                links.setdefault(link.id, link)
+        return boxes, links
+
+    def layout_dot(self) -> str:
+        """The DOT that Graphviz lays out once: every box ever shown, at its largest."""
+        boxes, links = self._union()
+        out = ["digraph layout {", f"  graph {attrs(GRAPH_ATTRS)}",
+               f"  node {attrs(NODE_ATTRS)}", f"  edge {attrs(EDGE_ATTRS)}"]
+        for box in boxes.values():
+            small = theme.STYLES[box.style].small
+            size = theme.SMALL_FONT_SIZE if small else theme.FONT_SIZE
+            lines = {s: box.lines[s] for s in SLOTS if box.lines.get(s)}
+            out.append(f"  {quote(box.id)} "
+                       + attrs({"id": box.id, "label": label_of(lines), "fontsize": f"{size:g}"}))
+        owners: dict[str, list[str]] = {}
+        for box in boxes.values():
+            if box.owner is not None and box.owner in boxes:
+                owners.setdefault(box.owner, [box.owner]).append(box.id)
+        for ids in owners.values():
+            out.append("  {rank=same; " + " ".join(quote(i) + ";" for i in ids) + "}")
+        for link in links.values():
+            if link.tail in boxes and link.head in boxes:
+                a = {"id": link.id}
+                if not theme.EDGES[link.kind][2]:
+                    a["arrowhead"] = "none"
+                out.append(f"  {quote(link.tail)} -> {quote(link.head)} {attrs(a)}")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def _lay_out(self) -> Geometry:
+        header_lines = max((1 + len(s.notes) for s in self.scenes), default=1)
+        if not any(s.boxes for s in self.scenes):
+            return Geometry({}, {}, 0.0, 0.0, header_lines)
+        self.dot_runs += 1
+        data = json.loads(graphviz.run(self.layout_dot(), "json0"))
+        llx, lly, urx, ury = (float(v) for v in data["bb"].split(","))
+        boxes: dict[str, tuple[float, float, float, float]] = {}
+        for obj in data.get("objects", []):
+            if "pos" in obj and "id" in obj:
+                x, y = (float(v) for v in obj["pos"].split(","))
+                boxes[obj["id"]] = (x - llx, ury - y, float(obj["width"]) * 72,
+                                    float(obj["height"]) * 72)
+        links: dict[str, tuple[list[tuple[float, float]], tuple[float, float] | None]] = {}
+        for edge in data.get("edges", []):
+            if "pos" in edge and "id" in edge:
+                links[edge["id"]] = _spline(edge["pos"], llx, ury)
+        return Geometry(boxes, links, urx - llx, ury - lly, header_lines)
+
+    # -- drawing --------------------------------------------------------------------------------
+    def index_of(self, snapshot: int | Snapshot) -> int:
+        """The position in this layout of a snapshot (given by itself or by its ``index``)."""
+        index = snapshot if isinstance(snapshot, int) else snapshot.index
+        if index not in self._position:
+            raise ValueError(f"snapshot #{index} is not part of this layout")
+        return self._position[index]
+
+    def svg(self, snapshot: int | Snapshot, options: Options = DEFAULT_OPTIONS) -> str:
+        """The SVG of a snapshot (by ``index`` or itself) on the fixed layout."""
+        return draw(self.geometry, self.scenes[self.index_of(snapshot)], options, self._cache)
+
+    def step_svg(self, backward: int, step: int, options: Options = DEFAULT_OPTIONS) -> str:
+        """The SVG of backward ``backward`` running its step ``step`` (0-based)."""
+        return draw(self.geometry, self.step_scene(backward, step), options, self._cache)
+
+    def pinned_dot(self, snapshot: int | Snapshot, options: Options = DEFAULT_OPTIONS) -> str:
+        """DOT with every position fixed (``neato -n2``), for PNG and PDF output."""
+        return _pinned(self.geometry, self.scenes[self.index_of(snapshot)], options)
+
+    def render(self, snapshot: int | Snapshot, fmt: str = "svg",
+               options: Options = DEFAULT_OPTIONS) -> str | bytes:
+        """``svg`` (text, drawn here), ``dot`` (text), or ``png``/``pdf`` (bytes, by Graphviz
+        on the fixed positions: no new layout)."""
+        if fmt == "svg":
+            return self.svg(snapshot, options)
+        if fmt == "dot":
+            return self.pinned_dot(snapshot, options)
+        if fmt in ("png", "pdf"):
+            extra = ("-Gdpi=110",) if fmt == "png" else ()
+            return graphviz.run(self.pinned_dot(snapshot, options), fmt, "-Kneato", "-n2",
+                                *extra)
+        raise ValueError(f"unknown format {fmt!r}: use svg, png, pdf or dot")
+
+
+def _spline(pos: str, llx: float, ury: float
+            ) -> tuple[list[tuple[float, float]], tuple[float, float] | None]:
+    tip: tuple[float, float] | None = None
+    points: list[tuple[float, float]] = []
+    for part in pos.split(";")[0].split():
+        if part.startswith(("e,", "s,")):
+            x, y = (float(v) for v in part[2:].split(","))
+            if part[0] == "e":
+                tip = (x - llx, ury - y)
+            continue
+        x, y = (float(v) for v in part.split(","))
+        points.append((x - llx, ury - y))
+    return points, tip
+
+
+def _pinned(geom: Geometry, scene: Scene, options: Options) -> str:
+    """The scene as DOT whose every box and spline is where the layout put it."""
+    width, height, header = size_of(geom, options)
+
+    def at(x: float, y: float) -> str:        # SVG coordinates -> Graphviz points (y up)
+        return f"{x + MARGIN:.2f},{height - (y + header):.2f}"
+
+    out = ["digraph snapshot {",
+           f"  graph {attrs({'bb': f'0,0,{width:.2f},{height:.2f}', 'bgcolor': 'white'})}",
+           f"  node {attrs({'fontname': theme.FONT, 'fixedsize': 'true', 'margin': '0'})}",
+           f"  edge {attrs(EDGE_ATTRS)}"]
+    head_text = "\\l".join(quote(t)[1:-1] for t in [scene.title, *scene.notes]) + "\\l"
+    out.append(f'  "header" [shape="plaintext" fontsize="12" label="{head_text}" '
+               f'pos="{width / 2:.2f},{height - header / 2:.2f}!" '
+               f'width="{(width - 2 * MARGIN) / 72:.3f}" height="{header / 72:.3f}"]')
+    shown = set()
+    for box in scene.boxes.values():
+        if box.id not in geom.boxes or (box.kind == "saved" and not options.saved) or \
+                (box.kind == "ghost" and not options.ghosts):
+            continue
+        shown.add(box.id)
+        cx, cy, w, h = geom.boxes[box.id]
+        lines = {s: t for s, t in box.lines.items() if options.shapes or s != "shape"}
+        a: dict[str, Any] = {"id": box.id, "label": label_of(lines), "tooltip": box.tooltip,
+                             "pos": at(cx, cy) + "!", "width": f"{w / 72:.4f}",
+                             "height": f"{h / 72:.4f}"}
+        a.update(theme.dot_node_attrs(box.style))
+        out.append(f"  {quote(box.id)} {attrs(a)}")
+    for link in scene.links.values():
+        if link.id not in geom.links or link.tail not in shown or link.head not in shown:
+            continue
+        points, tip = geom.links[link.id]
+        pos = " ".join(at(x, y) for x, y in points)
+        if tip is not None:
+            pos = f"e,{at(*tip)} {pos}"
+        a = {"id": link.id, "pos": pos}
+        a.update(theme.dot_edge_attrs(link.kind))
+        out.append(f"  {quote(link.tail)} -> {quote(link.head)} {attrs(a)}")
+    if options.legend:
+        x0 = geom.width + 2 * MARGIN
+        for i, key in enumerate(theme.LEGEND):
+            style = theme.STYLES[key]
+            cy = header + (i + 1) * 20.0 + 7.0
+            a = {"label": "", "pos": f"{x0 + 15:.2f},{height - cy:.2f}!", "width": "0.4167",
+                 "height": "0.1944"}
+            a.update(theme.dot_node_attrs(key))
+            out.append(f"  {quote('legend-' + key)} {attrs(a)}")
+            tw = len(style.legend) * 9.0 * 0.56
+            out.append(f"  {quote('legend-text-' + key)} "
+                       + attrs({"shape": "plaintext", "fontsize": "9", "label": style.legend,
+                                "pos": f"{x0 + 38 + tw / 2:.2f},{height - cy:.2f}!",
+                                "width": f"{tw / 72:.3f}", "height": "0.2"}))
+    out.append("}")
+    return "\n".join(out) + "\n"
