@@ -1,20 +1,37 @@
 """The ``graphviz-autograd`` command.
 
-``run SCRIPT.py [ARGS...]`` runs an unmodified PyTorch script on the native engine (``import
-torch`` resolves to ``graphviz_autograd.torch``). ``explain SCRIPT.py [ARGS...]`` runs it while
-recording, then prints the diagnosis of each failed or predicted-to-fail backward. Exit status:
-the script's own (0 finished, 1 raised, n from ``sys.exit(n)``), 2 for bad usage or input.
+- ``render SCRIPT.py [-o DIR] [--format svg,png,pdf,dot,json,html] [--engine native] [-- ARGS]``
+  runs the script while recording and writes one picture per snapshot, ``recording.json`` and
+  ``index.html`` (a self-contained stepper page).
+- ``explain SCRIPT.py [ARGS...]`` runs it while recording and prints the diagnosis of each failed
+  or predicted-to-fail backward.
+- ``show recording.json [-o DIR] [--format ...]`` draws a saved recording again.
+- ``run SCRIPT.py [ARGS...]`` only runs it on the native engine.
+
+``import torch`` in the script resolves to the native engine. Exit status: the script's own (0
+finished, 1 raised, n from ``sys.exit(n)``), 2 for bad usage or input (one line, no traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
+from typing import Any
 
-from .runner import ScriptError, run_script
+from .runner import ScriptError, load_script, run_script
 from .torch_alias import native_torch
 
 __all__ = ["main"]
+
+PROG = "graphviz-autograd"
+
+
+class UsageError(Exception):
+    """Bad usage or input: one line on stderr, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,36 +42,164 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="graphviz-autograd",
-                description="Make PyTorch's autograd memory model visible.")
+    p = _Parser(prog=PROG, description="Make PyTorch's autograd memory model visible.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = sub.add_parser("run", help="run a PyTorch script on the native engine")
-    run.add_argument("script", help="the script, run as `python SCRIPT.py ARGS` would run it")
-    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    script_help = "the script, run as `python SCRIPT.py ARGS` would run it"
+    render = sub.add_parser("render", help="run a script while recording and write the pictures, "
+                                           "recording.json and index.html")
+    render.add_argument("script", help=script_help)
+    _output_options(render)
+    render.add_argument("--engine", default="native", choices=("native", "torch"),
+                        help="native: `import torch` runs on graphviz-autograd's engine "
+                             "(default)")
+    show = sub.add_parser("show", help="draw a saved recording.json again")
+    show.add_argument("recording", help="a recording.json written by `render` or "
+                                        "Recording.save()")
+    _output_options(show)
     explain = sub.add_parser("explain", help="run a script while recording and explain each "
                                              "failed or predicted-to-fail backward")
-    explain.add_argument("script", help="the script, run as `python SCRIPT.py ARGS` would run it")
+    explain.add_argument("script", help=script_help)
     explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    run = sub.add_parser("run", help="run a PyTorch script on the native engine")
+    run.add_argument("script", help=script_help)
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
 
 
+def _output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", help="the folder to write (default: <name>-autograd beside "
+                                          "the current folder's files)")
+    p.add_argument("--format", default="svg,json,html",
+                   help="comma-separated: svg, png, pdf, dot, json, html (default: svg,json,html)")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # NB: everything after the first `--` belongs to the script
+    after: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, after = argv[:cut], argv[cut + 1:]
     args = _parser().parse_args(argv)
-    script_args = args.args[1:] if args.args[:1] == ["--"] else args.args
     try:
+        if args.command == "show":
+            return _show(args)
+        script_args = list(getattr(args, "args", None) or []) + after
+        if args.command == "render":
+            return _render(args, script_args)
         with native_torch():
             if args.command == "run":
                 return run_script(args.script, script_args).status
-            from .recording import explain, record
-            with record() as rec:
-                result = run_script(args.script, script_args)
-    except ScriptError as e:
-        print(f"graphviz-autograd: error: {e}", file=sys.stderr)
+            return _explain(args, script_args)
+    except (ScriptError, UsageError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+
+
+def _explain(args: argparse.Namespace, script_args: list[str]) -> int:
+    from .recording import explain, record
+    with record() as rec:
+        result = run_script(args.script, script_args)
     sys.stdout.flush()
     if not rec.backwards:
-        print("graphviz-autograd: the script ran no backward: nothing was recorded.")
+        print(f"{PROG}: the script ran no backward: nothing was recorded.")
     else:
-        print(f"\n== graphviz-autograd: {len(rec.backwards)} backward call(s) recorded\n")
+        print(f"\n== {PROG}: {len(rec.backwards)} backward call(s) recorded\n")
         print(explain(rec))
     return result.status
+
+
+def _formats(text: str) -> list[str]:
+    from .render.files import FILE_FORMATS
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    if not formats:
+        raise UsageError("--format is empty: use e.g. --format svg,json,html")
+    for f in formats:
+        if f not in FILE_FORMATS:
+            raise UsageError(f"unknown format {f!r} (choose from {', '.join(FILE_FORMATS)})")
+    if any(f != "json" for f in formats) and shutil.which("dot") is None:
+        from .render.graphviz import INSTALL_HINT
+        raise UsageError(INSTALL_HINT)
+    return list(dict.fromkeys(formats))
+
+
+def _writable_folder(path: str) -> Path:
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".gva-write-test"):
+            pass
+    except OSError as e:
+        raise UsageError(f"cannot write to the output folder {path}: "
+                         f"{e.strerror or e}") from None
+    return folder
+
+
+class _Progress:
+    """A one-line progress display on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.on = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if self.on:
+            sys.stderr.write(f"\r{PROG}: {what} {done}/{total} ")
+            sys.stderr.flush()
+            self.shown = True
+
+    def message(self, text: str) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            self.shown = False
+        print(f"{PROG}: {text}", file=sys.stderr)
+
+
+def _render(args: argparse.Namespace, script_args: list[str]) -> int:
+    from .recording import record
+    formats = _formats(args.format)
+    if args.engine == "torch":
+        raise UsageError("--engine torch is not available in this version; "
+                         "use --engine native (the default)")
+    load_script(args.script)                  # a missing or unreadable script: exit 2 now
+    folder = _writable_folder(args.output or f"{Path(args.script).stem}-autograd")
+    progress = _Progress()
+    with native_torch(), record() as rec:
+        result = run_script(args.script, script_args)
+    sys.stdout.flush()
+    _write(rec, folder, formats, Path(args.script).name, progress)
+    return result.status
+
+
+def _show(args: argparse.Namespace) -> int:
+    from .recording import load
+    formats = _formats(args.format)
+    path = Path(args.recording)
+    if not path.is_file():
+        raise UsageError(f"no such file: {args.recording}")
+    try:
+        rec = load(path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {args.recording}: {e}") from None
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{args.recording} is not a graphviz-autograd recording ({e})") from None
+    folder = _writable_folder(args.output or f"{path.parent.name or 'recording'}-shown")
+    _write(rec, folder, [f for f in formats if f != "json" or path.resolve() !=
+                         (folder / "recording.json").resolve()], path.name, _Progress())
+    return 0
+
+
+def _write(rec: Any, folder: Path, formats: list[str], title: str, progress: _Progress) -> None:
+    from .render.files import write_recording
+    if not rec.snapshots:
+        progress.message("the script ran no backward: nothing was recorded.")
+        if "json" in formats:
+            write_recording(rec, folder, ["json"])
+        return
+    written = write_recording(rec, folder, formats, f"{title}: autograd recording", progress)
+    pictures = [p for p in written if p.suffix[1:] in ("svg", "png", "pdf", "dot")]
+    where = os.path.relpath(folder) if not os.path.relpath(folder).startswith("..") else folder
+    progress.message(f"{len(rec.snapshots)} snapshot(s), {len(rec.backwards)} backward call(s) "
+                     f"recorded; wrote {len(pictures)} picture(s) to {where}/")
+    if (folder / "index.html").exists() and "html" in formats:
+        progress.message(f"open {where}/index.html to step through them")

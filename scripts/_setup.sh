@@ -93,5 +93,23 @@ ensure_dot() {
     return 0
 }
 
+# Debian's Chromium drives the browser tests (through the playwright package; never
+# `playwright install`, which downloads a browser).
+ensure_chromium() {
+    command -v chromium >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        _gva_note "installing Chromium for the browser tests (apt-get install chromium, once)"
+        if DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; then
+            command -v chromium >/dev/null 2>&1 && return 0
+        fi
+        _gva_err "could not install Chromium with apt-get; the browser tests will fail."
+        return 1
+    fi
+    _gva_note "Chromium is not installed; the browser tests need it."
+    _gva_note "  Debian/Ubuntu: sudo apt-get install chromium"
+    return 1
+}
+
 _gva_make_venv
 _gva_install

@@ -13,7 +13,7 @@ from . import graphviz, theme
 from .dot import EDGE_ATTRS, GRAPH_ATTRS, NODE_ATTRS, attrs, label_of, quote
 from .fold import DEFAULT_BUDGET, plan_fold
 from .scene import SLOTS, Box, Link, Scene, StepState, scene_of
-from .svg import DEFAULT_OPTIONS, MARGIN, Geometry, Options, draw, size_of
+from .svg import DEFAULT_OPTIONS, MARGIN, Geometry, Options, draw, legend_at, size_of
 
 if TYPE_CHECKING:
     from ..recording.recorder import BackwardRecord, Recording
@@ -62,8 +62,10 @@ class Layout:
         return scene_of(self.snapshots[i], fold=self.fold, ghosts=ghosts, step=step)
 
     def steps(self, backward: int) -> int:
-        """How many steps backward number ``backward`` ran."""
-        return len(self._backward(backward).steps)
+        """How many step views backward number ``backward`` has: one per node it ran, and one
+        more for the node where it failed, if it did."""
+        b = self._backward(backward)
+        return len(b.steps) + (b.failed_at is not None)
 
     def _backward(self, number: int) -> BackwardRecord:
         if number not in self.backwards:
@@ -75,16 +77,20 @@ class Layout:
         """The scene of backward ``backward`` while it runs its step ``step`` (0-based): the
         graph as it was before it, with the buffers released so far and the node running."""
         b = self._backward(backward)
-        if not 0 <= step < len(b.steps):
-            raise ValueError(f"backward #{backward} has {len(b.steps)} steps; "
+        total = self.steps(backward)
+        if not 0 <= step < total:
+            raise ValueError(f"backward #{backward} has {total} steps; "
                              f"step {step} is out of range")
         if b.snapshot_before is None or b.snapshot_before not in self._position:
             raise ValueError(f"the snapshot before backward #{backward} was not kept")
         ran = b.steps[: step + 1]
-        state = StepState(backward, step, len(b.steps), ran[-1].node,
-                          frozenset(s.node for s in ran[:-1]),
+        failed = step == len(b.steps)
+        running = b.failed_at if failed and b.failed_at is not None else ran[-1].node
+        done = ran if failed else ran[:-1]
+        state = StepState(backward, step, total, running, frozenset(s.node for s in done),
                           frozenset((s.node, r["name"]) for s in ran for r in s.released),
-                          frozenset(s.accumulated["tensor"] for s in ran if s.accumulated))
+                          frozenset(s.accumulated["tensor"] for s in ran if s.accumulated),
+                          failed)
         return self._scene(self._position[b.snapshot_before], state)
 
     # -- layout ---------------------------------------------------------------------------------
@@ -240,10 +246,10 @@ def _pinned(geom: Geometry, scene: Scene, options: Options) -> str:
         a.update(theme.dot_edge_attrs(link.kind))
         out.append(f"  {quote(link.tail)} -> {quote(link.head)} {attrs(a)}")
     if options.legend:
-        x0 = geom.width + 2 * MARGIN
+        x0, y0 = legend_at(geom, header)
         for i, key in enumerate(theme.LEGEND):
             style = theme.STYLES[key]
-            cy = header + (i + 1) * 20.0 + 7.0
+            cy = y0 + (i + 1) * 20.0 + 7.0
             a = {"label": "", "pos": f"{x0 + 15:.2f},{height - cy:.2f}!", "width": "0.4167",
                  "height": "0.1944"}
             a.update(theme.dot_node_attrs(key))

@@ -58,6 +58,7 @@ class StepState:
     done: frozenset[str]
     released: frozenset[tuple[str, str]]     # (node id, buffer name) released so far
     accumulated: frozenset[str]               # tensor ids whose .grad was written
+    failed: bool = False                      # ``running`` raised: the backward stops here
 
 
 def shape_text(shape: Iterable[int]) -> str:
@@ -208,7 +209,11 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
                            ", ".join(f"#{b}" for b in node.executed_by))
         tip.append(lines["status"])
     if step is not None:
-        if node.id == step.running:
+        if node.id == step.running and step.failed:
+            style = "failed"
+            lines["alert"] = f"✗ backward #{step.backward} failed here"
+            tip.append(lines["alert"])
+        elif node.id == step.running:
             style = "running"
             tip.append(f"running: step {step.step + 1} of backward #{step.backward}")
         elif node.id in step.done:

@@ -132,11 +132,22 @@ def _link(link: Link, geom: tuple[list[tuple[float, float]], tuple[float, float]
             f"{arrow}</g>")
 
 
+def legend_at(geom: Geometry, header: float) -> tuple[float, float]:
+    """Where the legend goes: right of a tall graph, under a wide one (so it fits a screen)."""
+    if geom.width > geom.height:
+        return MARGIN, header + geom.height + MARGIN
+    return geom.width + 2 * MARGIN, header
+
+
 def size_of(geom: Geometry, options: Options) -> tuple[float, float, float]:
     """The picture's width and height, and the header's height, in points."""
     header = (geom.header_lines + 0.5) * 12.0 * theme.LINE_HEIGHT + MARGIN
-    lw, lh = legend_size() if options.legend else (0.0, 0.0)
-    return geom.width + 2 * MARGIN + lw, header + max(geom.height, lh) + MARGIN, header
+    width, height = geom.width + 2 * MARGIN, header + geom.height + MARGIN
+    if options.legend:
+        lw, lh = legend_size()
+        x, y = legend_at(geom, header)
+        width, height = max(width, x + lw), max(height, y + lh)
+    return width, height, header
 
 
 def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
@@ -184,7 +195,7 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         parts.append(text)
     parts.append("</g>")
     if options.legend:
-        _legend(parts, geom.width + 2 * MARGIN, header)
+        _legend(parts, *legend_at(geom, header))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

@@ -174,3 +174,15 @@ def test_an_empty_recording_draws_an_empty_picture() -> None:
     assert boxes(layout.svg(0)) == {}
     snap = replace(rec.snapshots[0], label="still nothing")
     assert "still nothing" in Layout([snap]).svg(snap)
+
+
+def test_a_failed_backward_has_a_last_step_view_at_the_failing_node() -> None:
+    rec = record_example("seed000_shared_y")
+    layout = Layout.of(rec)
+    second = rec.backwards[1]
+    assert second.failed_at is not None
+    assert layout.steps(2) == len(second.steps) + 1
+    view = boxes(layout.step_svg(2, len(second.steps)))
+    assert view[second.failed_at].get("data-style") == "failed"
+    assert all(view[s.node].get("data-style") == "done" for s in second.steps)
+    assert layout.steps(1) == len(rec.backwards[0].steps)
