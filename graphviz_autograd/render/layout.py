@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Layout"]
 
+_PAD_X, _PAD_Y = 8.0, 4.5        # points between a box's border and its text
+
 
 class Layout:
     """The fixed layout of a recording (or of any list of snapshots).
@@ -116,13 +118,17 @@ class Layout:
         """The DOT that Graphviz lays out once: every box ever shown, at its largest."""
         boxes, links = self._union()
         out = ["digraph layout {", f"  graph {attrs(GRAPH_ATTRS)}",
-               f"  node {attrs(NODE_ATTRS)}", f"  edge {attrs(EDGE_ATTRS)}"]
+               f"  node {attrs(dict(NODE_ATTRS, label='', fixedsize='true'))}",
+               f"  edge {attrs(EDGE_ATTRS)}"]
+        # NB: boxes are sized here (theme.text_width), so Graphviz measures no text at all
         for box in boxes.values():
-            small = theme.STYLES[box.style].small
-            size = theme.SMALL_FONT_SIZE if small else theme.FONT_SIZE
-            lines = {s: box.lines[s] for s in SLOTS if box.lines.get(s)}
-            out.append(f"  {quote(box.id)} "
-                       + attrs({"id": box.id, "label": label_of(lines), "fontsize": f"{size:g}"}))
+            bid = quote(box.id)
+            size = theme.SMALL_FONT_SIZE if box.kind == "saved" else theme.FONT_SIZE
+            lines = [box.lines[s] for s in SLOTS if box.lines.get(s)]
+            w = max((theme.text_width(t, size) for t in lines), default=0.0) + 2 * _PAD_X
+            h = len(lines) * size * theme.LINE_HEIGHT + 2 * _PAD_Y
+            out.append(f'  {bid} [id={bid} width="{max(w, 24.0) / 72:.3f}" '
+                       f'height="{max(h, 18.0) / 72:.3f}"]')
         owners: dict[str, list[str]] = {}
         for box in boxes.values():
             if box.owner is not None and box.owner in boxes:
@@ -131,10 +137,9 @@ class Layout:
             out.append("  {rank=same; " + " ".join(quote(i) + ";" for i in ids) + "}")
         for link in links.values():
             if link.tail in boxes and link.head in boxes:
-                a = {"id": link.id}
-                if not theme.EDGES[link.kind][2]:
-                    a["arrowhead"] = "none"
-                out.append(f"  {quote(link.tail)} -> {quote(link.head)} {attrs(a)}")
+                head = "" if theme.EDGES[link.kind][2] else ' arrowhead="none"'
+                out.append(f"  {quote(link.tail)} -> {quote(link.head)} "
+                           f"[id={quote(link.id)}{head}]")
         out.append("}")
         return "\n".join(out) + "\n"
 
@@ -195,15 +200,18 @@ class Layout:
 def _spline(pos: str, llx: float, ury: float
             ) -> tuple[list[tuple[float, float]], tuple[float, float] | None]:
     tip: tuple[float, float] | None = None
-    points: list[tuple[float, float]] = []
-    for part in pos.split(";")[0].split():
-        if part.startswith(("e,", "s,")):
-            x, y = (float(v) for v in part[2:].split(","))
-            if part[0] == "e":
-                tip = (x - llx, ury - y)
-            continue
-        x, y = (float(v) for v in part.split(","))
-        points.append((x - llx, ury - y))
+    spline = pos.split(";")[0]
+    if spline.startswith(("e,", "s,")):
+        # NB: "e,x,y" (the arrow's tip) and "s,x,y" lead the control points
+        parts = spline.split(" ")
+        marks, spline = [p for p in parts if p[:2] in ("e,", "s,")], " ".join(
+            p for p in parts if p[:2] not in ("e,", "s,"))
+        for mark in marks:
+            if mark[0] == "e":
+                x, y = mark[2:].split(",")
+                tip = (float(x) - llx, ury - float(y))
+    values = [float(v) for v in spline.replace(",", " ").split()]
+    points = [(values[i] - llx, ury - values[i + 1]) for i in range(0, len(values) - 1, 2)]
     return points, tip
 
 

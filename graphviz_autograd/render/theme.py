@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["Style", "STYLES", "EDGES", "LEGEND", "FONT", "FONT_SIZE", "SMALL_FONT_SIZE",
-           "LINE_HEIGHT", "dot_node_attrs", "dot_edge_attrs"]
+           "LINE_HEIGHT", "dot_node_attrs", "dot_edge_attrs", "text_width"]
 
 FONT = "Helvetica"
 SVG_FONT = "Helvetica,Arial,sans-serif"
@@ -96,3 +96,29 @@ def dot_edge_attrs(kind: str) -> dict[str, str]:
     if not arrow:
         attrs["arrowhead"] = "none"
     return attrs
+
+
+# Helvetica's advance widths (Adobe's AFM metrics, per 1000 units of font size) for printable
+# ASCII, from " " to "~". Boxes are sized from these, not by Graphviz: measuring thousands of
+# labels through its text layout costs more than the whole layout.
+_WIDTHS = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+           556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+           1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+           667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+           333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+           556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584]
+# NB: viewers often draw "Helvetica" with a wider face (DejaVu Sans, Liberation Sans): room for it
+_SLACK = 1.12
+
+
+def text_width(text: str, size: float) -> float:
+    """The width in points of ``text`` set in the theme's font at ``size`` (an upper estimate).
+
+    >>> round(text_width("MvBackward0", 11.0))
+    77
+    """
+    units = 0
+    for ch in text:
+        o = ord(ch)
+        units += _WIDTHS[o - 32] if 32 <= o < 127 else 1000 if o > 0x2E80 else 640
+    return units * size / 1000 * _SLACK
