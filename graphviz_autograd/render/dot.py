@@ -25,10 +25,10 @@ _QUOTE = {c: " " for c in range(32)} | {ord("\\"): "\\\\", ord('"'): '\\"', ord(
 
 
 def quote(text: str) -> str:
-    """A DOT double-quoted string holding ``text`` literally (newlines become line breaks).
+    r"""A DOT double-quoted string holding ``text`` literally (newlines become line breaks).
 
-    >>> print(quote('say "hi"\\N\nnext'))
-    "say \\"hi\\"\\\\N\\nnext"
+    >>> print(quote('say "hi"'), quote("C:" + chr(92) + "N"))
+    "say \"hi\"" "C:\\N"
     """
     return '"' + text.translate(_QUOTE) + '"'
 
