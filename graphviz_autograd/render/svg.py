@@ -96,19 +96,26 @@ def _rects(cx: float, cy: float, w: float, h: float, inset: float = _INSET) -> s
             f'height="{h - 2 * inset:.1f}"/>')
 
 
-def _box(box: Box, geom: tuple[float, float, float, float], shapes: bool) -> str:
-    cx, cy, w, h = geom
+def _box(box: Box, geom: tuple[float, float, float, float], shapes: bool,
+         cache: dict[tuple[object, ...], str]) -> str:
     lines = [box.lines[s] for s in SLOTS if box.lines.get(s) and (shapes or s != "shape")]
-    size = theme.SMALL_FONT_SIZE if box.kind == "saved" else theme.FONT_SIZE
-    step = size * theme.LINE_HEIGHT
-    y = cy - step * len(lines) / 2 + size * 0.92
-    texts = []
-    for line in lines:
-        texts.append(f'<text x="{cx:.1f}" y="{y:.1f}">{escape(line)}</text>')
-        y += step
+    # NB: what depends only on the position (the rectangles, where each line starts) is made
+    # once per box and line count: the numbers are the costly part of the text
+    key: tuple[object, ...] = ("at", box.id, len(lines))
+    starts = cache.get(key)
+    if starts is None:
+        cx, cy, w, h = geom
+        size = theme.SMALL_FONT_SIZE if box.kind == "saved" else theme.FONT_SIZE
+        step = size * theme.LINE_HEIGHT
+        y0 = cy - step * len(lines) / 2 + size * 0.92
+        starts = cache[key] = "\0".join(
+            [_rects(cx, cy, w, h)]
+            + [f'<text x="{cx:.1f}" y="{y0 + i * step:.1f}">' for i in range(len(lines))])
+    parts = starts.split("\0")
+    texts = "".join(f"{start}{escape(line)}</text>" for start, line in zip(parts[1:], lines))
     return (f'<g class="box {box.kind} {box.style}" data-id="{escape(box.id)}" '
             f'data-style="{box.style}"><title>{escape(box.tooltip)}</title>'
-            + _rects(cx, cy, w, h) + "".join(texts) + "</g>")
+            + parts[0] + texts + "</g>")
 
 
 def _link(link: Link, geom: tuple[list[tuple[float, float]], tuple[float, float] | None]
@@ -191,7 +198,7 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         key = (box.id, box.style, options.shapes, box.tooltip, *box.lines.values())
         text = cache.get(key)
         if text is None:
-            text = cache[key] = _box(box, geom.boxes[box.id], options.shapes)
+            text = cache[key] = _box(box, geom.boxes[box.id], options.shapes, cache)
         parts.append(text)
     parts.append("</g>")
     if options.legend:
