@@ -97,16 +97,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _explain(args: argparse.Namespace, script_args: list[str]) -> int:
-    from .recording import explain, record
+    from .recording import diagnose, explain, record
     with record() as rec:
         result = run_script(args.script, script_args)
     sys.stdout.flush()
     if not rec.backwards:
         print(f"{PROG}: the script ran no backward: nothing was recorded.")
+        return result.status
+    print(f"\n== {PROG}: {len(rec.backwards)} backward call(s) recorded\n")
+    diagnoses = diagnose(rec)
+    if diagnoses and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        print("\n\n".join(_coloured(d) for d in diagnoses))
     else:
-        print(f"\n== {PROG}: {len(rec.backwards)} backward call(s) recorded\n")
         print(explain(rec))
     return result.status
+
+
+def _coloured(d: Any) -> str:
+    """A diagnosis for a terminal: the summary in bold red, the fixes' titles in green."""
+    red, bold, green, reset = "\033[1;31m", "\033[1m", "\033[32m", "\033[0m"
+    lines = [f"{red}{d.summary}{reset}", "", f"{bold}Fixes, best first:{reset}"]
+    lines += [f"  {i}. {green}{f.title}{reset}\n     {f.detail}" for i, f in enumerate(d.fixes, 1)]
+    return "\n".join(lines)
 
 
 def _formats(text: str) -> list[str]:

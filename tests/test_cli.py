@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -69,3 +71,35 @@ def test_explain_without_backward_says_nothing_was_recorded(tmp_path: Path) -> N
     r = cli("explain", str(script))
     assert r.returncode == 0
     assert "nothing was recorded" in r.stdout
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in (ROOT / "examples").glob("seed*.py")))
+def test_explain_every_seed_example(stem: str) -> None:
+    r = cli("explain", f"examples/{stem}.py")
+    assert r.returncode == 1, r.stderr
+    assert "failed at" in r.stdout and "Fixes, best first:" in r.stdout
+    assert "\033[" not in r.stdout            # no colour when stdout is not a terminal
+
+
+def test_explain_colours_only_a_terminal() -> None:
+    import os
+    import pty
+    leader, follower = pty.openpty()
+    done = subprocess.run([sys.executable, "-m", "graphviz_autograd", "explain",
+                           "examples/seed000_shared_y.py"], cwd=ROOT, stdout=follower,
+                          stderr=subprocess.DEVNULL, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "NO_COLOR"})
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert done.returncode == 1
+    text = out.decode()
+    assert "\033[1;31m" in text and "Recompute it inside the loop" in text
