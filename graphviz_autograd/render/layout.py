@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from . import graphviz, theme
 from .dot import EDGE_ATTRS, GRAPH_ATTRS, NODE_ATTRS, attrs, label_of, quote
 from .fold import DEFAULT_BUDGET, plan_fold
-from .scene import SLOTS, Box, Link, Scene, StepState, scene_of
+from .scene import SLOTS, Box, Link, Scene, nbytes_text, restyled, scene_of
 from .svg import DEFAULT_OPTIONS, MARGIN, Geometry, Options, draw, legend_at, size_of
 
 if TYPE_CHECKING:
@@ -53,15 +53,16 @@ class Layout:
         self.dot_runs = 0
         self.geometry = self._lay_out()
         self._cache: dict[tuple[object, ...], str] = {}
+        self._steps: dict[int, tuple[int, dict[str, Box], Scene, int]] = {}
 
     @classmethod
     def of(cls, recording: Recording, *, budget: int = DEFAULT_BUDGET) -> Layout:
         return cls(recording.snapshots, recording.backwards, budget=budget)
 
     # -- scenes ---------------------------------------------------------------------------------
-    def _scene(self, i: int, step: StepState | None = None) -> Scene:
+    def _scene(self, i: int) -> Scene:
         ghosts = {n.id: n for n in self.snapshots[i - 1].nodes} if i > 0 else None
-        return scene_of(self.snapshots[i], fold=self.fold, ghosts=ghosts, step=step)
+        return scene_of(self.snapshots[i], fold=self.fold, ghosts=ghosts)
 
     def steps(self, backward: int) -> int:
         """How many step views backward number ``backward`` has: one per node it ran, and one
@@ -77,7 +78,8 @@ class Layout:
 
     def step_scene(self, backward: int, step: int) -> Scene:
         """The scene of backward ``backward`` while it runs its step ``step`` (0-based): the
-        graph as it was before it, with the buffers released so far and the node running."""
+        graph as it was before it, with the buffers released so far and the node running (the
+        last step of a failed backward: the node where it failed)."""
         b = self._backward(backward)
         total = self.steps(backward)
         if not 0 <= step < total:
@@ -85,15 +87,28 @@ class Layout:
                              f"step {step} is out of range")
         if b.snapshot_before is None or b.snapshot_before not in self._position:
             raise ValueError(f"the snapshot before backward #{backward} was not kept")
-        ran = b.steps[: step + 1]
-        failed = step == len(b.steps)
-        running = b.failed_at if failed and b.failed_at is not None else ran[-1].node
-        done = ran if failed else ran[:-1]
-        state = StepState(backward, step, total, running, frozenset(s.node for s in done),
-                          frozenset((s.node, r["name"]) for s in ran for r in s.released),
-                          frozenset(s.accumulated["tensor"] for s in ran if s.accumulated),
-                          failed)
-        return self._scene(self._position[b.snapshot_before], state)
+        # NB: stepping forward changes a few boxes: start from the last step drawn if we can
+        memo = self._steps.get(backward)
+        if memo is None or memo[0] > step:
+            base = scene_of(self.snapshots[self._position[b.snapshot_before]], fold=self.fold,
+                            steps=True)
+            memo = (-1, dict(base.boxes), base, 0)
+        done, boxes, base, freed = memo
+        boxes = dict(boxes)
+        for k in range(done + 1, step + 1):
+            freed += _apply_step(boxes, base.boxes, b, k)
+        self._steps[backward] = (step, boxes, base, freed)
+        name = (boxes[b.failed_at].lines.get("title", "") if step == len(b.steps) and
+                b.failed_at in boxes else b.steps[min(step, len(b.steps) - 1)].name)
+        what = "fails at" if step == len(b.steps) else "running"
+        snap = self.snapshots[self._position[b.snapshot_before]]
+        alive = snap.memory["saved_bytes_alive"] - freed
+        notes = [n for n in base.notes if not n.startswith("saved buffers:")]
+        notes.insert(0, f"saved buffers: {nbytes_text(max(alive, 0))} alive · "
+                        f"{nbytes_text(snap.memory['saved_bytes_freed'] + freed)} freed")
+        return Scene(f"#{snap.index} backward #{backward}: step {step + 1} of {total} "
+                     f"({what} {name})", notes, boxes, base.links,
+                     {"kind": "step", "backward": backward, "step": step})
 
     # -- layout ---------------------------------------------------------------------------------
     def _union(self) -> tuple[dict[str, Box], dict[str, Link]]:
@@ -195,6 +210,36 @@ class Layout:
             return graphviz.run(self.pinned_dot(snapshot, options), fmt, "-Kneato", "-n2",
                                 *extra)
         raise ValueError(f"unknown format {fmt!r}: use svg, png, pdf or dot")
+
+
+def _apply_step(boxes: dict[str, Box], base: dict[str, Box], b: BackwardRecord, k: int) -> int:
+    """Restyle ``boxes`` from step ``k - 1`` of backward ``b`` to step ``k``; returns the bytes
+    that step freed."""
+    n = b.number
+    if k > 0:
+        prev = b.steps[k - 1]
+        box = base.get(prev.node)
+        if box is not None:     # a leaf goes back to being a leaf; an op node is done
+            boxes[prev.node] = (restyled(box, "done", f"run by backward #{n} (step {k})")
+                                if box.kind == "node" else box)
+    if k == len(b.steps):
+        box = boxes.get(b.failed_at or "")
+        if box is not None:
+            boxes[box.id] = restyled(box, "failed", f"backward #{n} failed here",
+                                     alert=f"✗ backward #{n} failed here")
+        return 0
+    s = b.steps[k]
+    box = boxes.get(s.node)
+    if box is not None:
+        boxes[s.node] = restyled(box, "running", f"running: step {k + 1} of backward #{n}")
+    freed = 0
+    for r in s.released:
+        saved = boxes.get(f"{s.node}-{r['name']}")
+        freed += int(r.get("nbytes", 0))
+        if saved is not None:
+            boxes[saved.id] = restyled(saved, "freed", f"freed by backward #{n} at step {k + 1}",
+                                       status=f"freed by backward #{n}")
+    return freed
 
 
 def _spline(pos: str, llx: float, ury: float

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..recording.snapshot import NodeInfo, SavedInfo, Snapshot
 
-__all__ = ["SLOTS", "Box", "Link", "Scene", "StepState", "scene_of", "shape_text", "nbytes_text"]
+__all__ = ["SLOTS", "Box", "Link", "Scene", "scene_of", "restyled", "shape_text", "nbytes_text"]
 
 # the lines of a box, top to bottom; a box may leave any of them out
 SLOTS = ("title", "vars", "shape", "source", "status", "alert")
@@ -47,20 +47,6 @@ class Scene:
     state: dict[str, Any] = field(default_factory=dict)   # for viewers: what is highlighted
 
 
-@dataclass(frozen=True)
-class StepState:
-    """A backward part-way through: it has run ``done`` and is running ``running``."""
-
-    backward: int
-    step: int                       # 0-based index of the running step
-    total: int
-    running: str
-    done: frozenset[str]
-    released: frozenset[tuple[str, str]]     # (node id, buffer name) released so far
-    accumulated: frozenset[str]               # tensor ids whose .grad was written
-    failed: bool = False                      # ``running`` raised: the backward stops here
-
-
 def shape_text(shape: Iterable[int]) -> str:
     dims = list(shape)
     return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
@@ -93,9 +79,7 @@ def _is_leaf(node: NodeInfo) -> bool:
     return node.name.endswith("AccumulateGrad")
 
 
-def _saved_state_text(s: SavedInfo, step_released: int | None = None) -> str:
-    if step_released is not None:
-        return f"freed by backward #{step_released}"
+def _saved_state_text(s: SavedInfo) -> str:
     if s.state == "freed":
         return f"freed by backward #{s.released_by}" if s.released_by else "freed"
     if s.state == "modified":
@@ -105,13 +89,15 @@ def _saved_state_text(s: SavedInfo, step_released: int | None = None) -> str:
 
 
 def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
-             ghosts: Mapping[str, NodeInfo] | None = None,
-             step: StepState | None = None) -> Scene:
-    """The scene of one snapshot (optionally part-way through a backward: ``step``)."""
+             ghosts: Mapping[str, NodeInfo] | None = None, steps: bool = False) -> Scene:
+    """The scene of one snapshot. ``steps=True`` gives the base of the step views of the
+    backward that follows it: no prediction marks, no ghosts (``restyled`` does the rest)."""
     tensors_by_fn = {t.grad_fn: t for t in snap.tensors if t.grad_fn}
     tensors = {t.id: t for t in snap.tensors}
     pred = snap.prediction if snap.prediction is not None and snap.prediction.will_fail else None
-    failed_at = snap.failed_at if snap.kind == "backward_failed" else None
+    if steps:
+        pred = None
+    failed_at = snap.failed_at if snap.kind == "backward_failed" and not steps else None
     fold = fold or {}
     boxes: dict[str, Box] = {}
     links: dict[str, Link] = {}
@@ -122,9 +108,9 @@ def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
         if group is not None:
             groups.setdefault(group, []).append(node)
             continue
-        boxes[node.id] = _node_box(node, tensors_by_fn, tensors, pred, failed_at, step)
+        boxes[node.id] = _node_box(node, tensors_by_fn, tensors, pred, failed_at)
         for s in node.saved:
-            box = _saved_box(node, s, step)
+            box = _saved_box(node, s)
             boxes[box.id] = box
             links[f"{box.id}:saved"] = Link(f"{box.id}:saved", box.id, node.id, "saved")
     for group, members in groups.items():
@@ -142,7 +128,7 @@ def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
             else:
                 lid = f"{tail}>{head}"
                 links.setdefault(lid, Link(lid, tail, head, "fold"))
-    for gid in snap.collected:
+    for gid in [] if steps else snap.collected:
         info = (ghosts or {}).get(gid)
         if info is None or gid in fold:
             continue
@@ -152,20 +138,20 @@ def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
             if nxt is not None and (nxt in boxes):
                 links[f"{gid}:{k}"] = Link(f"{gid}:{k}", nxt, gid, "ghost")
     title = f"#{snap.index} {snap.label}"
-    notes = _notes(snap, pred, fold, step)
+    notes = _notes(snap, pred, fold, steps)
     state = {"kind": snap.kind, "backward": snap.backward,
              "prediction": pred.node if pred else None, "failed_at": failed_at}
-    if step is not None:
-        title = (f"#{snap.index} backward #{step.backward}: step {step.step + 1} of {step.total}"
-                 f" ({boxes[step.running].lines.get('title', step.running)})"
-                 if step.running in boxes else
-                 f"#{snap.index} backward #{step.backward}: step {step.step + 1} of {step.total}")
-        state.update(step=step.step, running=step.running)
     return Scene(title, notes, boxes, links, state)
 
 
+def restyled(box: Box, style: str, note: str, **lines: str) -> Box:
+    """``box`` drawn in another style, with ``note`` added to its tooltip (the step views)."""
+    return Box(box.id, style, {**box.lines, **lines}, f"{box.tooltip}\n{note}", box.kind,
+               box.owner)
+
+
 def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping[str, Any],
-              pred: Any, failed_at: str | None, step: StepState | None) -> Box:
+              pred: Any, failed_at: str | None) -> Box:
     lines: dict[str, str] = {}
     tip = [node.name, f"node {node.id}"]
     if _is_leaf(node):
@@ -208,32 +194,20 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
                            else "reused: run by backward " +
                            ", ".join(f"#{b}" for b in node.executed_by))
         tip.append(lines["status"])
-    if step is not None:
-        if node.id == step.running and step.failed:
-            style = "failed"
-            lines["alert"] = f"✗ backward #{step.backward} failed here"
-            tip.append(lines["alert"])
-        elif node.id == step.running:
-            style = "running"
-            tip.append(f"running: step {step.step + 1} of backward #{step.backward}")
-        elif node.id in step.done:
-            style = "done"
-            tip.append(f"run by backward #{step.backward} before this step")
     if failed_at == node.id:
         style = "failed"
         lines["alert"] = "✗ this backward failed here"
-    elif pred is not None and pred.node == node.id and step is None:
+    elif pred is not None and pred.node == node.id:
         style = "fails"
         lines["alert"] = "✗ next backward fails here"
         tip.append(f"{lines['alert']}: {pred.reason}")
     return Box(node.id, style, lines, "\n".join(tip), kind)
 
 
-def _saved_box(node: NodeInfo, s: SavedInfo, step: StepState | None) -> Box:
-    released = step.backward if step is not None and (node.id, s.name) in step.released else None
-    state = "freed" if released is not None else s.state
+def _saved_box(node: NodeInfo, s: SavedInfo) -> Box:
+    state = s.state
     lines = {"title": s.name, "shape": f"{shape_text(s.shape)} {_dtype(s.dtype)}",
-             "status": _saved_state_text(s, released)}
+             "status": _saved_state_text(s)}
     tip = [f"{node.name}._saved_{s.name}", f"{shape_text(s.shape)} {_dtype(s.dtype)}, "
            f"{nbytes_text(s.nbytes)}", lines["status"]]
     for edit in s.modified_by or []:
@@ -268,13 +242,12 @@ def _fold_box(group: str, members: list[NodeInfo], pred: Any, failed_at: str | N
     return Box(group, style, lines, "\n".join(tip), "fold")
 
 
-def _notes(snap: Snapshot, pred: Any, fold: Mapping[str, str], step: StepState | None
-           ) -> list[str]:
+def _notes(snap: Snapshot, pred: Any, fold: Mapping[str, str], steps: bool) -> list[str]:
     notes: list[str] = []
-    if snap.error is not None and step is None:
+    if snap.error is not None and not steps:
         first = snap.error["message"].split(". ")[0].rstrip(".")
         notes.append(f"{snap.error['type']}: {first}.")
-    if pred is not None and step is None:
+    if pred is not None:
         notes.append(f"Next backward will fail: {pred.reason}.")
     mem = snap.memory
     notes.append(f"saved buffers: {nbytes_text(mem['saved_bytes_alive'])} alive · "

@@ -186,3 +186,18 @@ def test_a_failed_backward_has_a_last_step_view_at_the_failing_node() -> None:
     assert view[second.failed_at].get("data-style") == "failed"
     assert all(view[s.node].get("data-style") == "done" for s in second.steps)
     assert layout.steps(1) == len(rec.backwards[0].steps)
+
+
+def test_step_views_are_the_same_reached_step_by_step_or_by_a_jump() -> None:
+    rec = record_example("seed003_temp_append_h")
+    walked, jumped = Layout.of(rec), Layout.of(rec)
+    for b in rec.backwards:
+        n = walked.steps(b.number)
+        forward = [walked.step_svg(b.number, k) for k in range(n)]
+        for k in reversed(range(n)):
+            assert jumped.step_svg(b.number, k) == forward[k]
+        # a leaf that ran is a leaf again at the next step; nothing else stays "running"
+        for k in range(n):
+            running = [i for i, g in boxes(forward[k]).items()
+                       if g.get("data-style") == "running"]
+            assert len(running) <= 1
