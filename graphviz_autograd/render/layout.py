@@ -52,7 +52,7 @@ class Layout:
         self.scenes = [self._scene(i) for i in range(len(self.snapshots))]
         self.dot_runs = 0
         self.geometry = self._lay_out()
-        self._cache: dict[tuple[object, ...], str] = {}
+        self._cache: dict[tuple[object, ...], Any] = {}
         self._steps: dict[int, tuple[int, dict[str, Box], Scene, int]] = {}
 
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from math import hypot
+from typing import Any
 
 from . import theme
 from .scene import SLOTS, Box, Link, Scene
@@ -97,7 +98,7 @@ def _rects(cx: float, cy: float, w: float, h: float, inset: float = _INSET) -> s
 
 
 def _box(box: Box, geom: tuple[float, float, float, float], shapes: bool,
-         cache: dict[tuple[object, ...], str]) -> str:
+         cache: dict[tuple[object, ...], Any]) -> str:
     lines = [box.lines[s] for s in SLOTS if box.lines.get(s) and (shapes or s != "shape")]
     # NB: what depends only on the position (the rectangles, where each line starts) is made
     # once per box and line count: the numbers are the costly part of the text
@@ -158,7 +159,7 @@ def size_of(geom: Geometry, options: Options) -> tuple[float, float, float]:
 
 
 def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
-         cache: dict[tuple[object, ...], str] | None = None) -> str:
+         cache: dict[tuple[object, ...], Any] | None = None) -> str:
     """The SVG of ``scene`` on ``geom``: same positions for every scene of one layout.
 
     ``cache`` (kept by the caller for one layout) reuses the text of every box and link that
@@ -179,26 +180,43 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         y += 12.0 * theme.LINE_HEIGHT
     parts.append("</g>")
     parts.append(f'<g class="graph" transform="translate({MARGIN},{header:.1f})">')
-    hidden: set[str] = set()
+    links_key = ("links", options.saved, options.ghosts)
+    done = cache.get(links_key)
+    if done is not None and done[0] is scene.links:
+        parts.append(done[1])          # the step views of one backward share their links
+    else:
+        hidden_kinds = {k for k, shown in (("saved", options.saved), ("ghost", options.ghosts))
+                        if not shown}
+        hidden = {b.id for b in scene.boxes.values()
+                  if b.kind in hidden_kinds or b.id not in geom.boxes}
+        drawn = []
+        for link in scene.links.values():
+            if link.tail in hidden or link.head in hidden or link.id not in geom.links:
+                continue
+            key: tuple[object, ...] = (link.id, link.kind)
+            text = cache.get(key)
+            if text is None:
+                text = cache[key] = _link(link, geom.links[link.id])
+            drawn.append(text)
+        block = "\n".join(drawn)
+        cache[links_key] = (scene.links, block)
+        parts.append(block)
+    # NB: a box drawn before (the same object, or an equal one) reuses its text: a step view
+    # shares all but a few boxes with the one before it
+    drawn_boxes: dict[str, tuple[Box, str]] = cache.setdefault(("boxes", options.shapes), {})
+    skip = {"saved"} if not options.saved else set()
+    if not options.ghosts:
+        skip.add("ghost")
     for box in scene.boxes.values():
-        if (box.kind == "saved" and not options.saved) or \
-                (box.kind == "ghost" and not options.ghosts) or box.id not in geom.boxes:
-            hidden.add(box.id)
-    for link in scene.links.values():
-        if link.tail in hidden or link.head in hidden or link.id not in geom.links:
+        entry = drawn_boxes.get(box.id)
+        if entry is not None and (entry[0] is box or entry[0] == box):
+            if box.kind not in skip:
+                parts.append(entry[1])
             continue
-        key: tuple[object, ...] = (link.id, link.kind)
-        text = cache.get(key)
-        if text is None:
-            text = cache[key] = _link(link, geom.links[link.id])
-        parts.append(text)
-    for box in scene.boxes.values():
-        if box.id in hidden:
+        if box.kind in skip or box.id not in geom.boxes:
             continue
-        key = (box.id, box.style, options.shapes, box.tooltip, *box.lines.values())
-        text = cache.get(key)
-        if text is None:
-            text = cache[key] = _box(box, geom.boxes[box.id], options.shapes, cache)
+        text = _box(box, geom.boxes[box.id], options.shapes, cache)
+        drawn_boxes[box.id] = (box, text)
         parts.append(text)
     parts.append("</g>")
     if options.legend:
