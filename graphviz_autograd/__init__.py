@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "record", "load", "Recording", "Snapshot", "diagnose", "explain"]
+__all__ = ["__version__", "record", "load", "Recording", "Snapshot", "diagnose", "explain",
+           "load_ipython_extension"]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext graphviz_autograd``: registers the ``%%autograd`` cell magic."""
+    from .jupyter import load_ipython_extension as load
+    load(ipython)
 
 
 def __getattr__(name: str) -> Any:

@@ -16,7 +16,7 @@ from .snapshot import NodeInfo, Prediction, Snapshot
 if TYPE_CHECKING:
     from .recorder import BackwardRecord, Recording
 
-__all__ = ["Fix", "Diagnosis", "diagnose", "explain"]
+__all__ = ["Fix", "Diagnosis", "diagnose", "explain", "by_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -252,3 +252,17 @@ def explain(recording: Recording) -> str:
     if not ds:
         return "No backward failed, and none is predicted to fail."
     return "\n\n".join(d.text() for d in ds)
+
+
+def by_snapshot(recording: Recording) -> dict[int, list[Diagnosis]]:
+    """The diagnoses to show beside each snapshot (by ``index``): a failed backward's beside the
+    snapshot before it and its failure snapshot; a prediction's beside the snapshot it reads."""
+    out: dict[int, list[Diagnosis]] = {}
+    after = {b.number: b.snapshot_after for b in recording.backwards}
+    for d in diagnose(recording):
+        if d.snapshot is not None:
+            out.setdefault(d.snapshot, []).append(d)
+        failed = after.get(d.backward) if d.backward is not None else None
+        if failed is not None and failed != d.snapshot:
+            out.setdefault(failed, []).append(d)
+    return out

@@ -293,6 +293,24 @@ class Recording:
         rec._n_backwards = max((b.number for b in rec.backwards), default=0)
         return rec
 
+    # -- display ------------------------------------------------------------------------------
+    def widget(self) -> Any:
+        """The stepper widget (Jupyter; needs ipywidgets): snapshots, backward steps, toggles,
+        details; drawn on one layout."""
+        from ..jupyter.widget import Stepper
+        return Stepper(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        try:
+            bundle: dict[str, Any] = self.widget()._repr_mimebundle_(include=include,
+                                                                     exclude=exclude)
+        except ImportError:
+            last = self.snapshots[-1] if len(self.snapshots) else None
+            bundle = {"text/plain": repr(self)}
+            if last is not None:
+                bundle["image/svg+xml"] = last.render("svg")
+        return bundle
+
     def __repr__(self) -> str:
         return (f"<Recording: {len(self.snapshots)} snapshots, {len(self.backwards)} "
                 f"backward calls>")

@@ -42,15 +42,9 @@ def _name_of(layout: Layout, node: str | None) -> str | None:
 def page(recording: Recording, layout: Layout | None = None, title: str | None = None,
          progress: Callable[[int, int], None] | None = None) -> str:
     """The HTML text of the page (every snapshot drawn on one layout)."""
-    from ..recording.diagnose import diagnose
+    from ..recording.diagnose import by_snapshot
     layout = layout or Layout.of(recording)
-    diagnoses: dict[int, list[str]] = {}
-    for d in diagnose(recording):
-        if d.snapshot is not None:
-            diagnoses.setdefault(d.snapshot, []).append(d.text())
-        b = next((b for b in recording.backwards if b.number == d.backward), None)
-        if b is not None and b.snapshot_after is not None:
-            diagnoses.setdefault(b.snapshot_after, []).append(d.text())
+    diagnoses = {i: [d.text() for d in ds] for i, ds in by_snapshot(recording).items()}
     steps_of = {b.snapshot_before: i for i, b in enumerate(recording.backwards)
                 if b.snapshot_before is not None and b.steps}
     snaps = []
@@ -58,7 +52,7 @@ def page(recording: Recording, layout: Layout | None = None, title: str | None =
     for i, snap in enumerate(layout.snapshots):
         scene = layout.scenes[i]
         snaps.append({"index": snap.index, "label": snap.label, "kind": snap.kind,
-                      "title": scene.title, "notes": scene.notes, "svg": layout.svg(i),
+                      "title": scene.title, "notes": scene.notes, "svg": layout.svg(snap),
                       "diagnosis": "\n\n".join(diagnoses.get(snap.index, [])),
                       "steps_of": steps_of.get(snap.index)})
         if progress is not None:

@@ -1,0 +1,72 @@
+"""``%load_ext graphviz_autograd`` and ``%%autograd`` in a real IPython shell (in process)."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("IPython")
+pytest.importorskip("ipywidgets")
+
+from IPython.core.interactiveshell import InteractiveShell
+from render._support import NEEDS_DOT
+
+pytestmark = NEEDS_DOT
+
+CELL = """
+import torch
+t = torch.eye(2, requires_grad=True)
+a = torch.ones(2, requires_grad=True)
+y = t @ a
+for _ in range(2):
+    loss = (t @ y).sum()
+    loss.backward()
+"""
+
+
+@pytest.fixture
+def shell() -> Iterator[Any]:
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("load_ext", "graphviz_autograd")
+    yield sh
+    sh.user_ns.pop("_autograd", None)
+    InteractiveShell.clear_instance()
+
+
+def test_autograd_records_the_cell_with_names_and_lines(shell: Any,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    shell.run_cell_magic("autograd", "", CELL)
+    rec = shell.user_ns["_autograd"]
+    assert [s.kind for s in rec.snapshots] == ["before_backward", "after_backward",
+                                               "before_backward", "backward_failed"]
+    y = rec.snapshots[2].nodes_labelled("y")[0]
+    assert y.name == "MvBackward0"
+    # line numbers as the cell shows them (the %%autograd line is line 1)
+    assert y.source is not None and y.source["code"] == "y = t @ a" and y.source["line"] == 5
+    assert shell.user_ns["torch"].__name__ == "graphviz_autograd.torch"
+    out = capsys.readouterr()
+    assert "Trying to backward through the graph a second time" in out.out + out.err
+
+
+def test_options_last_and_engine(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_cell_magic("autograd", "--last 2", CELL)
+    assert len(shell.user_ns["_autograd"].snapshots) == 2
+    shell.run_cell_magic("autograd", "--engine torch", CELL)
+    assert "not available" in capsys.readouterr().out
+    shell.run_cell_magic("autograd", "", "x = 1 + 1")
+    assert "nothing was recorded" in capsys.readouterr().out
+    with pytest.raises(Exception, match="invalid choice"):
+        shell.run_cell_magic("autograd", "--engine jax", CELL)
+
+
+def test_real_torch_imported_before_is_the_engine_inside_the_cell(shell: Any) -> None:
+    fake = types.ModuleType("torch")      # bound to `torch`, as `import torch` would bind it
+    shell.user_ns["torch"] = fake
+    shell.run_cell_magic("autograd", "", "x = torch.ones(2, requires_grad=True)\n"
+                                          "(x * x).sum().backward()")
+    assert len(shell.user_ns["_autograd"].snapshots) == 2
+    assert shell.user_ns["torch"] is fake                   # given back after the cell
