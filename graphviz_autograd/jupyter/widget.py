@@ -61,11 +61,12 @@ class Stepper(W.VBox):
         self.show_saved = W.Checkbox(value=True, description="saved buffers", indent=False)
         self.show_ghosts = W.Checkbox(value=True, description="ghosts", indent=False)
         self.show_shapes = W.Checkbox(value=True, description="shapes", indent=False)
+        self.fit = W.Checkbox(value=True, description="fit to width", indent=False)
         self.caption = W.HTML()
         self.view = W.HTML()
         self.details = W.HTML()
         for name in ("play", "slider", "prev", "next", "step_play", "step", "step_prev",
-                     "step_next", "show_saved", "show_ghosts", "show_shapes", "caption", "view",
+                     "step_next", "show_saved", "show_ghosts", "show_shapes", "fit", "caption", "view",
                      "details"):
             getattr(self, name).add_class(f"gva-{name.replace('_', '-')}")
         self.prev.on_click(lambda _: self._move(self.slider, -1))
@@ -74,12 +75,12 @@ class Stepper(W.VBox):
         self.step_next.on_click(lambda _: self._move(self.step, +1))
         self.slider.observe(self._on_snapshot, "value")
         self.step.observe(lambda _: self._show(), "value")
-        for box in (self.show_saved, self.show_ghosts, self.show_shapes):
+        for box in (self.show_saved, self.show_ghosts, self.show_shapes, self.fit):
             box.observe(lambda _: self._show(), "value")
         super().__init__([
             W.HBox([self.play, self.prev, self.slider, self.next]),
             W.HBox([self.step_play, self.step_prev, self.step, self.step_next]),
-            W.HBox([self.show_saved, self.show_ghosts, self.show_shapes]),
+            W.HBox([self.show_saved, self.show_ghosts, self.show_shapes, self.fit]),
             self.caption,
             W.HBox([self.view, self.details]),
         ])
@@ -92,7 +93,7 @@ class Stepper(W.VBox):
     @property
     def options(self) -> Options:
         return Options(saved=self.show_saved.value, ghosts=self.show_ghosts.value,
-                       shapes=self.show_shapes.value)
+                       shapes=self.show_shapes.value, fit=self.fit.value)
 
     def backward_of(self, position: int) -> int | None:
         """The backward whose steps the snapshot at ``position`` replays, if any."""

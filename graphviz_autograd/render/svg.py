@@ -53,6 +53,7 @@ class Options:
     ghosts: bool = True
     shapes: bool = True
     legend: bool = True
+    fit: bool = False              # scale to the width of the page (else: natural size)
 
 
 DEFAULT_OPTIONS = Options()
@@ -167,8 +168,9 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
     if cache is None:
         cache = {}
     width, height, header = size_of(geom, options)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}pt" '
-             f'height="{height:.0f}pt" viewBox="0 0 {width:.1f} {height:.1f}" '
+    size = ('width="100%"' if options.fit else f'width="{width:.0f}pt" height="{height:.0f}pt"')
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" {size} '
+             f'viewBox="0 0 {width:.1f} {height:.1f}" '
              f'font-family="{theme.SVG_FONT}" class="graphviz-autograd">',
              f"<title>{escape(scene.title)}</title>", f"<style>{_STYLESHEET}</style>",
              f'<rect width="{width:.1f}" height="{height:.1f}" fill="white"/>',
