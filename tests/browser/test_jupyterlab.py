@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from render._support import NEEDS_DOT
 
 pytestmark = [*NEEDS_DOT, pytest.mark.browser]
