@@ -66,8 +66,8 @@ class Stepper(W.VBox):
         self.view = W.HTML()
         self.details = W.HTML()
         for name in ("play", "slider", "prev", "next", "step_play", "step", "step_prev",
-                     "step_next", "show_saved", "show_ghosts", "show_shapes", "fit", "caption", "view",
-                     "details"):
+                     "step_next", "show_saved", "show_ghosts", "show_shapes", "fit", "caption",
+                     "view", "details"):
             getattr(self, name).add_class(f"gva-{name.replace('_', '-')}")
         self.prev.on_click(lambda _: self._move(self.slider, -1))
         self.next.on_click(lambda _: self._move(self.slider, +1))
