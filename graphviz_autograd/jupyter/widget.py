@@ -43,6 +43,7 @@ class Stepper(W.VBox):
         self.recording = recording
         self.canvas = layout or Layout.of(recording)
         self._diagnoses = by_snapshot(recording)
+        self._details_cache: dict[tuple[int, tuple[str, ...]], str] = {}
         last = max(len(self.canvas.snapshots) - 1, 0)
         self.play = W.Play(value=0, min=0, max=last, interval=interval,
                            description="play", show_repeat=False)
@@ -139,6 +140,12 @@ class Stepper(W.VBox):
         self.details.value = self._details(i, scene.notes)
 
     def _details(self, i: int, notes: list[str]) -> str:
+        key = (i, tuple(notes))
+        if key not in self._details_cache:
+            self._details_cache[key] = self._make_details(i, notes)
+        return self._details_cache[key]
+
+    def _make_details(self, i: int, notes: list[str]) -> str:
         snaps = self.canvas.snapshots
         snap = snaps[i]
         parts = ["<h4>What this picture shows</h4>",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["Layout"]
 
 _PAD_X, _PAD_Y = 8.0, 4.5        # points between a box's border and its text
+_KEEP_PICTURES = 16              # snapshot pictures kept drawn, most recent first
 
 
 class Layout:
@@ -54,6 +55,7 @@ class Layout:
         self.geometry = self._lay_out()
         self._cache: dict[tuple[object, ...], Any] = {}
         self._steps: dict[int, tuple[int, dict[str, Box], Scene, int]] = {}
+        self._pictures: dict[tuple[int, Options], str] = {}
 
     @classmethod
     def of(cls, recording: Recording, *, budget: int = DEFAULT_BUDGET) -> Layout:
@@ -187,7 +189,15 @@ class Layout:
 
     def svg(self, snapshot: int | Snapshot, options: Options = DEFAULT_OPTIONS) -> str:
         """The SVG of a snapshot (by ``index`` or itself) on the fixed layout."""
-        return draw(self.geometry, self.scenes[self.index_of(snapshot)], options, self._cache)
+        key = (self.index_of(snapshot), options)
+        text = self._pictures.pop(key, None)
+        if text is None:
+            text = draw(self.geometry, self.scenes[key[0]], options, self._cache)
+        # NB: the last pictures drawn stay ready (going back and forth costs nothing)
+        self._pictures[key] = text
+        while len(self._pictures) > _KEEP_PICTURES:
+            del self._pictures[next(iter(self._pictures))]
+        return text
 
     def step_svg(self, backward: int, step: int, options: Options = DEFAULT_OPTIONS) -> str:
         """The SVG of backward ``backward`` running its step ``step`` (0-based)."""
