@@ -54,8 +54,9 @@ def best(f: Callable[[], Any], repeats: int) -> float:
 
 def torchviz_times(layers: int, repeats: int) -> tuple[str, str]:
     try:
-        import torch
         from torchviz import make_dot
+
+        import torch
     except ImportError:
         return "not installed", "not installed"
     torch.manual_seed(0)
