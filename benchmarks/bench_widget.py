@@ -68,8 +68,9 @@ def table(rows: list[dict[str, Any]], command: str) -> str:
                      f"{r['visit'] * 1e3:.1f} | {r['revisit'] * 1e3:.2f} | "
                      f"{r['step'] * 1e3:.2f} | {r['step_max'] * 1e3:.1f} |")
     lines += ["", "Backward steps: the first "
-              f"{rows[-1]['steps']} steps of the backward; a revisit reuses the picture's text "
-              "(boxes and links drawn before are not drawn again).", "",
+              f"{rows[-1]['steps']} steps of the backward (the worst is the first step, which "
+              "builds the backward's base picture). The widget draws the first 16 snapshots when "
+              "it is made (part of the first render); a revisit is a lookup.", "",
               f"- command: `{command}`",
               f"- Python {platform.python_version()}, {platform.processor() or platform.machine()}"
               f", date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC", END]

@@ -88,6 +88,8 @@ class Stepper(W.VBox):
         self.add_class("gva-stepper")
         self.view.layout = W.Layout(flex="3 1 0", overflow="auto")
         self.details.layout = W.Layout(flex="1 1 0", min_width="18rem")
+        # NB: the first snapshots are drawn now, so that stepping through them is a lookup
+        self.canvas.prerender(self.options)
         self._on_snapshot(None)
 
     # -- state ----------------------------------------------------------------------------------

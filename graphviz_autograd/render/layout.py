@@ -199,6 +199,17 @@ class Layout:
             del self._pictures[next(iter(self._pictures))]
         return text
 
+    def prerender(self, options: Options = DEFAULT_OPTIONS, budget: int = 200_000) -> int:
+        """Draw the first snapshots ahead (as many as are kept, until ``budget`` boxes have been
+        drawn), so that stepping to them later costs a lookup. Returns how many were drawn."""
+        drawn = boxes = 0
+        for snap, scene in zip(self.snapshots[:_KEEP_PICTURES], self.scenes):
+            if boxes + len(scene.boxes) > budget and drawn:
+                break
+            self.svg(snap, options)
+            drawn, boxes = drawn + 1, boxes + len(scene.boxes)
+        return drawn
+
     def step_svg(self, backward: int, step: int, options: Options = DEFAULT_OPTIONS) -> str:
         """The SVG of backward ``backward`` running its step ``step`` (0-based)."""
         return draw(self.geometry, self.step_scene(backward, step), options, self._cache)
