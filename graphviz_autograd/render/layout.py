@@ -92,8 +92,7 @@ class Layout:
         # NB: stepping forward changes a few boxes: start from the last step drawn if we can
         memo = self._steps.get(backward)
         if memo is None or memo[0] > step:
-            base = scene_of(self.snapshots[self._position[b.snapshot_before]], fold=self.fold,
-                            steps=True)
+            base = self._step_base(self._position[b.snapshot_before])
             memo = (-1, dict(base.boxes), base, 0)
         done, boxes, base, freed = memo
         boxes = dict(boxes)
@@ -111,6 +110,16 @@ class Layout:
         return Scene(f"#{snap.index} backward #{backward}: step {step + 1} of {total} "
                      f"({what} {name})", notes, boxes, base.links,
                      {"kind": "step", "backward": backward, "step": step})
+
+    def _step_base(self, position: int) -> Scene:
+        """The snapshot's scene without its prediction marks and ghosts: where the step views
+        start. Its boxes are the snapshot's own objects, so their pictures are reused."""
+        scene = self.scenes[position]
+        unmarked: dict[str, Box] = scene.state.get("unmarked", {})
+        boxes = {k: unmarked.get(k, b) for k, b in scene.boxes.items() if b.kind != "ghost"}
+        links = {k: v for k, v in scene.links.items() if v.kind != "ghost"}
+        notes = [n for n in scene.notes if not n.startswith("Next backward will fail")]
+        return Scene(scene.title, notes, boxes, links, {"kind": "step"})
 
     # -- layout ---------------------------------------------------------------------------------
     def _union(self) -> tuple[dict[str, Box], dict[str, Link]]:

@@ -102,19 +102,20 @@ def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
     boxes: dict[str, Box] = {}
     links: dict[str, Link] = {}
     groups: dict[str, list[NodeInfo]] = {}
+    unmarked: dict[str, Box] = {}          # the boxes marked "fails"/"failed", as they were
     present = {n.id for n in snap.nodes}
     for node in snap.nodes:
         group = fold.get(node.id)
         if group is not None:
             groups.setdefault(group, []).append(node)
             continue
-        boxes[node.id] = _node_box(node, tensors_by_fn, tensors, pred, failed_at)
+        boxes[node.id] = _node_box(node, tensors_by_fn, tensors, pred, failed_at, unmarked)
         for s in node.saved:
             box = _saved_box(node, s)
             boxes[box.id] = box
             links[f"{box.id}:saved"] = Link(f"{box.id}:saved", box.id, node.id, "saved")
     for group, members in groups.items():
-        boxes[group] = _fold_box(group, members, pred, failed_at)
+        boxes[group] = _fold_box(group, members, pred, failed_at, unmarked)
     for node in snap.nodes:
         head = fold.get(node.id, node.id)
         for k, nxt in enumerate(node.next):
@@ -140,7 +141,8 @@ def scene_of(snap: Snapshot, *, fold: Mapping[str, str] | None = None,
     title = f"#{snap.index} {snap.label}"
     notes = _notes(snap, pred, fold, steps)
     state = {"kind": snap.kind, "backward": snap.backward,
-             "prediction": pred.node if pred else None, "failed_at": failed_at}
+             "prediction": pred.node if pred else None, "failed_at": failed_at,
+             "unmarked": unmarked}
     return Scene(title, notes, boxes, links, state)
 
 
@@ -151,7 +153,7 @@ def restyled(box: Box, style: str, note: str, **lines: str) -> Box:
 
 
 def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping[str, Any],
-              pred: Any, failed_at: str | None) -> Box:
+              pred: Any, failed_at: str | None, unmarked: dict[str, Box]) -> Box:
     lines: dict[str, str] = {}
     tip = [node.name, f"node {node.id}"]
     if _is_leaf(node):
@@ -194,6 +196,8 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
                            else "reused: run by backward " +
                            ", ".join(f"#{b}" for b in node.executed_by))
         tip.append(lines["status"])
+    if failed_at == node.id or (pred is not None and pred.node == node.id):
+        unmarked[node.id] = Box(node.id, style, dict(lines), "\n".join(tip), kind)
     if failed_at == node.id:
         style = "failed"
         lines["alert"] = "✗ this backward failed here"
@@ -217,7 +221,8 @@ def _saved_box(node: NodeInfo, s: SavedInfo) -> Box:
     return Box(f"{node.id}-{s.name}", state, lines, "\n".join(tip), "saved", owner=node.id)
 
 
-def _fold_box(group: str, members: list[NodeInfo], pred: Any, failed_at: str | None) -> Box:
+def _fold_box(group: str, members: list[NodeInfo], pred: Any, failed_at: str | None,
+              unmarked: dict[str, Box]) -> Box:
     names = Counter(n.name for n in members)
     sources = Counter((n.source["line"], n.source.get("code") or "")
                       for n in members if n.source)
@@ -232,13 +237,15 @@ def _fold_box(group: str, members: list[NodeInfo], pred: Any, failed_at: str | N
                        if states else "no saved buffers")
     style = "fold"
     ids = {n.id for n in members}
+    tip = [f"{len(members):,} nodes folded to keep the picture readable"]
+    tip += [f"{name} ×{c:,}" for name, c in names.most_common()]
+    tip += [f"line {line} ×{c:,}: {code}" for (line, code), c in sources.most_common(5)]
+    if failed_at in ids or (pred is not None and pred.node in ids):
+        unmarked[group] = Box(group, style, dict(lines), "\n".join(tip), "fold")
     if failed_at in ids:
         style, lines["alert"] = "failed", "✗ this backward failed inside"
     elif pred is not None and pred.node in ids:
         style, lines["alert"] = "fails", "✗ next backward fails inside"
-    tip = [f"{len(members):,} nodes folded to keep the picture readable"]
-    tip += [f"{name} ×{c:,}" for name, c in names.most_common()]
-    tip += [f"line {line} ×{c:,}: {code}" for (line, code), c in sources.most_common(5)]
     return Box(group, style, lines, "\n".join(tip), "fold")
 
 
