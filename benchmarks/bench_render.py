@@ -54,9 +54,8 @@ def best(f: Callable[[], Any], repeats: int) -> float:
 
 def torchviz_times(layers: int, repeats: int) -> tuple[str, str]:
     try:
-        from torchviz import make_dot
-
         import torch
+        from torchviz import make_dot
     except ImportError:
         return "not installed", "not installed"
     torch.manual_seed(0)
