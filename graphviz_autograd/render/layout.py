@@ -117,7 +117,9 @@ class Layout:
         scene = self.scenes[position]
         unmarked: dict[str, Box] = scene.state.get("unmarked", {})
         boxes = {k: unmarked.get(k, b) for k, b in scene.boxes.items() if b.kind != "ghost"}
-        links = {k: v for k, v in scene.links.items() if v.kind != "ghost"}
+        links = scene.links
+        if any(v.kind == "ghost" for v in links.values()):
+            links = {k: v for k, v in links.items() if v.kind != "ghost"}
         notes = [n for n in scene.notes if not n.startswith("Next backward will fail")]
         return Scene(scene.title, notes, boxes, links, {"kind": "step"})
 

@@ -22,6 +22,7 @@ MARGIN = 12.0
 _LEGEND_ROW = 20.0
 _LEGEND_SAMPLE = (30.0, 14.0)
 _INSET = 3.0
+_LOOKS = 8              # texts kept per box: its looks in the last snapshots and steps drawn
 _DASHES = {"solid": "none", "dashed": "5,3", "dotted": "1.5,2.5"}
 _SPECIAL = re.compile(r"[&<>\"']")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
@@ -205,20 +206,27 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         parts.append(block)
     # NB: a box drawn before (the same object, or an equal one) reuses its text: a step view
     # shares all but a few boxes with the one before it
-    drawn_boxes: dict[str, tuple[Box, str]] = cache.setdefault(("boxes", options.shapes), {})
+    # per box id: the box drawn last, its text, and the texts of its last few looks
+    drawn_boxes: dict[str, tuple[Box, str, dict[tuple[object, ...], str]]] = \
+        cache.setdefault(("boxes", options.shapes), {})
     skip = {"saved"} if not options.saved else set()
     if not options.ghosts:
         skip.add("ghost")
     for box in scene.boxes.values():
-        entry = drawn_boxes.get(box.id)
-        if entry is not None and (entry[0] is box or entry[0] == box):
-            if box.kind not in skip:
-                parts.append(entry[1])
-            continue
         if box.kind in skip or box.id not in geom.boxes:
             continue
-        text = _box(box, geom.boxes[box.id], options.shapes, cache)
-        drawn_boxes[box.id] = (box, text)
+        entry = drawn_boxes.get(box.id)
+        if entry is not None and entry[0] is box:
+            parts.append(entry[1])
+            continue
+        looks = entry[2] if entry is not None else {}
+        key = (box.style, box.tooltip, *box.lines.items())
+        text = looks.get(key)
+        if text is None:
+            text = looks[key] = _box(box, geom.boxes[box.id], options.shapes, cache)
+            if len(looks) > _LOOKS:
+                del looks[next(iter(looks))]
+        drawn_boxes[box.id] = (box, text, looks)
         parts.append(text)
     parts.append("</g>")
     if options.legend:
