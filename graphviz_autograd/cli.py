@@ -19,6 +19,7 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     _output_options(render)
     render.add_argument("--engine", default="native", choices=("native", "torch"),
                         help="native: `import torch` runs on graphviz-autograd's engine "
-                             "(default)")
+                             "(default); torch: the script runs on real PyTorch")
     show = sub.add_parser("show", help="draw a saved recording.json again")
     show.add_argument("recording", help="a recording.json written by `render` or "
                                         "Recording.save()")
@@ -170,17 +171,28 @@ class _Progress:
 def _render(args: argparse.Namespace, script_args: list[str]) -> int:
     from .recording import record
     formats = _formats(args.format)
-    if args.engine == "torch":
-        raise UsageError("--engine torch is not available in this version; "
-                         "use --engine native (the default)")
+    engine = _torch_engine() if args.engine == "torch" else None
     load_script(args.script)                  # a missing or unreadable script: exit 2 now
     folder = _writable_folder(args.output or f"{Path(args.script).stem}-autograd")
     progress = _Progress()
-    with native_torch(), record() as rec:
+    with ExitStack() as stack:
+        if engine is None:
+            stack.enter_context(native_torch())
+        rec = stack.enter_context(record(engine=engine))
         result = run_script(args.script, script_args)
     sys.stdout.flush()
     _write(rec, folder, formats, Path(args.script).name, progress)
     return result.status
+
+
+def _torch_engine() -> Any:
+    """The recorder's adapter for real PyTorch (``--engine torch``)."""
+    try:
+        from .recording.torch_engine import TorchEngine
+    except ImportError:
+        raise UsageError("--engine torch needs PyTorch: pip install 'graphviz-autograd[torch]' "
+                         "(or pip install torch)") from None
+    return TorchEngine()
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -127,3 +127,19 @@ def test_quickstart_demo_renders_seed000_and_says_where(tmp_path: Path) -> None:
     r = cli("render", str(ROOT / "examples" / "seed000_shared_y.py"), cwd=tmp_path)
     assert r.returncode == 1
     assert "open seed000_shared_y-autograd/index.html" in r.stderr
+
+
+@pytest.mark.parametrize("stem", SEEDS)
+def test_render_engine_torch_on_real_pytorch(stem: str, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    native, real = tmp_path / "native", tmp_path / "torch"
+    cli("render", f"examples/{stem}.py", "-o", str(native), "--format", "svg,json")
+    r = cli("render", f"examples/{stem}.py", "--engine", "torch", "-o", str(real),
+            "--format", "svg,json,html")
+    assert r.returncode == 1, r.stderr
+    assert "RuntimeError: Trying to backward through the graph a second time" in r.stderr
+    # the same snapshots, named the same, on real PyTorch
+    assert sorted(p.name for p in real.glob("*.svg")) == sorted(p.name for p in
+                                                                native.glob("*.svg"))
+    kinds = [s["kind"] for s in json.loads((real / "recording.json").read_text())["snapshots"]]
+    assert kinds[-1] == "backward_failed" and (real / "index.html").is_file()

@@ -22,17 +22,14 @@ __all__ = ["AutogradMagics"]
 class AutogradMagics(Magics):
     @magic_arguments()
     @argument("--engine", default="native", choices=("native", "torch"),
-              help="native: `import torch` in the cell is graphviz-autograd's engine")
+              help="native: `import torch` in the cell is graphviz-autograd's engine; "
+                   "torch: real PyTorch")
     @argument("--last", type=int, default=None, metavar="N",
               help="keep and show only the last N snapshots")
     @cell_magic
     def autograd(self, line: str, cell: str) -> None:
         """Record the cell and show the stepper (``--engine native``, ``--last N``)."""
         args = parse_argstring(self.autograd, line)
-        if args.engine == "torch":
-            print("%%autograd: --engine torch is not available in this version; "
-                  "use --engine native (the default)")
-            return
         if args.last is not None and args.last < 1:
             print("%%autograd: --last needs a positive number of snapshots")
             return
@@ -42,27 +39,42 @@ class AutogradMagics(Magics):
         filename = _cell_file(shell, code, cell)
         compiled = compile(code, filename, "exec")
         ns = shell.user_ns
-        # NB: names bound to the real torch modules (imported in an earlier cell) stand for the
-        # engine inside the cell, and are given back afterwards
-        rebound = {name: mod for name, mod in ns.items() if isinstance(mod, ModuleType)
-                   and getattr(mod, "__name__", "") in ALIASES}
-        with native_torch(), record(keep_last=args.last) as rec:
-            for name, mod in rebound.items():
-                ns[name] = sys.modules[mod.__name__]
+        if args.engine == "torch":
             try:
-                exec(compiled, ns)
-            except Exception:
-                # NB: the traceback is shown, and so is everything recorded up to the failure
-                shell.showtraceback()
-            finally:
+                from ..recording.torch_engine import TorchEngine
+            except ImportError:
+                print("%%autograd: --engine torch needs PyTorch (pip install torch)")
+                return
+            with record(engine=TorchEngine(), keep_last=args.last) as rec:
+                _run(shell, compiled, ns)
+            ns["_autograd"] = rec
+        else:
+            # NB: names bound to the real torch modules (imported in an earlier cell) stand for
+            # the engine inside the cell, and are given back afterwards
+            rebound = {name: mod for name, mod in ns.items() if isinstance(mod, ModuleType)
+                       and getattr(mod, "__name__", "") in ALIASES}
+            with native_torch(), record(keep_last=args.last) as rec:
                 for name, mod in rebound.items():
-                    if ns.get(name) is sys.modules[mod.__name__]:
-                        ns[name] = mod
-        ns["_autograd"] = rec
+                    ns[name] = sys.modules[mod.__name__]
+                try:
+                    _run(shell, compiled, ns)
+                finally:
+                    for name, mod in rebound.items():
+                        if ns.get(name) is sys.modules[mod.__name__]:
+                            ns[name] = mod
+            ns["_autograd"] = rec
         if not rec.snapshots:
             print("%%autograd: the cell ran no backward: nothing was recorded.")
             return
         display(rec.widget())
+
+
+def _run(shell: Any, compiled: Any, ns: dict[str, Any]) -> None:
+    try:
+        exec(compiled, ns)
+    except Exception:
+        # NB: the traceback is shown, and so is everything recorded up to the failure
+        shell.showtraceback()
 
 
 def _cell_file(shell: Any, code: str, raw: str) -> str:

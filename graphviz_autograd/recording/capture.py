@@ -102,8 +102,6 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             dead.append(uid)
         else:
             starts.append(n)
-    for uid in dead:
-        del rec._meta[uid]
     node_labels: dict[int, list[str]] = {}
     tensors = []
     for t, names in named.values():
@@ -127,6 +125,11 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 
     walked = E.walk(starts, rec._static, lambda n, uid: _static(rec, n, uid))
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
+    for uid in dead:
+        # NB: a node with no way back of its own (an engine whose nodes take no weak
+        # references) is still alive if the walk reached it
+        if uid not in states:
+            del rec._meta[uid]
     known = {t[0] for t in tensors}
     for vid, var in leaves.items():
         if vid not in known and var is not None:

@@ -10,16 +10,24 @@ from collections.abc import Callable, Iterator
 from types import FrameType, ModuleType
 from typing import Any
 
-__all__ = ["PACKAGE_DIR", "user_frames", "where", "code_at", "find_names"]
+__all__ = ["PACKAGE_DIR", "user_frames", "where", "code_at", "find_names", "add_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_INTERNAL = (PACKAGE_DIR, "<frozen ", os.path.dirname(os.__file__) + os.sep + "contextlib.py")
+_INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
+                             os.path.dirname(os.__file__) + os.sep + "contextlib.py")
 _MAX_ITEMS = 256          # how far into a list or dict the name search looks
 _CO_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's frame (f_locals is a copy)
 
 
 def _internal(filename: str) -> bool:
     return filename.startswith(_INTERNAL)
+
+
+def add_internal(prefix: str) -> None:
+    """Treat the files under ``prefix`` as library code, not the user's (e.g. torch's own)."""
+    global _INTERNAL
+    if prefix not in _INTERNAL:
+        _INTERNAL = (*_INTERNAL, prefix)
 
 
 def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:

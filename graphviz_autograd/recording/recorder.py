@@ -105,6 +105,8 @@ class Recording:
         }
         self._active = False
         self._uid: Any = getattr(self.engine, "node_uid", None)
+        # NB: an engine whose nodes take no weak references says how to find them again
+        self._ref: Any = getattr(self.engine, "node_ref", None)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> Recording:
@@ -126,7 +128,8 @@ class Recording:
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any) -> None:
         # NB: the hot path while recording: once per op; the name is read later, if needed
-        self._meta[self._uid(node)] = _Meta(weakref.ref(node), "",
+        ref = self._ref(node, tensor) if self._ref is not None else weakref.ref(node)
+        self._meta[self._uid(node)] = _Meta(ref, "",
                                             frames.where(3) if self.sources else None,
                                             self._n_backwards)
 

@@ -55,8 +55,6 @@ def test_autograd_records_the_cell_with_names_and_lines(shell: Any,
 def test_options_last_and_engine(shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
     shell.run_cell_magic("autograd", "--last 2", CELL)
     assert len(shell.user_ns["_autograd"].snapshots) == 2
-    shell.run_cell_magic("autograd", "--engine torch", CELL)
-    assert "not available" in capsys.readouterr().out
     shell.run_cell_magic("autograd", "", "x = 1 + 1")
     assert "nothing was recorded" in capsys.readouterr().out
     with pytest.raises(Exception, match="invalid choice"):
@@ -70,3 +68,15 @@ def test_real_torch_imported_before_is_the_engine_inside_the_cell(shell: Any) ->
                                           "(x * x).sum().backward()")
     assert len(shell.user_ns["_autograd"].snapshots) == 2
     assert shell.user_ns["torch"] is fake                   # given back after the cell
+
+
+def test_engine_torch_records_real_pytorch(shell: Any) -> None:
+    pytest.importorskip("torch")
+    shell.run_cell_magic("autograd", "--engine torch", CELL)
+    rec = shell.user_ns["_autograd"]
+    assert rec.engine.name == "torch"
+    assert [s.kind for s in rec.snapshots][-1] == "backward_failed"
+    y = rec.snapshots[2].nodes_labelled("y")[0]
+    assert y.name == "MvBackward0" and y.source is not None and y.source["line"] == 5
+    import torch
+    assert shell.user_ns["torch"] is torch          # real torch in the cell

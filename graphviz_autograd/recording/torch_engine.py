@@ -1,0 +1,419 @@
+"""The recorder's view of real PyTorch: the same events and graph facts as the native engine's,
+read through PyTorch's public mechanisms, without changing what the program does.
+
+- Ops are seen as they run through a ``TorchFunctionMode``: a new ``grad_fn`` is a node created
+  (with the user's line), an in-place op a tensor modified. ``Tensor.backward``,
+  ``torch.autograd.backward`` and ``torch.autograd.grad`` pass through it too: a backward starts.
+- During a backward, node pre- and post-hooks (removed when it ends) say which node runs, with
+  which gradient, and when its saved tensors are released.
+- A node's saved tensors are its ``_raw_saved_*`` slots. Their state is read by unpacking
+  ``_saved_*``: PyTorch raises when a buffer was freed or modified in place, and those errors are
+  caught here, never let out.
+- Ids: a node's is kept in its ``metadata`` dict (PyTorch keeps it for the node's life; nodes
+  cannot be weakly referenced); a tensor's in a table of weak references. Nothing here keeps a
+  tensor or a node alive, and no ``retain_graph`` is added.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from . import frames
+
+__all__ = ["TorchEngine"]
+
+_KEY = "graphviz_autograd.uid"
+_FREED = "Trying to backward through the graph a second time"
+_MODIFIED = re.compile(r"is at version (\d+); expected version (\d+) instead")
+_BACKWARDS = {torch.Tensor.backward: "backward", torch.autograd.backward: "backward",
+              torch.autograd.grad: "grad"}
+
+
+@dataclass
+class _Info:
+    """What the recorder is told of a backward about to run."""
+
+    roots: list[Any]
+    api: str
+    retain_graph: bool
+    create_graph: bool
+
+
+@dataclass
+class _Released:
+    nbytes: int
+
+
+class _Counter:
+    """Stands for a storage's version counter (tensors sharing a storage share one)."""
+
+    __slots__ = ("key", "__weakref__")
+
+    def __init__(self, key: int) -> None:
+        self.key = key
+
+
+class _Mode(TorchFunctionMode):
+    def __init__(self, engine: TorchEngine) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+                           ) -> Any:
+        kwargs = kwargs or {}
+        api = _BACKWARDS.get(func)
+        if api is not None:
+            return self.engine._backward(func, api, args, kwargs)
+        out = func(*args, **kwargs)
+        if self.engine._listeners and torch.is_grad_enabled():
+            self.engine._after_op(func, args, kwargs, out)
+        return out
+
+
+class TorchEngine:
+    """The recorder's adapter for real ``torch`` tensors (``record(engine=TorchEngine())``)."""
+
+    name = "torch"
+    tensor_types = (torch.Tensor,)
+
+    def __init__(self) -> None:
+        self._listeners: list[Callable[..., None]] = []
+        self._mode: _Mode | None = None
+        self._next_uid = 0
+        self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
+        self._counters: dict[int, _Counter] = {}
+        self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
+        self._slot_counters: dict[int, tuple[_Counter | None, ...]] = {}
+        self._names: dict[type, tuple[str, ...]] = {}
+        frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+
+    # -- events -------------------------------------------------------------------------------
+    def subscribe(self, fn: Callable[..., None]) -> None:
+        self._listeners.append(fn)
+        if self._mode is None:
+            self._mode = _Mode(self)
+            self._mode.__enter__()
+
+    def unsubscribe(self, fn: Callable[..., None]) -> None:
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+        if not self._listeners and self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+
+    def _emit(self, event: str, *args: Any) -> None:
+        for fn in list(self._listeners):
+            fn(event, *args)
+
+    def _after_op(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        for t in outs:
+            if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+                self._new_nodes(t.grad_fn, t)
+        name = getattr(func, "__name__", "")
+        if (name.endswith("_") and not name.endswith("__")) or "out" in kwargs:
+            target = kwargs.get("out", args[0] if args else None)
+            if isinstance(target, torch.Tensor):
+                self._emit("tensor_modified", target, target.grad_fn)
+
+    def _new_nodes(self, node: Any, tensor: Any) -> None:
+        """Give ids to the nodes an op made (a composite op makes several) and report them."""
+        stack, made = [(node, tensor)], []
+        while stack:
+            n, t = stack.pop()
+            if n is None or _KEY in n.metadata:
+                continue
+            self.node_uid(n)
+            self._read_slots(n)
+            if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
+                made.append((n, t))
+            stack.extend((m, None) for m, _ in n.next_functions)
+        for n, t in reversed(made):
+            self._emit("node_created", n, t)
+
+    def node_ref(self, node: Any, tensor: Any) -> Callable[[], Any]:
+        """A weak way back to a node (nodes take no weak references): through its tensor."""
+        if tensor is None:
+            return lambda: None
+        ref = weakref.ref(tensor)
+
+        def get() -> Any:
+            t = ref()
+            return t.grad_fn if t is not None else None
+        return get
+
+    def _backward(self, func: Any, api: str, args: Any, kwargs: Any) -> Any:
+        if not self._listeners:
+            return func(*args, **kwargs)
+        roots = _roots(args, kwargs, api)
+        retain = kwargs.get("retain_graph")
+        create = bool(kwargs.get("create_graph", False))
+        if retain is None:
+            retain = create
+        info = _Info(roots, api, bool(retain), create)
+        self._emit("backward_started", info)
+        running: list[Any] = []
+        handles = []
+        nodes = self._reachable(roots)
+        for node in nodes:
+            handles.append(node.register_prehook(self._pre_hook(node, running)))
+            handles.append(node.register_hook(self._post_hook(node, running, info)))
+        leaves = [n.variable for n in nodes if getattr(n, "variable", None) is not None]
+        try:
+            out = func(*args, **kwargs)
+        except BaseException as e:
+            self._emit("backward_failed", info, running[-1] if running else None, e)
+            raise
+        finally:
+            for h in handles:
+                h.remove()
+        if create:
+            # NB: the gradients' own graph was built inside the backward, out of our sight
+            made = list(out) if isinstance(out, (tuple, list)) else []
+            made += [v.grad for v in leaves if v.grad is not None]
+            for g in made:
+                if isinstance(g, torch.Tensor) and g.grad_fn is not None:
+                    self._new_nodes(g.grad_fn, g)
+        self._emit("backward_finished", info)
+        return out
+
+    def _pre_hook(self, node: Any, running: list[Any]) -> Callable[..., None]:
+        def hook(grad_outputs: Any) -> None:
+            running.append(node)
+            grad = next((g for g in grad_outputs if g is not None), None)
+            self._emit("node_executed", node, grad)
+            var = getattr(node, "variable", None)
+            if var is not None and grad is not None:
+                self._emit("grad_accumulated", var, grad)
+        return hook
+
+    def _post_hook(self, node: Any, running: list[Any], info: _Info) -> Callable[..., None]:
+        def hook(grad_inputs: Any, grad_outputs: Any) -> None:
+            if running and running[-1] is node:
+                running.pop()
+            if not info.retain_graph:
+                for name, _shape, _dtype, nbytes in self.slots(node):
+                    self._emit("buffer_released", node, name, _Released(nbytes))
+        return hook
+
+    def _reachable(self, roots: list[Any]) -> list[Any]:
+        seen: set[int] = set()
+        out = []
+        stack = [t.grad_fn for t in roots if isinstance(t, torch.Tensor)]
+        while stack:
+            n = stack.pop()
+            if n is None:
+                continue
+            uid = self.node_uid(n)
+            if uid in seen:
+                continue
+            seen.add(uid)
+            out.append(n)
+            stack.extend(m for m, _ in n.next_functions)
+        return out
+
+    # -- tensors ------------------------------------------------------------------------------
+    @staticmethod
+    def is_tensor(x: Any) -> bool:
+        return isinstance(x, torch.Tensor)
+
+    @staticmethod
+    def is_module(x: Any) -> bool:
+        return isinstance(x, torch.nn.Module)
+
+    @staticmethod
+    def is_node(x: Any) -> bool:
+        return hasattr(x, "next_functions") and hasattr(x, "metadata")
+
+    def tensor_uid(self, t: torch.Tensor) -> int:
+        entry = self._tensor_uids.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        self._next_uid += 1
+        key = id(t)
+        table = self._tensor_uids
+
+        def gone(_ref: Any, key: int = key) -> None:
+            if key in table and table[key][0]() is None:
+                del table[key]
+        self._tensor_uids[key] = (weakref.ref(t, gone), self._next_uid)
+        return self._next_uid
+
+    @staticmethod
+    def grad_fn(t: torch.Tensor) -> Any:
+        return t.grad_fn
+
+    @staticmethod
+    def accumulator(t: torch.Tensor) -> Any:
+        return None          # NB: asking PyTorch for it would make one; the walk finds it
+
+    def counter(self, t: torch.Tensor) -> _Counter:
+        try:
+            key = t.untyped_storage().data_ptr()
+        except RuntimeError:
+            key = id(t)
+        c = self._counters.get(key)
+        if c is None:
+            c = self._counters[key] = _Counter(key)
+        return c
+
+    @staticmethod
+    def is_parameter(t: torch.Tensor) -> bool:
+        return isinstance(t, torch.nn.Parameter)
+
+    @staticmethod
+    def version(t: torch.Tensor) -> int:
+        return int(t._version)
+
+    @staticmethod
+    def describe(t: torch.Tensor) -> dict[str, Any]:
+        # NB: reading .grad of a non-leaf warns; only leaves (and retain_grad) have one
+        g = t.grad if t.grad_fn is None or t.retains_grad else None
+        return {"shape": list(t.shape), "dtype": str(t.dtype), "requires_grad": t.requires_grad,
+                "is_leaf": t.grad_fn is None,
+                "grad": {"shape": list(g.shape)} if g is not None else None,
+                "version": int(t._version)}
+
+    # -- nodes --------------------------------------------------------------------------------
+    def node_uid(self, n: Any) -> int:
+        uid = n.metadata.get(_KEY)
+        if uid is None:
+            self._next_uid += 1
+            uid = n.metadata[_KEY] = self._next_uid
+        return int(uid)
+
+    @staticmethod
+    def seq(n: Any) -> int:
+        s = int(n._sequence_nr())
+        return -1 if s >= 1 << 63 else s     # AccumulateGrad: runs as soon as it is ready
+
+    @staticmethod
+    def node_name(n: Any) -> str:
+        return str(n.name())
+
+    @staticmethod
+    def next_nodes(n: Any) -> list[Any]:
+        return [m for m, _ in n.next_functions]
+
+    def next_uids(self, n: Any) -> tuple[int | None, ...]:
+        return tuple(self.node_uid(m) if m is not None else None for m, _ in n.next_functions)
+
+    @staticmethod
+    def variable(n: Any) -> Any:
+        return getattr(n, "variable", None)
+
+    def _slot_names(self, n: Any) -> tuple[str, ...]:
+        names = self._names.get(type(n))
+        if names is None:
+            names = self._names[type(n)] = tuple(
+                k[len("_raw_saved_"):] for k in dir(n) if k.startswith("_raw_saved_"))
+        return names
+
+    def _read_slots(self, n: Any) -> None:
+        """Each saved tensor's name, shape, dtype and bytes, read while it is alive."""
+        uid = self.node_uid(n)
+        if uid in self._slots:
+            return
+        slots, counters = [], []
+        for name in self._slot_names(n):
+            try:
+                t = getattr(n, f"_saved_{name}")
+            except RuntimeError:
+                continue
+            ts = t if isinstance(t, (tuple, list)) else (t,)
+            ts = tuple(x for x in ts if isinstance(x, torch.Tensor))
+            if not ts:
+                continue
+            nbytes = sum(_nbytes(x) for x in ts)
+            slots.append((name, tuple(ts[0].shape), ts[0].dtype, nbytes))
+            counters.append(self.counter(ts[0]))
+        self._slots[uid] = tuple(slots)
+        self._slot_counters[uid] = tuple(counters)
+
+    def slots(self, n: Any) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
+        self._read_slots(n)
+        return self._slots[self.node_uid(n)]
+
+    def states(self, n: Any) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
+        uid = self.node_uid(n)
+        slots = self.slots(n)
+        counters = self._slot_counters.get(uid, ())
+        out, mem = [], []
+        for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
+            c = counters[i] if i < len(counters) else None
+            cid = id(c) if c is not None else 0
+            try:
+                t = getattr(n, f"_saved_{name}")
+            except RuntimeError as e:
+                text = str(e)
+                m = _MODIFIED.search(text)
+                if m is not None:
+                    out.append(("modified", int(m.group(2)), int(m.group(1)), cid))
+                    mem.append((c.key if c is not None else 0, nbytes, False))
+                else:
+                    out.append(("freed", 0, 0, cid))
+                    mem.append((0, nbytes, True))
+                continue
+            ts = t if isinstance(t, (tuple, list)) else (t,)
+            first = next((x for x in ts if isinstance(x, torch.Tensor)), None)
+            v = int(first._version) if first is not None else 0
+            out.append(("alive", v, v, cid))
+            key = first.untyped_storage().data_ptr() if first is not None else 0
+            mem.append((key, nbytes, False))
+        return tuple(out), mem
+
+    def walk(self, starts: list[Any], static: dict[int, Any], make_static: Any
+             ) -> tuple[Any, ...]:
+        """Everything reachable from ``starts``, as ``NativeEngine.walk`` gives it."""
+        states: dict[int, tuple[tuple[Any, ...], ...]] = {}
+        leaves: dict[int, Any] = {}
+        alive: dict[int, int] = {}
+        freed = 0
+        stack = list(starts)
+        while stack:
+            n = stack.pop()
+            if n is None:
+                continue
+            uid = self.node_uid(n)
+            if uid in states:
+                continue
+            if uid not in static:
+                static[uid] = make_static(n, uid)
+            st, mem = self.states(n)
+            states[uid] = st
+            for key, nbytes, was_freed in mem:
+                if was_freed:
+                    freed += nbytes
+                else:
+                    alive[key or id(st)] = nbytes
+            var = getattr(n, "variable", None)
+            if var is not None:
+                leaves[self.tensor_uid(var)] = var
+            stack.extend(m for m, _ in n.next_functions if m is not None)
+        return states, set(), leaves, alive, freed
+
+    @staticmethod
+    def dead_end(n: Any) -> bool:
+        return False
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    try:
+        return int(t.untyped_storage().nbytes())
+    except RuntimeError:
+        return int(t.numel() * t.element_size())
+
+
+def _roots(args: Any, kwargs: Any, api: str) -> list[Any]:
+    first = kwargs.get("outputs" if api == "grad" else "tensors", args[0] if args else None)
+    if isinstance(first, torch.Tensor):
+        return [first]
+    return [t for t in (first or ()) if isinstance(t, torch.Tensor)]

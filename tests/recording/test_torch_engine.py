@@ -1,0 +1,168 @@
+"""Real PyTorch graphs: the same program recorded on the native engine and on real torch tells
+the same story (snapshot kinds, nodes, labels, saved-buffer states, shared flags, predictions),
+over the public oracle scenarios and the seed examples; recording changes nothing the program
+sees; a real model renders before and after its backward."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+import warnings
+import weakref
+from types import ModuleType
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from _markers import requires_dot, requires_torch
+from _shared import ORACLE
+
+import graphviz_autograd
+import graphviz_autograd.torch as native
+from graphviz_autograd.recording import Recording
+from graphviz_autograd.runner import run_script
+from graphviz_autograd.torch_alias import native_torch
+
+pytestmark = requires_torch
+torch = pytest.importorskip("torch")
+from graphviz_autograd.recording.torch_engine import TorchEngine  # noqa: E402
+
+from render._support import EXAMPLES, SEEDS  # noqa: E402
+
+if not (ORACLE / "harness.py").is_file():
+    pytest.skip(f"oracle not found at {ORACLE}", allow_module_level=True)
+
+SCENARIOS = sorted(p.stem for p in (ORACLE / "scenarios").glob("*.py"))
+
+
+def _harness() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("oracle_harness_te", ORACLE / "harness.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+H = _harness()
+
+
+def story(rec: Recording) -> list[Any]:
+    """What a recording says, with the engines' own ids left out."""
+    # NB: `torch.autograd.backward([])` passes no tensor, so no torch function mode sees it:
+    # the native engine records that empty backward; on real torch it is invisible
+    empty = {b.snapshot_before for b in rec.backwards if not b.roots} | \
+        {b.snapshot_after for b in rec.backwards if not b.roots}
+    out = []
+    for s in rec.snapshots:
+        if s.index in empty:
+            continue
+        names = {n.id: n.name for n in s.nodes}
+        nodes = sorted((n.name, tuple(sorted(n.labels)),
+                        tuple(sorted((b.name, b.state, b.released_by) for b in n.saved)),
+                        n.shared) for n in s.nodes)
+        p = s.prediction
+        out.append((s.kind, nodes, (p.will_fail, names.get(p.node), p.kind) if p else None))
+    return out
+
+
+def _scenario(name: str, engine: Any) -> Recording:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with graphviz_autograd.record(engine=engine, sources=False) as rec:
+            H.run_scenario(os.fspath(ORACLE / "scenarios" / f"{name}.py"),
+                           native if engine is None else torch)
+    return rec
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_an_oracle_scenario_tells_the_same_story_on_both_engines(name: str) -> None:
+    assert story(_scenario(name, TorchEngine())) == story(_scenario(name, None))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_recording_changes_nothing_the_program_sees(name: str) -> None:
+    path = os.fspath(ORACLE / "scenarios" / f"{name}.py")
+    torch.manual_seed(0)
+    plain = H.run_scenario(path, torch)
+    torch.manual_seed(0)
+    with graphviz_autograd.record(engine=TorchEngine()):
+        recorded = H.run_scenario(path, torch)
+    assert recorded == plain
+
+
+@pytest.mark.parametrize("stem", SEEDS)
+def test_a_seed_example_tells_the_same_story_on_both_engines(stem: str) -> None:
+    script = str(EXAMPLES / f"{stem}.py")
+    with native_torch(), graphviz_autograd.record() as on_native:
+        run_script(script, [])
+    with graphviz_autograd.record(engine=TorchEngine()) as on_torch:
+        run_script(script, [])
+    assert story(on_torch) == story(on_native)
+    assert on_torch.snapshots[-1].kind == "backward_failed"
+    # the same diagnosis, word for word but for the node ids
+    assert [d.summary for d in graphviz_autograd.diagnose(on_torch)] == \
+        [d.summary for d in graphviz_autograd.diagnose(on_native)]
+
+
+def test_the_recorder_keeps_no_torch_graph_alive() -> None:
+    with graphviz_autograd.record(engine=TorchEngine()) as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = (x * x).tanh()
+        loss = y.sum()
+        gone = weakref.ref(y)
+        rec.snapshot("built")
+        del y, loss
+        gc.collect()
+        assert gone() is None
+        after = rec.snapshot("after del")
+    assert after.nodes == [] or all(n.name.endswith("AccumulateGrad") for n in after.nodes)
+    assert rec.snapshots[0].nodes and after.collected
+
+
+def test_a_freed_buffer_is_read_without_an_error_escaping() -> None:
+    with graphviz_autograd.record(engine=TorchEngine()) as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = x.exp()
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()
+        snap = rec.snapshot("after")
+    (node,) = snap.nodes_labelled("y")
+    assert [(s.name, s.state, s.released_by) for s in node.saved] == [("result", "freed", 1)]
+    assert snap.memory["saved_bytes_alive"] == 0 and snap.memory["saved_bytes_freed"] > 0
+
+
+@pytest.mark.parametrize("model", ["cnn", "lstm"])
+@requires_dot
+def test_a_real_model_renders_before_and_after_backward(model: str) -> None:
+    from graphviz_autograd.render import Layout
+    nn = torch.nn
+    torch.manual_seed(0)
+    with graphviz_autograd.record(engine=TorchEngine()) as rec:
+        if model == "cnn":
+            net = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                                nn.Linear(4 * 3 * 3, 10))
+            loss = nn.functional.cross_entropy(net(torch.randn(2, 1, 8, 8)),
+                                               torch.tensor([1, 2]))
+            loss.backward()
+        else:
+            cell = nn.LSTMCell(4, 8)
+            head = nn.Linear(8, 1)
+            h = c = torch.zeros(1, 8)
+            for _ in range(3):
+                h, c = cell(torch.randn(1, 4), (h, c))
+                loss = head(h).pow(2).mean()
+                loss.backward(retain_graph=True)
+    layout = Layout.of(rec)
+    for snap in rec.snapshots:
+        root = ElementTree.fromstring(layout.svg(snap))
+        assert root.tag.endswith("svg")
+    names = {n.name for n in rec.snapshots[0].nodes}
+    assert ("ConvolutionBackward0" in names) if model == "cnn" else ("MulBackward0" in names)
+    assert any(s.state == "freed" for n in rec.snapshots[1].nodes for s in n.saved) \
+        if model == "cnn" else all(s.state == "alive" for n in rec.snapshots[1].nodes
+                                   for s in n.saved)
+
+
+
