@@ -26,9 +26,9 @@ from graphviz_autograd.torch_alias import native_torch
 
 pytestmark = requires_torch
 torch = pytest.importorskip("torch")
-from graphviz_autograd.recording.torch_engine import TorchEngine  # noqa: E402
-
 from render._support import EXAMPLES, SEEDS  # noqa: E402
+
+from graphviz_autograd.recording.torch_engine import TorchEngine  # noqa: E402
 
 if not (ORACLE / "harness.py").is_file():
     pytest.skip(f"oracle not found at {ORACLE}", allow_module_level=True)
