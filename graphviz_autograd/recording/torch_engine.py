@@ -93,6 +93,7 @@ class TorchEngine:
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
         self._slot_counters: dict[int, tuple[_Counter | None, ...]] = {}
         self._names: dict[type, tuple[str, ...]] = {}
+        self._freed: set[int] = set()          # nodes whose saved tensors a backward released
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
     # -- events -------------------------------------------------------------------------------
@@ -200,7 +201,10 @@ class TorchEngine:
             if running and running[-1] is node:
                 running.pop()
             if not info.retain_graph:
-                for name, _shape, _dtype, nbytes in self.slots(node):
+                slots = self.slots(node)
+                if slots:
+                    self._freed.add(self.node_uid(node))
+                for name, _shape, _dtype, nbytes in slots:
                     self._emit("buffer_released", node, name, _Released(nbytes))
         return hook
 
@@ -345,6 +349,9 @@ class TorchEngine:
     def states(self, n: Any) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
         uid = self.node_uid(n)
         slots = self.slots(n)
+        if uid in self._freed:         # NB: freed stays freed: no need to ask PyTorch again
+            return (tuple(("freed", 0, 0, 0) for _ in slots),
+                    [(0, s[3], True) for s in slots])
         counters = self._slot_counters.get(uid, ())
         out, mem = [], []
         for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
