@@ -78,8 +78,8 @@ class Recording:
     def __init__(self, engine: Any = None, names: bool = True, sources: bool = True,
                  keep_last: int | None = None) -> None:
         if engine is None:
-            from .native import NativeEngine
-            engine = NativeEngine()
+            from .engines import default_engine
+            engine = default_engine()
         self.engine = engine
         self.names = names
         self.sources = sources

@@ -84,10 +84,10 @@ class TorchEngine:
     name = "torch"
     tensor_types = (torch.Tensor,)
 
-    def __init__(self) -> None:
+    def __init__(self, uid_base: int = 0) -> None:
         self._listeners: list[Callable[..., None]] = []
         self._mode: _Mode | None = None
-        self._next_uid = 0
+        self._next_uid = uid_base
         self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
         self._counters: dict[int, _Counter] = {}
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}

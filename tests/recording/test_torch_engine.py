@@ -166,3 +166,22 @@ def test_a_real_model_renders_before_and_after_backward(model: str) -> None:
 
 
 
+
+
+def test_record_with_no_engine_given_records_real_torch_too() -> None:
+    # torch is imported (this module did): record() listens to both engines
+    with graphviz_autograd.record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = x.exp()
+        y.sum().backward()
+        a = native.ones(2, requires_grad=True)
+        b = (a * a).sum()
+        b.backward()
+    assert rec.engine.name == "native+torch"
+    assert [s.kind for s in rec.snapshots] == ["before_backward", "after_backward"] * 2
+    (exp,) = rec.snapshots[1].nodes_labelled("y")
+    assert exp.name == "ExpBackward0" and [s.state for s in exp.saved] == ["freed"]
+    (mul,) = [n for n in rec.snapshots[3].nodes if n.name == "MulBackward0"]
+    assert [s.state for s in mul.saved] == ["freed", "freed"]
+    assert len({n.id for s in rec.snapshots for n in s.nodes}) == \
+        len({(n.id, n.name) for s in rec.snapshots for n in s.nodes})   # ids never collide
