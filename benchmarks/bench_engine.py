@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from _report import replace_section
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, for the engine
 
@@ -28,6 +29,7 @@ Params = list[tuple[np.ndarray, np.ndarray]]
 Step = Callable[[], Any]  # one training step; returns the loss computed before the update
 
 SIZES: dict[str, tuple[int, int]] = {"tiny": (8, 16), "large": (64, 256)}  # name -> (batch, width)
+
 LAYERS, LR, SEED = 4, 0.05, 0
 START, END = "<!-- bench_engine:start -->", "<!-- bench_engine:end -->"
 
@@ -214,15 +216,7 @@ def render(
 
 def write_section(path: Path, body: str) -> None:
     """Replace (or append) the bench_engine section of `path`, keeping everything else."""
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    section = f"{START}\n{body}{END}"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    replace_section(path, START, END, f"{START}\n{body}{END}")
 
 
 def main() -> None:

@@ -13,13 +13,14 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _report import machine, now, replace_section
 
 import graphviz_autograd
 import graphviz_autograd.torch as torch
@@ -127,18 +128,9 @@ def table(steps: list[tuple[str, float, float]], snaps: list[tuple[int, int, flo
               f"{(t + d) / max(count, 1) * 1e6:.2f} |" for size, count, t, d in snaps]
     lines += ["", f"- command: `{command}`",
               f"- Python {platform.python_version()}, numpy {np.__version__}, "
-              f"{platform.processor() or platform.machine()}, "
-              f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC", END]
+              f"{machine()}, "
+              f"date: {now()}", END]
     return "\n".join(lines)
-
-
-def write(out: Path, text: str) -> None:
-    old = out.read_text() if out.exists() else "# Benchmarks\n"
-    if START in old and END in old:
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    out.write_text(new)
 
 
 def main() -> None:
@@ -155,7 +147,7 @@ def main() -> None:
     text = table(steps, snaps, command.strip())
     print(text)
     if args.out:
-        write(args.out, text)
+        replace_section(args.out, START, END, text)
 
 
 if __name__ == "__main__":

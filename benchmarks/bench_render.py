@@ -19,9 +19,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from _report import machine, now, replace_section
 
 import graphviz_autograd.torch as gtorch
 from graphviz_autograd import record
@@ -131,18 +132,9 @@ def table(rows: list[dict[str, Any]], command: str) -> str:
     lines += ["", f"- command: `{command}`",
               f"- Python {platform.python_version()}, "
               f"{subprocess.run(['dot', '-V'], capture_output=True, text=True).stderr.strip()}, "
-              f"{platform.processor() or platform.machine()}, "
-              f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC", END]
+              f"{machine()}, "
+              f"date: {now()}", END]
     return "\n".join(lines)
-
-
-def write(out: Path, text: str) -> None:
-    old = out.read_text() if out.exists() else "# Benchmarks\n"
-    if START in old and END in old:
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    out.write_text(new)
 
 
 def main() -> None:
@@ -156,7 +148,7 @@ def main() -> None:
     text = table(rows, command.strip())
     print(text)
     if args.out:
-        write(args.out, text)
+        replace_section(args.out, START, END, text)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,11 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import torch
+from _report import machine, now, replace_section
 from torch import nn
 
 from graphviz_autograd import record
@@ -84,18 +84,9 @@ def table(rows: list[tuple[str, float, float]], command: str) -> str:
               for name, off, on in rows]
     lines += ["", f"- command: `{command}`",
               f"- Python {platform.python_version()}, torch {torch.__version__} (CPU, "
-              f"{torch.get_num_threads()} threads), {platform.processor() or platform.machine()}"
-              f", date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC", END]
+              f"{torch.get_num_threads()} threads), {machine()}"
+              f", date: {now()}", END]
     return "\n".join(lines)
-
-
-def write(out: Path, text: str) -> None:
-    old = out.read_text() if out.exists() else "# Benchmarks\n"
-    if START in old and END in old:
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    out.write_text(new)
 
 
 def main() -> None:
@@ -108,7 +99,7 @@ def main() -> None:
     text = table(rows, command.strip())
     print(text)
     if args.out:
-        write(args.out, text)
+        replace_section(args.out, START, END, text)
 
 
 if __name__ == "__main__":

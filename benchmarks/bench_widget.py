@@ -17,10 +17,10 @@ import shlex
 import statistics
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from _report import machine, now, replace_section
 from bench_render import native_recording
 
 from graphviz_autograd.jupyter.widget import Stepper
@@ -72,18 +72,9 @@ def table(rows: list[dict[str, Any]], command: str) -> str:
               "builds the backward's base picture). The widget draws the first 16 snapshots when "
               "it is made (part of the first render); a revisit is a lookup.", "",
               f"- command: `{command}`",
-              f"- Python {platform.python_version()}, {platform.processor() or platform.machine()}"
-              f", date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC", END]
+              f"- Python {platform.python_version()}, {machine()}"
+              f", date: {now()}", END]
     return "\n".join(lines)
-
-
-def write(out: Path, text: str) -> None:
-    old = out.read_text() if out.exists() else "# Benchmarks\n"
-    if START in old and END in old:
-        new = old[:old.index(START)] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    out.write_text(new)
 
 
 def main() -> None:
@@ -96,7 +87,7 @@ def main() -> None:
     text = table(rows, command.strip())
     print(text)
     if args.out:
-        write(args.out, text)
+        replace_section(args.out, START, END, text)
 
 
 if __name__ == "__main__":

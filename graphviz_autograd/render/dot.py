@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from . import theme
 from .scene import SLOTS, Box, Scene
 
-__all__ = ["quote", "scene_dot", "attrs", "label_of", "GRAPH_ATTRS"]
+__all__ = ["quote", "scene_dot", "attrs", "label_of", "saved_ranks", "GRAPH_ATTRS"]
 
 GRAPH_ATTRS = {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.35", "fontname": theme.FONT,
                "bgcolor": "white"}
@@ -47,7 +47,8 @@ def _box_line(box: Box) -> str:
     return f"  {quote(box.id)} {attrs(a)}"
 
 
-def _saved_ranks(boxes: Iterable[Box]) -> list[str]:
+def saved_ranks(boxes: Iterable[Box]) -> list[str]:
+    """One ``rank=same`` group per node with saved buffers: they sit beside it."""
     groups: dict[str, list[str]] = {}
     for b in boxes:
         if b.owner is not None:
@@ -65,7 +66,7 @@ def scene_dot(scene: Scene, legend: bool = True) -> str:
     out.append(f"  node {attrs(NODE_ATTRS)}")
     out.append(f"  edge {attrs(EDGE_ATTRS)}")
     out += [_box_line(b) for b in scene.boxes.values()]
-    out += _saved_ranks(scene.boxes.values())
+    out += saved_ranks(scene.boxes.values())
     for link in scene.links.values():
         a = {"id": link.id}
         a.update(theme.dot_edge_attrs(link.kind))

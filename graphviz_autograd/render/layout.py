@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import graphviz, theme
-from .dot import EDGE_ATTRS, GRAPH_ATTRS, NODE_ATTRS, attrs, label_of, quote
+from .dot import EDGE_ATTRS, GRAPH_ATTRS, NODE_ATTRS, attrs, label_of, quote, saved_ranks
 from .fold import DEFAULT_BUDGET, plan_fold
 from .scene import SLOTS, Box, Link, Scene, nbytes_text, restyled, scene_of
 from .svg import DEFAULT_OPTIONS, MARGIN, Geometry, Options, draw, legend_at, size_of
@@ -157,12 +157,7 @@ class Layout:
             h = len(lines) * size * theme.LINE_HEIGHT + 2 * _PAD_Y
             out.append(f'  {bid} [id={bid} width="{max(w, 24.0) / 72:.3f}" '
                        f'height="{max(h, 18.0) / 72:.3f}"]')
-        owners: dict[str, list[str]] = {}
-        for box in boxes.values():
-            if box.owner is not None and box.owner in boxes:
-                owners.setdefault(box.owner, [box.owner]).append(box.id)
-        for ids in owners.values():
-            out.append("  {rank=same; " + " ".join(quote(i) + ";" for i in ids) + "}")
+        out += saved_ranks(boxes.values())
         for link in links.values():
             if link.tail in boxes and link.head in boxes:
                 head = "" if theme.EDGES[link.kind][2] else ' arrowhead="none"'
@@ -339,7 +334,7 @@ def _pinned(geom: Geometry, scene: Scene, options: Options) -> str:
                  "height": "0.1944"}
             a.update(theme.dot_node_attrs(key))
             out.append(f"  {quote('legend-' + key)} {attrs(a)}")
-            tw = len(style.legend) * 9.0 * 0.56
+            tw = theme.text_width(style.legend, 9.0)
             out.append(f"  {quote('legend-text-' + key)} "
                        + attrs({"shape": "plaintext", "fontsize": "9", "label": style.legend,
                                 "pos": f"{x0 + 38 + tw / 2:.2f},{height - cy:.2f}!",

@@ -31,14 +31,6 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _name_of(layout: Layout, node: str | None) -> str | None:
-    for snap in layout.snapshots:
-        for n in snap.nodes:
-            if n.id == node:
-                return n.name
-    return None
-
-
 def page(recording: Recording, layout: Layout | None = None, title: str | None = None,
          progress: Callable[[int, int], None] | None = None) -> str:
     """The HTML text of the page (every snapshot drawn on one layout)."""
@@ -57,8 +49,9 @@ def page(recording: Recording, layout: Layout | None = None, title: str | None =
                       "steps_of": steps_of.get(snap.index)})
         if progress is not None:
             progress(i + 1, total)
+    names = {n.id: n.name for snap in layout.snapshots for n in snap.nodes}
     backwards = [{"number": b.number, "failed_at": b.failed_at,
-                  "failed_name": _name_of(layout, b.failed_at),
+                  "failed_name": names.get(b.failed_at or ""),
                   "steps": [{"node": s.node, "name": s.name, "grad_shape": s.grad_shape,
                              "released": [r["name"] for r in s.released]} for s in b.steps]}
                  for b in recording.backwards]

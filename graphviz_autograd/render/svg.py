@@ -83,12 +83,8 @@ def stylesheet() -> str:
 _STYLESHEET = stylesheet()
 
 
-def _text_width(text: str, size: float) -> float:
-    return len(text) * size * 0.56
-
-
 def legend_size() -> tuple[float, float]:
-    w = max(_text_width(theme.STYLES[k].legend, 9.0) for k in theme.LEGEND)
+    w = max(theme.text_width(theme.STYLES[k].legend, 9.0) for k in theme.LEGEND)
     return w + _LEGEND_SAMPLE[0] + 3 * MARGIN, (len(theme.LEGEND) + 1) * _LEGEND_ROW + MARGIN
 
 
