@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from _markers import HAS_TORCH
+from _shared import ORACLE
 
 HERE = Path(__file__).resolve().parent
-ORACLE = HERE.parents[1] / "shared" / "oracle"
 RUNNER = HERE / "_scenario_runner.py"
 SCENARIOS = sorted((HERE / "scenarios").glob("*.py"))
 
