@@ -263,15 +263,28 @@ class Recording:
                 keep.update(r.live)
         self._static = {u: st for u, st in self._static.items() if u in keep}
         self._released = {k: v for k, v in self._released.items() if k[0] in keep}
-        first = min((r.executed_until for r in self._raws if isinstance(r, Raw)), default=0)
-        log = [e for e in self._executed_log if e[0] in keep]
-        # NB: executed_until counts entries of the log; renumber the kept snapshots' marks
-        if first or len(log) != len(self._executed_log):
-            marks = {id(r): r.executed_until for r in self._raws if isinstance(r, Raw)}
-            old = self._executed_log
+        self._compact_log(keep)
+
+    def _compact_log(self, keep: set[int]) -> None:
+        """Keep the log entries the kept snapshots can show: nodes still known, run by a kept
+        backward, or a node's first run (all that reuse needs: run before a root was made). A
+        node that lives across the whole loop (a leaf's accumulator) would otherwise add an
+        entry per step for ever."""
+        oldest = min((b.number for b in self.backwards), default=self._n_backwards + 1)
+        first_run: set[int] = set()
+        old = self._executed_log
+        log: list[tuple[int, int]] = []
+        # NB: executed_until counts entries of the log; kept[i] = entries kept among old[:i]
+        kept = [0] * (len(old) + 1)
+        for i, (uid, k) in enumerate(old):
+            if uid in keep and (k >= oldest or uid not in first_run):
+                log.append((uid, k))
+            first_run.add(uid)
+            kept[i + 1] = len(log)
+        if len(log) != len(old):
             for r in self._raws:
                 if isinstance(r, Raw):
-                    r.executed_until = sum(1 for e in old[:marks[id(r)]] if e[0] in keep)
+                    r.executed_until = kept[r.executed_until]
             self._executed_log = log
 
     # -- persistence ----------------------------------------------------------------------------

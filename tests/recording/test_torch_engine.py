@@ -165,7 +165,36 @@ def test_a_real_model_renders_before_and_after_backward(model: str) -> None:
                                    for s in n.saved)
 
 
+def test_a_long_torch_loop_keeps_the_recording_bounded() -> None:
+    # a leaf's accumulator lives across the whole loop and runs in every backward: its log
+    # entries must not pile up (memory, and the time of forgetting them, grew with each step);
+    # `loss` keeps last step's graph, and with it the accumulators, alive into the next one
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(3, 4)
 
+    def sizes(steps: int) -> tuple[int, int]:
+        with graphviz_autograd.record(engine=TorchEngine(), keep_last=8) as rec:
+            for _ in range(steps):
+                opt.zero_grad()
+                loss = model(x).pow(2).mean()
+                loss.backward()
+                opt.step()
+        return len(rec._executed_log), len(rec._static)
+
+    short, long = sizes(40), sizes(400)
+    assert long[0] <= short[0] + 16 and long[1] <= short[1] + 16, (short, long)
+    with graphviz_autograd.record(engine=TorchEngine(), keep_last=4) as rec:
+        for _ in range(100):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+    last = rec.snapshots[-1]
+    acc = [n for n in last.nodes if n.name.endswith("AccumulateGrad")]
+    assert acc and all(n.executed_by[-1] == 100 for n in acc)
 
 
 def test_record_with_no_engine_given_records_real_torch_too() -> None:
