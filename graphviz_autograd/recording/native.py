@@ -125,7 +125,8 @@ class NativeEngine:
                 for slot in saved.values():
                     if slot is None:
                         continue
-                    for s in (slot if type(slot) is list else (slot,)):
+                    group: Any = slot if type(slot) is list else (slot,)
+                    for s in group:
                         if s is None:
                             continue
                         vc = s.vc
