@@ -59,7 +59,9 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor 
             if o.requires_grad:
                 if o._data.size != 1:
                     raise RuntimeError(msg.NOT_SCALAR)
-                out.append(Tensor._make(np.ones_like(o._data), o._dtype))
+                one = np.empty(o._data.shape, o._data.dtype)
+                one.fill(1)
+                out.append(Tensor._make(one, o._dtype))
             else:
                 out.append(None)
             continue

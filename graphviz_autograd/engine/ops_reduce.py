@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -39,8 +40,13 @@ def _sum_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _mean_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
-    n = int(np.prod(shape, dtype=np.int64))
-    return (D.div_scalar(D.expand(g, size=shape), other=n),)
+    n = math.prod(shape)
+    if D.tensor_mode:
+        return (D.div_scalar(D.expand(g, size=shape), other=n),)
+    # NB: on arrays, every element of expand(g) / n is the one value g / n: fill it in
+    out = np.empty(shape, g.dtype)
+    out.fill(g / n)
+    return (out,)
 
 
 def _mean_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
