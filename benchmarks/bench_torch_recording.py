@@ -3,7 +3,9 @@
 Two loops, each step ``zero_grad(); loss = criterion(model(x), y); loss.backward(); step()``:
 a small MLP (784-128-10, batch 64) and a small conv net (2 conv layers + linear, batch 16,
 1x28x28). *on* records with ``record(engine=TorchEngine(), keep_last=8)``: every op seen, a
-snapshot before and after each backward, each backward's steps. Medians of interleaved rounds.
+snapshot before and after each backward, each backward's steps. *bare mode* runs the loop under a
+``TorchFunctionMode`` that only calls the function: the floor of seeing ops as they run. Medians
+of interleaved rounds.
 
     python benchmarks/bench_torch_recording.py --out docs/benchmarks.md
 """
@@ -23,6 +25,7 @@ from typing import Any
 import torch
 from _report import machine, now, replace_section
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from graphviz_autograd import record
 from graphviz_autograd.recording.torch_engine import TorchEngine
@@ -41,13 +44,21 @@ def convnet() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
             torch.randn(16, 1, 28, 28), torch.randint(0, 10, (16,)))
 
 
-def loop(make: Callable[[], Any], steps: int) -> Callable[[bool], float]:
+class _Bare(TorchFunctionMode):
+    """Sees every op and does nothing else."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+                           ) -> Any:
+        return func(*args, **(kwargs or {}))
+
+
+def loop(make: Callable[[], Any], steps: int) -> Callable[[str], float]:
     torch.manual_seed(0)
     model, x, y = make()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     criterion = nn.CrossEntropyLoss()
 
-    def run(recording: bool) -> float:
+    def run(how: str) -> float:
         def body() -> None:
             for _ in range(steps):
                 opt.zero_grad()
@@ -55,8 +66,11 @@ def loop(make: Callable[[], Any], steps: int) -> Callable[[bool], float]:
                 loss.backward()
                 opt.step()
         t = time.perf_counter()
-        if recording:
+        if how == "on":
             with record(engine=TorchEngine(), keep_last=8):
+                body()
+        elif how == "bare":
+            with _Bare():
                 body()
         else:
             body()
@@ -64,24 +78,31 @@ def loop(make: Callable[[], Any], steps: int) -> Callable[[bool], float]:
     return run
 
 
-def measure(name: str, make: Callable[[], Any], steps: int, rounds: int) -> tuple[str, float,
-                                                                                  float]:
+Row = tuple[str, float, float, float]
+
+
+def measure(name: str, make: Callable[[], Any], steps: int, rounds: int) -> Row:
     run = loop(make, steps)
-    run(False)
-    run(True)
-    off, on = [], []
+    times: dict[str, list[float]] = {"off": [], "bare": [], "on": []}
+    for how in times:
+        run(how)
     for _ in range(rounds):
-        off.append(run(False))
-        on.append(run(True))
-    return name, statistics.median(off), statistics.median(on)
+        for how, samples in times.items():
+            samples.append(run(how))
+    off, bare, on = (statistics.median(times[k]) for k in ("off", "bare", "on"))
+    return name, off, bare, on
 
 
-def table(rows: list[tuple[str, float, float]], command: str) -> str:
+def table(rows: list[Row], command: str) -> str:
     lines = [START, "## Recording overhead on real PyTorch", "",
-             "| training loop | recording off (ms/step) | on (ms/step) | on / off |",
-             "|---|---:|---:|---:|"]
-    lines += [f"| {name} | {off * 1e3:.2f} | {on * 1e3:.2f} | {on / off:.2f}x |"
-              for name, off, on in rows]
+             "*bare mode*: the loop under a `TorchFunctionMode` that only calls each function, "
+             "the floor of seeing ops as they run.", "",
+             "| training loop | recording off (ms/step) | bare mode (ms/step) | on (ms/step) "
+             "| bare / off | on / off |",
+             "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {off * 1e3:.2f} | {bare * 1e3:.2f} | {on * 1e3:.2f} "
+              f"| {bare / off:.2f}x | {on / off:.2f}x |"
+              for name, off, bare, on in rows]
     lines += ["", f"- command: `{command}`",
               f"- Python {platform.python_version()}, torch {torch.__version__} (CPU, "
               f"{torch.get_num_threads()} threads), {machine()}"
