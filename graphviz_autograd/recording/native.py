@@ -10,6 +10,7 @@ from ..engine.autograd import CopySlices
 from ..engine.node import AccumulateGrad, Node
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
+from ..torch.nn.parameter import Parameter
 
 __all__ = ["NativeEngine"]
 
@@ -62,7 +63,6 @@ class NativeEngine:
 
     @staticmethod
     def is_parameter(t: Tensor) -> bool:
-        from ..torch.nn.parameter import Parameter
         return isinstance(t, Parameter)
 
     @staticmethod

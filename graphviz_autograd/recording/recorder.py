@@ -90,7 +90,9 @@ class Recording:
         self._static: dict[int, Static] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
-        self._edits: dict[int, tuple[Any, list[dict[str, Any]]]] = {}   # in-place edits
+        # in-place edits, per version counter: (version, after_backward, source, tensor uid,
+        # parameter?), made into dicts only when a snapshot that shows them is read
+        self._edits: dict[int, tuple[Any, list[tuple[Any, ...]]]] = {}
         self._current: BackwardRecord | None = None
         self._previous_live: set[int] = set()
         self._count = 0
@@ -137,11 +139,12 @@ class Recording:
         E = self.engine
         src = frames.where(3) if self.sources else None
         counter = E.counter(tensor)
-        edit = {"version": E.version(tensor), "after_backward": self._n_backwards,
-                "source": self._source_dict(src), "tensor": f"t{E.tensor_uid(tensor)}",
-                "parameter": E.is_parameter(tensor)}
+        edit = (E.version(tensor), self._n_backwards, src, E.tensor_uid(tensor),
+                E.is_parameter(tensor))
         # NB: keyed by the version counter (shared by views); the counter is kept, a small int
-        entry = self._edits.setdefault(id(counter), (counter, []))
+        entry = self._edits.get(id(counter))
+        if entry is None:
+            entry = self._edits[id(counter)] = (counter, [])
         entry[1].append(edit)
 
     def _backward_started(self, info: Any) -> None:
@@ -169,7 +172,7 @@ class Recording:
         E = self.engine
         uid = E.node_uid(node)
         shape = list(getattr(grad, "shape", ())) if grad is not None else None
-        rec.steps.append(Step(f"n{uid}", E.node_name(node), shape))
+        rec.steps.append(Step(f"n{uid}", E.node_name(node), shape, []))
         self._executed_log.append((uid, rec.number))
 
     def _buffer_released(self, node: Any, name: str, array: Any) -> None:
@@ -179,7 +182,9 @@ class Recording:
         uid = self.engine.node_uid(node)
         self._released[(uid, name)] = rec.number
         nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
-        if rec.steps and rec.steps[-1].node == f"n{uid}":
+        log = self._executed_log
+        # NB: the last node run is the last entry of the log (no id string to build)
+        if rec.steps and log and log[-1][0] == uid:
             rec.steps[-1].released.append({"name": name, "nbytes": nbytes})
 
     def _grad_accumulated(self, tensor: Any, grad: Any) -> None:
@@ -233,7 +238,9 @@ class Recording:
         entry = self._edits.get(counter)
         if entry is None:
             return None
-        return [e for e in entry[1] if e["version"] > saved_at] or None
+        return [{"version": v, "after_backward": after, "source": self._source_dict(src),
+                 "tensor": f"t{tensor}", "parameter": parameter}
+                for v, after, src, tensor, parameter in entry[1] if v > saved_at] or None
 
     def _take(self, kind: str, label: str, rec: BackwardRecord | None,
               error: dict[str, str] | None = None, targets: list[Any] | None = None) -> int:
