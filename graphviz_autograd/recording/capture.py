@@ -26,7 +26,8 @@ __all__ = ["Static", "Raw", "capture", "materialize"]
 class Static:
     """What a node is, for as long as it lives."""
 
-    __slots__ = ("name", "next", "seq", "slots", "variable", "source", "created_by", "recorded")
+    __slots__ = ("name", "next", "seq", "slots", "variable", "source", "created_by", "recorded",
+                 "ids")
 
     def __init__(self, name: str, next: tuple[int | None, ...], seq: int,
                  slots: tuple[tuple[str, tuple[int, ...], Any, int], ...], variable: int | None,
@@ -39,6 +40,7 @@ class Static:
         self.source = source
         self.created_by = created_by
         self.recorded = recorded
+        self.ids: tuple[str, tuple[str | None, ...]] | None = None   # "n<uid>", next ids
 
 
 @dataclass
@@ -190,27 +192,48 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         if uid in live:
             executed.setdefault(uid, []).append(k)
     tensor_labels = {t[0]: t[1] for t in raw.tensors}
-    saved_infos: dict[str, list[SavedInfo]] = {}
-    nodes = []
+    saved_infos: dict[int, list[SavedInfo]] = {}
+    nodes: list[NodeInfo] = []
+    append = nodes.append
+    states, node_labels, source = raw.states, raw.node_labels, rec._source_dict
+    # NB: most nodes are reached from one root: its id list is made once and copied
+    root_names = [f"n{r}" for r in roots]
+    single = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
+                                                                       strict=True))}
+    # NB: the hot loop of reading a snapshot: a few microseconds a node
     for uid in order:
         st = static[uid]
         bits = reach[uid]
-        root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
-        ex = executed.get(uid, [])
-        reused = bool(ex) and st.variable is None and any(
-            static[r].created_by >= k for k in ex for r in root_ids)
-        saved = _saved(rec, uid, st, raw.states[uid])
-        saved_infos[f"n{uid}"] = saved
+        one = single.get(bits)
+        if one is not None:
+            root_ids, names = one[0], list(one[1])
+        else:
+            root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
+            names = [root_names[i] for i in range(len(roots)) if bits >> i & 1]
+        ex = executed.get(uid)
+        if ex is None:
+            ex, reused = [], False
+        else:
+            reused = st.variable is None and any(
+                static[r].created_by >= k for k in ex for r in root_ids)
+        if st.slots:
+            saved = _saved(rec, uid, st, states[uid])
+            saved_infos[uid] = saved
+        else:
+            saved = []
         if st.variable is not None:
             labels = list(tensor_labels.get(st.variable, []))
         else:
-            found = raw.node_labels.get(uid)
+            found = node_labels.get(uid)
             labels = list(dict.fromkeys(found)) if found else []
-        nodes.append(NodeInfo(
-            id=f"n{uid}", name=st.name,
-            next=[f"n{m}" if m is not None else None for m in st.next], saved=saved,
-            labels=labels, source=rec._source_dict(st.source), executed_by=ex,
-            roots=[f"n{r}" for r in root_ids], shared=len(root_ids) > 1 or reused,
+        ids = st.ids
+        if ids is None:
+            ids = st.ids = (f"n{uid}", tuple([f"n{m}" if m is not None else None
+                                              for m in st.next]))
+        append(NodeInfo(
+            id=ids[0], name=st.name, next=list(ids[1]), saved=saved, labels=labels,
+            source=source(st.source) if st.source is not None else None, executed_by=ex,
+            roots=names, shared=len(root_ids) > 1 or reused,
             created_by=st.created_by, recorded=st.recorded,
             variable=f"t{st.variable}" if st.variable is not None else None))
     tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=d["shape"],
@@ -218,11 +241,10 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                           is_leaf=d["is_leaf"], grad_fn=f"n{fn}" if fn is not None else None,
                           grad=d["grad"], version=d["version"])
                for uid, names, d, fn in sorted(raw.tensors, key=lambda t: t[0])]
-    graph = _Graph(static, raw.dead_ends)
-    predictions = [predict(graph, [r], saved_infos) for r in roots]
+    predictions = [predict(static, raw.dead_ends, [r], saved_infos) for r in roots]
     prediction: Prediction | None = None
     if raw.kind == "before_backward" and raw.targets:
-        prediction = predict(graph, raw.targets, saved_infos)
+        prediction = predict(static, raw.dead_ends, raw.targets, saved_infos)
     elif predictions:
         prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
     snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,
@@ -245,30 +267,19 @@ def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], 
     out = []
     for (name, shape, dtype, nbytes), (state, saved_v, v, counter) in zip(st.slots, states,
                                                                           strict=False):
+        text = _DTYPE_TEXT.get(dtype)
+        if text is None:
+            text = _DTYPE_TEXT[dtype] = str(dtype)
+        if state == "alive":
+            out.append(SavedInfo(name, state, list(shape), text, int(nbytes)))
+            continue
         released = rec._released.get((uid, name)) if state == "freed" else None
         versions = [saved_v, v] if state == "modified" else None
         edits = rec._edits_since(counter, saved_v) if state == "modified" else None
-        out.append(SavedInfo(name, state, list(shape), str(dtype), int(nbytes), released,
-                             versions, edits))
+        out.append(SavedInfo(name, state, list(shape), text, int(nbytes), released, versions,
+                             edits))
     return out
 
 
-class _Graph:
-    """The static table seen as a graph, for the dry-run prediction."""
-
-    def __init__(self, static: dict[int, Static], dead_ends: set[int]) -> None:
-        self.static = static
-        self.dead_ends = dead_ends
-
-    def next(self, uid: int) -> tuple[int | None, ...]:
-        st = self.static.get(uid)
-        return st.next if st is not None else ()
-
-    def seq(self, uid: int) -> int:
-        return self.static[uid].seq
-
-    def name(self, uid: int) -> str:
-        return self.static[uid].name
-
-    def dead_end(self, uid: int) -> bool:
-        return uid in self.dead_ends
+# NB: a dtype's text, once per dtype object (the engines' dtypes are few and long-lived)
+_DTYPE_TEXT: dict[Any, str] = {}

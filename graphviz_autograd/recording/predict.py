@@ -11,14 +11,18 @@ from .snapshot import Prediction, SavedInfo
 __all__ = ["predict"]
 
 
-def predict(graph: Any, starts: list[int], saved: dict[str, list[SavedInfo]]) -> Prediction:
-    """Dry-run a backward from the nodes ``starts`` over a snapshot's graph (no live object)."""
+def predict(static: dict[int, Any], dead_ends: set[int], starts: list[int],
+            saved: dict[int, list[SavedInfo]]) -> Prediction:
+    """Dry-run a backward from the nodes ``starts`` over a snapshot's graph (no live object):
+    ``static`` gives each node's name, next nodes and sequence number, ``saved`` its buffers."""
     root = f"n{starts[0]}" if len(starts) == 1 else None
     deps: dict[int, int] = {}
     stack = list(starts)
     while stack:
-        uid = stack.pop()
-        for m in graph.next(uid):
+        st = static.get(stack.pop())
+        if st is None:
+            continue
+        for m in st.next:
             if m is None:
                 continue
             if m in deps:
@@ -26,27 +30,33 @@ def predict(graph: Any, starts: list[int], saved: dict[str, list[SavedInfo]]) ->
             else:
                 deps[m] = 1
                 stack.append(m)
-    ready = [(-graph.seq(u), i, u) for i, u in enumerate(starts) if deps.get(u, 0) == 0]
+    ready = [(-static[u].seq, i, u) for i, u in enumerate(starts) if deps.get(u, 0) == 0]
     heapq.heapify(ready)
     tick = len(ready)
+    push, pop = heapq.heappush, heapq.heappop
+    none: list[SavedInfo] = []
     while ready:
-        _, _, uid = heapq.heappop(ready)
-        verdict = _check(graph, uid, saved.get(f"n{uid}", []))
-        if verdict is not None:
-            kind, reason, buffers = verdict
-            return Prediction(True, f"n{uid}", reason, root, kind, buffers)
-        for m in graph.next(uid):
+        _, _, uid = pop(ready)
+        st = static[uid]
+        slots = saved.get(uid, none)
+        if slots or uid in dead_ends:
+            verdict = _check(st.name, uid in dead_ends, slots)
+            if verdict is not None:
+                kind, reason, buffers = verdict
+                return Prediction(True, f"n{uid}", reason, root, kind, buffers)
+        for m in st.next:
             if m is None:
                 continue
-            deps[m] -= 1
-            if deps[m] == 0:
-                heapq.heappush(ready, (-graph.seq(m), tick, m))
+            d = deps[m] - 1
+            deps[m] = d
+            if d == 0:
+                push(ready, (-static[m].seq, tick, m))
                 tick += 1
     return Prediction(False, None, "", root)
 
 
-def _check(graph: Any, uid: int, slots: list[SavedInfo]) -> tuple[str, str, list[str]] | None:
-    name = graph.name(uid)
+def _check(name: str, dead_end: bool, slots: list[SavedInfo]
+           ) -> tuple[str, str, list[str]] | None:
     freed = [s for s in slots if s.state == "freed"]
     if freed:
         by = sorted({s.released_by for s in freed if s.released_by is not None})
@@ -54,7 +64,7 @@ def _check(graph: Any, uid: int, slots: list[SavedInfo]) -> tuple[str, str, list
         names = ", ".join(s.name for s in freed)
         return ("freed", f"{name} needs its saved {names}, freed{when}",
                 [s.name for s in freed])
-    if graph.dead_end(uid):
+    if dead_end:
         return ("freed", f"{name} was already run by a backward that did not retain the graph",
                 [])
     stale = [s for s in slots if s.state == "modified"]
