@@ -182,9 +182,7 @@ class Recording:
         uid = self.engine.node_uid(node)
         self._released[(uid, name)] = rec.number
         nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
-        log = self._executed_log
-        # NB: the last node run is the last entry of the log (no id string to build)
-        if rec.steps and log and log[-1][0] == uid:
+        if rec.steps and rec.steps[-1].node == f"n{uid}":
             rec.steps[-1].released.append({"name": name, "nbytes": nbytes})
 
     def _grad_accumulated(self, tensor: Any, grad: Any) -> None:
