@@ -24,7 +24,7 @@ from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
 from .node import AccumulateGrad, Node
-from .optable import NP, TT, Ctx
+from .optable import NP, TT
 from .tensor import Tensor
 
 __all__ = ["backward", "grad", "BackwardInfo"]
@@ -236,7 +236,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     needed, captures, sums = task.needed, task.captures, task.sums
     listening = bool(events.listeners)
     release = not task.keep
-    ctx = Ctx(None, task.create, ())
+    create = task.create
     push, pop = heapq.heappush, heapq.heappop
     ready: list[tuple[int, int, Node, list[Any]]] = []
     pending: dict[Node, list[Any]] = {}
@@ -256,8 +256,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     needs = node._needs
                     if needs is None:
                         needs = node._needs = tuple([n is not None for n, _ in node._next])
-                    ctx.node, ctx.needs = node, needs
-                    outputs = _validate(node, op.backward(ctx, g, mode), mode)
+                    outputs = _validate(node, op.backward(op.ctx(node, create, needs), g, mode),
+                                        mode)
                 if listening:
                     events.emit("node_executed", node, g)
                 if release and node._saved:
@@ -473,9 +473,9 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         g = inputs[0]
         if g is None:
             g = _zeros(node._meta[0], mode)
-        grads = op.backward(Ctx(node, task.create, needs), g, mode)
+        grads = op.backward(op.ctx(node, task.create, needs), g, mode)
     else:
-        grads = op.backward(Ctx(node, task.create, needs), inputs, mode)
+        grads = op.backward(op.ctx(node, task.create, needs), inputs, mode)
     return _validate(node, list(grads), mode)
 
 
@@ -559,7 +559,7 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     part = node.view_fn(result)
     fn_needs = (True, *needs[1:])
     assert fn.op is not None
-    res = list(fn.op.backward(Ctx(fn, False, fn_needs), part.copy(), mode))
+    res = list(fn.op.backward(fn.op.ctx(fn, False, fn_needs), part.copy(), mode))
     res = _validate(fn, res, mode)
     part[...] = 0 if res[0] is None else res[0]
     return [result, *res[1:]]

@@ -186,24 +186,6 @@ class Node:
                     names.append("_saved_self_sym_numel")
         return sorted(set(names))
 
-    def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("_raw_saved_") or attr.startswith("_saved_"):
-            key = attr[len("_raw_saved_"):] if attr.startswith("_raw") else attr[len("_saved_"):]
-            op = self.op
-            if op is not None and key in op.saved_names():
-                slot = (self._saved or {}).get(key)
-                if slot is None:
-                    return None
-                if isinstance(slot, list):
-                    return [s.unpack(self, True) if s is not None else None for s in slot]
-                return slot.unpack(self, True)
-            if op is not None and key in op.attr_names:
-                return (self._attrs or {}).get(key, _ATTR_DEFAULTS.get(key))
-            if op is not None and key in _SIZE_ATTRS and op.key in _SIZED and self._in_meta:
-                shape = self._in_meta[0][0] if self._in_meta[0] is not None else ()
-                return tuple(shape) if key == "self_sym_sizes" else int(np.prod(shape))
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -271,13 +253,51 @@ _CLASSES: dict[str, type[Node]] = {}
 
 
 def node_class(op: Op) -> type[Node]:
-    """One Node subclass per op entry, named as PyTorch names it (``MulBackward0``)."""
+    """One Node subclass per op entry, named as PyTorch names it (``MulBackward0``), with a
+    ``_saved_<name>`` property per saved value and attribute.
+
+    NB: properties, not a ``__getattr__``: on Python 3.11 a class with ``__getattr__`` gets no
+    specialized attribute access, and the executor reads node fields on every step."""
     cls = _CLASSES.get(op.key)
     if cls is None:
         pyname = op.name.replace("torch::autograd::", "")
-        cls = type(pyname, (Node,), {"__slots__": (), "op": op, "_name": op.name})
+        ns: dict[str, Any] = {"__slots__": (), "op": op, "_name": op.name}
+        props: dict[str, Callable[[Node], Any]] = {}
+        if op.key in _SIZED:
+            props.update({key: _size_getter(key) for key in _SIZE_ATTRS})
+        props.update({key: _attr_getter(key) for key in op.attr_names})
+        props.update({key: _saved_getter(key) for key in op.saved_names()})
+        for key, getter in props.items():
+            ns["_saved_" + key] = ns["_raw_saved_" + key] = property(getter)
+        cls = type(pyname, (Node,), ns)
         _CLASSES[op.key] = cls
     return cls
+
+
+def _saved_getter(key: str) -> Callable[[Node], Any]:
+    def get(node: Node) -> Any:
+        slot = (node._saved or {}).get(key)
+        if slot is None:
+            return None
+        if isinstance(slot, list):
+            return [s.unpack(node, True) if s is not None else None for s in slot]
+        return slot.unpack(node, True)
+    return get
+
+
+def _attr_getter(key: str) -> Callable[[Node], Any]:
+    def get(node: Node) -> Any:
+        return (node._attrs or {}).get(key, _ATTR_DEFAULTS.get(key))
+    return get
+
+
+def _size_getter(key: str) -> Callable[[Node], Any]:
+    def get(node: Node) -> Any:
+        if not node._in_meta:
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{key}'")
+        shape = node._in_meta[0][0] if node._in_meta[0] is not None else ()
+        return tuple(shape) if key == "self_sym_sizes" else int(np.prod(shape))
+    return get
 
 
 def get_accumulator(t: Tensor) -> AccumulateGrad:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,8 +51,10 @@ class Op:
     list_saves: tuple[str, ...] = ()        # saved values that are lists of tensors
     n_outputs: int = 1
     attrs_only: bool = False                # the keywords describe the node, forward takes none
-    # filled by register(): the node class, and the save plan as (name, needed_by, kind, index)
+    # filled by register(): the node and context classes, and the save plan as
+    # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)
+    ctx: Any = field(default=None, repr=False)
     plan: tuple[tuple[str, tuple[int, ...], int, int], ...] = field(default=(), repr=False)
     tensor_kw: tuple[str, ...] = field(default=(), repr=False)
 
@@ -84,12 +86,17 @@ def register(*ops: Op) -> None:
         op.plan = tuple(plan)
         op.tensor_kw = tuple(p[0] for p in plan if p[2] == KWARG)
         op.cls = node_class(op)
+        op.ctx = ctx_class(op)
         TABLE[op.key] = op
 
 
 class Ctx:
     """What a backward formula sees: saved values by name (``ctx.self``), ``ctx.attrs``,
-    ``ctx.need(i)`` and ``ctx.shape(i)`` (the shape of input i)."""
+    ``ctx.need(i)`` and ``ctx.shape(i)`` (the shape of input i).
+
+    Each op has its own subclass (``Op.ctx``) with one property per saved value. NB: not a
+    ``__getattr__``: on Python 3.11 that would leave every attribute read on a context
+    unspecialized, and formulas read them on every node."""
 
     __slots__ = ("node", "tensor_mode", "needs")
 
@@ -97,20 +104,6 @@ class Ctx:
         self.node = node
         self.tensor_mode = tensor_mode
         self.needs = needs
-
-    def __getattr__(self, name: str) -> Any:
-        saved = self.node._saved
-        slot = saved.get(name) if saved else None
-        if slot is None:
-            raise AttributeError(f"{self.node.name()} did not save {name!r}")
-        if not self.tensor_mode and type(slot) is not list and not slot.released \
-                and slot.vc.v == slot.version:
-            t = slot.tensor        # the fast path of unpack(): an array, checks passed
-            return t._data if t is not None else slot.array
-        if isinstance(slot, list):
-            return [s.unpack(self.node, self.tensor_mode) if s is not None else None
-                    for s in slot]
-        return slot.unpack(self.node, self.tensor_mode)
 
     @property
     def attrs(self) -> dict[str, Any]:
@@ -128,14 +121,37 @@ class Ctx:
         return meta[1] if meta is not None else None
 
 
+def _ctx_getter(name: str) -> Callable[[Ctx], Any]:
+    def get(ctx: Ctx) -> Any:
+        saved = ctx.node._saved
+        slot = saved.get(name) if saved else None
+        if slot is None:
+            raise AttributeError(f"{ctx.node.name()} did not save {name!r}")
+        if not ctx.tensor_mode and type(slot) is not list and not slot.released \
+                and slot.vc.v == slot.version:
+            t = slot.tensor        # the fast path of unpack(): an array, checks passed
+            return t._data if t is not None else slot.array
+        if isinstance(slot, list):
+            return [s.unpack(ctx.node, ctx.tensor_mode) if s is not None else None for s in slot]
+        return slot.unpack(ctx.node, ctx.tensor_mode)
+    return get
+
+
+def ctx_class(op: Op) -> type[Ctx]:
+    """The context class of ``op``'s backward formula: a property per saved value."""
+    ns: dict[str, Any] = {"__slots__": ()}
+    ns.update({name: property(_ctx_getter(name)) for name in op.saved_names()})
+    return type(f"{op.name}Ctx", (Ctx,), ns)
+
+
 class Backend:
     """A namespace of functions: one per table op plus a few non-differentiable helpers."""
 
     def __init__(self, tensor_mode: bool) -> None:
         self.tensor_mode = tensor_mode
 
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"backend has no function {name!r}")
+    if TYPE_CHECKING:
+        def __getattr__(self, name: str) -> Any: ...
 
 
 NP = Backend(False)

@@ -144,8 +144,8 @@ class NativeEngine:
                 states[uid] = none
             cls = type(n)
             if cls is AccumulateGrad:
-                leaves[n.variable._uid] = n.variable
-            elif cls is CopySlices and n.fn is None:
+                leaves[n.variable._uid] = n.variable  # type: ignore[attr-defined]
+            elif cls is CopySlices and n.fn is None:  # type: ignore[attr-defined]
                 dead_ends.add(uid)
             for m, _ in n._next:
                 if m is not None and m._uid not in states:
