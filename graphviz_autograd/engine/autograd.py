@@ -100,21 +100,31 @@ _NO_EDGE: Edge = (None, 0)
 
 
 def _edges(inputs: Sequence[Tensor | None]) -> tuple[Edge, ...]:
-    out = []
+    return _edges_and_metas(inputs)[0]
+
+
+def _edges_and_metas(inputs: Sequence[Tensor | None]
+                     ) -> tuple[tuple[Edge, ...], tuple[Any, ...]]:
+    """Each input's edge (its grad_fn, or its leaf's accumulator) and (shape, dtype), in one
+    pass: the hot path of every recorded op."""
+    edges: list[Edge] = []
+    metas: list[Any] = []
     for t in inputs:
         if t is None:
-            out.append(_NO_EDGE)
+            edges.append(_NO_EDGE)
+            metas.append(None)
             continue
+        metas.append((t._data.shape, t._dtype))
         fn = t._grad_fn if t._base is None else t.grad_fn
         if fn is not None:
-            out.append((fn, t._output_nr))
+            edges.append((fn, t._output_nr))
         elif t._rg:
             ref = t._acc
             acc = ref() if ref is not None else None
-            out.append((acc if acc is not None else get_accumulator(t), 0))
+            edges.append((acc if acc is not None else get_accumulator(t), 0))
         else:
-            out.append(_NO_EDGE)
-    return tuple(out)
+            edges.append(_NO_EDGE)
+    return tuple(edges), tuple(metas)
 
 
 def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
@@ -123,12 +133,12 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
     node = op.cls.__new__(op.cls)
     node._uid = node._seq = new_uid()
     if edges is None:
-        edges = _edges(inputs)
+        edges, node._in_meta = _edges_and_metas(inputs)
+    else:
+        node._in_meta = _edges_and_metas(inputs)[1]
     node._next = edges
     node._attrs = kw
     node._needs = None
-    node._in_meta = tuple([(t._data.shape, t._dtype) if t is not None else None
-                           for t in inputs])
     if len(outs) == 1:
         o = outs[0]
         o._grad_fn = node
