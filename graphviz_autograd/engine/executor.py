@@ -237,6 +237,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     listening = bool(events.listeners)
     release = not task.keep
     create = task.create
+    ctxs: dict[Any, Any] = {}
     push, pop = heapq.heappush, heapq.heappop
     ready: list[tuple[int, int, Node, list[Any]]] = []
     pending: dict[Node, list[Any]] = {}
@@ -256,8 +257,13 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     needs = node._needs
                     if needs is None:
                         needs = node._needs = tuple([n is not None for n, _ in node._next])
-                    outputs = _validate(node, op.backward(op.ctx(node, create, needs), g, mode),
-                                        mode)
+                    # NB: one context per op for the whole loop (a formula never keeps it)
+                    ctx = ctxs.get(op)
+                    if ctx is None:
+                        ctx = ctxs[op] = op.ctx(node, create, needs)
+                    else:
+                        ctx.node, ctx.needs = node, needs
+                    outputs = _validate(node, op.backward(ctx, g, mode), mode)
                 if listening:
                     events.emit("node_executed", node, g)
                 if release and node._saved:

@@ -207,8 +207,8 @@ def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:
                         f"{type(t).__name__}")
     dtype = t._dtype if not floating or t._dtype.is_floating_point else dt.float32
     if key in _NOISY:
-        return _quiet(apply)(_T[key], (t,), kw or None, dtype=dtype)
-    return apply(_T[key], (t,), kw or None, dtype=dtype)
+        return _quiet(apply)(_T[key], (t,), kw or None, (t._data,), dtype)
+    return apply(_T[key], (t,), kw or None, (t._data,), dtype)
 
 
 def unary_(key: str, t: Tensor, **kw: Any) -> Tensor:
@@ -252,7 +252,7 @@ def _mm(a: Tensor, b: Tensor) -> Tensor:
         _same_dtype(a, b)
     if a._data.shape[1] != b._data.shape[0]:
         _mm_check(a, b)
-    return apply(_T["mm"], (a, b), dtype=a._dtype)
+    return apply(_T["mm"], (a, b), None, (a._data, b._data), a._dtype)
 
 
 def mv(a: Tensor, v: Tensor) -> Tensor:

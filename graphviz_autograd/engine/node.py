@@ -305,7 +305,14 @@ def get_accumulator(t: Tensor) -> AccumulateGrad:
     ref = t._acc
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(t)
+        # NB: AccumulateGrad(t)'s fields, set here: a leaf's accumulator is made once per graph
+        acc = AccumulateGrad.__new__(AccumulateGrad)
+        acc._uid = new_uid()
+        acc._seq = ACC_SEQ
+        acc._next = ()
+        acc._saved = acc._attrs = acc._needs = None
+        acc._in_meta = ()
         acc._meta = [(t._data.shape, t._dtype)]
+        acc.variable = t
         t._acc = weakref.ref(acc)
     return acc
