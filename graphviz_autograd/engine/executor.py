@@ -529,25 +529,33 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
     return grads if out is None else out
 
 
-_AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...] | None] = {}
+# (gradient shape, input shape) -> (the axes to sum, whether they are all leading axes)
+_AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], bool] | None] = {}
 
 
 def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     key = (g.shape, shape)
-    axes = _AXES.get(key, ())
-    if axes == ():
+    plan = _AXES.get(key, ())
+    if plan == ():
         lead = g.ndim - len(shape)
         ok = lead >= 0 and all(s == 1 or s == gs for s, gs in zip(shape, g.shape[lead:],
                                                                    strict=True))
-        axes = (tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
-                                           if s == 1 and g.shape[lead + k] != 1)) if ok else None
+        axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                          if s == 1 and g.shape[lead + k] != 1)
+        # NB: a 0-d target keeps the reshape: summing everything gives a numpy scalar
+        plan = (axes, bool(shape) and all(a < lead for a in axes)) if ok else None
         if len(_AXES) < 4096:
-            _AXES[key] = axes
-    if axes is None:
+            _AXES[key] = plan
+    if plan is None:
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                            f"got [{', '.join(map(str, g.shape))}] but expected shape compatible "
                            f"with [{', '.join(map(str, shape))}]")
+    axes, leading = plan
     if axes:
+        if leading:
+            # NB: summing leading axes away gives the shape itself, as a fresh array (no view
+            # for AccumulateGrad to copy)
+            return np.add.reduce(g, axis=axes)
         g = np.add.reduce(g, axis=axes, keepdims=True)
     return g.reshape(shape)
 

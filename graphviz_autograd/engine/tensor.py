@@ -34,6 +34,9 @@ class Size(tuple[int, ...]):
         return int(np.prod(self, dtype=np.int64))
 
 
+_new = object.__new__
+
+
 class VersionCounter:
     """Shared by a tensor, its views and its ``detach()``: bumped by every in-place op."""
 
@@ -111,7 +114,8 @@ class Tensor:
         t._rg = requires_grad
         t._grad_fn = None
         t._output_nr = 0
-        t._vc = VersionCounter()
+        t._vc = vc = _new(VersionCounter)     # NB: VersionCounter() without its __init__ call
+        vc.v = 0
         t._grad = None
         t._base = None
         t._wrapped = False
