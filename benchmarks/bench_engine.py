@@ -148,8 +148,8 @@ def time_per_step(step: Step, n: int) -> float:
 
 def bench_size(
     size: str, modules: dict[str, ModuleType], rounds: int, target_s: float
-) -> dict[str, float]:
-    """Per-step median (seconds) for each framework at one problem size."""
+) -> dict[str, list[float]]:
+    """Per-step times (seconds), one per round, for each framework at one problem size."""
     params, x, y = make_problem(*SIZES[size])
     steps: dict[str, Step] = {}
     losses: dict[str, tuple[float, float]] = {}
@@ -177,11 +177,18 @@ def bench_size(
         order = list(steps)[r % len(steps) :] + list(steps)[: r % len(steps)]
         for name in order:
             samples[name].append(time_per_step(steps[name], n_steps[name]))
-    return {name: statistics.median(s) for name, s in samples.items()}
+    return samples
+
+
+def paired_ratio(samples: list[float], ref: list[float]) -> float:
+    """The median over rounds of time / reference time in the same round: steadier than the
+    ratio of medians when the machine's speed drifts between rounds."""
+    return statistics.median(a / b for a, b in zip(samples, ref, strict=True))
 
 
 def render(
-    results: dict[str, dict[str, float]], modules: dict[str, ModuleType], rounds: int, quick: bool
+    results: dict[str, dict[str, list[float]]], modules: dict[str, ModuleType], rounds: int,
+    quick: bool
 ) -> str:
     threads = f" ({modules['torch'].get_num_threads()} threads)" if "torch" in modules else ""
     lines = [
@@ -189,19 +196,25 @@ def render(
         "",
         "4-layer tanh MLP + MSE, one SGD step (forward, backward, update), float32. "
         + "; ".join(f"{k}: batch {b}, width {w}" for k, (b, w) in SIZES.items())
-        + f". Median over {rounds} interleaved rounds{' (quick mode)' if quick else ''}; "
-        "ratio = time / PyTorch time (lower is faster).",
+        + f". {rounds} interleaved rounds{' (quick mode)' if quick else ''}: *median* = "
+        "median time per step; *ratio* = median / PyTorch's median; *paired* = median over "
+        "rounds of time / PyTorch's time in the same round (lower is faster).",
         "",
-        "| framework | tiny median us/step | ratio vs torch "
-        "| large median us/step | ratio vs torch |",
-        "|---|---:|---:|---:|---:|",
+        "| framework | tiny median us/step | ratio | paired "
+        "| large median us/step | ratio | paired |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name in (n for n in modules if any(n in res for res in results.values())):
         cells = [f"{name}{threads if name == 'torch' else ''}"]
         for size in SIZES:
-            t, ref = results[size].get(name), results[size].get("torch")
+            s, ref = results[size].get(name), results[size].get("torch")
+            t = statistics.median(s) if s else None
             cells.append("n/a" if t is None else f"{t * 1e6:.1f}")
-            cells.append(f"{t / ref:.2f}x" if t is not None and ref else "n/a")
+            if s and ref:
+                cells.append(f"{t / statistics.median(ref):.2f}x")
+                cells.append(f"{paired_ratio(s, ref):.2f}x")
+            else:
+                cells += ["n/a", "n/a"]
         lines.append("| " + " | ".join(cells) + " |")
     versions = ", ".join(f"{n} {version(n, m)}" for n, m in modules.items())
     lines += [

@@ -242,14 +242,23 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
     if not grad_state.enabled and type(op.forward) is np.ufunc and arrays is not None \
             and len(arrays) == 2 and not kw:
-        # NB: outside the graph, a ufunc writes straight into the tensor's memory (no temporary)
+        # NB: outside the graph, a ufunc writes straight into the tensor's memory (no temporary);
+        # a same-dtype array operand needs no result_type, and numpy itself refuses a
+        # read-only target (the general path below then raises PyTorch's error)
         target = self._data
-        if target.flags.writeable and np.result_type(*arrays) == target.dtype:
-            op.forward(arrays[0], arrays[1], out=target)
-            self._vc.v += 1
-            if events.listeners:
-                events.emit("tensor_modified", self, None)
-            return self
+        other = arrays[1]
+        if (type(other) is np.ndarray and other.dtype is target.dtype) \
+                or np.result_type(*arrays) == target.dtype:
+            try:
+                op.forward(arrays[0], other, out=target)
+            except ValueError:
+                if target.flags.writeable:
+                    raise
+            else:
+                self._vc.v += 1
+                if events.listeners:
+                    events.emit("tensor_modified", self, None)
+                return self
     inputs = (self, *others)
     needs_graph = False
     if grad_state.enabled:
