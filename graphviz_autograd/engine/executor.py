@@ -535,15 +535,18 @@ _AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], bool
 
 def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     key = (g.shape, shape)
-    plan = _AXES.get(key, ())
-    if plan == ():
+    try:
+        plan = _AXES[key]
+    except KeyError:
         lead = g.ndim - len(shape)
         ok = lead >= 0 and all(s == 1 or s == gs for s, gs in zip(shape, g.shape[lead:],
                                                                    strict=True))
-        axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
-                                          if s == 1 and g.shape[lead + k] != 1)
-        # NB: a 0-d target keeps the reshape: summing everything gives a numpy scalar
-        plan = (axes, bool(shape) and all(a < lead for a in axes)) if ok else None
+        plan = None
+        if ok:
+            axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
+                                              if s == 1 and g.shape[lead + k] != 1)
+            # NB: a 0-d target keeps the reshape: summing everything gives a numpy scalar
+            plan = (axes, bool(shape) and all(a < lead for a in axes))
         if len(_AXES) < 4096:
             _AXES[key] = plan
     if plan is None:
