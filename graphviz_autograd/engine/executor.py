@@ -256,7 +256,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                 else:
                     needs = node._needs
                     if needs is None:
-                        needs = node._needs = tuple([n is not None for n, _ in node._next])
+                        needs = node._needs = _needs_of(node._next)
                     # NB: one context per op for the whole loop (a formula never keeps it)
                     ctx = ctxs.get(op)
                     if ctx is None:
@@ -330,6 +330,21 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     except BaseException:
         task.current = node
         raise
+
+
+# NB: the needs of one- and two-input nodes are shared tuples (no list, no tuple per node)
+_NEEDS_1 = ((False,), (True,))
+_NEEDS_2 = ((False, False), (True, False), (False, True), (True, True))
+
+
+def _needs_of(edges: tuple[tuple[Node | None, int], ...]) -> tuple[bool, ...]:
+    """Which inputs of a node want a gradient: those with a next node."""
+    n = len(edges)
+    if n == 2:
+        return _NEEDS_2[(edges[0][0] is not None) + 2 * (edges[1][0] is not None)]
+    if n == 1:
+        return _NEEDS_1[edges[0][0] is not None]
+    return tuple([e is not None for e, _ in edges])
 
 
 def _sum_into(buf: list[Any], nr: int, g: Any, nxt: Node, mode: Any,
@@ -459,7 +474,7 @@ def _check_count(hook: Any, res: Any, expected: int) -> None:
 def _needs(task: _Task, node: Node) -> tuple[bool, ...]:
     needed = task.needed
     if needed is None:
-        return tuple(n is not None for n, _ in node._next)
+        return _needs_of(node._next)
     return tuple(n is not None and (needed.get(n, False) or n in task.captures)
                  for n, _ in node._next)
 
