@@ -175,17 +175,6 @@ class Node:
     def _sequence_nr(self) -> int:
         return self._seq
 
-    def __dir__(self) -> list[str]:
-        names = list(super().__dir__())
-        if self.op is not None:
-            names += ["_saved_" + n for n in self.op.saved_names()]
-            names += ["_saved_" + n for n in self.op.attr_names]
-            if self.op.key in _SIZED:
-                names.append("_saved_self_sym_sizes")
-                if self.op.key.startswith("mean"):
-                    names.append("_saved_self_sym_numel")
-        return sorted(set(names))
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -262,13 +251,13 @@ def node_class(op: Op) -> type[Node]:
     if cls is None:
         pyname = op.name.replace("torch::autograd::", "")
         ns: dict[str, Any] = {"__slots__": (), "op": op, "_name": op.name}
-        props: dict[str, Callable[[Node], Any]] = {}
         if op.key in _SIZED:
-            props.update({key: _size_getter(key) for key in _SIZE_ATTRS})
-        props.update({key: _attr_getter(key) for key in op.attr_names})
-        props.update({key: _saved_getter(key) for key in op.saved_names()})
-        for key, getter in props.items():
-            ns["_saved_" + key] = ns["_raw_saved_" + key] = property(getter)
+            sizes = _SIZE_ATTRS if op.key.startswith("mean") else _SIZE_ATTRS[:1]
+            ns.update({"_saved_" + key: property(_size_getter(key)) for key in sizes})
+        ns.update({"_saved_" + key: property(_attr_getter(key)) for key in op.attr_names})
+        for key in op.saved_names():
+            # NB: as in PyTorch, only saved tensors also have a _raw_saved_ form
+            ns["_saved_" + key] = ns["_raw_saved_" + key] = property(_saved_getter(key))
         cls = type(pyname, (Node,), ns)
         _CLASSES[op.key] = cls
     return cls

@@ -205,7 +205,7 @@ register(
        lambda c, g, D: (g,)),
     Op("rsub", "RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
        lambda c, g, D: (_scaled(D.neg(g), c.attrs.get("alpha", 1), D),), (),
-       ("other", "alpha")),
+       ("alpha",)),       # NB: PyTorch's RsubBackward1 shows alpha only
     Op("mul", "MulBackward0", ("self", "other"), np.multiply, _mul_bw,
        (Save("other", (0,)), Save("self", (1,)))),
     Op("mul_scalar", "MulBackward1", ("self",), lambda x, other: x * other,

@@ -404,6 +404,44 @@ def test_graph_matches_torch(key: str, code: str) -> None:
     assert not problems, f"the graph of {code!r} differs from PyTorch's, " + "\n".join(problems)
 
 
+def _saved_attribute_names(root: Any) -> list[tuple[str, list[str]]]:
+    """Per node of the graph (depth first along next_functions): its name and the
+    ``_saved_*`` / ``_raw_saved_*`` attributes ``dir()`` lists."""
+    out, stack, seen = [], [root], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        out.append((fn.name(), sorted(n for n in dir(fn) if n.startswith(("_saved_",
+                                                                          "_raw_saved_")))))
+        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
+    return out
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_saved_attribute_names_match_torch(key: str, code: str) -> None:
+    """``dir(node)`` lists the ``_raw_saved_*`` attributes of PyTorch's node (saved tensors
+    only), and no ``_saved_*`` attribute PyTorch's node lacks. NB: PyTorch also shows size and
+    stride metadata on some nodes (``MmBackward0._saved_self_sym_strides``, ...) that the
+    engine does not keep."""
+    (_, t_out), (_, o_out) = _both(code)
+    if t_out.grad_fn is None:
+        pytest.skip("no graph")
+    theirs, ours_ = _saved_attribute_names(t_out.grad_fn), _saved_attribute_names(o_out.grad_fn)
+    assert [name for name, _ in ours_] == [name for name, _ in theirs]
+    problems = []
+    for (name, t_attrs), (_, o_attrs) in zip(theirs, ours_, strict=True):
+        raw_t = [a for a in t_attrs if a.startswith("_raw_")]
+        raw_o = [a for a in o_attrs if a.startswith("_raw_")]
+        if raw_o != raw_t:
+            problems.append(f"{name}: _raw_saved_ ours {raw_o}, torch {raw_t}")
+        if extra := sorted(set(o_attrs) - set(t_attrs)):
+            problems.append(f"{name}: ours has {extra}, torch does not")
+    assert not problems, "\n".join(problems)
+
+
 # -- finite differences, float64, no PyTorch ------------------------------------------------------
 EPS = 1e-6
 GRAD_RTOL = GRAD_ATOL = 1e-5
