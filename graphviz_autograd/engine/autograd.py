@@ -30,7 +30,7 @@ def wrap(arr: Any) -> Tensor:
 
 
 def edge(t: Tensor) -> Edge:
-    return _edges((t,))[0]
+    return _edges_and_metas((t,))[0][0]
 
 
 def _arg(v: Any) -> Any:
@@ -99,10 +99,6 @@ def _as_tensor(res: Any, dtype: dt.DType | None) -> Tensor:
 _NO_EDGE: Edge = (None, 0)
 
 
-def _edges(inputs: Sequence[Tensor | None]) -> tuple[Edge, ...]:
-    return _edges_and_metas(inputs)[0]
-
-
 def _edges_and_metas(inputs: Sequence[Tensor | None]
                      ) -> tuple[tuple[Edge, ...], tuple[Any, ...]]:
     """Each input's edge (its grad_fn, or its leaf's accumulator) and (shape, dtype), in one
@@ -129,13 +125,13 @@ def _edges_and_metas(inputs: Sequence[Tensor | None]
 
 def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
            kw: dict[str, Any] | None, extras: dict[str, Any] | None,
-           original_self: Tensor | None = None, edges: tuple[Edge, ...] | None = None) -> Node:
+           original_self: Tensor | None = None,
+           wiring: tuple[tuple[Edge, ...], tuple[Any, ...]] | None = None) -> Node:
+    """The node of an op that ran; ``wiring`` is ``_edges_and_metas(inputs)`` when the caller
+    took it already (an in-place op takes it before it writes)."""
     node = op.cls.__new__(op.cls)
     node._uid = node._seq = new_uid()
-    if edges is None:
-        edges, node._in_meta = _edges_and_metas(inputs)
-    else:
-        node._in_meta = _edges_and_metas(inputs)[1]
+    edges, node._in_meta = wiring if wiring is not None else _edges_and_metas(inputs)
     node._next = edges
     node._attrs = kw
     node._needs = None
@@ -295,16 +291,16 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if any(p[2] == INPUT and p[3] == 0 for p in op.plan):
         # NB: PyTorch saves a clone of the overwritten input, made in grad mode (CloneBackward0)
         original = apply(TABLE["clone"], (self,))
-    edges = _edges(inputs)
+    wiring = _edges_and_metas(inputs)
     target[...] = res
     self._vc.v += 1
     if events.listeners:
         events.emit("tensor_modified", self, None)
     if self._base is not None:
-        _copy_slices(op, self, inputs, kw, extras, original, edges)
+        _copy_slices(op, self, inputs, kw, extras, original, wiring)
     else:
-        record(op, inputs, [self], kw, extras, original, edges)
-        _move_retain(self, edges[0][0], edges[0][1])
+        record(op, inputs, [self], kw, extras, original, wiring)
+        _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     return self
 
 
@@ -329,10 +325,12 @@ class CopySlices(Node):
 
 def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
                  kw: dict[str, Any] | None, extras: dict[str, Any] | None,
-                 original: Tensor | None, edges: tuple[Edge, ...]) -> None:
+                 original: Tensor | None,
+                 wiring: tuple[tuple[Edge, ...], tuple[Any, ...]]) -> None:
     base = view._base
     assert base is not None and view._view_fn is not None
-    fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original, edges)
+    fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
+                wiring)
     cs = CopySlices(fn, view._view_fn)
     cs._next = (edge(base), *fn._next[1:])
     cs._in_meta = ((base._data.shape, base._dtype), *fn._in_meta[1:])

@@ -233,8 +233,14 @@ class AccumulateGrad(Node):
     _name = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Tensor) -> None:
-        super().__init__()
+        # NB: Node.__init__'s fields, set here without calling it: a leaf's accumulator is made
+        # once per graph, on the hot path of every training step
+        self._uid = new_uid()
         self._seq = ACC_SEQ
+        self._next = ()
+        self._saved = self._attrs = self._needs = None
+        self._in_meta = ()
+        self._meta = [(variable._data.shape, variable._dtype)]
         self.variable = variable
 
 
@@ -294,14 +300,6 @@ def get_accumulator(t: Tensor) -> AccumulateGrad:
     ref = t._acc
     acc = ref() if ref is not None else None
     if acc is None:
-        # NB: AccumulateGrad(t)'s fields, set here: a leaf's accumulator is made once per graph
-        acc = AccumulateGrad.__new__(AccumulateGrad)
-        acc._uid = new_uid()
-        acc._seq = ACC_SEQ
-        acc._next = ()
-        acc._saved = acc._attrs = acc._needs = None
-        acc._in_meta = ()
-        acc._meta = [(t._data.shape, t._dtype)]
-        acc.variable = t
+        acc = AccumulateGrad(t)
         t._acc = weakref.ref(acc)
     return acc
