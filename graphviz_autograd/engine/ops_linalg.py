@@ -49,13 +49,13 @@ def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 register(
     Op("mm", "MmBackward0", ("self", "mat2"), np.matmul, _mm_bw,
-       (Save("mat2", (0,)), Save("self", (1,)))),
+       (Save("mat2", (0,)), Save("self", (1,))), exact=True),
     Op("mv", "MvBackward0", ("self", "vec"), np.matmul, _mv_bw,
-       (Save("self", (1,)), Save("vec", (0,)))),
+       (Save("self", (1,)), Save("vec", (0,))), exact=True),
     Op("dot", "DotBackward0", ("self", "tensor"), np.dot, _dot_bw,
        (Save("self", (1,)), Save("tensor", (0,)))),
     Op("bmm", "BmmBackward0", ("self", "mat2"), np.matmul, _bmm_bw,
-       (Save("mat2", (0,)), Save("self", (1,)))),
+       (Save("mat2", (0,)), Save("self", (1,))), exact=True),
     Op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd, _addmm_bw,
        (Save("mat1", (2,)), Save("mat2", (1,))), ("alpha", "beta")),
 )

@@ -133,7 +133,8 @@ def _clamp_t_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _unary(key: str, name: str, fwd: Any, bw: Any, save: str | None,
            attrs: tuple[str, ...] = ()) -> Op:
     saves = (Save(save),) if save else ()
-    return Op(key, name, ("self",), fwd, lambda c, g, D: (bw(c, g, D),), saves, attrs)
+    return Op(key, name, ("self",), fwd, lambda c, g, D: (bw(c, g, D),), saves, attrs,
+              exact=not attrs)
 
 
 def _sigmoid(x: Any) -> Any:

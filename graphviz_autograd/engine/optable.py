@@ -51,6 +51,9 @@ class Op:
     list_saves: tuple[str, ...] = ()        # saved values that are lists of tensors
     n_outputs: int = 1
     attrs_only: bool = False                # the keywords describe the node, forward takes none
+    # the backward gives each input's gradient as an array of that input's shape and dtype when
+    # the output is not 0-d (no attribute can change a dtype): the executor skips validating it
+    exact: bool = False
     # filled by register(): the node and context classes, and the save plan as
     # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)

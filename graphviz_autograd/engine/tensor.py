@@ -17,7 +17,7 @@ from .grad_mode import state as grad_state
 if TYPE_CHECKING:
     from .node import AccumulateGrad, Node
 
-__all__ = ["Tensor", "Size", "VersionCounter", "new_uid"]
+__all__ = ["Tensor", "Size", "VersionCounter", "LeafData", "new_uid"]
 
 new_uid = itertools.count(1).__next__    # stable ids: one creation counter for tensors and nodes
 
@@ -35,6 +35,14 @@ class Size(tuple[int, ...]):
 
 
 _new = object.__new__
+
+
+class LeafData:
+    """Set for good once a leaf's ``.data`` changes shape or dtype while its accumulator lives:
+    that accumulator still expects the old ones, so from then on every gradient is checked
+    (an op marked ``exact`` is trusted only while this is unset)."""
+
+    changed = False
 
 
 class VersionCounter:
@@ -295,6 +303,10 @@ class Tensor:
         if self.requires_grad and not value._dtype.is_floating_point:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
+        acc = self._acc() if self._acc is not None else None
+        if acc is not None and (value._data.shape != self._data.shape
+                                or value._dtype is not self._dtype):
+            LeafData.changed = True
         self._data = value._data
         self._dtype = value._dtype
 

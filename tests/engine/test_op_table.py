@@ -483,3 +483,51 @@ def test_gradcheck(key: str, code: str) -> None:
                             f"    analytic: {_fmt(analytic)}\n    numeric:  {_fmt(numeric)}")
     assert not problems, (f"{code!r}: analytic gradient != finite differences\n"
                           + "\n".join(problems))
+
+
+# -- ops the executor trusts ----------------------------------------------------------------------
+EXACT = sorted(k for k in EXAMPLES if k in TABLE and TABLE[k].exact)
+
+
+def test_some_ops_are_exact() -> None:
+    assert {"mm", "tanh", "sigmoid", "relu", "exp"} <= set(EXACT)
+
+
+@pytest.mark.parametrize("key", EXACT)
+def test_exact_ops_need_no_validation(monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    """An op marked ``exact`` skips the executor's check of its gradients: over its examples,
+    in float32 and float64, its formula must give each input's gradient as an array of that
+    input's shape and dtype already."""
+    from graphviz_autograd.engine import executor
+    from graphviz_autograd.engine.optable import NP
+
+    op = TABLE[key]
+    formula = op.backward
+    checked: list[str] = []
+
+    def described(grads: Any) -> list[str]:
+        return [f"{type(x).__name__} {getattr(x, 'shape', '')} {getattr(x, 'dtype', '')}"
+                for x in grads]
+
+    def watched(c: Any, g: Any, D: Any) -> Any:
+        raw = formula(c, g, D)
+        if D is NP and c.node._meta[0][0]:
+            fixed = executor._validate(c.node, raw, D)
+            checked.append("ok" if fixed is raw else f"{described(raw)} -> {described(fixed)}")
+        return raw
+
+    monkeypatch.setattr(op, "backward", watched)
+    problems = []
+    runs = 0
+    for code in EXAMPLES[key]:
+        if code.startswith("dgrad"):
+            continue
+        for dtype in (np.float32, np.float64):
+            checked.clear()
+            inputs = build_inputs(ours, input_names(code), dtype)
+            out = run_snippet(ours, code, inputs)
+            out.backward(ours.tensor(upstream(tuple(out.shape)).tolist(), dtype=out.dtype))
+            problems += [f"{code!r} ({np.dtype(dtype).name}): {c}" for c in checked if c != "ok"]
+            runs += len(checked)
+    assert runs, f"no example of {key!r} ran {op.name} on a non-0-d output"
+    assert not problems, f"{op.name} gave gradients that need fixing:\n" + "\n".join(problems)

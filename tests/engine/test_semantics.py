@@ -383,6 +383,46 @@ def test_hook_changing_the_grad_shape_is_an_error() -> None:
 
 
 @pytest.mark.torch
+def test_a_root_gradient_of_another_dtype_is_cast_to_the_root_s() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+        x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+        y = (x @ w).tanh()
+        rec.attempt("backward", lambda: y.backward(torch.tensor([[1.0, 3.0]],
+                                                                dtype=torch.float64)))
+        rec.note("dtypes", [str(t.grad.dtype) + " " + str(t.grad.numpy().dtype) for t in (w, x)])
+        rec.grad("end", w=w, x=x)
+        got = torch.autograd.grad((x @ w).sigmoid(), w,
+                                  torch.tensor([[2.0, 1.0]], dtype=torch.float64))[0]
+        rec.note("autograd.grad", [str(got.dtype), str(got.numpy().dtype), got.tolist()])
+
+    differential(snippet)
+
+
+@pytest.mark.torch
+def test_a_leaf_whose_data_changed_shape_gets_its_accumulator_s_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The accumulator keeps the leaf's shape from when it was made: a gradient of the new
+    shape is refused, by every op (even one whose gradients need no reduction)."""
+    from graphviz_autograd.engine.tensor import LeafData
+
+    monkeypatch.setattr(LeafData, "changed", False)     # NB: set for good by the change below
+
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        kept = (w * 1).sum()          # holds w's accumulator
+        w.data = torch.ones(3, 3)
+        rec.attempt("tanh", lambda: w.tanh().sum().backward())
+        rec.attempt("mm", lambda: (w @ torch.ones(3, 1)).sum().backward())
+        rec.grad("end", w=w)
+        del kept
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_node_hooks_arguments_and_returns() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
