@@ -45,7 +45,20 @@ def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     e = c.attrs["exponent"]
     if e == 0:
         return (D.zeros_like(g),)
+    if e == 2 and not D.tensor_mode:
+        # NB: x ** 1 is x exactly: the same values without the power (the square's backward)
+        return (D.mul(g, D.mul_scalar(c.self, other=2)),)
     return (D.mul(g, D.mul_scalar(D.pow(c.self, exponent=e - 1), other=e)),)
+
+
+# NB: a 0-d one per float dtype: numpy subtracts from it faster than from the Python number
+_ONE = {np.dtype(d): np.ones((), d) for d in (np.float16, np.float32, np.float64)}
+for _one in _ONE.values():
+    _one.flags.writeable = False
+
+
+def _tanh_backward(g: Any, r: Any) -> Any:
+    return g * (_ONE.get(r.dtype, 1) - r * r)
 
 
 def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -292,7 +305,7 @@ register(
            ("beta", "threshold")),
     # the named backward ops the formulas above call (so double backward names them as PyTorch)
     Op("tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"),
-       lambda g, r: g * (1 - r * r),
+       _tanh_backward,
        lambda c, gg, D: (D.tanh_backward(gg, c.output) if c.needs[0] else None,
                          D.mul_scalar(D.mul(D.mul(gg, c.grad_output), c.output), other=-2)
                          if c.needs[1] else None),
