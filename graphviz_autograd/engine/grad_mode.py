@@ -36,7 +36,7 @@ class _GradModeContext:
     def __new__(cls, orig_func: Any = None) -> Any:
         if orig_func is not None and callable(orig_func) and not isinstance(orig_func, bool):
             return cls()(orig_func)       # used bare: @torch.no_grad
-        return super().__new__(cls)
+        return object.__new__(cls)
 
     def __init__(self, orig_func: Any = None) -> None:
         self._prev: list[bool] = []
