@@ -25,6 +25,11 @@ import importlib
 from bench_engine import SIZES, LR, make_problem, build_torchlike
 module = importlib.import_module({module!r})
 step = build_torchlike(module, *make_problem(*SIZES[{size!r}]), LR)
+recording = None
+if {record!r}:
+    import graphviz_autograd
+    recording = graphviz_autograd.record(keep_last=4)
+    recording.__enter__()
 for _ in range(30):
     step()
 for _ in range(int(sys.argv[1])):
@@ -50,13 +55,16 @@ def main() -> None:
     parser.add_argument("--module", default="graphviz_autograd.torch",
                         help="the torch-like module to step (default: the engine)")
     parser.add_argument("--size", default="tiny", choices=["tiny", "large"])
+    parser.add_argument("--record", action="store_true",
+                        help="step inside graphviz_autograd.record() (the recorder's cost)")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind not found: apt-get install valgrind")
     script = STEP.format(bench=str(HERE), repo=str(HERE.parent), module=args.module,
-                         size=args.size)
+                         size=args.size, record=args.record)
     per_step = (instructions(script, args.steps) - instructions(script, 0)) / args.steps
-    print(f"{args.module}, {args.size} step: {per_step:,.0f} instructions per step "
+    what = " while recording" if args.record else ""
+    print(f"{args.module}, {args.size} step{what}: {per_step:,.0f} instructions per step "
           f"(callgrind, {args.steps} steps)")
 
 

@@ -19,21 +19,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["listeners", "emit", "subscribe", "unsubscribe"]
+__all__ = ["listeners", "emit", "subscribe", "unsubscribe", "Dispatch"]
 
 Listener = Callable[..., Any]
+# NB: replaced, never changed in place, so emit walks it without a copy while a listener
+# subscribes or unsubscribes
 listeners: list[Listener] = []
 
 
+class Dispatch(dict[str, Callable[..., Any]]):
+    """A listener that is a table, event -> handler(*args): ``emit`` calls the handler itself
+    (one call per event, not two); called as a plain listener, it dispatches the same way."""
+
+    def __call__(self, event: str, *args: Any) -> None:
+        handler = self.get(event)
+        if handler is not None:
+            handler(*args)
+
+
 def emit(event: str, *args: Any) -> None:
-    for fn in tuple(listeners):
-        fn(event, *args)
+    for fn in listeners:
+        if type(fn) is Dispatch:
+            handler = fn.get(event)
+            if handler is not None:
+                handler(*args)
+        else:
+            fn(event, *args)
 
 
 def subscribe(fn: Listener) -> None:
-    listeners.append(fn)
+    global listeners
+    listeners = [*listeners, fn]
 
 
 def unsubscribe(fn: Listener) -> None:
+    global listeners
     if fn in listeners:
-        listeners.remove(fn)
+        rest = list(listeners)
+        rest.remove(fn)
+        listeners = rest

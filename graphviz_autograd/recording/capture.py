@@ -149,15 +149,11 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 
 
 def _static(rec: Recording, n: Any, uid: int) -> Static:
-    E = rec.engine
+    name, nxt, seq, slots, var = rec.engine.static_facts(n)
     meta = rec._meta.get(uid)
-    var = E.variable(n)
     if meta is None:
-        return Static(E.node_name(n), E.next_uids(n), E.seq(n), E.slots(n),
-                      E.tensor_uid(var) if var is not None else None, None, 0, False)
-    return Static(E.node_name(n), E.next_uids(n), E.seq(n), E.slots(n),
-                  E.tensor_uid(var) if var is not None else None, meta.source, meta.created_by,
-                  True)
+        return Static(name, nxt, seq, slots, var, None, 0, False)
+    return Static(name, nxt, seq, slots, var, meta.source, meta.created_by, True)
 
 
 # -- from a raw capture to plain data -------------------------------------------------------------
@@ -236,11 +232,13 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
             roots=names, shared=len(root_ids) > 1 or reused,
             created_by=st.created_by, recorded=st.recorded,
             variable=f"t{st.variable}" if st.variable is not None else None))
-    tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=d["shape"],
-                          dtype=d["dtype"], requires_grad=d["requires_grad"],
-                          is_leaf=d["is_leaf"], grad_fn=f"n{fn}" if fn is not None else None,
-                          grad=d["grad"], version=d["version"])
-               for uid, names, d, fn in sorted(raw.tensors, key=lambda t: t[0])]
+    tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=list(shape),
+                          dtype=_text(dtype), requires_grad=bool(rg), is_leaf=bool(leaf),
+                          grad_fn=f"n{fn}" if fn is not None else None,
+                          grad={"shape": list(grad)} if grad is not None else None,
+                          version=int(version))
+               for uid, names, (shape, dtype, rg, leaf, grad, version), fn
+               in sorted(raw.tensors, key=lambda t: t[0])]
     predictions = [predict(static, raw.dead_ends, [r], saved_infos) for r in roots]
     prediction: Prediction | None = None
     if raw.kind == "before_backward" and raw.targets:
@@ -267,9 +265,7 @@ def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], 
     out = []
     for (name, shape, dtype, nbytes), (state, saved_v, v, counter) in zip(st.slots, states,
                                                                           strict=False):
-        text = _DTYPE_TEXT.get(dtype)
-        if text is None:
-            text = _DTYPE_TEXT[dtype] = str(dtype)
+        text = _text(dtype)
         if state == "alive":
             out.append(SavedInfo(name, state, list(shape), text, int(nbytes)))
             continue
@@ -283,3 +279,10 @@ def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], 
 
 # NB: a dtype's text, once per dtype object (the engines' dtypes are few and long-lived)
 _DTYPE_TEXT: dict[Any, str] = {}
+
+
+def _text(dtype: Any) -> str:
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return text

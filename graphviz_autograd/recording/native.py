@@ -70,12 +70,12 @@ class NativeEngine:
         return t._vc.v
 
     @staticmethod
-    def describe(t: Tensor) -> dict[str, Any]:
+    def describe(t: Tensor) -> tuple[Any, ...]:
+        """(shape, dtype, requires_grad, is_leaf, grad's shape or None, version): made into
+        text and lists only when the snapshot is read."""
         g = t._grad
-        return {"shape": list(t._data.shape), "dtype": str(t._dtype),
-                "requires_grad": t._rg or t._grad_fn is not None, "is_leaf": t._grad_fn is None,
-                "grad": {"shape": list(g._data.shape)} if g is not None else None,
-                "version": t._vc.v}
+        return (t._data.shape, t._dtype, t._rg or t._grad_fn is not None, t._grad_fn is None,
+                g._data.shape if g is not None else None, t._vc.v)
 
     # -- nodes --------------------------------------------------------------------------------
     @staticmethod
@@ -151,6 +151,18 @@ class NativeEngine:
                 if m is not None and m._uid not in states:
                     push(m)
         return states, dead_ends, leaves, alive, freed
+
+    @staticmethod
+    def static_facts(n: Node) -> tuple[Any, ...]:
+        """What a node is for its whole life: name, next nodes' ids, sequence number, saved
+        tensors (name, shape, dtype, bytes), its leaf's id (an accumulator); in one call, as
+        every snapshot asks it of each node new since the last one."""
+        slots: tuple[Any, ...] = ()
+        if n._saved:
+            slots = tuple([(name, s.shape, s.dtype, s.nbytes) for name, s in n.saved_slots()])
+        var = n.variable._uid if type(n) is AccumulateGrad else None
+        return (n.name(), tuple([m._uid if m is not None else None for m, _ in n._next]),
+                n._seq, slots, var)
 
     @staticmethod
     def variable(n: Node) -> Tensor | None:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.events import Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize
 from .snapshot import Snapshot
@@ -99,12 +100,13 @@ class Recording:
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
         self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
         self._code: dict[tuple[str, int], dict[str, Any]] = {}
-        self._handlers: dict[str, Any] = {
+        # NB: a table the native engine calls into directly (one call per event)
+        self._on_event = Dispatch({
             "node_created": self._node_created, "tensor_modified": self._tensor_modified,
             "backward_started": self._backward_started, "node_executed": self._node_executed,
             "buffer_released": self._buffer_released, "grad_accumulated": self._grad_accumulated,
             "backward_finished": self._backward_finished, "backward_failed": self._backward_failed,
-        }
+        })
         self._active = False
         self._uid: Any = getattr(self.engine, "node_uid", None)
         # NB: an engine whose nodes take no weak references says how to find them again
@@ -121,11 +123,6 @@ class Recording:
         if self._active:
             self.engine.unsubscribe(self._on_event)
             self._active = False
-
-    def _on_event(self, event: str, *args: Any) -> None:
-        handler = self._handlers.get(event)
-        if handler is not None:
-            handler(*args)
 
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any) -> None:

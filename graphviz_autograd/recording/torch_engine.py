@@ -278,13 +278,12 @@ class TorchEngine:
         return int(t._version)
 
     @staticmethod
-    def describe(t: torch.Tensor) -> dict[str, Any]:
+    def describe(t: torch.Tensor) -> tuple[Any, ...]:
+        """(shape, dtype, requires_grad, is_leaf, grad's shape or None, version)."""
         # NB: reading .grad of a non-leaf warns; only leaves (and retain_grad) have one
         g = t.grad if t.grad_fn is None or t.retains_grad else None
-        return {"shape": list(t.shape), "dtype": str(t.dtype), "requires_grad": t.requires_grad,
-                "is_leaf": t.grad_fn is None,
-                "grad": {"shape": list(g.shape)} if g is not None else None,
-                "version": int(t._version)}
+        return (tuple(t.shape), t.dtype, t.requires_grad, t.grad_fn is None,
+                tuple(g.shape) if g is not None else None, int(t._version))
 
     # -- nodes --------------------------------------------------------------------------------
     def node_uid(self, n: Any) -> int:
@@ -313,6 +312,13 @@ class TorchEngine:
     @staticmethod
     def variable(n: Any) -> Any:
         return getattr(n, "variable", None)
+
+    def static_facts(self, n: Any) -> tuple[Any, ...]:
+        """What a node is for its whole life: name, next nodes' ids, sequence number, saved
+        tensors (name, shape, dtype, bytes), its leaf's id (an accumulator)."""
+        var = self.variable(n)
+        return (self.node_name(n), self.next_uids(n), self.seq(n), self.slots(n),
+                self.tensor_uid(var) if var is not None else None)
 
     def _slot_names(self, n: Any) -> tuple[str, ...]:
         names = self._names.get(type(n))
