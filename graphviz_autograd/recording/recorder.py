@@ -86,7 +86,11 @@ class Recording:
         self.sources = sources
         self.keep_last = keep_last
         self._raws: list[Raw | Snapshot] = []
-        self.backwards: list[BackwardRecord] = []
+        self._backwards: list[BackwardRecord] = []
+        # NB: each backward's steps as logged (lists: [node uid, name, grad shape, released,
+        # accumulated]), made into Steps when ``backwards`` is read
+        self._logs: list[tuple[BackwardRecord, list[list[Any]]]] = []
+        self._log: list[list[Any]] | None = None
         self._meta: dict[int, _Meta] = {}
         self._static: dict[int, Static] = {}
         self._released: dict[tuple[int, str], int] = {}
@@ -109,6 +113,7 @@ class Recording:
         })
         self._active = False
         self._uid: Any = getattr(self.engine, "node_uid", None)
+        self._node_name: Any = getattr(self.engine, "node_name", None)
         # NB: an engine whose nodes take no weak references says how to find them again
         self._ref: Any = getattr(self.engine, "node_ref", None)
 
@@ -157,37 +162,58 @@ class Recording:
         src = frames.where(3)
         rec = BackwardRecord(number, info.api, bool(info.retain_graph), bool(info.create_graph),
                              roots, self._source_dict(src))
-        self.backwards.append(rec)
+        self._backwards.append(rec)
         self._current = rec
+        self._log = []
+        self._logs.append((rec, self._log))
         rec.snapshot_before = self._take("before_backward", f"before backward #{number}", rec,
                                          targets=list(info.roots))
 
+    # NB: the three handlers below run once per node of every backward: they log plain lists
     def _node_executed(self, node: Any, grad: Any) -> None:
-        rec = self._current
-        if rec is None:
+        log = self._log
+        if log is None:
             return
-        E = self.engine
-        uid = E.node_uid(node)
-        shape = list(getattr(grad, "shape", ())) if grad is not None else None
-        rec.steps.append(Step(f"n{uid}", E.node_name(node), shape, []))
-        self._executed_log.append((uid, rec.number))
+        uid = self._uid(node)
+        log.append([uid, self._node_name(node),
+                    getattr(grad, "shape", ()) if grad is not None else None, None, None])
+        self._executed_log.append((uid, self._n_backwards))
 
     def _buffer_released(self, node: Any, name: str, array: Any) -> None:
-        rec = self._current
-        if rec is None:
+        log = self._log
+        if log is None:
             return
-        uid = self.engine.node_uid(node)
-        self._released[(uid, name)] = rec.number
-        nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
-        if rec.steps and rec.steps[-1].node == f"n{uid}":
-            rec.steps[-1].released.append({"name": name, "nbytes": nbytes})
+        uid = self._uid(node)
+        self._released[(uid, name)] = self._n_backwards
+        if log and log[-1][0] == uid:
+            nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
+            entry = log[-1]
+            if entry[3] is None:
+                entry[3] = [(name, nbytes)]
+            else:
+                entry[3].append((name, nbytes))
 
     def _grad_accumulated(self, tensor: Any, grad: Any) -> None:
-        rec = self._current
-        if rec is None or not rec.steps:
+        log = self._log
+        if not log:
             return
-        rec.steps[-1].accumulated = {"tensor": f"t{self.engine.tensor_uid(tensor)}",
-                                     "grad_shape": list(getattr(grad, "shape", ()))}
+        log[-1][4] = (self.engine.tensor_uid(tensor), getattr(grad, "shape", ()))
+
+    @property
+    def backwards(self) -> list[BackwardRecord]:
+        """Each backward call, with its steps."""
+        if self._logs:
+            done = []
+            for rec, log in self._logs:
+                # NB: the backward still running may add to its last step: its steps are made
+                # again each time
+                start = len(rec.steps) if log is not self._log else 0
+                rec.steps[start:] = [_step(entry) for entry in log[start:]]
+                if log is not self._log:
+                    done.append(rec)
+            if done:
+                self._logs = [(r, log) for r, log in self._logs if log is self._log]
+        return self._backwards
 
     def _backward_finished(self, info: Any) -> None:
         rec = self._current
@@ -195,6 +221,7 @@ class Recording:
             return
         rec.snapshot_after = self._take("after_backward", f"after backward #{rec.number}", rec)
         self._current = None
+        self._log = None
 
     def _backward_failed(self, info: Any, node: Any, error: BaseException) -> None:
         rec = self._current
@@ -206,6 +233,7 @@ class Recording:
         rec.snapshot_after = self._take("backward_failed", f"backward #{rec.number} failed",
                                         rec, error=rec.error)
         self._current = None
+        self._log = None
 
     # -- snapshots ------------------------------------------------------------------------------
     @property
@@ -253,9 +281,11 @@ class Recording:
         """Drop what only the snapshots dropped by ``keep_last`` needed: memory stays bounded
         by the snapshots kept and the nodes alive."""
         first_kept = self._raws[0].index if self._raws else self._count
-        self.backwards = [b for b in self.backwards
-                          if (b.snapshot_after if b.snapshot_after is not None else self._count)
-                          >= first_kept]
+        self._backwards = [b for b in self._backwards
+                           if (b.snapshot_after if b.snapshot_after is not None else self._count)
+                           >= first_kept]
+        kept = {id(b) for b in self._backwards}
+        self._logs = [(b, log) for b, log in self._logs if id(b) in kept]
         for key, (counter, edits) in list(self._edits.items()):
             if len(edits) > 64:
                 self._edits[key] = (counter, edits[-64:])
@@ -272,7 +302,7 @@ class Recording:
         backward, or a node's first run (all that reuse needs: run before a root was made). A
         node that lives across the whole loop (a leaf's accumulator) would otherwise add an
         entry per step for ever."""
-        oldest = min((b.number for b in self.backwards), default=self._n_backwards + 1)
+        oldest = min((b.number for b in self._backwards), default=self._n_backwards + 1)
         first_run: set[int] = set()
         old = self._executed_log
         log: list[tuple[int, int]] = []
@@ -306,9 +336,9 @@ class Recording:
         rec = cls(engine=_Offline())
         rec._raws = [Snapshot.from_dict(s) for s in d["snapshots"]]
         rec._count = max((s.index for s in rec._raws), default=-1) + 1
-        rec.backwards = [BackwardRecord(**{**b, "steps": [Step(**s) for s in b["steps"]]})
-                         for b in d["backwards"]]
-        rec._n_backwards = max((b.number for b in rec.backwards), default=0)
+        rec._backwards = [BackwardRecord(**{**b, "steps": [Step(**s) for s in b["steps"]]})
+                          for b in d["backwards"]]
+        rec._n_backwards = max((b.number for b in rec._backwards), default=0)
         return rec
 
     # -- display ------------------------------------------------------------------------------
@@ -332,6 +362,14 @@ class Recording:
     def __repr__(self) -> str:
         return (f"<Recording: {len(self.snapshots)} snapshots, {len(self.backwards)} "
                 f"backward calls>")
+
+
+def _step(entry: list[Any]) -> Step:
+    uid, name, shape, released, accumulated = entry
+    return Step(f"n{uid}", name, list(shape) if shape is not None else None,
+                [{"name": n, "nbytes": b} for n, b in released] if released else [],
+                {"tensor": f"t{accumulated[0]}", "grad_shape": list(accumulated[1])}
+                if accumulated is not None else None)
 
 
 class _Offline:
