@@ -153,7 +153,7 @@ class NativeEngine:
         return states, dead_ends, leaves, alive, freed
 
     @staticmethod
-    def static_facts(n: Node) -> tuple[Any, ...]:
+    def static_facts(n: Node, uid: int) -> tuple[Any, ...]:
         """What a node is for its whole life: name, next nodes' ids, sequence number, saved
         tensors (name, shape, dtype, bytes), its leaf's id (an accumulator); in one call, as
         every snapshot asks it of each node new since the last one."""

@@ -132,8 +132,7 @@ class TorchEngine:
             n, t = stack.pop()
             if n is None or _KEY in n.metadata:
                 continue
-            self.node_uid(n)
-            self._read_slots(n)
+            self._read_slots(n, self.node_uid(n))
             if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
                 made.append((n, t))
             stack.extend((m, None) for m, _ in n.next_functions)
@@ -166,7 +165,8 @@ class TorchEngine:
         nodes = self._reachable(roots)
         for node in nodes:
             handles.append(node.register_prehook(self._pre_hook(node, running)))
-            handles.append(node.register_hook(self._post_hook(node, running, info)))
+            handles.append(node.register_hook(self._post_hook(node, self.node_uid(node), running,
+                                                              info)))
         leaves = [n.variable for n in nodes if getattr(n, "variable", None) is not None]
         try:
             out = func(*args, **kwargs)
@@ -196,14 +196,15 @@ class TorchEngine:
                 self._emit("grad_accumulated", var, grad)
         return hook
 
-    def _post_hook(self, node: Any, running: list[Any], info: _Info) -> Callable[..., None]:
+    def _post_hook(self, node: Any, uid: int, running: list[Any], info: _Info
+                   ) -> Callable[..., None]:
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
             if running and running[-1] is node:
                 running.pop()
             if not info.retain_graph:
-                slots = self.slots(node)
+                slots = self._read_slots(node, uid)
                 if slots:
-                    self._freed.add(self.node_uid(node))
+                    self._freed.add(uid)
                 for name, _shape, _dtype, nbytes in slots:
                     self._emit("buffer_released", node, name, _Released(nbytes))
         return hook
@@ -313,11 +314,12 @@ class TorchEngine:
     def variable(n: Any) -> Any:
         return getattr(n, "variable", None)
 
-    def static_facts(self, n: Any) -> tuple[Any, ...]:
+    def static_facts(self, n: Any, uid: int) -> tuple[Any, ...]:
         """What a node is for its whole life: name, next nodes' ids, sequence number, saved
         tensors (name, shape, dtype, bytes), its leaf's id (an accumulator)."""
         var = self.variable(n)
-        return (self.node_name(n), self.next_uids(n), self.seq(n), self.slots(n),
+        return (self.node_name(n), self.next_uids(n), self.seq(n),
+                self._read_slots(n, uid),
                 self.tensor_uid(var) if var is not None else None)
 
     def _slot_names(self, n: Any) -> tuple[str, ...]:
@@ -327,11 +329,11 @@ class TorchEngine:
                 k[len("_raw_saved_"):] for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
-    def _read_slots(self, n: Any) -> None:
-        """Each saved tensor's name, shape, dtype and bytes, read while it is alive."""
-        uid = self.node_uid(n)
-        if uid in self._slots:
-            return
+    def _read_slots(self, n: Any, uid: int) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
+        """Each saved tensor's name, shape, dtype and bytes, read while it is alive (once)."""
+        known = self._slots.get(uid)
+        if known is not None:
+            return known
         slots, counters = [], []
         for name in self._slot_names(n):
             try:
@@ -345,16 +347,19 @@ class TorchEngine:
             nbytes = sum(_nbytes(x) for x in ts)
             slots.append((name, tuple(ts[0].shape), ts[0].dtype, nbytes))
             counters.append(self.counter(ts[0]))
-        self._slots[uid] = tuple(slots)
+        found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
+        return found
 
     def slots(self, n: Any) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
-        self._read_slots(n)
-        return self._slots[self.node_uid(n)]
+        return self._read_slots(n, self.node_uid(n))
 
     def states(self, n: Any) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
-        uid = self.node_uid(n)
-        slots = self.slots(n)
+        return self._states(n, self.node_uid(n))
+
+    def _states(self, n: Any, uid: int
+                ) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
+        slots = self._read_slots(n, uid)
         if uid in self._freed:         # NB: freed stays freed: no need to ask PyTorch again
             return (tuple(("freed", 0, 0, 0) for _ in slots),
                     [(0, s[3], True) for s in slots])
@@ -400,7 +405,7 @@ class TorchEngine:
                 continue
             if uid not in static:
                 static[uid] = make_static(n, uid)
-            st, mem = self.states(n)
+            st, mem = self._states(n, uid)
             states[uid] = st
             for key, nbytes, was_freed in mem:
                 if was_freed:
