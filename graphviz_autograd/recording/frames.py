@@ -65,6 +65,9 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
     ``temp[0]``, ``d['k']``, ``fc1.weight``, ``model.layers.0.weight``."""
     found: dict[int, tuple[Any, list[str]]] = {}
     seen_globals: set[int] = set()
+    # NB: a model is often bound in several frames (passed down a call chain): its parameters
+    # are listed once
+    module_params: dict[int, list[tuple[str, Any]]] = {}
     skip = _SKIP
 
     def add(t: Any, name: str) -> None:
@@ -91,11 +94,14 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
                 if isinstance(x, tensor_types):
                     add(x, f"{name}[{k!r}]")
         elif is_module(v):
-            try:
-                for pname, p in v.named_parameters():
-                    add(p, f"{name}.{pname}")
-            except Exception:  # a user's odd module: skip it, never fail
-                return
+            params = module_params.get(id(v))
+            if params is None:
+                try:
+                    params = module_params[id(v)] = list(v.named_parameters())
+                except Exception:  # a user's odd module: skip it, never fail
+                    return
+            for pname, p in params:
+                add(p, f"{name}.{pname}")
         elif tv.__module__ == "__main__" and hasattr(v, "__dict__"):
             # an object of a class the user's script defines: its tensor attributes
             for i, (k, x) in enumerate(vars(v).items()):
