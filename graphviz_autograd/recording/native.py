@@ -7,12 +7,17 @@ from typing import Any
 
 from ..engine import events
 from ..engine.autograd import CopySlices
-from ..engine.node import AccumulateGrad, Node
+from ..engine.node import AccumulateGrad, Node, SavedTensor
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
 
 __all__ = ["NativeEngine"]
+
+# NB: a saved buffer's state as (state, version saved, version now, counter id); only a
+# modified one needs the last three, so the others share one tuple
+_FREED = ("freed", 0, 0, 0)
+_ALIVE = ("alive", 0, 0, 0)
 
 
 class NativeEngine:
@@ -125,18 +130,18 @@ class NativeEngine:
                 for slot in saved.values():
                     if slot is None:
                         continue
-                    group: Any = slot if type(slot) is list else (slot,)
+                    group: Any = (slot,) if type(slot) is SavedTensor else slot
                     for s in group:
                         if s is None:
                             continue
-                        vc = s.vc
                         if s.released:
-                            out.append(("freed", s.version, s.version, id(vc)))
+                            out.append(_FREED)
                             freed += s.nbytes
                             continue
+                        vc = s.vc
                         v = vc.v
-                        out.append(("alive" if v == s.version else "modified", s.version, v,
-                                    id(vc)))
+                        out.append(_ALIVE if v == s.version else
+                                   ("modified", s.version, v, id(vc)))
                         t = s.tensor
                         alive[id(t._data if t is not None else s.array)] = s.nbytes
                 states[uid] = tuple(out)
