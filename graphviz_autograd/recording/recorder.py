@@ -205,10 +205,10 @@ class Recording:
         if self._logs:
             done = []
             for rec, log in self._logs:
-                # NB: the backward still running may add to its last step: its steps are made
-                # again each time
-                start = len(rec.steps) if log is not self._log else 0
-                rec.steps[start:] = [_step(entry) for entry in log[start:]]
+                # NB: in place (a viewer may hold the list); the backward still running may add
+                # to its last step, so its steps are made again at each read, and once more
+                # when it is over
+                rec.steps[:] = [_step(entry) for entry in log]
                 if log is not self._log:
                     done.append(rec)
             if done:

@@ -397,6 +397,32 @@ def test_steps_in_order_with_releases_and_accumulations() -> None:
             assert st.accumulated is None
 
 
+def test_steps_read_during_a_backward_are_completed_after_it() -> None:
+    """A leaf's hook runs after its accumulator's step began and before the gradient is
+    accumulated: reading the steps there shows that step unfinished; the same list (a viewer
+    may hold it) has the accumulation once the backward is over."""
+    seen: list[tuple[list[str], Any]] = []
+    held: list[Any] = []
+    with record() as rec:
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x.sin()
+
+        def look(g: Any) -> Any:
+            steps = rec.backwards[-1].steps
+            held.append(steps)
+            seen.append(([st.name for st in steps], steps[-1].accumulated))
+            return g
+
+        x.register_hook(look)
+        y.sum().backward()
+    steps = rec.backwards[0].steps
+    assert held[0] is steps
+    assert seen == [(["SumBackward0", "SinBackward0", "torch::autograd::AccumulateGrad"], None)]
+    assert [st.name for st in steps] == seen[0][0]
+    assert steps[1].released == [{"name": "self", "nbytes": 12}]
+    assert steps[2].accumulated is not None and steps[2].accumulated["grad_shape"] == [3]
+
+
 def test_steps_of_a_failed_backward() -> None:
     measure = torch.nn.MSELoss()
     with record() as rec:
