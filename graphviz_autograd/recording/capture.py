@@ -151,7 +151,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 def _static(rec: Recording, n: Any, uid: int) -> Static:
     name, nxt, seq, slots, var = rec.engine.static_facts(n, uid)
     meta = rec._meta.get(uid)
-    if meta is None:
+    if meta is None:       # a node made before recording began, found by the walk
         return Static(name, nxt, seq, slots, var, None, 0, False)
     return Static(name, nxt, seq, slots, var, meta.source, meta.created_by, True)
 

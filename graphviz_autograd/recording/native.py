@@ -88,20 +88,8 @@ class NativeEngine:
         return n._uid
 
     @staticmethod
-    def seq(n: Node) -> int:
-        return n._seq
-
-    @staticmethod
     def node_name(n: Node) -> str:
         return n.name()
-
-    @staticmethod
-    def next_nodes(n: Node) -> list[Node | None]:
-        return [e[0] for e in n._next]
-
-    @staticmethod
-    def next_uids(n: Node) -> tuple[int | None, ...]:
-        return tuple([e[0]._uid if e[0] is not None else None for e in n._next])
 
     @staticmethod
     def walk(starts: list[Node], static: dict[int, Any], make_static: Any) -> tuple[Any, ...]:
@@ -164,44 +152,9 @@ class NativeEngine:
         every snapshot asks it of each node new since the last one."""
         slots: tuple[Any, ...] = ()
         if n._saved:
+            # NB: the dtype object is kept (a str is made only when the snapshot is read)
             slots = tuple([(name, s.shape, s.dtype, s.nbytes) for name, s in n.saved_slots()])
         var = n.variable._uid if type(n) is AccumulateGrad else None
         return (n.name(), tuple([m._uid if m is not None else None for m, _ in n._next]),
                 n._seq, slots, var)
-
-    @staticmethod
-    def variable(n: Node) -> Tensor | None:
-        return n.variable if isinstance(n, AccumulateGrad) else None
-
-    @staticmethod
-    def slots(n: Node) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
-        """Each saved tensor's name, shape, dtype and bytes (fixed for the node's life)."""
-        if not n._saved:
-            return ()
-        # NB: the dtype object is kept (a str is made only when the snapshot is read)
-        return tuple([(name, s.shape, s.dtype, s.nbytes) for name, s in n.saved_slots()])
-
-    @staticmethod
-    def states(n: Node) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
-        """Per saved tensor (state, saved version, version now, counter id), and its memory as
-        (key, bytes, freed): the key names the array, so shared buffers count once."""
-        saved = n._saved
-        if not saved:
-            return (), []
-        out, mem = [], []
-        for _, s in n.saved_slots():
-            if s.released:
-                out.append(("freed", s.version, s.version, id(s.vc)))
-                mem.append((0, s.nbytes, True))
-                continue
-            v = s.vc.v
-            out.append(("alive" if v == s.version else "modified", s.version, v, id(s.vc)))
-            arr = s.tensor._data if s.tensor is not None else s.array
-            mem.append((id(arr), s.nbytes, False))
-        return tuple(out), mem
-
-    @staticmethod
-    def dead_end(n: Node) -> bool:
-        """A node a backward can no longer run although it saves nothing (CopySlices)."""
-        return isinstance(n, CopySlices) and n.fn is None
 

@@ -303,10 +303,6 @@ class TorchEngine:
     def node_name(n: Any) -> str:
         return str(n.name())
 
-    @staticmethod
-    def next_nodes(n: Any) -> list[Any]:
-        return [m for m, _ in n.next_functions]
-
     def next_uids(self, n: Any) -> tuple[int | None, ...]:
         return tuple(self.node_uid(m) if m is not None else None for m, _ in n.next_functions)
 
@@ -350,12 +346,6 @@ class TorchEngine:
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
         return found
-
-    def slots(self, n: Any) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
-        return self._read_slots(n, self.node_uid(n))
-
-    def states(self, n: Any) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
-        return self._states(n, self.node_uid(n))
 
     def _states(self, n: Any, uid: int
                 ) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
@@ -417,10 +407,6 @@ class TorchEngine:
                 leaves[self.tensor_uid(var)] = var
             stack.extend(m for m, _ in n.next_functions if m is not None)
         return states, set(), leaves, alive, freed
-
-    @staticmethod
-    def dead_end(n: Any) -> bool:
-        return False
 
 
 def _nbytes(t: torch.Tensor) -> int:
