@@ -31,7 +31,7 @@ class Static:
 
     def __init__(self, name: str, next: tuple[int | None, ...], seq: int,
                  slots: tuple[tuple[str, tuple[int, ...], Any, int], ...], variable: int | None,
-                 source: tuple[str, int] | None, created_by: int, recorded: bool) -> None:
+                 source: tuple[Any, int] | None, created_by: int, recorded: bool) -> None:
         self.name = name
         self.next = next
         self.seq = seq
@@ -52,7 +52,7 @@ class Raw:
     kind: str
     backward: int | None
     error: dict[str, str] | None
-    source: tuple[str, int] | None
+    source: tuple[Any, int] | None
     live: list[int]
     states: dict[int, tuple[tuple[Any, ...], ...]]    # uid -> per slot (state, saved_v, v, counter)
     dead_ends: set[int]
@@ -86,7 +86,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             error: dict[str, str] | None, targets: list[Any] | None) -> Raw:
     E = rec.engine
     user = list(frames.user_frames())
-    here = (user[0].f_code.co_filename, user[0].f_lineno) if user else None
+    here = (user[0].f_code, user[0].f_lasti) if user else None
     if not rec.names:
         named = {}
     elif kind != "before_backward" and rec._names_cache is not None:

@@ -7,10 +7,11 @@ import linecache
 import os
 import sys
 from collections.abc import Callable, Iterator
-from types import FrameType, ModuleType
+from types import CodeType, FrameType, ModuleType
 from typing import Any
 
-__all__ = ["PACKAGE_DIR", "user_frames", "where", "code_at", "find_names", "add_internal"]
+__all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "find_names",
+           "add_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
@@ -39,15 +40,26 @@ def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:
         f = f.f_back
 
 
-def where(depth: int = 2) -> tuple[str, int] | None:
-    """(file, line) of the innermost user frame, cheaply: called once per op while recording."""
+def where(depth: int = 2) -> tuple[CodeType, int] | None:
+    """(code, offset of the instruction running) of the innermost user frame, cheaply: called
+    once per op while recording. ``line_of`` makes the line number from it when it is read."""
     f: FrameType | None = sys._getframe(depth)
     while f is not None:
-        name = f.f_code.co_filename
-        if not name.startswith(_INTERNAL):
-            return name, f.f_lineno
+        code = f.f_code
+        if not code.co_filename.startswith(_INTERNAL):
+            # NB: not f_lineno, which searches the code's line table on every call
+            return code, f.f_lasti
         f = f.f_back
     return None
+
+
+def line_of(code: CodeType, offset: int) -> int:
+    """The line of the instruction at ``offset`` (an ``f_lasti``): what ``f_lineno`` gives."""
+    if offset >= 0:
+        for start, end, line in code.co_lines():
+            if start <= offset < end:
+                return line if line is not None else code.co_firstlineno
+    return code.co_firstlineno
 
 
 def code_at(filename: str, line: int) -> str:

@@ -54,7 +54,7 @@ class _Meta:
 
     __slots__ = ("ref", "name", "source", "created_by")
 
-    def __init__(self, ref: Any, name: str, source: tuple[str, int] | None, created_by: int):
+    def __init__(self, ref: Any, name: str, source: tuple[Any, int] | None, created_by: int):
         self.ref = ref
         self.name = name
         self.source = source
@@ -103,7 +103,7 @@ class Recording:
         self._count = 0
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
         self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
-        self._code: dict[tuple[str, int], dict[str, Any]] = {}
+        self._code: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
         # NB: a table the native engine calls into directly (one call per event)
         self._on_event = Dispatch({
             "node_created": self._node_created, "tensor_modified": self._tensor_modified,
@@ -246,15 +246,21 @@ class Recording:
         self._take("manual", label or f"snapshot {self._count}", None)
         return self.snapshots[-1]
 
-    def _source_dict(self, src: tuple[str, int] | None) -> dict[str, Any] | None:
+    def _source_dict(self, src: tuple[Any, int] | None) -> dict[str, Any] | None:
+        """{file, line, code} of a place ``frames.where`` found: (code object, offset)."""
         if src is None:
             return None
-        # NB: one dict per source line, shared by the records that point at it (read-only)
-        d = self._code.get(src)
-        if d is None:
-            d = self._code[src] = {"file": src[0], "line": src[1],
-                                   "code": frames.code_at(*src)}
-        return d
+        # NB: one dict per place, shared by the records that point at it (read-only); keyed
+        # by the code's id (hashing a code object hashes its contents), kept alive by the key
+        # tuple in the value
+        code, offset = src
+        key = (id(code), offset)
+        entry = self._code.get(key)
+        if entry is None:
+            line = frames.line_of(code, offset)
+            entry = self._code[key] = (src, {"file": code.co_filename, "line": line,
+                                             "code": frames.code_at(code.co_filename, line)})
+        return entry[1]
 
     def _edits_since(self, counter: int, saved_at: int) -> list[dict[str, Any]] | None:
         """The in-place edits that moved a saved tensor past the version it was saved at."""

@@ -575,3 +575,28 @@ def test_hook_exception_is_the_users_own_object() -> None:
     with record(), pytest.raises(HookError) as info:
         story()
     assert info.value is seen[0]
+
+
+# -- sources --------------------------------------------------------------------------------------
+def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
+    """The recorder keeps (code, instruction offset) per op and makes the line when a snapshot
+    is read: the lines are those ``f_lineno`` gives, far into a long script and inside a
+    statement written over several lines (a method call: the line of its name, as Python
+    reports it)."""
+    script = tmp_path / "long_script.py"
+    filler = "\n".join(f"pad{i} = {i}" for i in range(400))
+    script.write_text(filler + "\n"
+                      "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                      "b = (a\n"
+                      "     .exp())\n"
+                      "c = torch.mul(b,\n"
+                      "              3.0)\n"
+                      "loss = c.sum()\n"
+                      "loss.backward()\n", encoding="utf-8")
+    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
+    with record() as rec:
+        exec(code, {"torch": torch})
+    lines = {n.name: n.source["line"] for n in before(rec, 1).nodes if n.source is not None}
+    assert lines == {"ExpBackward0": 403, "MulBackward0": 404, "SumBackward0": 406}
+    assert rec.backwards[0].source is not None and rec.backwards[0].source["line"] == 407
+    assert before(rec, 1).source is not None and before(rec, 1).source["line"] == 407
