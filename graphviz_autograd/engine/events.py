@@ -7,11 +7,15 @@ Events (name, then arguments):
     node_created(node, tensor)           a forward op made ``node``, the grad_fn of ``tensor``
     tensor_modified(tensor, node)        an in-place op bumped ``tensor``'s version (node: None)
     backward_started(info)               info: BackwardInfo (roots, flags); before any work
-    node_executed(node, grad)            ``node`` ran; ``grad`` is what flowed into it (or None)
-    buffer_released(node, name, array)   a saved slot of ``node`` was released
-    grad_accumulated(tensor, grad)       a leaf's .grad was updated
     backward_finished(info)
     backward_failed(info, node, error)   ``node`` is where it stopped (None: before any node ran)
+
+What a backward does node by node is not an event (a call per node would cost more than the
+node): while ``trace`` is a list, the engine appends one tuple per happening to it, in order:
+    (RAN, node uid, node name, grad shape)   a node ran; the shape of what flowed in (or None)
+    (RELEASED, node uid, slot name, nbytes)  a saved slot of that node was released
+    (ACCUMULATED, tensor uid, shape)         a leaf's .grad was updated (the shape of .grad)
+A listener sets ``trace`` in ``backward_started`` and resets it when the backward is over.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["listeners", "emit", "subscribe", "unsubscribe", "Dispatch"]
+__all__ = ["listeners", "emit", "subscribe", "unsubscribe", "Dispatch", "trace", "RAN",
+           "RELEASED", "ACCUMULATED"]
 
 Listener = Callable[..., Any]
 # NB: replaced, never changed in place, so emit walks it without a copy while a listener
 # subscribes or unsubscribes
 listeners: list[Listener] = []
+trace: list[tuple[Any, ...]] | None = None
+RAN, RELEASED, ACCUMULATED = 0, 1, 2
 
 
 class Dispatch(dict[str, Callable[..., Any]]):

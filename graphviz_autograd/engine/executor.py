@@ -20,6 +20,7 @@ from . import dtypes as dt
 from . import events
 from . import messages as msg
 from .autograd import CopySlices, edge
+from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
@@ -238,7 +239,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
           mode: Any) -> None:
     """Run nodes as they become ready, highest sequence number first."""
     needed, captures, sums = task.needed, task.captures, task.sums
-    listening = bool(events.listeners)
+    trace = events.trace
     release = not task.keep
     create = task.create
     # NB: an exact op's gradients are right as they come, unless a leaf's .data changed shape
@@ -272,13 +273,14 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     outputs = op.backward(ctx, g, mode)
                     if not (op.exact and trust and node._meta[0][0]):
                         outputs = _validate(node, outputs, mode)
-                if listening:
-                    events.emit("node_executed", node, g)
+                if trace is not None:
+                    trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))
                 if release and node._saved:
                     node.release_variables()
             elif type(node) is AccumulateGrad and needed is None and not node._hooked:
-                if listening:
-                    events.emit("node_executed", node, inputs[0])
+                if trace is not None:
+                    g = inputs[0]
+                    trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))
                 _accumulate(task, node, inputs[0])
                 outputs = ()
             else:
@@ -430,6 +432,12 @@ def _prepare_inputs(task: _Task, inputs: list[Tensor], start: Node) -> None:
     task.needed = needed
 
 
+def _shape_of(inputs: list[Any]) -> Any:
+    """The shape of the first gradient flowing into a node (for the trace), or None."""
+    g = inputs[0] if inputs else None
+    return g.shape if g is not None else None
+
+
 def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any] | None:
     # tensor pre-hooks (register_hook on a non-leaf), then retain_grad, then capture
     if node._tensor_pre_hooks or node._retain_hooks:
@@ -450,15 +458,16 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
             if res is not None:
                 _check_count(hook, res, len(inputs))
                 inputs = [r._data if (r is not None and mode is NP) else r for r in res]
+    trace = events.trace
     if isinstance(node, AccumulateGrad):
-        if events.listeners:
-            events.emit("node_executed", node, inputs[0] if inputs else None)
+        if trace is not None:
+            trace.append((RAN, node._uid, node._name, _shape_of(inputs)))
         _accumulate(task, node, inputs[0], hooked=True)
         outputs: list[Any] = []
     else:
         outputs = node.grads if isinstance(node, GraphRoot) else _call(task, node, inputs, mode)
-        if events.listeners:
-            events.emit("node_executed", node, inputs[0] if inputs else None)
+        if trace is not None:
+            trace.append((RAN, node._uid, node._name, _shape_of(inputs)))
     if not task.keep:
         node.release_variables()
     if node._post_hooks:
@@ -691,8 +700,9 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         old = var._grad
         old._data += g
         old._vc.v += 1
-    if events.listeners:
-        events.emit("grad_accumulated", var, var._grad)
+    trace = events.trace
+    if trace is not None:
+        trace.append((ACCUMULATED, var._uid, var._grad._data.shape))
     if var._post_acc_hooks:
         for hook in list(var._post_acc_hooks):
             hook(var)

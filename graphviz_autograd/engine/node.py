@@ -207,11 +207,12 @@ class Node:
     def release_variables(self) -> None:
         saved = self._saved
         if saved:
-            if events.listeners:
+            trace = events.trace
+            if trace is not None:
                 for key, slot in saved.items():
                     for s in (slot if isinstance(slot, list) else (slot,)):
                         if s is not None and not s.released:
-                            events.emit("buffer_released", self, key, s.peek())
+                            trace.append((events.RELEASED, self._uid, key, s.nbytes))
                             s.release()
             else:
                 for slot in saved.values():

@@ -55,6 +55,12 @@ class Both:
         self.torch.unsubscribe(fn)
         self.native.unsubscribe(fn)
 
+    def open_trace(self) -> tuple[list[tuple[Any, ...]], bool]:
+        return self.native.open_trace()
+
+    def close_trace(self) -> None:
+        self.native.close_trace()
+
     def is_tensor(self, x: Any) -> bool:
         return bool(self.native.is_tensor(x) or self.torch.is_tensor(x))
 

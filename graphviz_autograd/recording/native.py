@@ -33,6 +33,21 @@ class NativeEngine:
     def unsubscribe(fn: Any) -> None:
         events.unsubscribe(fn)
 
+    # -- the backward's trace ------------------------------------------------------------------
+    @staticmethod
+    def open_trace() -> tuple[list[tuple[Any, ...]], bool]:
+        """The list the engine logs the next backward's nodes in, and whether it is new (and is
+        the caller's to close) or another listener's, shared."""
+        if events.trace is not None:
+            return events.trace, False
+        trace: list[tuple[Any, ...]] = []
+        events.trace = trace
+        return trace, True
+
+    @staticmethod
+    def close_trace() -> None:
+        events.trace = None
+
     tensor_types = (Tensor,)
 
     @staticmethod

@@ -3,6 +3,7 @@ backward step by step. It holds weak references only: recording never keeps a gr
 
 from __future__ import annotations
 
+import itertools
 import json
 import weakref
 from collections.abc import Iterator, Sequence
@@ -99,6 +100,13 @@ class Recording:
         # parameter?), made into dicts only when a snapshot that shows them is read
         self._edits: dict[int, tuple[Any, list[tuple[Any, ...]]]] = {}
         self._current: BackwardRecord | None = None
+        # NB: the native engine logs a backward's nodes in a trace (a list) rather than calling
+        # a handler per node; it is read into the step log when the backward is over (or its
+        # steps are asked for before)
+        self._traces = hasattr(self.engine, "open_trace")
+        self._trace: list[tuple[Any, ...]] | None = None
+        self._trace_read = 0
+        self._trace_owned = False
         self._previous_live: set[int] = set()
         self._count = 0
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
@@ -125,6 +133,7 @@ class Recording:
         return self
 
     def stop(self) -> None:
+        self._end_trace()
         if self._active:
             self.engine.unsubscribe(self._on_event)
             self._active = False
@@ -163,13 +172,52 @@ class Recording:
         rec = BackwardRecord(number, info.api, bool(info.retain_graph), bool(info.create_graph),
                              roots, self._source_dict(src))
         self._backwards.append(rec)
+        self._read_trace()             # a backward inside a backward: the outer's steps so far
         self._current = rec
         self._log = []
         self._logs.append((rec, self._log))
+        if self._traces:
+            if self._trace is None:
+                self._trace, self._trace_owned = self.engine.open_trace()
+            self._trace_read = len(self._trace)
         rec.snapshot_before = self._take("before_backward", f"before backward #{number}", rec,
                                          targets=list(info.roots))
 
-    # NB: the three handlers below run once per node of every backward: they log plain lists
+    def _read_trace(self) -> None:
+        """Log what the engine traced since the last read: steps, releases, accumulations."""
+        trace, log = self._trace, self._log
+        if trace is None or log is None or self._trace_read == len(trace):
+            return
+        start = self._trace_read
+        self._trace_read = len(trace)
+        number = self._current.number if self._current is not None else self._n_backwards
+        executed, released = self._executed_log, self._released
+        for entry in itertools.islice(trace, start, self._trace_read):
+            kind = entry[0]
+            if kind == 0:          # ran: uid, name, grad shape
+                log.append([entry[1], entry[2], entry[3], None, None])
+                executed.append((entry[1], number))
+            elif kind == 1:        # released: uid, slot name, nbytes
+                uid = entry[1]
+                released[(uid, entry[2])] = number
+                if log and log[-1][0] == uid:
+                    last = log[-1]
+                    if last[3] is None:
+                        last[3] = [(entry[2], entry[3])]
+                    else:
+                        last[3].append((entry[2], entry[3]))
+            elif log:              # accumulated: tensor uid, shape
+                log[-1][4] = (entry[1], entry[2])
+
+    def _end_trace(self) -> None:
+        """Read the trace, and stop the engine logging to it."""
+        self._read_trace()
+        if self._trace_owned:
+            self.engine.close_trace()
+        self._trace, self._trace_owned, self._trace_read = None, False, 0
+
+    # NB: the three handlers below run once per node of every backward of an engine without a
+    # trace (real torch): they log plain lists
     def _node_executed(self, node: Any, grad: Any) -> None:
         log = self._log
         if log is None:
@@ -202,6 +250,7 @@ class Recording:
     @property
     def backwards(self) -> list[BackwardRecord]:
         """Each backward call, with its steps."""
+        self._read_trace()
         if self._logs:
             done = []
             for rec, log in self._logs:
@@ -216,6 +265,7 @@ class Recording:
         return self._backwards
 
     def _backward_finished(self, info: Any) -> None:
+        self._end_trace()
         rec = self._current
         if rec is None:
             return
@@ -224,6 +274,7 @@ class Recording:
         self._log = None
 
     def _backward_failed(self, info: Any, node: Any, error: BaseException) -> None:
+        self._end_trace()
         rec = self._current
         if rec is None:
             return

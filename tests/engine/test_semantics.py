@@ -948,55 +948,86 @@ def _event_log() -> tuple[list[tuple[Any, ...]], Callable[..., None]]:
     return log, listener
 
 
-def test_events_of_a_small_backward() -> None:
+def _tracer() -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], Callable[..., None]]:
+    """A listener that also asks for the trace of each backward: (events, trace, listener)."""
+    log, listener = _event_log()
+    trace: list[tuple[Any, ...]] = []
+
+    def tracer(name: str, *args: Any) -> None:
+        listener(name, *args)
+        if name == "backward_started":
+            events.trace = trace
+        elif name in ("backward_finished", "backward_failed"):
+            events.trace = None
+
+    return log, trace, tracer
+
+
+def _ran(trace: list[tuple[Any, ...]]) -> list[str]:
+    return [e[2] for e in trace if e[0] == events.RAN]
+
+
+def _kinds(trace: list[tuple[Any, ...]]) -> list[int]:
+    return [e[0] for e in trace]
+
+
+def test_events_and_trace_of_a_small_backward() -> None:
     x = ours.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()
     mul = y.grad_fn.next_functions[0][0]
-    log, listener = _event_log()
-    events.subscribe(listener)
+    log, trace, tracer = _tracer()
+    events.subscribe(tracer)
     try:
         y.backward()
     finally:
-        events.unsubscribe(listener)
+        events.unsubscribe(tracer)
+        events.trace = None
     names = [e[0] for e in log]
-    assert names[0] == "backward_started" and names[-1] == "backward_finished"
-    assert names.count("backward_started") == names.count("backward_finished") == 1
-    executed = [e[1].name() for e in log if e[0] == "node_executed"]
-    assert executed == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
-    released = [e for e in log if e[0] == "buffer_released"]
+    assert names == ["backward_started", "backward_finished"]
+    assert _ran(trace) == ["SumBackward0", "MulBackward0", "torch::autograd::AccumulateGrad"]
+    assert [e[3] for e in trace if e[0] == events.RAN] == [(), (2,), (2,)]
+    released = [e for e in trace if e[0] == events.RELEASED]
     assert sorted(e[2] for e in released) == ["other", "self"]
-    assert all(e[1] is mul for e in released)
-    first_release = names.index("buffer_released")
-    assert names.index("node_executed", 0) < first_release
-    assert [e[1].name() for e in log[:first_release] if e[0] == "node_executed"][-1] == \
-        "MulBackward0", "a buffer is released only after its node ran"
-    acc = [e for e in log if e[0] == "grad_accumulated"]
-    assert len(acc) == 1 and acc[0][1] is x
-    np.testing.assert_allclose(acc[0][2].numpy(), [2.0, 4.0])
-    assert names.index("grad_accumulated") > first_release
+    assert all(e[1] == mul._uid and e[3] == 8 for e in released)
+    kinds = [(e[0], e[2]) for e in trace]
+    assert kinds.index((events.RAN, "MulBackward0")) < kinds.index((events.RELEASED, "self")) \
+        < kinds.index((events.RAN, "torch::autograd::AccumulateGrad")), \
+        "a buffer is released only after its node ran, before the next node"
+    acc = [e for e in trace if e[0] == events.ACCUMULATED]
+    assert acc == [(events.ACCUMULATED, x._uid, (2,))]
+    assert trace[-1] == acc[0], "the accumulation follows its node's step"
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
     info = log[0][1]
     assert info.api == "backward" and info.retain_graph is False
     assert len(info.roots) == 1 and info.roots[0] is y
 
 
+def test_no_trace_is_kept_without_a_listener() -> None:
+    x = ours.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    assert events.trace is None
+
+
 def test_events_of_a_retained_and_a_grad_call() -> None:
     x = ours.tensor([1.0, 2.0], requires_grad=True)
     y = (x * x).sum()
-    log, listener = _event_log()
-    events.subscribe(listener)
+    log, trace, tracer = _tracer()
+    events.subscribe(tracer)
     try:
         y.backward(retain_graph=True)
-        retained = [e[0] for e in log]
+        retained = _kinds(trace)
         log.clear()
+        trace.clear()
         ours.autograd.grad(y, x)
     finally:
-        events.unsubscribe(listener)
-    assert "buffer_released" not in retained
-    assert retained.count("grad_accumulated") == 1
+        events.unsubscribe(tracer)
+        events.trace = None
+    assert events.RELEASED not in retained
+    assert retained.count(events.ACCUMULATED) == 1
     names = [e[0] for e in log]
     assert names[0] == "backward_started" and log[0][1].api == "grad"
-    assert "grad_accumulated" not in names, "autograd.grad must not touch .grad"
-    assert names.count("buffer_released") == 2
+    assert events.ACCUMULATED not in _kinds(trace), "autograd.grad must not touch .grad"
+    assert _kinds(trace).count(events.RELEASED) == 2
     assert names[-1] == "backward_finished"
 
 
@@ -1006,13 +1037,14 @@ def test_events_of_a_failing_backward() -> None:
     s = (q * 2).sum()
     exp_node = q.grad_fn
     q.add_(1)
-    log, listener = _event_log()
-    events.subscribe(listener)
+    log, trace, tracer = _tracer()
+    events.subscribe(tracer)
     try:
         with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
             s.backward()
     finally:
-        events.unsubscribe(listener)
+        events.unsubscribe(tracer)
+        events.trace = None
     names = [e[0] for e in log]
     assert names[0] == "backward_started"
     assert names[-1] == "backward_failed"
@@ -1020,26 +1052,27 @@ def test_events_of_a_failing_backward() -> None:
     failed = log[-1]
     assert failed[2] is exp_node
     assert failed[3] is info.value
-    assert [e[1].name() for e in log if e[0] == "node_executed"] == ["SumBackward0",
-                                                                      "MulBackward0"]
+    assert _ran(trace) == ["SumBackward0", "MulBackward0"]
 
 
 def test_events_of_a_backward_twice() -> None:
     x = ours.tensor([1.0, 2.0], requires_grad=True)
     s = (x * x).sum()
     s.backward()
-    log, listener = _event_log()
-    events.subscribe(listener)
+    log, trace, tracer = _tracer()
+    events.subscribe(tracer)
     try:
         with pytest.raises(RuntimeError) as info:
             s.backward()
     finally:
-        events.unsubscribe(listener)
+        events.unsubscribe(tracer)
+        events.trace = None
     assert str(info.value) == BACKWARD_TWICE
     names = [e[0] for e in log]
     assert names[0] == "backward_started" and names[-1] == "backward_failed"
     assert log[-1][2] is s.grad_fn.next_functions[0][0]
-    assert "grad_accumulated" not in names
+    assert _ran(trace) == ["SumBackward0"], "it stops at the node whose buffers are freed"
+    assert events.ACCUMULATED not in _kinds(trace)
 
 
 def test_no_listener_no_emit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -600,3 +600,21 @@ def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
     assert lines == {"ExpBackward0": 403, "MulBackward0": 404, "SumBackward0": 406}
     assert rec.backwards[0].source is not None and rec.backwards[0].source["line"] == 407
     assert before(rec, 1).source is not None and before(rec, 1).source["line"] == 407
+
+
+def test_a_backward_interrupted_inside_the_block_leaves_no_trace_behind() -> None:
+    """A BaseException from a hook ends the backward without a failed event: leaving the block
+    still stops the engine logging the backward's nodes."""
+    from graphviz_autograd.engine import events
+
+    def interrupt(g: Any) -> Any:
+        raise KeyboardInterrupt
+
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(KeyboardInterrupt), record():
+        b = a * 3
+        b.register_hook(interrupt)
+        b.sum().backward()
+    assert events.trace is None
+    (a * a).sum().backward()
+    assert a.grad is not None and events.trace is None
