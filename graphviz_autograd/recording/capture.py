@@ -20,7 +20,7 @@ from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 if TYPE_CHECKING:
     from .recorder import Recording
 
-__all__ = ["Static", "Raw", "capture", "materialize"]
+__all__ = ["Static", "Raw", "capture", "materialize", "static_maker"]
 
 
 class Static:
@@ -85,16 +85,20 @@ def _no_gc(fn: Any) -> Any:
 def capture(rec: Recording, kind: str, label: str, backward: int | None,
             error: dict[str, str] | None, targets: list[Any] | None) -> Raw:
     E = rec.engine
-    user = list(frames.user_frames())
-    here = (user[0].f_code, user[0].f_lasti) if user else None
-    if not rec.names:
-        named = {}
-    elif kind != "before_backward" and rec._names_cache is not None:
-        named = rec._names_cache      # NB: a backward does not rebind the user's names
+    cached = rec._names_cache
+    if cached is not None and kind in ("after_backward", "backward_failed"):
+        # NB: the snapshot after a backward: the user's code is where it was before it, and a
+        # backward does not rebind the user's names
+        here, named = cached
     else:
-        named = frames.find_names(user, E.tensor_types, E.is_module)
-    rec._names_cache = named if kind == "before_backward" else None
-    del user
+        user = list(frames.user_frames())
+        here = (user[0].f_code, user[0].f_lasti) if user else None
+        named = frames.find_names(user, E.tensor_types, E.is_module) if rec.names else {}
+        del user
+    if kind == "before_backward":
+        rec._names_cache = (here, named)
+    elif kind != "manual":
+        rec._names_cache = None
 
     starts: list[Any] = []
     dead = []
@@ -106,16 +110,14 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             starts.append(n)
     node_labels: dict[int, list[str]] = {}
     tensors = []
+    facts = E.tensor_facts
     for t, names in named.values():
-        fn = E.grad_fn(t)
-        acc = E.accumulator(t) if fn is None else None
-        node = fn if fn is not None else acc
+        uid, node, fn_uid, described = facts(t)
         if node is not None:
             starts.append(node)
-            if fn is not None:
-                node_labels.setdefault(E.node_uid(fn), []).extend(names)
-        tensors.append((E.tensor_uid(t), names, E.describe(t),
-                        E.node_uid(fn) if fn is not None else None))
+            if fn_uid is not None:
+                node_labels.setdefault(fn_uid, []).extend(names)
+        tensors.append((uid, names, described, fn_uid))
     target_uids = None
     if targets is not None:
         target_uids = []
@@ -125,7 +127,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
                 starts.append(node)
                 target_uids.append(E.node_uid(node))
 
-    walked = E.walk(starts, rec._static, lambda n, uid: _static(rec, n, uid))
+    walked = E.walk(starts, rec._static, rec._make_static)
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
     for uid in dead:
         # NB: a node with no way back of its own (an engine whose nodes take no weak
@@ -133,9 +135,9 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
         if uid not in states:
             del rec._meta[uid]
     known = {t[0] for t in tensors}
-    for vid, var in leaves.items():
-        if vid not in known and var is not None:
-            tensors.append((vid, [], E.describe(var), None))
+    for vid, described in leaves.items():
+        if vid not in known:
+            tensors.append((vid, [], described, None))
     live = sorted(states)
     collected = sorted(rec._previous_live - states.keys())
     rec._previous_live = set(states)
@@ -148,12 +150,18 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
                targets=target_uids)
 
 
-def _static(rec: Recording, n: Any, uid: int) -> Static:
-    name, nxt, seq, slots, var = rec.engine.static_facts(n, uid)
-    meta = rec._meta.get(uid)
-    if meta is None:       # a node made before recording began, found by the walk
-        return Static(name, nxt, seq, slots, var, None, 0, False)
-    return Static(name, nxt, seq, slots, var, meta.source, meta.created_by, True)
+def static_maker(metas: dict[int, Any]) -> Any:
+    """What a walk calls for a node it meets for the first time: its ``Static``, with the
+    source and backward count the recorder noted when it was made (if it was)."""
+    get = metas.get
+
+    def make(uid: int, name: str, nxt: tuple[int | None, ...], seq: int,
+             slots: tuple[Any, ...], var: int | None) -> Static:
+        meta = get(uid)
+        if meta is None:       # a node made before recording began, found by the walk
+            return Static(name, nxt, seq, slots, var, None, 0, False)
+        return Static(name, nxt, seq, slots, var, meta.source, meta.created_by, True)
+    return make
 
 
 # -- from a raw capture to plain data -------------------------------------------------------------

@@ -107,14 +107,28 @@ class NativeEngine:
         return n.name()
 
     @staticmethod
+    def tensor_facts(t: Tensor) -> tuple[int, Node | None, int | None, tuple[Any, ...]]:
+        """A named tensor's uid, the node a walk starts from (its grad_fn or its accumulator),
+        its grad_fn's uid, and ``describe(t)``: in one call, for each name at each snapshot."""
+        fn = t._grad_fn
+        g = t._grad
+        described = (t._data.shape, t._dtype, t._rg or fn is not None, fn is None,
+                     g._data.shape if g is not None else None, t._vc.v)
+        if fn is not None:
+            return t._uid, fn, fn._uid, described
+        ref = t._acc
+        return t._uid, ref() if ref is not None else None, None, described
+
+    @staticmethod
     def walk(starts: list[Node], static: dict[int, Any], make_static: Any) -> tuple[Any, ...]:
         """Everything reachable from ``starts``: per node its saved buffers' states (and the
-        static facts of nodes not seen before), released CopySlices, leaves, memory."""
+        static facts of nodes not seen before, made by ``make_static(uid, name, next ids, seq,
+        slots, leaf id)``), released CopySlices, leaves (described), memory."""
         # NB: the hot loop of every snapshot (a few microseconds a node): locals only, no
         # per-node lists beyond the states themselves
         states: dict[int, tuple[tuple[Any, ...], ...]] = {}
         dead_ends: set[int] = set()
-        leaves: dict[int, Tensor] = {}
+        leaves: dict[int, tuple[Any, ...]] = {}
         alive: dict[int, int] = {}
         freed = 0
         stack = list(starts)
@@ -125,9 +139,17 @@ class NativeEngine:
             uid = n._uid
             if uid in states:
                 continue
-            if uid not in static:
-                static[uid] = make_static(n, uid)
             saved = n._saved
+            if uid not in static:
+                # NB: static_facts, inline (once per node of the graph, for its whole life)
+                slots: tuple[Any, ...] = ()
+                if saved:
+                    slots = tuple([(name, s.shape, s.dtype, s.nbytes)
+                                   for name, s in n.saved_slots()])
+                static[uid] = make_static(
+                    uid, n._name, tuple([m._uid if m is not None else None for m, _ in n._next]),
+                    n._seq, slots, n.variable._uid if type(n) is AccumulateGrad else None)
+
             if saved:
                 out = []
                 for slot in saved.values():
@@ -152,24 +174,14 @@ class NativeEngine:
                 states[uid] = none
             cls = type(n)
             if cls is AccumulateGrad:
-                leaves[n.variable._uid] = n.variable  # type: ignore[attr-defined]
+                var = n.variable  # type: ignore[attr-defined]
+                g = var._grad
+                leaves[var._uid] = (var._data.shape, var._dtype,
+                                    var._rg or var._grad_fn is not None, var._grad_fn is None,
+                                    g._data.shape if g is not None else None, var._vc.v)
             elif cls is CopySlices and n.fn is None:  # type: ignore[attr-defined]
                 dead_ends.add(uid)
             for m, _ in n._next:
                 if m is not None and m._uid not in states:
                     push(m)
         return states, dead_ends, leaves, alive, freed
-
-    @staticmethod
-    def static_facts(n: Node, uid: int) -> tuple[Any, ...]:
-        """What a node is for its whole life: name, next nodes' ids, sequence number, saved
-        tensors (name, shape, dtype, bytes), its leaf's id (an accumulator); in one call, as
-        every snapshot asks it of each node new since the last one."""
-        slots: tuple[Any, ...] = ()
-        if n._saved:
-            # NB: the dtype object is kept (a str is made only when the snapshot is read)
-            slots = tuple([(name, s.shape, s.dtype, s.nbytes) for name, s in n.saved_slots()])
-        var = n.variable._uid if type(n) is AccumulateGrad else None
-        return (n.name(), tuple([m._uid if m is not None else None for m, _ in n._next]),
-                n._seq, slots, var)
-

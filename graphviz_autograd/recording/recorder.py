@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine.events import Dispatch
 from . import frames
-from .capture import Raw, Static, capture, materialize
+from .capture import Raw, Static, capture, materialize, static_maker
 from .snapshot import Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
@@ -93,6 +93,7 @@ class Recording:
         self._logs: list[tuple[BackwardRecord, list[list[Any]]]] = []
         self._log: list[list[Any]] | None = None
         self._meta: dict[int, _Meta] = {}
+        self._make_static = static_maker(self._meta)
         self._static: dict[int, Static] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
@@ -110,7 +111,7 @@ class Recording:
         self._previous_live: set[int] = set()
         self._count = 0
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
-        self._names_cache: dict[int, tuple[Any, list[str]]] | None = None
+        self._names_cache: tuple[Any, dict[int, tuple[Any, list[str]]]] | None = None
         self._code: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
         # NB: a table the native engine calls into directly (one call per event)
         self._on_event = Dispatch({
@@ -134,6 +135,7 @@ class Recording:
 
     def stop(self) -> None:
         self._end_trace()
+        self._names_cache = None       # (a backward interrupted: it holds the user's tensors)
         if self._active:
             self.engine.unsubscribe(self._on_event)
             self._active = False

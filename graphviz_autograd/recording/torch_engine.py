@@ -378,6 +378,13 @@ class TorchEngine:
             mem.append((key, nbytes, False))
         return tuple(out), mem
 
+    def tensor_facts(self, t: Any) -> tuple[int, Any, int | None, tuple[Any, ...]]:
+        """As ``NativeEngine.tensor_facts``: uid, node to walk from, grad_fn's uid, describe."""
+        fn = self.grad_fn(t)
+        node = fn if fn is not None else self.accumulator(t)
+        return (self.tensor_uid(t), node, self.node_uid(fn) if fn is not None else None,
+                self.describe(t))
+
     def walk(self, starts: list[Any], static: dict[int, Any], make_static: Any
              ) -> tuple[Any, ...]:
         """Everything reachable from ``starts``, as ``NativeEngine.walk`` gives it."""
@@ -394,7 +401,7 @@ class TorchEngine:
             if uid in states:
                 continue
             if uid not in static:
-                static[uid] = make_static(n, uid)
+                static[uid] = make_static(uid, *self.static_facts(n, uid))
             st, mem = self._states(n, uid)
             states[uid] = st
             for key, nbytes, was_freed in mem:
@@ -404,7 +411,7 @@ class TorchEngine:
                     alive[key or id(st)] = nbytes
             var = getattr(n, "variable", None)
             if var is not None:
-                leaves[self.tensor_uid(var)] = var
+                leaves[self.tensor_uid(var)] = self.describe(var)
             stack.extend(m for m, _ in n.next_functions if m is not None)
         return states, set(), leaves, alive, freed
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import itertools
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -616,5 +617,8 @@ def test_a_backward_interrupted_inside_the_block_leaves_no_trace_behind() -> Non
         b.register_hook(interrupt)
         b.sum().backward()
     assert events.trace is None
+    gone = weakref.ref(b)
+    del b
+    assert gone() is None, "the recording still holds a tensor of the interrupted backward"
     (a * a).sum().backward()
     assert a.grad is not None and events.trace is None
