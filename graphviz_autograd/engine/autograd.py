@@ -252,7 +252,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                     raise
             else:
                 self._vc.v += 1
-                if events.listeners:
+                if events.listeners and self._vc.saves:
                     events.emit("tensor_modified", self, None)
                 return self
     inputs = (self, *others)
@@ -284,7 +284,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if not needs_graph:
         target[...] = res
         self._vc.v += 1
-        if events.listeners:
+        if events.listeners and self._vc.saves:
             events.emit("tensor_modified", self, None)
         return self
     original = None
@@ -294,7 +294,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     wiring = _edges_and_metas(inputs)
     target[...] = res
     self._vc.v += 1
-    if events.listeners:
+    if events.listeners and self._vc.saves:
         events.emit("tensor_modified", self, None)
     if self._base is not None:
         _copy_slices(op, self, inputs, kw, extras, original, wiring)

@@ -5,7 +5,9 @@ listens to pays one truthiness test per event site.
 
 Events (name, then arguments):
     node_created(node, tensor)           a forward op made ``node``, the grad_fn of ``tensor``
-    tensor_modified(tensor, node)        an in-place op bumped ``tensor``'s version (node: None)
+    tensor_modified(tensor, node)        an in-place op bumped the version of a tensor that a
+                                         node saved and still holds (node: None); an edit no
+                                         saved tensor can see is not an event
     backward_started(info)               info: BackwardInfo (roots, flags); before any work
     backward_finished(info)
     backward_failed(info, node, error)   ``node`` is where it stopped (None: before any node ran)

@@ -267,7 +267,7 @@ def _wrap_outputs(node: BackwardCFunction, raw: list[Any], inputs: list[Tensor],
     dirty = {id(t) for t in node.dirty_tensors or ()}
     for t in node.dirty_tensors or ():
         t._vc.v += 1                    # NB: PyTorch's _mark_dirty bumps each version once more
-        if events.listeners:
+        if events.listeners and t._vc.saves:
             events.emit("tensor_modified", t, None)
     nondiff = {id(t) for t in node.non_differentiable or ()}
     fn_name = type(node)._forward_cls.__name__

@@ -46,6 +46,7 @@ class SavedTensor:
             raise RuntimeError(msg.INFERENCE_SAVED)
         self.vc: VersionCounter = t._vc
         self.version = t._vc.v
+        t._vc.saves += 1
         self.released = False
         data = t._data
         self.shape, self.nbytes, self.dtype = data.shape, data.nbytes, t._dtype  # kept when freed
@@ -64,6 +65,7 @@ class SavedTensor:
         """Keep ``t``'s memory and version counter, not ``t`` itself."""
         s = cls.__new__(cls)
         s.vc, s.version, s.released = t._vc, t._vc.v, False
+        t._vc.saves += 1
         s.tensor, s.array, s.dtype = None, t._data, t._dtype
         s.shape, s.nbytes = t._data.shape, t._data.nbytes
         s.output_nr, s.requires_grad = 0, True
@@ -107,6 +109,8 @@ class SavedTensor:
         return msg.version_error(legacy, shape, name, nr, self.vc.v, self.version)
 
     def release(self) -> None:
+        if not self.released:
+            self.vc.saves -= 1
         self.tensor = None
         self.array = None
         self.released = True
@@ -222,9 +226,10 @@ class Node:
                         for s in slot:
                             if s is not None:
                                 s.release()
-                    else:
+                    elif not slot.released:  # type: ignore[union-attr]
                         slot.tensor = slot.array = None  # type: ignore[union-attr]
                         slot.released = True  # type: ignore[union-attr]
+                        slot.vc.saves -= 1  # type: ignore[union-attr]
 
 
 class AccumulateGrad(Node):

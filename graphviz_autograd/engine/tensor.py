@@ -46,12 +46,15 @@ class LeafData:
 
 
 class VersionCounter:
-    """Shared by a tensor, its views and its ``detach()``: bumped by every in-place op."""
+    """Shared by a tensor, its views and its ``detach()``: bumped by every in-place op.
+    ``saves`` counts the saved tensors that use it and are not released yet: an in-place op
+    on a tensor no node needs any more is not an event."""
 
-    __slots__ = ("v",)
+    __slots__ = ("v", "saves")
 
     def __init__(self) -> None:
         self.v = 0
+        self.saves = 0
 
 
 class Tensor:
@@ -123,7 +126,7 @@ class Tensor:
         t._grad_fn = None
         t._output_nr = 0
         t._vc = vc = _new(VersionCounter)     # NB: VersionCounter() without its __init__ call
-        vc.v = 0
+        vc.v = vc.saves = 0
         t._grad = None
         t._base = None
         t._wrapped = False

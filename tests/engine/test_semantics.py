@@ -1095,3 +1095,35 @@ def test_no_listener_no_emit(monkeypatch: pytest.MonkeyPatch) -> None:
     assert x.grad is not None
     with pytest.raises(RuntimeError):
         loss.backward()
+
+
+def test_an_edit_is_an_event_only_while_a_node_holds_the_tensor() -> None:
+    """``tensor_modified`` is for edits a saved tensor can see: ``saves`` counts the saved
+    tensors on a version counter that are not released."""
+    w = ours.tensor([1.0, 2.0], requires_grad=True)
+    x = ours.tensor([3.0, 4.0])
+    log, listener = _event_log()
+    events.subscribe(listener)
+    try:
+        y = (w * x).sum()             # MulBackward0 saves x (for w's gradient), not w
+        assert x._vc.saves == 1 and w._vc.saves == 0
+        with ours.no_grad():
+            w.add_(1)                 # no node holds w: no event
+        y.backward()                  # releases x
+        assert x._vc.saves == 0
+        x.add_(1)                     # no event
+        view = x[:1]
+        y2 = (w * view).sum()         # a saved view counts on its base's counter
+        assert x._vc.saves == 1
+        x.add_(1)                     # the event
+        y3 = (w * x).sum()
+        y3.backward(retain_graph=True)
+        assert x._vc.saves == 2, "retain_graph keeps the saved tensors"
+        y3.grad_fn.next_functions[0][0].release_variables()
+        y3.grad_fn.next_functions[0][0].release_variables()
+        assert x._vc.saves == 1, "a second release changes nothing"
+        del y2
+    finally:
+        events.unsubscribe(listener)
+    edits = [e[1] for e in log if e[0] == "tensor_modified"]
+    assert len(edits) == 1 and edits[0] is x

@@ -65,7 +65,7 @@ class Optimizer:
                     if p._grad is not None:
                         bumps = self._update(p, p._grad._data, group)
                         p._vc.v += bumps
-                        if events.listeners:
+                        if events.listeners and p._vc.saves:
                             events.emit("tensor_modified", p, None)
         return loss
 
