@@ -103,7 +103,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
     starts: list[Any] = []
     dead = []
     for uid, meta in rec._meta.items():
-        n = meta.ref()
+        n = meta[0]()
         if n is None:
             dead.append(uid)
         else:
@@ -160,7 +160,7 @@ def static_maker(metas: dict[int, Any]) -> Any:
         meta = get(uid)
         if meta is None:       # a node made before recording began, found by the walk
             return Static(name, nxt, seq, slots, var, None, 0, False)
-        return Static(name, nxt, seq, slots, var, meta.source, meta.created_by, True)
+        return Static(name, nxt, seq, slots, var, meta[1], meta[2], True)
     return make
 
 

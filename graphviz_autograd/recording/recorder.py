@@ -15,6 +15,7 @@ from typing import Any
 from ..engine.events import Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize, static_maker
+from .native import NativeEngine
 from .snapshot import Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
@@ -50,18 +51,6 @@ class BackwardRecord:
     snapshot_after: int | None = None
 
 
-class _Meta:
-    """What the recorder remembers of a node it saw created (weakly)."""
-
-    __slots__ = ("ref", "name", "source", "created_by")
-
-    def __init__(self, ref: Any, name: str, source: tuple[Any, int] | None, created_by: int):
-        self.ref = ref
-        self.name = name
-        self.source = source
-        self.created_by = created_by
-
-
 class Recording:
     """Snapshots and backward logs of the code run inside ``record()``.
 
@@ -92,7 +81,8 @@ class Recording:
         # accumulated]), made into Steps when ``backwards`` is read
         self._logs: list[tuple[BackwardRecord, list[list[Any]]]] = []
         self._log: list[list[Any]] | None = None
-        self._meta: dict[int, _Meta] = {}
+        # NB: per node seen made: (weak reference, source, backwards run before it was made)
+        self._meta: dict[int, tuple[Any, tuple[Any, int] | None, int]] = {}
         self._make_static = static_maker(self._meta)
         self._static: dict[int, Static] = {}
         self._released: dict[tuple[int, str], int] = {}
@@ -114,8 +104,10 @@ class Recording:
         self._names_cache: tuple[Any, dict[int, tuple[Any, list[str]]]] | None = None
         self._code: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
         # NB: a table the native engine calls into directly (one call per event)
+        native = type(self.engine) is NativeEngine
         self._on_event = Dispatch({
-            "node_created": self._node_created, "tensor_modified": self._tensor_modified,
+            "node_created": self._native_node_created if native else self._node_created,
+            "tensor_modified": self._tensor_modified,
             "backward_started": self._backward_started, "node_executed": self._node_executed,
             "buffer_released": self._buffer_released, "grad_accumulated": self._grad_accumulated,
             "backward_finished": self._backward_finished, "backward_failed": self._backward_failed,
@@ -142,11 +134,16 @@ class Recording:
 
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any) -> None:
-        # NB: the hot path while recording: once per op; the name is read later, if needed
+        # NB: the hot path while recording: once per op; the rest is read at the next snapshot
         ref = self._ref(node, tensor) if self._ref is not None else weakref.ref(node)
-        self._meta[self._uid(node)] = _Meta(ref, "",
-                                            frames.where(3) if self.sources else None,
-                                            self._n_backwards)
+        self._meta[self._uid(node)] = (ref, frames.where(3) if self.sources else None,
+                                       self._n_backwards)
+
+    def _native_node_created(self, node: Any, tensor: Any) -> None:
+        # NB: the same for the native engine's nodes: their id is an attribute, and they take
+        # weak references
+        self._meta[node._uid] = (weakref.ref(node), frames.where(3) if self.sources else None,
+                                 self._n_backwards)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine
