@@ -135,9 +135,9 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
         if uid not in states:
             del rec._meta[uid]
     known = {t[0] for t in tensors}
-    for vid, described in leaves.items():
+    for vid, var in leaves.items():
         if vid not in known:
-            tensors.append((vid, [], described, None))
+            tensors.append((vid, [], E.describe(var), None))
     live = sorted(states)
     collected = sorted(rec._previous_live - states.keys())
     rec._previous_live = set(states)

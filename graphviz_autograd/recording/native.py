@@ -123,12 +123,12 @@ class NativeEngine:
     def walk(starts: list[Node], static: dict[int, Any], make_static: Any) -> tuple[Any, ...]:
         """Everything reachable from ``starts``: per node its saved buffers' states (and the
         static facts of nodes not seen before, made by ``make_static(uid, name, next ids, seq,
-        slots, leaf id)``), released CopySlices, leaves (described), memory."""
+        slots, leaf id)``), released CopySlices, leaves, memory."""
         # NB: the hot loop of every snapshot (a few microseconds a node): locals only, no
         # per-node lists beyond the states themselves
         states: dict[int, tuple[tuple[Any, ...], ...]] = {}
         dead_ends: set[int] = set()
-        leaves: dict[int, tuple[Any, ...]] = {}
+        leaves: dict[int, Tensor] = {}
         alive: dict[int, int] = {}
         freed = 0
         stack = list(starts)
@@ -175,10 +175,7 @@ class NativeEngine:
             cls = type(n)
             if cls is AccumulateGrad:
                 var = n.variable  # type: ignore[attr-defined]
-                g = var._grad
-                leaves[var._uid] = (var._data.shape, var._dtype,
-                                    var._rg or var._grad_fn is not None, var._grad_fn is None,
-                                    g._data.shape if g is not None else None, var._vc.v)
+                leaves[var._uid] = var
             elif cls is CopySlices and n.fn is None:  # type: ignore[attr-defined]
                 dead_ends.add(uid)
             for m, _ in n._next:

@@ -411,7 +411,7 @@ class TorchEngine:
                     alive[key or id(st)] = nbytes
             var = getattr(n, "variable", None)
             if var is not None:
-                leaves[self.tensor_uid(var)] = self.describe(var)
+                leaves[self.tensor_uid(var)] = var
             stack.extend(m for m, _ in n.next_functions if m is not None)
         return states, set(), leaves, alive, freed
 
