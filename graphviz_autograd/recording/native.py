@@ -93,9 +93,7 @@ class NativeEngine:
     def describe(t: Tensor) -> tuple[Any, ...]:
         """(shape, dtype, requires_grad, is_leaf, grad's shape or None, version): made into
         text and lists only when the snapshot is read."""
-        g = t._grad
-        return (t._data.shape, t._dtype, t._rg or t._grad_fn is not None, t._grad_fn is None,
-                g._data.shape if g is not None else None, t._vc.v)
+        return NativeEngine.tensor_facts(t)[3]
 
     # -- nodes --------------------------------------------------------------------------------
     @staticmethod
@@ -109,7 +107,8 @@ class NativeEngine:
     @staticmethod
     def tensor_facts(t: Tensor) -> tuple[int, Node | None, int | None, tuple[Any, ...]]:
         """A named tensor's uid, the node a walk starts from (its grad_fn or its accumulator),
-        its grad_fn's uid, and ``describe(t)``: in one call, for each name at each snapshot."""
+        its grad_fn's uid, and ``describe(t)`` (made here): in one call, for each name at each
+        snapshot."""
         fn = t._grad_fn
         g = t._grad
         described = (t._data.shape, t._dtype, t._rg or fn is not None, fn is None,

@@ -6,13 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.events import Dispatch
+from ..engine.events import ACCUMULATED, RAN, RELEASED, Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize, static_maker
 from .native import NativeEngine
@@ -190,13 +190,20 @@ class Recording:
         start = self._trace_read
         self._trace_read = len(trace)
         number = self._current.number if self._current is not None else self._n_backwards
+        self._log_entries(itertools.islice(trace, start, self._trace_read), number)
+
+    def _log_entries(self, entries: Iterable[tuple[Any, ...]], number: int) -> None:
+        """Add trace entries (``events.trace``'s tuples) of backward ``number`` to its step log:
+        a step per node run; its releases and accumulation go on the step before them."""
+        log = self._log
+        assert log is not None
         executed, released = self._executed_log, self._released
-        for entry in itertools.islice(trace, start, self._trace_read):
+        for entry in entries:
             kind = entry[0]
-            if kind == 0:          # ran: uid, name, grad shape
+            if kind == RAN:                # uid, name, grad shape
                 log.append([entry[1], entry[2], entry[3], None, None])
                 executed.append((entry[1], number))
-            elif kind == 1:        # released: uid, slot name, nbytes
+            elif kind == RELEASED:         # uid, slot name, nbytes
                 uid = entry[1]
                 released[(uid, entry[2])] = number
                 if log and log[-1][0] == uid:
@@ -205,7 +212,7 @@ class Recording:
                         last[3] = [(entry[2], entry[3])]
                     else:
                         last[3].append((entry[2], entry[3]))
-            elif log:              # accumulated: tensor uid, shape
+            elif log:                      # accumulated: tensor uid, shape
                 log[-1][4] = (entry[1], entry[2])
 
     def _end_trace(self) -> None:
@@ -215,36 +222,23 @@ class Recording:
             self.engine.close_trace()
         self._trace, self._trace_owned, self._trace_read = None, False, 0
 
-    # NB: the three handlers below run once per node of every backward of an engine without a
-    # trace (real torch): they log plain lists
+    # NB: the three handlers below are for an engine without a trace (real torch): each
+    # makes its event a trace entry
     def _node_executed(self, node: Any, grad: Any) -> None:
-        log = self._log
-        if log is None:
-            return
-        uid = self._uid(node)
-        log.append([uid, self._node_name(node),
-                    getattr(grad, "shape", ()) if grad is not None else None, None, None])
-        self._executed_log.append((uid, self._n_backwards))
+        if self._log is not None:
+            shape = getattr(grad, "shape", ()) if grad is not None else None
+            self._log_entries([(RAN, self._uid(node), self._node_name(node), shape)],
+                              self._n_backwards)
 
     def _buffer_released(self, node: Any, name: str, array: Any) -> None:
-        log = self._log
-        if log is None:
-            return
-        uid = self._uid(node)
-        self._released[(uid, name)] = self._n_backwards
-        if log and log[-1][0] == uid:
+        if self._log is not None:
             nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
-            entry = log[-1]
-            if entry[3] is None:
-                entry[3] = [(name, nbytes)]
-            else:
-                entry[3].append((name, nbytes))
+            self._log_entries([(RELEASED, self._uid(node), name, nbytes)], self._n_backwards)
 
     def _grad_accumulated(self, tensor: Any, grad: Any) -> None:
-        log = self._log
-        if not log:
-            return
-        log[-1][4] = (self.engine.tensor_uid(tensor), getattr(grad, "shape", ()))
+        if self._log is not None:
+            self._log_entries([(ACCUMULATED, self.engine.tensor_uid(tensor),
+                                getattr(grad, "shape", ()))], self._n_backwards)
 
     @property
     def backwards(self) -> list[BackwardRecord]:
