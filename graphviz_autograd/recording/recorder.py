@@ -141,8 +141,10 @@ class Recording:
 
     def _native_node_created(self, node: Any, tensor: Any) -> None:
         # NB: the same for the native engine's nodes: their id is an attribute, and they take
-        # weak references
-        self._meta[node._uid] = (weakref.ref(node), frames.where(3) if self.sources else None,
+        # weak references. The three frames above the handler's caller (emit) are always the
+        # engine's (record, apply, an op; _copy_slices, apply_inplace, an op; _wrap_outputs,
+        # _apply, Function.apply): skipped unread, as reading a frame makes an object of it
+        self._meta[node._uid] = (weakref.ref(node), frames.where(6) if self.sources else None,
                                  self._n_backwards)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:

@@ -603,6 +603,53 @@ def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
     assert before(rec, 1).source is not None and before(rec, 1).source["line"] == 407
 
 
+def test_every_way_an_op_makes_a_node_gives_the_users_line(tmp_path: Any) -> None:
+    """The recorder skips the engine's own frames below the user's unread (reading a frame
+    costs): whichever way a node is made (an op, an in-place op on a tensor or on a view, a
+    method that edits in place, indexing, a module, a custom Function), its line is the user's
+    line that ran it, never a line of the engine or of the caller further out."""
+    script = tmp_path / "paths.py"
+    script.write_text(
+        "class Twice(torch.autograd.Function):\n"                                  # 1
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"                                                       # 5
+        "    def backward(ctx, g):\n"
+        "        return g * 2\n"
+        "def run():\n"
+        "    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+        "    b = a * 3\n"                                                            # 10
+        "    b.add_(1)\n"
+        "    v = b[1:]\n"
+        "    v.mul_(2)\n"
+        "    b[0] = 5.0\n"
+        "    b.clamp_(max=10.0)\n"                                                   # 15
+        "    c = Twice.apply(b)\n"
+        "    d = lin(c)\n"
+        "    e = (d @ d).tanh()\n"
+        "    e.backward()\n"
+        "run()\n", encoding="utf-8")
+    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
+    lin = torch.nn.Linear(3, 3)
+    with record() as rec:
+        exec(code, {"torch": torch, "lin": lin})
+    made = sorted((n.source["line"], n.name) for n in before(rec, 1).nodes
+                  if n.source is not None)
+    assert all(n.source is None or n.source["file"] == str(script)
+               for n in before(rec, 1).nodes)
+    lines = {name: {line for line, m in made if m == name} for _, name in made}
+    assert lines["MulBackward0"] == {10, 13}
+    assert lines["AddBackward0"] == {11}
+    assert lines["SliceBackward0"] == {12}
+    assert lines["torch::autograd::CopySlices"] == {13, 14}
+    assert lines["ClampBackward1"] == {15}
+    assert lines["TwiceBackward"] == {16}
+    assert lines["AddmmBackward0"] == {17}
+    assert lines["TanhBackward0"] == {18}
+    assert {line for line, _ in made} == set(range(10, 19))
+
+
 def test_a_backward_interrupted_inside_the_block_leaves_no_trace_behind() -> None:
     """A BaseException from a hook ends the backward without a failed event: leaving the block
     still stops the engine logging the backward's nodes."""
