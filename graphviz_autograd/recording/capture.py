@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import frames
 from .predict import predict
@@ -20,27 +20,21 @@ from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 if TYPE_CHECKING:
     from .recorder import Recording
 
-__all__ = ["Static", "Raw", "capture", "materialize", "static_maker"]
+__all__ = ["Static", "Raw", "capture", "materialize", "static_of"]
 
 
-class Static:
-    """What a node is, for as long as it lives."""
+class Static(NamedTuple):
+    """What a node is, for as long as it lives. A tuple: a walk makes one per new node with
+    ``tuple.__new__(Static, (...))``, no Python call (``static_of`` gives the fields)."""
 
-    __slots__ = ("name", "next", "seq", "slots", "variable", "source", "created_by", "recorded",
-                 "ids")
-
-    def __init__(self, name: str, next: tuple[int | None, ...], seq: int,
-                 slots: tuple[tuple[str, tuple[int, ...], Any, int], ...], variable: int | None,
-                 source: tuple[Any, int] | None, created_by: int, recorded: bool) -> None:
-        self.name = name
-        self.next = next
-        self.seq = seq
-        self.slots = slots            # per saved tensor: name, shape, dtype, nbytes
-        self.variable = variable      # AccumulateGrad: its leaf's uid
-        self.source = source
-        self.created_by = created_by
-        self.recorded = recorded
-        self.ids: tuple[str, tuple[str | None, ...]] | None = None   # "n<uid>", next ids
+    name: str
+    next: tuple[int | None, ...]
+    seq: int
+    slots: tuple[tuple[str, tuple[int, ...], Any, int], ...]   # name, shape, dtype, nbytes
+    variable: int | None          # AccumulateGrad: its leaf's uid
+    source: tuple[Any, int] | None
+    created_by: int
+    recorded: bool                # made while recording (else: found by a walk, made before)
 
 
 @dataclass
@@ -127,7 +121,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
                 starts.append(node)
                 target_uids.append(E.node_uid(node))
 
-    walked = E.walk(starts, rec._static, rec._make_static)
+    walked = E.walk(starts, rec._static, rec._meta)
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
     for uid in dead:
         # NB: a node with no way back of its own (an engine whose nodes take no weak
@@ -150,18 +144,13 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
                targets=target_uids)
 
 
-def static_maker(metas: dict[int, Any]) -> Any:
-    """What a walk calls for a node it meets for the first time: its ``Static``, with the
-    source and backward count the recorder noted when it was made (if it was)."""
-    get = metas.get
-
-    def make(uid: int, name: str, nxt: tuple[int | None, ...], seq: int,
-             slots: tuple[Any, ...], var: int | None) -> Static:
-        meta = get(uid)
-        if meta is None:       # a node made before recording began, found by the walk
-            return Static(name, nxt, seq, slots, var, None, 0, False)
-        return Static(name, nxt, seq, slots, var, meta[1], meta[2], True)
-    return make
+def static_of(meta: tuple[Any, ...] | None, name: str, nxt: tuple[int | None, ...], seq: int,
+              slots: tuple[Any, ...], var: int | None) -> Static:
+    """A node's ``Static``, with the source and backward count the recorder noted when it was
+    made (``meta``: the recorder's record of it; None: made before recording began)."""
+    if meta is None:
+        return Static(name, nxt, seq, slots, var, None, 0, False)
+    return Static(name, nxt, seq, slots, var, meta[1], meta[2], True)
 
 
 # -- from a raw capture to plain data -------------------------------------------------------------
@@ -200,6 +189,8 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     nodes: list[NodeInfo] = []
     append = nodes.append
     states, node_labels, source = raw.states, raw.node_labels, rec._source_dict
+    id_cache = rec._ids           # uid -> ("n<uid>", next ids), made once per node
+    ids_of = id_cache.get
     # NB: most nodes are reached from one root: its id list is made once and copied
     root_names = [f"n{r}" for r in roots]
     single = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
@@ -230,10 +221,10 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         else:
             found = node_labels.get(uid)
             labels = list(dict.fromkeys(found)) if found else []
-        ids = st.ids
+        ids = ids_of(uid)
         if ids is None:
-            ids = st.ids = (f"n{uid}", tuple([f"n{m}" if m is not None else None
-                                              for m in st.next]))
+            ids = id_cache[uid] = (f"n{uid}", tuple([f"n{m}" if m is not None else None
+                                                     for m in st.next]))
         append(NodeInfo(
             id=ids[0], name=st.name, next=list(ids[1]), saved=saved, labels=labels,
             source=source(st.source) if st.source is not None else None, executed_by=ex,

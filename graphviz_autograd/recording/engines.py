@@ -56,10 +56,14 @@ class Both:
         self.native.unsubscribe(fn)
 
     def open_trace(self) -> tuple[list[tuple[Any, ...]], bool]:
-        return self.native.open_trace()
+        """One trace for both: the native engine's list, which real torch's hooks add to."""
+        trace, new = self.native.open_trace()
+        self.torch._trace = trace
+        return trace, new
 
     def close_trace(self) -> None:
         self.native.close_trace()
+        self.torch.close_trace()
 
     def is_tensor(self, x: Any) -> bool:
         return bool(self.native.is_tensor(x) or self.torch.is_tensor(x))
@@ -75,14 +79,14 @@ class Both:
             return weakref.ref(node)
         return self.torch.node_ref(node, tensor)
 
-    def walk(self, starts: list[Any], static: dict[int, Any], make_static: Any
+    def walk(self, starts: list[Any], static: dict[int, Any], metas: dict[int, Any]
              ) -> tuple[Any, ...]:
         mine = [s for s in starts if self.native.is_node(s)]
         theirs = [s for s in starts if not self.native.is_node(s)]
-        a = self.native.walk(mine, static, make_static)
+        a = self.native.walk(mine, static, metas)
         if not theirs:
             return a
-        b = self.torch.walk(theirs, static, make_static)
+        b = self.torch.walk(theirs, static, metas)
         return ({**a[0], **b[0]}, a[1] | b[1], {**a[2], **b[2]}, {**a[3], **b[3]}, a[4] + b[4])
 
     def __getattr__(self, name: str) -> Any:

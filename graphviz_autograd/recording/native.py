@@ -11,6 +11,7 @@ from ..engine.node import AccumulateGrad, Node, SavedTensor
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
+from .capture import Static
 
 __all__ = ["NativeEngine"]
 
@@ -119,10 +120,11 @@ class NativeEngine:
         return t._uid, ref() if ref is not None else None, None, described
 
     @staticmethod
-    def walk(starts: list[Node], static: dict[int, Any], make_static: Any) -> tuple[Any, ...]:
+    def walk(starts: list[Node], static: dict[int, Any], metas: dict[int, Any]
+             ) -> tuple[Any, ...]:
         """Everything reachable from ``starts``: per node its saved buffers' states (and the
-        static facts of nodes not seen before, made by ``make_static(uid, name, next ids, seq,
-        slots, leaf id)``), released CopySlices, leaves, memory."""
+        ``Static`` of nodes not seen before, with what ``metas``, the recorder's records of
+        nodes made, says of them), released CopySlices, leaves, memory."""
         # NB: the hot loop of every snapshot (a few microseconds a node): locals only, no
         # per-node lists beyond the states themselves
         states: dict[int, tuple[tuple[Any, ...], ...]] = {}
@@ -132,6 +134,7 @@ class NativeEngine:
         freed = 0
         stack = list(starts)
         pop, push = stack.pop, stack.append
+        get_meta, new = metas.get, tuple.__new__
         none: tuple[()] = ()
         while stack:
             n = pop()
@@ -145,9 +148,13 @@ class NativeEngine:
                 if saved:
                     slots = tuple([(name, s.shape, s.dtype, s.nbytes)
                                    for name, s in n.saved_slots()])
-                static[uid] = make_static(
-                    uid, n._name, tuple([m._uid if m is not None else None for m, _ in n._next]),
-                    n._seq, slots, n.variable._uid if type(n) is AccumulateGrad else None)
+                nxt = tuple([m._uid if m is not None else None for m, _ in n._next])
+                var = n.variable._uid if type(n) is AccumulateGrad else None
+                meta = get_meta(uid)
+                # NB: as static_of makes it, without a call
+                static[uid] = new(Static, (n._name, nxt, n._seq, slots, var, meta[1], meta[2],
+                                           True) if meta is not None else
+                                  (n._name, nxt, n._seq, slots, var, None, 0, False))
 
             if saved:
                 out = []

@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.events import ACCUMULATED, RAN, RELEASED, Dispatch
+from ..engine.events import RAN, RELEASED, Dispatch
 from . import frames
-from .capture import Raw, Static, capture, materialize, static_maker
+from .capture import Raw, Static, capture, materialize
 from .native import NativeEngine
 from .snapshot import Snapshot
 
@@ -83,8 +83,8 @@ class Recording:
         self._log: list[list[Any]] | None = None
         # NB: per node seen made: (weak reference, source, backwards run before it was made)
         self._meta: dict[int, tuple[Any, tuple[Any, int] | None, int]] = {}
-        self._make_static = static_maker(self._meta)
         self._static: dict[int, Static] = {}
+        self._ids: dict[int, tuple[str, tuple[str | None, ...]]] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
@@ -108,8 +108,7 @@ class Recording:
         self._on_event = Dispatch({
             "node_created": self._native_node_created if native else self._node_created,
             "tensor_modified": self._tensor_modified,
-            "backward_started": self._backward_started, "node_executed": self._node_executed,
-            "buffer_released": self._buffer_released, "grad_accumulated": self._grad_accumulated,
+            "backward_started": self._backward_started,
             "backward_finished": self._backward_finished, "backward_failed": self._backward_failed,
         })
         self._active = False
@@ -224,24 +223,6 @@ class Recording:
             self.engine.close_trace()
         self._trace, self._trace_owned, self._trace_read = None, False, 0
 
-    # NB: the three handlers below are for an engine without a trace (real torch): each
-    # makes its event a trace entry
-    def _node_executed(self, node: Any, grad: Any) -> None:
-        if self._log is not None:
-            shape = getattr(grad, "shape", ()) if grad is not None else None
-            self._log_entries([(RAN, self._uid(node), self._node_name(node), shape)],
-                              self._n_backwards)
-
-    def _buffer_released(self, node: Any, name: str, array: Any) -> None:
-        if self._log is not None:
-            nbytes = int(getattr(array, "nbytes", 0)) if array is not None else 0
-            self._log_entries([(RELEASED, self._uid(node), name, nbytes)], self._n_backwards)
-
-    def _grad_accumulated(self, tensor: Any, grad: Any) -> None:
-        if self._log is not None:
-            self._log_entries([(ACCUMULATED, self.engine.tensor_uid(tensor),
-                                getattr(grad, "shape", ()))], self._n_backwards)
-
     @property
     def backwards(self) -> list[BackwardRecord]:
         """Each backward call, with its steps."""
@@ -346,6 +327,7 @@ class Recording:
             if isinstance(r, Raw):
                 keep.update(r.live)
         self._static = {u: st for u, st in self._static.items() if u in keep}
+        self._ids = {u: ids for u, ids in self._ids.items() if u in keep}
         self._released = {k: v for k, v in self._released.items() if k[0] in keep}
         self._compact_log(keep)
 

@@ -5,7 +5,8 @@ read through PyTorch's public mechanisms, without changing what the program does
   (with the user's line), an in-place op a tensor modified. ``Tensor.backward``,
   ``torch.autograd.backward`` and ``torch.autograd.grad`` pass through it too: a backward starts.
 - During a backward, node pre- and post-hooks (removed when it ends) say which node runs, with
-  which gradient, and when its saved tensors are released.
+  which gradient, and when its saved tensors are released: the post-hook appends these to the
+  recorder's trace, as the native engine does (``open_trace``).
 - A node's saved tensors are its ``_raw_saved_*`` slots. Their state is read by unpacking
   ``_saved_*``: PyTorch raises when a buffer was freed or modified in place, and those errors are
   caught here, never let out.
@@ -16,6 +17,7 @@ read through PyTorch's public mechanisms, without changing what the program does
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import weakref
@@ -26,7 +28,9 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from ..engine.events import ACCUMULATED, RAN, RELEASED
 from . import frames
+from .capture import static_of
 
 __all__ = ["TorchEngine"]
 
@@ -47,11 +51,6 @@ class _Info:
     create_graph: bool
 
 
-@dataclass
-class _Released:
-    nbytes: int
-
-
 class _Counter:
     """Stands for a storage's version counter (tensors sharing a storage share one)."""
 
@@ -69,13 +68,26 @@ class _Mode(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None
                            ) -> Any:
         kwargs = kwargs or {}
+        engine = self.engine
         api = _BACKWARDS.get(func)
         if api is not None:
-            return self.engine._backward(func, api, args, kwargs)
+            return engine._backward(func, api, args, kwargs)
+        inplace = _INPLACE.get(func)
+        if inplace is None:
+            inplace = _INPLACE[func] = _is_inplace(func)
         out = func(*args, **kwargs)
-        if self.engine._listeners and torch.is_grad_enabled():
-            self.engine._after_op(func, args, kwargs, out)
+        if engine._listeners and torch.is_grad_enabled():
+            engine._after_op(inplace, args, kwargs, out)
         return out
+
+
+# NB: per function: does its name say it changes its first argument in place (``add_``)?
+_INPLACE: dict[Any, bool] = {}
+
+
+def _is_inplace(func: Any) -> bool:
+    name = getattr(func, "__name__", "")
+    return name.endswith("_") and not name.endswith("__")
 
 
 class TorchEngine:
@@ -94,6 +106,7 @@ class TorchEngine:
         self._slot_counters: dict[int, tuple[_Counter | None, ...]] = {}
         self._names: dict[type, tuple[str, ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
+        self._trace: list[tuple[Any, ...]] | None = None
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
     # -- events -------------------------------------------------------------------------------
@@ -114,13 +127,26 @@ class TorchEngine:
         for fn in list(self._listeners):
             fn(event, *args)
 
-    def _after_op(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        for t in outs:
-            if isinstance(t, torch.Tensor) and t.grad_fn is not None:
-                self._new_nodes(t.grad_fn, t)
-        name = getattr(func, "__name__", "")
-        if (name.endswith("_") and not name.endswith("__")) or "out" in kwargs:
+    # -- the backward's trace (as the native engine's: see ``engine.events``) -----------------
+    def open_trace(self) -> tuple[list[tuple[Any, ...]], bool]:
+        if self._trace is not None:
+            return self._trace, False
+        self._trace = []
+        return self._trace, True
+
+    def close_trace(self) -> None:
+        self._trace = None
+
+    def _after_op(self, inplace: bool, args: Any, kwargs: Any, out: Any) -> None:
+        if type(out) is torch.Tensor or isinstance(out, torch.Tensor):
+            fn = out.grad_fn
+            if fn is not None:
+                self._new_nodes(fn, out)
+        elif isinstance(out, (tuple, list)):
+            for t in out:
+                if isinstance(t, torch.Tensor) and t.grad_fn is not None:
+                    self._new_nodes(t.grad_fn, t)
+        if inplace or "out" in kwargs:
             target = kwargs.get("out", args[0] if args else None)
             if isinstance(target, torch.Tensor):
                 self._emit("tensor_modified", target, target.grad_fn)
@@ -132,7 +158,7 @@ class TorchEngine:
             n, t = stack.pop()
             if n is None or _KEY in n.metadata:
                 continue
-            self._read_slots(n, self.node_uid(n))
+            self._read_slots(n, self.node_uid(n))     # NB: now, before anything changes them
             if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
                 made.append((n, t))
             stack.extend((m, None) for m, _ in n.next_functions)
@@ -160,18 +186,26 @@ class TorchEngine:
             retain = create
         info = _Info(roots, api, bool(retain), create)
         self._emit("backward_started", info)
-        running: list[Any] = []
+        running: list[tuple[Any, Any]] = []
         handles = []
         nodes = self._reachable(roots)
+        push = running.append
         for node in nodes:
-            handles.append(node.register_prehook(self._pre_hook(node, running)))
+            handles.append(node.register_prehook(functools.partial(_pre_hook, push, node)))
             handles.append(node.register_hook(self._post_hook(node, self.node_uid(node), running,
                                                               info)))
         leaves = [n.variable for n in nodes if getattr(n, "variable", None) is not None]
         try:
             out = func(*args, **kwargs)
         except BaseException as e:
-            self._emit("backward_failed", info, running[-1] if running else None, e)
+            failed = None
+            if running:
+                # NB: the node that raised: its step (the post-hook never ran)
+                failed, grads = running[-1]
+                if self._trace is not None:
+                    self._trace.append((RAN, self.node_uid(failed), self.node_name(failed),
+                                        _first_shape(grads)))
+            self._emit("backward_failed", info, failed, e)
             raise
         finally:
             for h in handles:
@@ -186,27 +220,31 @@ class TorchEngine:
         self._emit("backward_finished", info)
         return out
 
-    def _pre_hook(self, node: Any, running: list[Any]) -> Callable[..., None]:
-        def hook(grad_outputs: Any) -> None:
-            running.append(node)
-            grad = next((g for g in grad_outputs if g is not None), None)
-            self._emit("node_executed", node, grad)
-            var = getattr(node, "variable", None)
-            if var is not None and grad is not None:
-                self._emit("grad_accumulated", var, grad)
-        return hook
-
     def _post_hook(self, node: Any, uid: int, running: list[Any], info: _Info
                    ) -> Callable[..., None]:
+        """The node's step, once it has run: the gradient that flowed in, the buffers released,
+        the leaf gradient accumulated."""
+        name = self.node_name(node)
+        var = getattr(node, "variable", None)
+        leaf = self.tensor_uid(var) if var is not None else None
+        retain = info.retain_graph
+
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
-            if running and running[-1] is node:
+            if running and running[-1][0] is node:
                 running.pop()
-            if not info.retain_graph:
+            trace = self._trace
+            if trace is None:
+                return
+            shape = _first_shape(grad_outputs)
+            trace.append((RAN, uid, name, shape))
+            if not retain:
                 slots = self._read_slots(node, uid)
                 if slots:
                     self._freed.add(uid)
-                for name, _shape, _dtype, nbytes in slots:
-                    self._emit("buffer_released", node, name, _Released(nbytes))
+                for slot, _shape, _dtype, nbytes in slots:
+                    trace.append((RELEASED, uid, slot, nbytes))
+            if leaf is not None and shape is not None:
+                trace.append((ACCUMULATED, leaf, shape))
         return hook
 
     def _reachable(self, roots: list[Any]) -> list[Any]:
@@ -385,7 +423,7 @@ class TorchEngine:
         return (self.tensor_uid(t), node, self.node_uid(fn) if fn is not None else None,
                 self.describe(t))
 
-    def walk(self, starts: list[Any], static: dict[int, Any], make_static: Any
+    def walk(self, starts: list[Any], static: dict[int, Any], metas: dict[int, Any]
              ) -> tuple[Any, ...]:
         """Everything reachable from ``starts``, as ``NativeEngine.walk`` gives it."""
         states: dict[int, tuple[tuple[Any, ...], ...]] = {}
@@ -401,7 +439,7 @@ class TorchEngine:
             if uid in states:
                 continue
             if uid not in static:
-                static[uid] = make_static(uid, *self.static_facts(n, uid))
+                static[uid] = static_of(metas.get(uid), *self.static_facts(n, uid))
             st, mem = self._states(n, uid)
             states[uid] = st
             for key, nbytes, was_freed in mem:
@@ -414,6 +452,17 @@ class TorchEngine:
                 leaves[self.tensor_uid(var)] = var
             stack.extend(m for m, _ in n.next_functions if m is not None)
         return states, set(), leaves, alive, freed
+
+
+def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
+    push((node, grad_outputs))       # NB: the node running, should it raise
+
+
+def _first_shape(grads: Any) -> Any:
+    for g in grads:
+        if g is not None:
+            return getattr(g, "shape", ())
+    return None
 
 
 def _nbytes(t: torch.Tensor) -> int:
