@@ -104,7 +104,7 @@ class TorchEngine:
         self._counters: dict[int, _Counter] = {}
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
         self._slot_counters: dict[int, tuple[_Counter | None, ...]] = {}
-        self._names: dict[type, tuple[str, ...]] = {}
+        self._names: dict[type, tuple[tuple[str, str], ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
         self._trace: list[tuple[Any, ...]] | None = None
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
@@ -356,11 +356,13 @@ class TorchEngine:
                 self._read_slots(n, uid),
                 self.tensor_uid(var) if var is not None else None)
 
-    def _slot_names(self, n: Any) -> tuple[str, ...]:
+    def _slot_names(self, n: Any) -> tuple[tuple[str, str], ...]:
+        """(slot name, attribute to unpack it by) per saved tensor of the node's class."""
         names = self._names.get(type(n))
         if names is None:
             names = self._names[type(n)] = tuple(
-                k[len("_raw_saved_"):] for k in dir(n) if k.startswith("_raw_saved_"))
+                (k[len("_raw_saved_"):], "_saved_" + k[len("_raw_saved_"):])
+                for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
     def _read_slots(self, n: Any, uid: int) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
@@ -369,18 +371,21 @@ class TorchEngine:
         if known is not None:
             return known
         slots, counters = [], []
-        for name in self._slot_names(n):
+        for name, attr in self._slot_names(n):
             try:
-                t = getattr(n, f"_saved_{name}")
+                t = getattr(n, attr)
             except RuntimeError:
                 continue
-            ts = t if isinstance(t, (tuple, list)) else (t,)
-            ts = tuple(x for x in ts if isinstance(x, torch.Tensor))
-            if not ts:
-                continue
-            nbytes = sum(_nbytes(x) for x in ts)
-            slots.append((name, tuple(ts[0].shape), ts[0].dtype, nbytes))
-            counters.append(self.counter(ts[0]))
+            if isinstance(t, torch.Tensor):
+                first, nbytes = t, _nbytes(t)
+            else:
+                ts = [x for x in t if isinstance(x, torch.Tensor)] \
+                    if isinstance(t, (tuple, list)) else []
+                if not ts:
+                    continue
+                first, nbytes = ts[0], sum(_nbytes(x) for x in ts)
+            slots.append((name, tuple(first.shape), first.dtype, nbytes))
+            counters.append(self.counter(first))
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
         return found
@@ -397,7 +402,7 @@ class TorchEngine:
             c = counters[i] if i < len(counters) else None
             cid = id(c) if c is not None else 0
             try:
-                t = getattr(n, f"_saved_{name}")
+                t = getattr(n, "_saved_" + name)
             except RuntimeError as e:
                 text = str(e)
                 m = _MODIFIED.search(text)
@@ -408,12 +413,12 @@ class TorchEngine:
                     out.append(("freed", 0, 0, cid))
                     mem.append((0, nbytes, True))
                 continue
-            ts = t if isinstance(t, (tuple, list)) else (t,)
-            first = next((x for x in ts if isinstance(x, torch.Tensor)), None)
+            first = t if isinstance(t, torch.Tensor) else next(
+                (x for x in t if isinstance(x, torch.Tensor)), None) \
+                if isinstance(t, (tuple, list)) else None
             v = int(first._version) if first is not None else 0
             out.append(("alive", v, v, cid))
-            key = first.untyped_storage().data_ptr() if first is not None else 0
-            mem.append((key, nbytes, False))
+            mem.append((c.key if c is not None else 0, nbytes, False))
         return tuple(out), mem
 
     def tensor_facts(self, t: Any) -> tuple[int, Any, int | None, tuple[Any, ...]]:
