@@ -135,7 +135,10 @@ class Recording:
     def _node_created(self, node: Any, tensor: Any) -> None:
         # NB: the hot path while recording: once per op; the rest is read at the next snapshot
         ref = self._ref(node, tensor) if self._ref is not None else weakref.ref(node)
-        self._meta[self._uid(node)] = (ref, frames.where(3) if self.sources else None,
+        # NB: the three frames above the caller are always the engines' own, skipped unread
+        # (real torch: _emit, _new_nodes, _after_op or _backward, before __torch_function__;
+        # the native engine: as in _native_node_created)
+        self._meta[self._uid(node)] = (ref, frames.where(6) if self.sources else None,
                                        self._n_backwards)
 
     def _native_node_created(self, node: Any, tensor: Any) -> None:

@@ -212,5 +212,46 @@ def test_record_with_no_engine_given_records_real_torch_too() -> None:
     assert exp.name == "ExpBackward0" and [s.state for s in exp.saved] == ["freed"]
     (mul,) = [n for n in rec.snapshots[3].nodes if n.name == "MulBackward0"]
     assert [s.state for s in mul.saved] == ["freed", "freed"]
+    # each engine's nodes get the user's line, not one of the recorder's or the engines'
+    assert exp.source is not None and exp.source["code"] == "y = x.exp()"
+    assert mul.source is not None and mul.source["code"] == "b = (a * a).sum()"
     assert len({n.id for s in rec.snapshots for n in s.nodes}) == \
         len({(n.id, n.name) for s in rec.snapshots for n in s.nodes})   # ids never collide
+
+
+def test_a_torch_node_has_the_users_line(tmp_path: Any) -> None:
+    """Whichever way real torch is called (a function, a method, an operator, a module, a
+    composite op making several nodes, an in-place op on a view, a gradient's own graph made
+    by the backward), each node's line is the user's line that made it: the recorder's own
+    frames and torch's are skipped, the user's never."""
+    script = tmp_path / "torch_paths.py"
+    script.write_text(
+        "import torch\n"
+        "def run(lin):\n"
+        "    a = torch.ones(3, 3, requires_grad=True)\n"
+        "    b = torch.mm(a, a)\n"
+        "    c = b.exp()\n"                                                        # 5
+        "    d = c * 2\n"
+        "    e = lin(d)\n"
+        "    f = torch.nn.functional.cross_entropy(e, torch.tensor([0, 1, 2]))\n"
+        "    v = e[0]\n"
+        "    v.mul_(2)\n"                                                          # 10
+        "    (g,) = torch.autograd.grad(f + v.sum(), a, create_graph=True)\n"
+        "    g.sum().backward()\n", encoding="utf-8")
+    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
+    scope: dict[str, Any] = {}
+    exec(code, scope)
+    with graphviz_autograd.record(engine=TorchEngine()) as rec:
+        scope["run"](torch.nn.Linear(3, 3))
+    nodes = {n.id: n for s in rec.snapshots for n in s.nodes if n.recorded}
+    made: dict[str, set[int]] = {}
+    for n in nodes.values():
+        assert n.source is not None and n.source["file"] == str(script), (n.name, n.source)
+        made.setdefault(n.name, set()).add(n.source["line"])
+    assert made["MmBackward0"] == {4, 11}          # 11: the gradient's graph (the grad call)
+    assert made["ExpBackward0"] == {5}
+    assert made["MulBackward0"] == {6, 11}
+    assert made["AddmmBackward0"] == {7}
+    assert made["NllLossBackward0"] == {8} and made["LogSoftmaxBackward0"] == {8}
+    assert made["torch::autograd::CopySlices"] == {10}
+    assert made["SumBackward0"] == {11, 12}
