@@ -579,6 +579,15 @@ def test_hook_exception_is_the_users_own_object() -> None:
 
 
 # -- sources --------------------------------------------------------------------------------------
+def _recorded_script(path: Any, text: str, scope: dict[str, Any]) -> Any:
+    """Run ``text`` as the script file ``path`` (its lines are the sources) while recording."""
+    path.write_text(text, encoding="utf-8")
+    code = compile(text, str(path), "exec")
+    with record() as rec:
+        exec(code, scope)
+    return rec
+
+
 def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
     """The recorder keeps (code, instruction offset) per op and makes the line when a snapshot
     is read: the lines are those ``f_lineno`` gives, far into a long script and inside a
@@ -586,17 +595,14 @@ def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
     reports it)."""
     script = tmp_path / "long_script.py"
     filler = "\n".join(f"pad{i} = {i}" for i in range(400))
-    script.write_text(filler + "\n"
-                      "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
-                      "b = (a\n"
-                      "     .exp())\n"
-                      "c = torch.mul(b,\n"
-                      "              3.0)\n"
-                      "loss = c.sum()\n"
-                      "loss.backward()\n", encoding="utf-8")
-    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
-    with record() as rec:
-        exec(code, {"torch": torch})
+    rec = _recorded_script(script, filler + "\n"
+                           "a = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                           "b = (a\n"
+                           "     .exp())\n"
+                           "c = torch.mul(b,\n"
+                           "              3.0)\n"
+                           "loss = c.sum()\n"
+                           "loss.backward()\n", {"torch": torch})
     lines = {n.name: n.source["line"] for n in before(rec, 1).nodes if n.source is not None}
     assert lines == {"ExpBackward0": 403, "MulBackward0": 404, "SumBackward0": 406}
     assert rec.backwards[0].source is not None and rec.backwards[0].source["line"] == 407
@@ -609,7 +615,8 @@ def test_every_way_an_op_makes_a_node_gives_the_users_line(tmp_path: Any) -> Non
     method that edits in place, indexing, a module, a custom Function), its line is the user's
     line that ran it, never a line of the engine or of the caller further out."""
     script = tmp_path / "paths.py"
-    script.write_text(
+    rec = _recorded_script(
+        script,
         "class Twice(torch.autograd.Function):\n"                                  # 1
         "    @staticmethod\n"
         "    def forward(ctx, x):\n"
@@ -629,11 +636,7 @@ def test_every_way_an_op_makes_a_node_gives_the_users_line(tmp_path: Any) -> Non
         "    d = lin(c)\n"
         "    e = (d @ d).tanh()\n"
         "    e.backward()\n"
-        "run()\n", encoding="utf-8")
-    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
-    lin = torch.nn.Linear(3, 3)
-    with record() as rec:
-        exec(code, {"torch": torch, "lin": lin})
+        "run()\n", {"torch": torch, "lin": torch.nn.Linear(3, 3)})
     made = sorted((n.source["line"], n.name) for n in before(rec, 1).nodes
                   if n.source is not None)
     assert all(n.source is None or n.source["file"] == str(script)
