@@ -58,7 +58,7 @@ class Both:
     def open_trace(self) -> tuple[list[tuple[Any, ...]], bool]:
         """One trace for both: the native engine's list, which real torch's hooks add to."""
         trace, new = self.native.open_trace()
-        self.torch._trace = trace
+        self.torch.use_trace(trace)
         return trace, new
 
     def close_trace(self) -> None:

@@ -68,16 +68,12 @@ class _Mode(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None
                            ) -> Any:
         kwargs = kwargs or {}
-        engine = self.engine
         api = _BACKWARDS.get(func)
         if api is not None:
-            return engine._backward(func, api, args, kwargs)
-        inplace = _INPLACE.get(func)
-        if inplace is None:
-            inplace = _INPLACE[func] = _is_inplace(func)
+            return self.engine._backward(func, api, args, kwargs)
         out = func(*args, **kwargs)
-        if engine._listeners and torch.is_grad_enabled():
-            engine._after_op(inplace, args, kwargs, out)
+        if self.engine._listeners and torch.is_grad_enabled():
+            self.engine._after_op(func, args, kwargs, out)
         return out
 
 
@@ -134,11 +130,15 @@ class TorchEngine:
         self._trace = []
         return self._trace, True
 
+    def use_trace(self, trace: list[tuple[Any, ...]]) -> None:
+        """Log to another engine's open trace (recording both engines: one trace)."""
+        self._trace = trace
+
     def close_trace(self) -> None:
         self._trace = None
 
-    def _after_op(self, inplace: bool, args: Any, kwargs: Any, out: Any) -> None:
-        if type(out) is torch.Tensor or isinstance(out, torch.Tensor):
+    def _after_op(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        if isinstance(out, torch.Tensor):
             fn = out.grad_fn
             if fn is not None:
                 self._new_nodes(fn, out)
@@ -146,6 +146,9 @@ class TorchEngine:
             for t in out:
                 if isinstance(t, torch.Tensor) and t.grad_fn is not None:
                     self._new_nodes(t.grad_fn, t)
+        inplace = _INPLACE.get(func)
+        if inplace is None:
+            inplace = _INPLACE[func] = _is_inplace(func)
         if inplace or "out" in kwargs:
             target = kwargs.get("out", args[0] if args else None)
             if isinstance(target, torch.Tensor):
@@ -376,14 +379,11 @@ class TorchEngine:
                 t = getattr(n, attr)
             except RuntimeError:
                 continue
-            if isinstance(t, torch.Tensor):
-                first, nbytes = t, _nbytes(t)
-            else:
-                ts = [x for x in t if isinstance(x, torch.Tensor)] \
-                    if isinstance(t, (tuple, list)) else []
-                if not ts:
-                    continue
-                first, nbytes = ts[0], sum(_nbytes(x) for x in ts)
+            ts = _tensors_in(t)
+            if not ts:
+                continue
+            first = ts[0]
+            nbytes = _nbytes(first) if len(ts) == 1 else sum(_nbytes(x) for x in ts)
             slots.append((name, tuple(first.shape), first.dtype, nbytes))
             counters.append(self.counter(first))
         found = self._slots[uid] = tuple(slots)
@@ -413,9 +413,8 @@ class TorchEngine:
                     out.append(("freed", 0, 0, cid))
                     mem.append((0, nbytes, True))
                 continue
-            first = t if isinstance(t, torch.Tensor) else next(
-                (x for x in t if isinstance(x, torch.Tensor)), None) \
-                if isinstance(t, (tuple, list)) else None
+            ts = _tensors_in(t)
+            first = ts[0] if ts else None
             v = int(first._version) if first is not None else 0
             out.append(("alive", v, v, cid))
             mem.append((c.key if c is not None else 0, nbytes, False))
@@ -461,6 +460,15 @@ class TorchEngine:
 
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
     push((node, grad_outputs))       # NB: the node running, should it raise
+
+
+def _tensors_in(saved: Any) -> list[torch.Tensor]:
+    """The tensors of an unpacked saved value: a tensor, or a list or tuple of them."""
+    if isinstance(saved, torch.Tensor):
+        return [saved]
+    if isinstance(saved, (tuple, list)):
+        return [x for x in saved if isinstance(x, torch.Tensor)]
+    return []
 
 
 def _first_shape(grads: Any) -> Any:
