@@ -161,25 +161,15 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     static = rec._static
     order = raw.live
     live = set(order)
-    indeg = dict.fromkeys(order, 0)
+    below: set[int | None] = set()
     for uid in order:
-        for m in static[uid].next:
-            if m is not None and m in live:
-                indeg[m] += 1
-    roots = [uid for uid in order if indeg[uid] == 0]
-    reach = dict.fromkeys(order, 0)
-    for i, r in enumerate(roots):
-        reach[r] = 1 << i
-    queue = list(roots)
-    while queue:
-        uid = queue.pop()
-        for m in static[uid].next:
-            if m is None or m not in live:
-                continue
-            reach[m] |= reach[uid]
-            indeg[m] -= 1
-            if indeg[m] == 0:
-                queue.append(m)
+        below.update(static[uid].next)
+    roots = [uid for uid in order if uid not in below]
+    if len(roots) == 1:
+        # NB: in a graph (acyclic) every node is reached from a root: from the only one here
+        reach = dict.fromkeys(order, 1)
+    else:
+        reach = _reach(static, order, live, roots)
     executed: dict[int, list[int]] = {}
     for uid, k in rec._executed_log[:raw.executed_until]:
         if uid in live:
@@ -188,14 +178,16 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     saved_infos: dict[int, list[SavedInfo]] = {}
     nodes: list[NodeInfo] = []
     append = nodes.append
-    states, node_labels, source = raw.states, raw.node_labels, rec._source_dict
-    id_cache = rec._ids           # uid -> ("n<uid>", next ids), made once per node
-    ids_of = id_cache.get
+    states, node_labels = raw.states, raw.node_labels
+    dead_ends = raw.dead_ends
+    made = rec._ids               # uid -> what a node's records always say, made once per node
+    made_of = made.get
     # NB: most nodes are reached from one root: its id list is made once and copied
     root_names = [f"n{r}" for r in roots]
     single = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
                                                                        strict=True))}
-    # NB: the hot loop of reading a snapshot: a few microseconds a node
+    failing = 0                   # the roots that reach a freed, modified or dead-end node
+    # NB: the hot loop of reading a snapshot: about two microseconds a node
     for uid in order:
         st = static[uid]
         bits = reach[uid]
@@ -211,26 +203,29 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         else:
             reused = st.variable is None and any(
                 static[r].created_by >= k for k in ex for r in root_ids)
+        m = made_of(uid)
+        if m is None:
+            m = made[uid] = _made(rec, st, uid)
         if st.slots:
-            saved = _saved(rec, uid, st, states[uid])
+            for state in states[uid]:
+                if state[0] != "alive":
+                    saved = _saved(rec, uid, st, states[uid])
+                    failing |= bits
+                    break
+            else:
+                saved = list(m[3])
             saved_infos[uid] = saved
         else:
             saved = []
+        if uid in dead_ends:
+            failing |= bits
         if st.variable is not None:
             labels = list(tensor_labels.get(st.variable, []))
         else:
             found = node_labels.get(uid)
             labels = list(dict.fromkeys(found)) if found else []
-        ids = ids_of(uid)
-        if ids is None:
-            ids = id_cache[uid] = (f"n{uid}", tuple([f"n{m}" if m is not None else None
-                                                     for m in st.next]))
-        append(NodeInfo(
-            id=ids[0], name=st.name, next=list(ids[1]), saved=saved, labels=labels,
-            source=source(st.source) if st.source is not None else None, executed_by=ex,
-            roots=names, shared=len(root_ids) > 1 or reused,
-            created_by=st.created_by, recorded=st.recorded,
-            variable=f"t{st.variable}" if st.variable is not None else None))
+        append(NodeInfo(m[0], st.name, list(m[1]), saved, labels, m[2], ex, names,
+                        len(root_ids) > 1 or reused, st.created_by, st.recorded, m[4]))
     tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=list(shape),
                           dtype=_text(dtype), requires_grad=bool(rg), is_leaf=bool(leaf),
                           grad_fn=f"n{fn}" if fn is not None else None,
@@ -238,10 +233,15 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                           version=int(version))
                for uid, names, (shape, dtype, rg, leaf, grad, version), fn
                in sorted(raw.tensors, key=lambda t: t[0])]
-    predictions = [predict(static, raw.dead_ends, [r], saved_infos) for r in roots]
+    # NB: a backward can only fail at a freed, modified or dead-end node: the dry run is
+    # needed only where one is reachable
+    predictions = [predict(static, dead_ends, [r], saved_infos) if failing >> i & 1 else
+                   Prediction(False, None, "", name)
+                   for i, (r, name) in enumerate(zip(roots, root_names, strict=True))]
     prediction: Prediction | None = None
     if raw.kind == "before_backward" and raw.targets:
-        prediction = predict(static, raw.dead_ends, raw.targets, saved_infos)
+        prediction = predict(static, dead_ends, raw.targets, saved_infos) if failing else \
+            Prediction(False, None, "", f"n{raw.targets[0]}" if len(raw.targets) == 1 else None)
     elif predictions:
         prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
     snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,
@@ -253,10 +253,50 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     return snap
 
 
+def _reach(static: dict[int, Static], order: list[int], live: set[int], roots: list[int]
+           ) -> dict[int, int]:
+    """Per node, the roots it is reached from, as bits (root ``i``: ``1 << i``)."""
+    indeg = dict.fromkeys(order, 0)
+    for uid in order:
+        for m in static[uid].next:
+            if m is not None and m in live:
+                indeg[m] += 1
+    reach = dict.fromkeys(order, 0)
+    for i, r in enumerate(roots):
+        reach[r] = 1 << i
+    queue = list(roots)
+    while queue:
+        uid = queue.pop()
+        for m in static[uid].next:
+            if m is None or m not in live:
+                continue
+            reach[m] |= reach[uid]
+            indeg[m] -= 1
+            if indeg[m] == 0:
+                queue.append(m)
+    return reach
+
+
 def _failed_at(rec: Recording, raw: Raw) -> str | None:
     if raw.kind != "backward_failed":
         return None
     return next((b.failed_at for b in rec.backwards if b.number == raw.backward), None)
+
+
+def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
+    """What a node's records say at every snapshot: its id, its next nodes' ids, its source,
+    its saved buffers while all are alive (read-only, shared by the snapshots), its leaf's id."""
+    # NB: once per node of a recording, so loops, not comprehensions (each makes a function)
+    nxt: list[str | None] = []
+    for m in st.next:
+        nxt.append(None if m is None else f"n{m}")
+    alive = []
+    for name, shape, dtype, nbytes in st.slots:
+        alive.append(SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes)))
+    src = st.source
+    var = st.variable
+    return (f"n{uid}", tuple(nxt), None if src is None else rec._source_dict(src),
+            tuple(alive), None if var is None else f"t{var}")
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]

@@ -19,6 +19,9 @@ __all__ = ["NativeEngine"]
 # modified one needs the last three, so the others share one tuple
 _FREED = ("freed", 0, 0, 0)
 _ALIVE = ("alive", 0, 0, 0)
+# NB: and a node whose buffers are all alive (most nodes, most of the time) shares one tuple of
+# them per count: no new object for the cycle collector to scan after each snapshot
+_ALL_ALIVE = [(_ALIVE,) * k for k in range(16)]
 
 
 class NativeEngine:
@@ -158,6 +161,7 @@ class NativeEngine:
 
             if saved:
                 out = []
+                changed = False
                 for slot in saved.values():
                     if slot is None:
                         continue
@@ -168,14 +172,19 @@ class NativeEngine:
                         if s.released:
                             out.append(_FREED)
                             freed += s.nbytes
+                            changed = True
                             continue
                         vc = s.vc
                         v = vc.v
-                        out.append(_ALIVE if v == s.version else
-                                   ("modified", s.version, v, id(vc)))
+                        if v == s.version:
+                            out.append(_ALIVE)
+                        else:
+                            out.append(("modified", s.version, v, id(vc)))
+                            changed = True
                         t = s.tensor
                         alive[id(t._data if t is not None else s.array)] = s.nbytes
-                states[uid] = tuple(out)
+                k = len(out)
+                states[uid] = tuple(out) if changed or k >= 16 else _ALL_ALIVE[k]
             else:
                 states[uid] = none
             cls = type(n)

@@ -84,7 +84,7 @@ class Recording:
         # NB: per node seen made: (weak reference, source, backwards run before it was made)
         self._meta: dict[int, tuple[Any, tuple[Any, int] | None, int]] = {}
         self._static: dict[int, Static] = {}
-        self._ids: dict[int, tuple[str, tuple[str | None, ...]]] = {}
+        self._ids: dict[int, tuple[Any, ...]] = {}   # capture._made, per node
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
