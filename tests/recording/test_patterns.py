@@ -672,3 +672,33 @@ def test_a_backward_interrupted_inside_the_block_leaves_no_trace_behind() -> Non
     assert gone() is None, "the recording still holds a tensor of the interrupted backward"
     (a * a).sum().backward()
     assert a.grad is not None and events.trace is None
+
+
+# -- predictions: each root on its own graph -------------------------------------------------------
+def test_each_root_is_predicted_on_the_graph_it_reaches() -> None:
+    with record() as rec:
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        old = (a * a).sum()
+        old.backward()
+        b = a * 2
+        stale = (b * b).sum()
+        b.add_(1)
+        fresh = (a * 3).sum()          # beside the others, sharing only a's accumulator
+        s = rec.snapshot("three roots")
+        stale_root = only_labelled(s, "stale").id
+        with pytest.raises(RuntimeError, match=INPLACE):
+            stale.backward()
+        fresh.backward()
+
+    by_root = {p.root: p for p in s.predictions}
+    old_pred = by_root[only_labelled(s, "old").id]
+    assert old_pred.will_fail and old_pred.kind == "freed"
+    assert s.node(old_pred.node or "").name == "MulBackward0"
+    assert by_root[stale_root].will_fail and by_root[stale_root].kind == "modified"
+    fresh_pred = by_root[only_labelled(s, "fresh").id]
+    assert not fresh_pred.will_fail and fresh_pred.node is None and fresh_pred.reason == ""
+    # the backward about to run gets its own prediction, from its own graph
+    failing, passing = before(rec, 2).prediction, before(rec, 3).prediction
+    assert failing is not None and failing.will_fail and failing.root == stale_root
+    assert passing is not None and not passing.will_fail
+    assert passing.root == after(rec, 3).nodes_labelled("fresh")[0].id
