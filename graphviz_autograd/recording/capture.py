@@ -10,6 +10,7 @@ when first asked for.
 from __future__ import annotations
 
 import gc
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -134,7 +135,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             tensors.append((vid, [], E.describe(var), None))
     live = sorted(states)
     collected = sorted(rec._previous_live - states.keys())
-    rec._previous_live = set(states)
+    rec._previous_live = states.keys()
     return Raw(index=rec._count, label=label, kind=kind, backward=backward, error=error,
                source=here, live=live, states=states, dead_ends=dead_ends, tensors=tensors,
                node_labels=node_labels,
@@ -160,7 +161,7 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         return raw.cached
     static = rec._static
     order = raw.live
-    live = set(order)
+    live = raw.states             # its keys: the live nodes
     below: set[int | None] = set()
     for uid in order:
         below.update(static[uid].next)
@@ -182,21 +183,20 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     dead_ends = raw.dead_ends
     made = rec._ids               # uid -> what a node's records always say, made once per node
     made_of = made.get
-    # NB: most nodes are reached from one root: its id list is made once and copied
+    # NB: nodes reached from the same roots share one list of their ids (read-only)
     root_names = [f"n{r}" for r in roots]
-    single = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
-                                                                       strict=True))}
+    by_bits = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
+                                                                        strict=True))}
     failing = 0                   # the roots that reach a freed, modified or dead-end node
-    # NB: the hot loop of reading a snapshot: about two microseconds a node
+    # NB: the hot loop of reading a snapshot: about a microsecond a node
     for uid in order:
         st = static[uid]
         bits = reach[uid]
-        one = single.get(bits)
-        if one is not None:
-            root_ids, names = one[0], list(one[1])
-        else:
-            root_ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
-            names = [root_names[i] for i in range(len(roots)) if bits >> i & 1]
+        one = by_bits.get(bits)
+        if one is None:
+            one = by_bits[bits] = ([roots[i] for i in range(len(roots)) if bits >> i & 1],
+                                   [root_names[i] for i in range(len(roots)) if bits >> i & 1])
+        root_ids, names = one
         ex = executed.get(uid)
         if ex is None:
             ex, reused = [], False
@@ -224,7 +224,7 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         else:
             found = node_labels.get(uid)
             labels = list(dict.fromkeys(found)) if found else []
-        append(NodeInfo(m[0], st.name, list(m[1]), saved, labels, m[2], ex, names,
+        append(NodeInfo(m[0], st.name, m[1], saved, labels, m[2], ex, names,
                         len(root_ids) > 1 or reused, st.created_by, st.recorded, m[4]))
     tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=list(shape),
                           dtype=_text(dtype), requires_grad=bool(rg), is_leaf=bool(leaf),
@@ -253,7 +253,7 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     return snap
 
 
-def _reach(static: dict[int, Static], order: list[int], live: set[int], roots: list[int]
+def _reach(static: dict[int, Static], order: list[int], live: Container[int], roots: list[int]
            ) -> dict[int, int]:
     """Per node, the roots it is reached from, as bits (root ``i``: ``1 << i``)."""
     indeg = dict.fromkeys(order, 0)
@@ -284,8 +284,8 @@ def _failed_at(rec: Recording, raw: Raw) -> str | None:
 
 
 def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
-    """What a node's records say at every snapshot: its id, its next nodes' ids, its source,
-    its saved buffers while all are alive (read-only, shared by the snapshots), its leaf's id."""
+    """What a node's records say at every snapshot (read-only, shared by them): its id, its
+    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id."""
     # NB: once per node of a recording, so loops, not comprehensions (each makes a function)
     nxt: list[str | None] = []
     for m in st.next:
@@ -295,7 +295,7 @@ def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
         alive.append(SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes)))
     src = st.source
     var = st.variable
-    return (f"n{uid}", tuple(nxt), None if src is None else rec._source_dict(src),
+    return (f"n{uid}", nxt, None if src is None else rec._source_dict(src),
             tuple(alive), None if var is None else f"t{var}")
 
 

@@ -147,11 +147,17 @@ class NativeEngine:
             saved = n._saved
             if uid not in static:
                 # NB: static_facts, inline (once per node of the graph, for its whole life)
-                slots: tuple[Any, ...] = ()
+                # NB: loops, not comprehensions (each makes a function object)
+                slots: Any = ()
                 if saved:
-                    slots = tuple([(name, s.shape, s.dtype, s.nbytes)
-                                   for name, s in n.saved_slots()])
-                nxt = tuple([m._uid if m is not None else None for m, _ in n._next])
+                    slots = []
+                    for name, s in n.saved_slots():
+                        slots.append((name, s.shape, s.dtype, s.nbytes))
+                    slots = tuple(slots)
+                nxt: Any = []
+                for m, _ in n._next:
+                    nxt.append(None if m is None else m._uid)
+                nxt = tuple(nxt)
                 var = n.variable._uid if type(n) is AccumulateGrad else None
                 meta = get_meta(uid)
                 # NB: as static_of makes it, without a call

@@ -7,6 +7,7 @@ import itertools
 import json
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -98,7 +99,7 @@ class Recording:
         self._trace: list[tuple[Any, ...]] | None = None
         self._trace_read = 0
         self._trace_owned = False
-        self._previous_live: set[int] = set()
+        self._previous_live: AbstractSet[int] = set()   # the last snapshot's live nodes
         self._count = 0
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
         self._names_cache: tuple[Any, dict[int, tuple[Any, list[str]]]] | None = None

@@ -1,6 +1,8 @@
 """Snapshots as plain data: what the graph looked like at one moment (no tensor, no node).
 
-The records are plain (slotted, not frozen, for speed); treat them as read-only.
+The records are plain (slotted, not frozen, for speed); treat them as read-only: records of
+one recording share their parts (a node's ``next`` and ``source``, its alive ``saved``, the
+``roots`` of nodes reached from the same roots).
 """
 
 from __future__ import annotations
