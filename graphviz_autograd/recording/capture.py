@@ -290,9 +290,18 @@ def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
     nxt: list[str | None] = []
     for m in st.next:
         nxt.append(None if m is None else f"n{m}")
+    # NB: alive buffers alike (a layer's input in every layer) share one record
+    known = rec._alive_infos
+    if len(known) > 4096:
+        known.clear()
     alive = []
-    for name, shape, dtype, nbytes in st.slots:
-        alive.append(SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes)))
+    for slot in st.slots:
+        info = known.get(slot)
+        if info is None:
+            name, shape, dtype, nbytes = slot
+            info = known[slot] = SavedInfo(name, "alive", list(shape), _text(dtype),
+                                           int(nbytes))
+        alive.append(info)
     src = st.source
     var = st.variable
     return (f"n{uid}", nxt, None if src is None else rec._source_dict(src),

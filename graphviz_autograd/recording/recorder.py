@@ -17,7 +17,7 @@ from ..engine.events import RAN, RELEASED, Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize
 from .native import NativeEngine
-from .snapshot import Snapshot
+from .snapshot import SavedInfo, Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
 
@@ -104,6 +104,7 @@ class Recording:
         self._n_backwards = 0            # backward calls seen (their numbers are 1-based)
         self._names_cache: tuple[Any, dict[int, tuple[Any, list[str]]]] | None = None
         self._code: dict[tuple[int, int], tuple[Any, dict[str, Any]]] = {}
+        self._alive_infos: dict[tuple[Any, ...], SavedInfo] = {}   # slot -> its record
         # NB: a table the native engine calls into directly (one call per event)
         native = type(self.engine) is NativeEngine
         self._on_event = Dispatch({
