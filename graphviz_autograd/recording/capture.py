@@ -197,33 +197,32 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
             one = by_bits[bits] = ([roots[i] for i in range(len(roots)) if bits >> i & 1],
                                    [root_names[i] for i in range(len(roots)) if bits >> i & 1])
         root_ids, names = one
-        ex = executed.get(uid)
-        if ex is None:
-            ex, reused = [], False
-        else:
-            reused = st.variable is None and any(
-                static[r].created_by >= k for k in ex for r in root_ids)
         m = made_of(uid)
         if m is None:
             m = made[uid] = _made(rec, st, uid)
-        if st.slots:
+        none = m[5]
+        ex = executed.get(uid)
+        if ex is None:
+            ex, reused = none, False
+        else:
+            reused = st.variable is None and any(
+                static[r].created_by >= k for k in ex for r in root_ids)
+        saved = m[3]
+        if saved:
             for state in states[uid]:
                 if state[0] != "alive":
                     saved = _saved(rec, uid, st, states[uid])
                     failing |= bits
                     break
-            else:
-                saved = list(m[3])
             saved_infos[uid] = saved
-        else:
-            saved = []
         if uid in dead_ends:
             failing |= bits
         if st.variable is not None:
-            labels = list(tensor_labels.get(st.variable, []))
+            found = tensor_labels.get(st.variable)
+            labels = list(found) if found else none
         else:
             found = node_labels.get(uid)
-            labels = list(dict.fromkeys(found)) if found else []
+            labels = list(dict.fromkeys(found)) if found else none
         append(NodeInfo(m[0], st.name, m[1], saved, labels, m[2], ex, names,
                         len(root_ids) > 1 or reused, st.created_by, st.recorded, m[4]))
     tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=list(shape),
@@ -285,7 +284,8 @@ def _failed_at(rec: Recording, raw: Raw) -> str | None:
 
 def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
     """What a node's records say at every snapshot (read-only, shared by them): its id, its
-    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id."""
+    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id, and an
+    empty list."""
     # NB: once per node of a recording, so loops, not comprehensions (each makes a function)
     nxt: list[str | None] = []
     for m in st.next:
@@ -304,8 +304,9 @@ def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
         alive.append(info)
     src = st.source
     var = st.variable
-    return (f"n{uid}", nxt, None if src is None else rec._source_dict(src),
-            tuple(alive), None if var is None else f"t{var}")
+    # NB: and one empty list, for each empty list of its records (read-only)
+    return (f"n{uid}", nxt, None if src is None else rec._source_dict(src), alive,
+            None if var is None else f"t{var}", [])
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]

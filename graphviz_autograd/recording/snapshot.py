@@ -2,7 +2,7 @@
 
 The records are plain (slotted, not frozen, for speed); treat them as read-only: records of
 one recording share their parts (a node's ``next`` and ``source``, its alive ``saved``, the
-``roots`` of nodes reached from the same roots).
+``roots`` of nodes reached from the same roots, a node's empty lists).
 """
 
 from __future__ import annotations
