@@ -166,11 +166,8 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     for uid in order:
         below.update(static[uid].next)
     roots = [uid for uid in order if uid not in below]
-    if len(roots) == 1:
-        # NB: in a graph (acyclic) every node is reached from a root: from the only one here
-        reach = dict.fromkeys(order, 1)
-    else:
-        reach = _reach(static, order, live, roots)
+    # NB: in a graph (acyclic) every node is reached from a root: with one root, from it
+    reach = _reach(static, order, live, roots) if len(roots) > 1 else {}
     executed: dict[int, list[int]] = {}
     for uid, k in rec._executed_log[:raw.executed_until]:
         if uid in live:
@@ -187,16 +184,22 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     root_names = [f"n{r}" for r in roots]
     by_bits = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
                                                                         strict=True))}
+    only = by_bits[1] if len(roots) == 1 else None
     failing = 0                   # the roots that reach a freed, modified or dead-end node
     # NB: the hot loop of reading a snapshot: about a microsecond a node
     for uid in order:
         st = static[uid]
-        bits = reach[uid]
-        one = by_bits.get(bits)
-        if one is None:
-            one = by_bits[bits] = ([roots[i] for i in range(len(roots)) if bits >> i & 1],
-                                   [root_names[i] for i in range(len(roots)) if bits >> i & 1])
-        root_ids, names = one
+        if only is not None:
+            bits = 1
+            root_ids, names = only
+        else:
+            bits = reach[uid]
+            one = by_bits.get(bits)
+            if one is None:
+                one = by_bits[bits] = (
+                    [roots[i] for i in range(len(roots)) if bits >> i & 1],
+                    [root_names[i] for i in range(len(roots)) if bits >> i & 1])
+            root_ids, names = one
         m = made_of(uid)
         if m is None:
             m = made[uid] = _made(rec, st, uid)
