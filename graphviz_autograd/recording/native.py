@@ -151,8 +151,15 @@ class NativeEngine:
                 slots: Any = ()
                 if saved:
                     slots = []
-                    for name, s in n.saved_slots():
-                        slots.append((name, s.shape, s.dtype, s.nbytes))
+                    for key, s in saved.items():
+                        if type(s) is SavedTensor:
+                            slots.append((key, s.shape, s.dtype, s.nbytes))
+                        elif s is not None:
+                            # NB: a list of saved tensors (rare): named as saved_slots names
+                            # them, all slots again
+                            slots = [(name, x.shape, x.dtype, x.nbytes)
+                                     for name, x in n.saved_slots()]
+                            break
                     slots = tuple(slots)
                 nxt: Any = []
                 for m, _ in n._next:
