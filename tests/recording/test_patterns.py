@@ -702,3 +702,38 @@ def test_each_root_is_predicted_on_the_graph_it_reaches() -> None:
     assert failing is not None and failing.will_fail and failing.root == stale_root
     assert passing is not None and not passing.will_fail
     assert passing.root == after(rec, 3).nodes_labelled("fresh")[0].id
+
+
+# -- saved lists: a custom Function's saved tensors, an index by a list of tensors ---------------
+def test_saved_lists_are_named_by_position_and_freed_one_by_one() -> None:
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any, b: Any) -> Any:
+            ctx.save_for_backward(a, None, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            a, _, b = ctx.saved_tensors
+            return g * b, g * a
+
+    with record() as rec:
+        a = torch.ones(3, requires_grad=True)
+        b = torch.ones(2, 3, requires_grad=True)
+        y = Scale.apply(a, b)
+        picked = y[torch.tensor([0, 1]), torch.tensor([2, 0])]
+        s = rec.snapshot("saved lists")
+        picked.sum().backward()
+
+    def slots(snap: Any, name: str) -> list[tuple[str, list[int], str]]:
+        node = next(n for n in snap.nodes if n.name == name)
+        return [(x.name, x.shape, x.state) for x in node.saved]
+
+    # a None in the list keeps its position; the member after it is [2]
+    assert slots(s, "ScaleBackward") == [("saved_tensors[0]", [3], "alive"),
+                                        ("saved_tensors[2]", [2, 3], "alive")]
+    assert slots(s, "IndexBackward0") == [("indices[0]", [2], "alive"),
+                                         ("indices[1]", [2], "alive")]
+    done = after(rec, 1)
+    assert [x[2] for x in slots(done, "ScaleBackward") + slots(done, "IndexBackward0")] == \
+        ["freed"] * 4
