@@ -337,8 +337,12 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     _, _, node, inputs = pop(ready)
                 else:
                     node = None
-    except BaseException:
+    except BaseException as e:
         task.current = node
+        if type(e) is ValueError:
+            err = msg.from_numpy_error(e)
+            if err is not None:
+                raise err from None
         raise
 
 
@@ -670,16 +674,20 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
     var = node.variable
     if var._hooks and not hooked:
         g = _leaf_hooks(task, node, g)
+    dtype = var._dtype
+    if LeafData.changed and g is not None and not isinstance(g, Tensor) and g.dtype != dtype.np:
+        # NB: a graph made before the leaf's .data changed dtype: its gradients keep the old one
+        dtype = dt.from_numpy(g.dtype)
     for _, i in task.captures.get(node, ()):
-        task.captured[i] = _to_tensor(g, var._dtype) if g is not None else None
+        task.captured[i] = _to_tensor(g, dtype) if g is not None else None
     if not task.accumulate or g is None:
         return
     if task.create:
-        new = g if isinstance(g, Tensor) else _to_tensor(g, var._dtype)
+        new = g if isinstance(g, Tensor) else _to_tensor(g, dtype)
         if var._grad is None:
             # NB: PyTorch copies the first gradient into a new tensor (CopyBackwards)
             from .indexing import copy_
-            var._grad = copy_(Tensor._make(np.empty_like(new._data), var._dtype), new)
+            var._grad = copy_(Tensor._make(np.empty_like(new._data), new._dtype), new)
             var._grad._vc.v = 0
         else:
             var._grad = var._grad + new
@@ -687,14 +695,14 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         # NB: keep the array unless something else may hold it too (a view, a gradient handed to
         # several leaves, the caller's own gradient): then copy, so no two .grad share memory
         if g.base is not None or id(g) in task.owned or not g.flags.writeable:
-            g = np.array(g, dtype=var._dtype.np, copy=True)
+            g = np.array(g, dtype=dtype.np, copy=True)
             bumps = 0
         else:
             # PyTorch sums several incoming gradients in place and keeps that tensor: its
             # version counts those sums
             bumps = task.sums.get(node, 0)
         task.owned.add(id(g))
-        var._grad = Tensor._make(g, var._dtype)
+        var._grad = Tensor._make(g, dtype)
         var._grad._vc.v = bumps
     else:
         old = var._grad

@@ -72,11 +72,9 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
     sa, sb = a._data.shape, b._data.shape
     if sa == sb:
         return
-    for i in range(1, min(len(sa), len(sb)) + 1):
-        x, y = sa[-i], sb[-i]
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
-                               f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
+    text = msg.size_mismatch(sa, sb)
+    if text is not None:
+        raise RuntimeError(text)
 
 
 def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import warnings
 from typing import Any
 
@@ -142,3 +144,27 @@ def version_error(legacy_type: str, shape: tuple[int, ...], producer: str | None
     if producer is not None:
         head += f", which is output {output_nr} of {producer},"
     return (f"{head} is at version {current}; expected version {expected} instead." + VERSION_HINT)
+
+
+def size_mismatch(sa: tuple[int, ...], sb: tuple[int, ...]) -> str | None:
+    """PyTorch's text for shapes that do not broadcast (None when they do)."""
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        x, y = sa[-i], sb[-i]
+        if x != y and x != 1 and y != 1:
+            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                    f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
+    return None
+
+
+_NUMPY_BROADCAST = re.compile(
+    r"operands could not be broadcast together with shapes (\([\d, ]*\)) (\([\d, ]*\)) *$")
+
+
+def from_numpy_error(e: ValueError) -> RuntimeError | None:
+    """PyTorch's error for numpy's "could not be broadcast" between two arrays (None for any
+    other error): what a backward formula meets when a saved tensor's ``.data`` changed shape."""
+    found = _NUMPY_BROADCAST.match(str(e))
+    if found is None:
+        return None
+    text = size_mismatch(ast.literal_eval(found.group(1)), ast.literal_eval(found.group(2)))
+    return RuntimeError(text) if text is not None else None

@@ -310,6 +310,10 @@ class Tensor:
         if acc is not None and (value._data.shape != self._data.shape
                                 or value._dtype is not self._dtype):
             LeafData.changed = True
+            if value._dtype is not self._dtype:
+                # NB: as PyTorch, a new dtype gets a new accumulator: graphs made before keep
+                # the old one (still accumulating into this leaf), new graphs reach the new one
+                self._acc = None
         self._data = value._data
         self._dtype = value._dtype
 

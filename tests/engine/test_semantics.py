@@ -423,6 +423,37 @@ def test_a_leaf_whose_data_changed_shape_gets_its_accumulator_s_check(
 
 
 @pytest.mark.torch
+def test_a_graph_built_before_a_leaf_s_data_changed_keeps_its_own_shapes_and_dtypes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A graph made before ``.data`` changed: a saved leaf now of another shape fails as
+    PyTorch's kernels fail; a gradient keeps the dtype the graph was built with."""
+    from graphviz_autograd.engine.tensor import LeafData
+
+    monkeypatch.setattr(LeafData, "changed", False)     # NB: set for good by the changes below
+
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = torch.ones(3, requires_grad=True)
+        square = (w * w).sum()           # saves w itself
+        double = (w * 2).sum()           # saves only the 2
+        w.data = torch.ones(4)
+        rec.attempt("saved leaf of another shape", lambda: square.backward())
+        rec.attempt("nothing of it saved", lambda: double.backward())
+        rec.grad("shape", w=w)
+        v = torch.ones(3, requires_grad=True)
+        y = (v * 2).sum()
+        v.data = torch.ones(3, dtype=torch.float64)
+        rec.attempt("dtype", lambda: y.backward())
+        rec.note("dtypes", [str(v.grad.dtype), str(v.grad.numpy().dtype)])
+        u = torch.ones(3, requires_grad=True)
+        z = (u * 3).sum()
+        u.data = torch.ones(3, dtype=torch.float64)
+        rec.attempt("autograd.grad", lambda: torch.autograd.grad(z, u))
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_node_hooks_arguments_and_returns() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
