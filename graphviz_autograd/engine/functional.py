@@ -77,6 +77,25 @@ def _check_broadcast(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(text)
 
 
+def _broadcast_all(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shapes broadcast together in order, as PyTorch folds them (its error names the
+    first pair that does not match: the shape so far, then the next one)."""
+    out = shapes[0]
+    for s in shapes[1:]:
+        text = msg.size_mismatch(out, s)
+        if text is not None:
+            raise RuntimeError(text)
+        out = np.broadcast_shapes(out, s)
+    return out
+
+
+def _check_output(shape: tuple[int, ...], full: tuple[int, ...]) -> None:
+    """An in-place op writes into ``shape``: the broadcast result must fit it."""
+    if full != shape:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] "
+                           f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
+
+
 def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
            floating: bool = False, alpha: Any = 1) -> Tensor:
     """A broadcasting binary op with PyTorch's type promotion; ``alpha`` scales ``b`` (add/sub)."""
@@ -122,11 +141,7 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
                            f"be cast to the desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if to._data.shape != self._data.shape:
-        _check_broadcast(self, to)
-        if np.broadcast_shapes(self._data.shape, to._data.shape) != self._data.shape:
-            full = np.broadcast_shapes(self._data.shape, to._data.shape)
-            raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
-                               f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
+        _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
     vb = _value(to)
     return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
                          arrays=(self._data, vb if alpha == 1 else vb * alpha))
@@ -190,6 +205,8 @@ def pow(t: Any, e: Any) -> Tensor:
         dtype = promote(t, e)
         return _quiet(apply)(_T["pow_tensor"], (t, e), arrays=(t._data, _value(e)), dtype=dtype)
     dtype = t._dtype if t._dtype.is_floating_point else promote(t, scalar_tensor(e))
+    if isinstance(e, int) and e < 0 and dtype.np.kind in "iu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(e, int) and e >= 0:
         return apply(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
     return _quiet(apply)(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
@@ -441,9 +458,11 @@ def reshape(t: Tensor, *shape: Any) -> Tensor:
 
 def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     shape = t._data.shape
+    s, e = _dim(start_dim, len(shape)), _dim(end_dim, len(shape))
     if not shape:
         return reshape(t, (1,))
-    s, e = start_dim % len(shape), end_dim % len(shape)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return t
     new = (*shape[:s], int(np.prod(shape[s:e + 1], dtype=np.int64)), *shape[e + 1:])
@@ -556,7 +575,21 @@ def slice_(t: Tensor, dim: int, start: Any, end: Any, step: Any = 1) -> Tensor:
 
 
 def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
-    return slice_(t, dim, start, start + length)
+    if t._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _dim(dim, t._data.ndim)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    size = t._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return slice_(t, d, start, start + length)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -600,8 +633,18 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    if t._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _dim(dim, t._data.ndim)
     if isinstance(split_size, int):
+        if split_size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={split_size}")
+        if split_size == 0:
+            if t._data.shape[d] != 0:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                                   f"dimension size of {t._data.shape[d]}")
+            return (slice_(t, d, 0, 0),)
         return tuple(apply(_T["split"], (t,), {"split_size": split_size, "dim": d}))
     sizes = tuple(int(n) for n in split_size)
     if int(np.sum(sizes)) != t._data.shape[d]:
@@ -612,6 +655,10 @@ def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if t._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, t._data.ndim)
     size = -(-t._data.shape[d] // chunks)
     return split(t, max(size, 1), d)
@@ -623,6 +670,7 @@ def unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 
 def where(cond: Tensor, a: Any, b: Any) -> Tensor:
     ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    _broadcast_all(cond._data.shape, ta._data.shape, tb._data.shape)
     dtype = promote(ta, tb)
     mask = cond if cond._dtype is dt.bool_ else Tensor._make(cond._data.astype(bool), dt.bool_)
     return apply(_T["where"], (ta, tb), {"condition": mask}, arrays=(_value(ta), _value(tb)),
@@ -646,8 +694,52 @@ def _check_mask(mask: Tensor, inplace: bool = False) -> None:
                            f"{msg.CTYPE_NAME.get(mask._dtype.name, mask._dtype.name)}")
 
 
+def check_mask_inplace(t: Tensor, mask: Tensor) -> None:
+    """``masked_fill_``: the mask broadcasts to the tensor it writes into."""
+    _check_mask(mask)
+    shape = t._data.shape
+    if mask._data.shape != shape:
+        _check_output(shape, _broadcast_all(shape, mask._data.shape))
+
+
+def repeat(t: Tensor, *sizes: Any) -> Tensor:
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_args(sizes)
+    if len(repeats) < t._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    shape = (1,) * (len(repeats) - t._data.ndim) + t._data.shape
+    out = [n * r for n, r in zip(shape, repeats, strict=True)]
+    bad = next((n for n in out if n < 0), None)
+    if bad is not None:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+                           f"[{', '.join(map(str, out))}]")
+    return apply(_T["repeat"], (t,), {"repeats": repeats})
+
+
+def gather(t: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = _dim(dim, t._data.ndim)
+    idx, shape = index._data, t._data.shape
+    if idx.ndim != max(t._data.ndim, 1) and not (idx.ndim <= 1 and t._data.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for k in range(idx.ndim):
+        if k != d and idx.shape[k] > (shape[k] if k < len(shape) else 1):
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"[{', '.join(map(str, idx.shape))}] to be no larger than self "
+                               f"[{', '.join(map(str, shape))}] apart from dimension {d}")
+    size = shape[d] if shape else 1
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        raise RuntimeError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {d} "
+                           f"with size {size}")
+    return apply(_T["gather"], (t,), {"dim": d, "index": index})
+
+
 def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
     _check_mask(mask)
+    _broadcast_all(mask._data.shape, t._data.shape)
     if isinstance(value, Tensor):
         return apply(_T["masked_fill_tensor"], (t, value), {"mask": mask}, dtype=t._dtype)
     return apply(_T["masked_fill"], (t,), {"mask": mask, "value": value})

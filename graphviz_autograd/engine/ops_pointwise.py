@@ -61,6 +61,19 @@ def _tanh_backward(g: Any, r: Any) -> Any:
     return g * (_ONE.get(r.dtype, 1) - r * r)
 
 
+def _power(x: Any, e: Any) -> Any:
+    """``x ** e``; integers to negative integer powers as PyTorch computes them (numpy refuses):
+    1 for a base of 1, 1 or -1 for a base of -1 (even or odd power), else 0."""
+    if np.asarray(e).dtype.kind not in "iu" or np.asarray(x).dtype.kind not in "iu" \
+            or not np.any(np.asarray(e) < 0):
+        return np.power(x, e)
+    xa, ea = np.asarray(x), np.asarray(e)
+    neg = ea < 0
+    out = np.power(xa, np.where(neg, 0, ea))
+    small = np.where(xa == 1, 1, np.where(xa == -1, np.where(ea % 2 == 0, 1, -1), 0))
+    return np.where(neg, small, out).astype(out.dtype)
+
+
 def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, e = c.self, c.exponent
     gx = ge = None
@@ -230,9 +243,9 @@ register(
        (Save("other", (0, 1)), Save("self", (1,)))),
     Op("pow", "PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
        _pow_bw, (Save("self"),), ("exponent",)),
-    Op("pow_tensor", "PowBackward1", ("self", "exponent"), np.power, _pow_tt_bw,
+    Op("pow_tensor", "PowBackward1", ("self", "exponent"), _power, _pow_tt_bw,
        (Save("exponent", (0, 1)), Save("result"), Save("self", (0, 1)))),
-    Op("rpow", "PowBackward2", ("exponent",), lambda e, self: np.power(self, e), _rpow_bw,
+    Op("rpow", "PowBackward2", ("exponent",), lambda e, self: _power(self, e), _rpow_bw,
        (Save("exponent"), Save("result")), ("self",)),
     Op("maximum", "MaximumBackward0", ("self", "other"), np.maximum, _minmax_bw("max"),
        (Save("other"), Save("self"))),

@@ -143,7 +143,7 @@ def _fill_(self: Tensor, value: Any) -> Tensor:
 
 
 def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
-    F._check_mask(mask)
+    F.check_mask_inplace(self, mask)
     if isinstance(value, Tensor):
         return apply_inplace(TABLE["masked_fill_tensor"], self, (value,), {"mask": mask})
     return apply_inplace(TABLE["masked_fill"], self, (), {"mask": mask, "value": value})
@@ -296,14 +296,13 @@ METHODS: dict[str, Any] = {
     "reshape_as": lambda s, o: F.reshape(s, o._data.shape), "flatten": F.flatten,
     "transpose": F.transpose, "swapaxes": F.transpose, "t": F.t_, "permute": F.permute,
     "unsqueeze": F.unsqueeze, "squeeze": F.squeeze, "expand": F.expand, "expand_as": _expand_as,
-    "repeat": lambda s, *r: F.apply(TABLE["repeat"], (s,), {"repeats": F._shape_args(r)}),
+    "repeat": F.repeat,
     "contiguous": lambda s, memory_format=None: F.contiguous(s),
     "clone": lambda s, memory_format=None: F.clone(s),
     "select": F.select, "narrow": F.narrow, "split": F.split, "chunk": F.chunk,
     "unbind": F.unbind, "flip": lambda s, *dims: F.apply(TABLE["flip"], (s,), {
         "dims": tuple(F._dim(d, s._data.ndim) for d in F._shape_args(dims))}),
-    "gather": lambda s, dim, index: F.apply(TABLE["gather"], (s,), {
-        "dim": F._dim(dim, s._data.ndim), "index": index}),
+    "gather": F.gather,
     "masked_fill": F.masked_fill,
     # dtype
     "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),

@@ -712,6 +712,58 @@ def test_nonleaf_grad_warning() -> None:
 
 
 @pytest.mark.torch
+def test_shape_argument_errors_and_edge_values() -> None:
+    """Bad shapes and sizes give PyTorch's errors (never numpy's, never a silent result)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.ones(2, 3, requires_grad=True)
+        b = torch.ones(4, 5)
+        zero_d = torch.tensor(1.0)
+        for label, fn in [
+            ("flatten past the end", lambda: a.flatten(0, 3)),
+            ("flatten start after end", lambda: a.flatten(1, 0)),
+            ("flatten below the start", lambda: a.flatten(-3)),
+            ("flatten 0-d", lambda: zero_d.flatten(0, 1)),
+            ("flatten 0-d fine", lambda: zero_d.flatten(-1, 0)),
+            ("narrow past the end", lambda: a.narrow(1, 2, 3)),
+            ("narrow negative start", lambda: a.narrow(1, -2, 2)),
+            ("narrow negative start past the end", lambda: a.narrow(1, -1, 2)),
+            ("narrow negative length", lambda: a.narrow(1, 0, -1)),
+            ("narrow start out of range", lambda: a.narrow(1, -4, 1)),
+            ("narrow 0-d", lambda: zero_d.narrow(0, 0, 1)),
+            ("chunk 0", lambda: a.chunk(0)),
+            ("chunk -1", lambda: a.chunk(-1)),
+            ("chunk 0-d", lambda: zero_d.chunk(2)),
+            ("split 0", lambda: a.split(0)),
+            ("split -1", lambda: a.split(-1)),
+            ("split 0 of an empty dimension", lambda: torch.ones(0, 2).split(0)),
+            ("split 0-d", lambda: zero_d.split(1)),
+            ("where", lambda: torch.where(torch.ones(2, 3) > 0, a, b)),
+            ("where condition", lambda: torch.where(torch.ones(4) > 0, a, a)),
+            ("where scalar", lambda: torch.where(torch.ones(2, 3) > 0, torch.ones(4), 0.0)),
+            ("masked_fill", lambda: a.masked_fill(torch.ones(4) > 0, 0.0)),
+            ("masked_fill_", lambda: a.detach().clone().masked_fill_(torch.ones(4) > 0, 0.0)),
+            ("masked_fill_ larger mask",
+             lambda: a.detach().clone().masked_fill_(torch.ones(5, 2, 3) > 0, 0.0)),
+            ("gather out of bounds", lambda: a.gather(1, torch.tensor([[1, 7], [9, 0]]))),
+            ("gather negative", lambda: a.gather(1, torch.tensor([[-1]]))),
+            ("gather index dims", lambda: a.gather(1, torch.tensor([5]))),
+            ("gather index larger", lambda: a.gather(1, torch.tensor([[1], [1], [1]]))),
+            ("repeat fewer dims", lambda: a.repeat(2)),
+            ("repeat negative", lambda: a.repeat(-1, -2)),
+            ("repeat nothing", lambda: zero_d.repeat()),
+            ("repeat zero", lambda: a.repeat(0, 1)),
+            ("int to a negative int power", lambda: torch.tensor([2, 3]) ** -1),
+            ("int to negative int tensor powers",
+             lambda: torch.tensor([2, 3, 1, -1, -1, 0]) ** torch.tensor([-1, 1, -2, -1, -2, -1])),
+            ("int base to int tensor powers", lambda: 2 ** torch.tensor([-1, 1])),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
