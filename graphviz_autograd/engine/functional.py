@@ -490,11 +490,14 @@ def t_(t: Tensor) -> Tensor:
 
 
 def permute(t: Tensor, *dims: Any) -> Tensor:
-    d = tuple(_dim(x, t._data.ndim) for x in _shape_args(dims))
-    if sorted(d) != list(range(t._data.ndim)):
+    given = _shape_args(dims)
+    if len(given) != t._data.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
                            "match the length of the desired ordering of dimensions i.e. input.dim()"
-                           f" = {t._data.ndim} is not equal to len(dims) = {len(d)}")
+                           f" = {t._data.ndim} is not equal to len(dims) = {len(given)}")
+    d = tuple(_dim(x, t._data.ndim) for x in given)
+    if len(set(d)) != len(d):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return apply(_T["permute"], (t,), {"dims": d})
 
 
@@ -555,13 +558,19 @@ def to_dtype(t: Tensor, dtype: dt.DType) -> Tensor:
 
 
 def select(t: Tensor, dim: int, index: int, shown_dim: int | None = None) -> Tensor:
+    """``t.select(dim, index)``; ``shown_dim``: the dimension of the tensor being indexed, when
+    indexing (``t[i]``) selects (its errors are the indexing ones)."""
     if t._data.ndim == 0:
-        raise IndexError(msg.ZERO_DIM_INDEX)
+        raise IndexError(msg.ZERO_DIM_INDEX if shown_dim is not None else
+                         "select() cannot be applied to a 0-dim tensor.")
     d = _dim(dim, t._data.ndim)
     size = t._data.shape[d]
     if not -size <= index < size:
-        shown = d if shown_dim is None else shown_dim     # the dim of the tensor indexed
-        raise IndexError(f"index {index} is out of bounds for dimension {shown} with size {size}")
+        if shown_dim is None:
+            raise IndexError(f"select(): index {index} out of range for tensor of size "
+                             f"[{', '.join(map(str, t._data.shape))}] at dimension {d}")
+        raise IndexError(f"index {index} is out of bounds for dimension {shown_dim} with size "
+                         f"{size}")
     return apply(_T["select"], (t,), {"dim": d, "index": index % size})
 
 

@@ -168,3 +168,21 @@ def from_numpy_error(e: ValueError) -> RuntimeError | None:
         return None
     text = size_mismatch(ast.literal_eval(found.group(1)), ast.literal_eval(found.group(2)))
     return RuntimeError(text) if text is not None else None
+
+
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                "privateuseone")
+_DEVICE = re.compile(r"([a-z_]+)(?::(.*))?$")
+
+
+def device_type(text: str) -> str:
+    """The type of a device string (``"cuda:0"``: ``"cuda"``), or PyTorch's error for it."""
+    found = _DEVICE.match(text)
+    if found is None or found.group(1) not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {text}")
+    index = found.group(2)
+    if index is not None and not index.isdigit():
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    return found.group(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -126,7 +127,11 @@ def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:
 def _var_fwd(x: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
     corr = 1 if correction is None else correction
     axis = None if dim is None else tuple(dim)
-    return np.var(x, axis=axis, ddof=corr, keepdims=keepdim)
+    # NB: no degrees of freedom left gives nan or inf, with PyTorch's warning (given by the
+    # caller), not numpy's
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.var(x, axis=axis, ddof=corr, keepdims=keepdim)
 
 
 def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:

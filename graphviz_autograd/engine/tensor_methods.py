@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from . import dtypes as dt
 from . import functional as F
 from . import indexing, selecting
+from . import messages as msg
 from .autograd import apply_inplace, check_inplace
 from .optable import TABLE
 from .random import generator
@@ -35,11 +37,13 @@ def _method_(key: str) -> Any:
 
 def _to(self: Tensor, *args: Any, **kw: Any) -> Tensor:
     dtype = kw.get("dtype")
-    for a in args:
+    for a in (*args, kw.get("device")):
         if isinstance(a, dt.DType):
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a._dtype
+        elif isinstance(a, str):
+            msg.device_type(a)          # NB: the engine computes on the CPU whatever the device
     if dtype is None:
         return self
     out = F.to_dtype(self, dtype)
@@ -78,6 +82,12 @@ def _var_std(key: str) -> Any:
         if correction is None and unbiased is not None:
             correction = 1 if unbiased else 0
         dims = F.reduce_dims(dim, self._data.ndim)
+        shape = self._data.shape
+        factor = self._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
+        if factor - (1 if correction is None else correction) <= 0:
+            warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the reduction factor (input numel divided by output "
+                          "numel).", UserWarning, stacklevel=2)
         return F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
                                               "keepdim": keepdim}, dtype=self._dtype)
     return m

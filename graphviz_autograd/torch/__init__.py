@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
+from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
 from ..engine.factories import (
     arange,
@@ -108,7 +109,7 @@ class BoolTensor(_LegacyTensor):
 
 class device:  # noqa: N801 -- PyTorch's name
     def __init__(self, kind: str = "cpu", index: Any = None) -> None:
-        self.type = str(kind).split(":")[0]
+        self.type = _msg.device_type(str(kind))
 
     def __repr__(self) -> str:
         return f"device(type='{self.type}')"
@@ -208,6 +209,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
+    for name, v in (("self", a), ("vec2", b)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     return _F.mul(_F.view(a, (-1, 1)) if a._data.flags.c_contiguous else _F.reshape(a, (-1, 1)),
                   b)
 

@@ -757,6 +757,29 @@ def test_shape_argument_errors_and_edge_values() -> None:
             ("int to negative int tensor powers",
              lambda: torch.tensor([2, 3, 1, -1, -1, 0]) ** torch.tensor([-1, 1, -2, -1, -2, -1])),
             ("int base to int tensor powers", lambda: 2 ** torch.tensor([-1, 1])),
+            ("select out of range", lambda: a.select(1, 5)),
+            ("select negative out of range", lambda: a.select(1, -4)),
+            ("select 0-d", lambda: zero_d.select(0, 0)),
+            ("index out of range", lambda: a[0, 3]),
+            ("index 0-d", lambda: zero_d[0]),
+            ("permute duplicate", lambda: a.permute(1, 1)),
+            ("permute too many", lambda: a.permute(0, 1, 2)),
+            ("permute out of range", lambda: a.permute(0, 5)),
+            ("outer of a matrix", lambda: torch.outer(torch.ones(2, 2), torch.ones(2))),
+            ("outer by a matrix", lambda: torch.outer(torch.ones(2), torch.ones(2, 2))),
+            ("binary_cross_entropy input", lambda: torch.nn.functional.binary_cross_entropy(
+                torch.tensor([0.5, -0.1]), torch.ones(2))),
+            ("binary_cross_entropy nan", lambda: torch.nn.functional.binary_cross_entropy(
+                torch.tensor([0.5, float("nan")]), torch.ones(2))),
+            ("binary_cross_entropy target", lambda: torch.nn.functional.binary_cross_entropy(
+                torch.tensor([0.5]), torch.tensor([2.0]))),
+            ("to an unknown device", lambda: a.to("foo")),
+            ("to a device by keyword", lambda: a.to(device="CPU")),
+            ("to a bad device index", lambda: a.to("cuda:x")),
+            ("to cpu:0", lambda: a.to("cpu:0")),
+            ("device", lambda: str(torch.device("foo"))),
+            ("var of one", lambda: torch.ones(1, requires_grad=True).var()),
+            ("std past the correction", lambda: torch.ones(2, 2).std(1, correction=3)),
         ]:
             rec.attempt(label, fn)
 

@@ -295,6 +295,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
                          f"size ({input.size()}) is deprecated. Please ensure they have the same "
                          "size.")
+    for name, v in (("input", input), ("target", target)):
+        x = v._data
+        if not np.all((x >= 0) & (x <= 1)):       # NB: nan is outside too
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     return _apply(_T["binary_cross_entropy"], (input, target), {"weight": weight,
                                                                "reduction": red},
                   dtype=input._dtype)
