@@ -160,12 +160,22 @@ def radd(t: Tensor, v: Any, alpha: Scalar = 1) -> Tensor:
 
 
 def sub(a: Any, b: Any, alpha: Scalar = 1) -> Tensor:
+    no_bool_sub(a, b)
     return binary("sub", a, b, alpha=alpha)
+
+
+def no_bool_sub(a: Any, b: Any) -> None:
+    """PyTorch refuses ``-`` between two booleans (tensors or numbers)."""
+    if (a is True or a is False or (isinstance(a, Tensor) and a._dtype is dt.bool_)) and \
+            (b is True or b is False or (isinstance(b, Tensor) and b._dtype is dt.bool_)):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
 
 
 def rsub(t: Tensor, v: Any) -> Tensor:
     if isinstance(v, Tensor):
         return sub(v, t)
+    no_bool_sub(v, t)
     dtype = promote(t, scalar_tensor(v))
     return apply(_T["rsub"], (t,), {"other": v, "alpha": 1}, dtype=dtype)
 
@@ -192,7 +202,18 @@ def rdiv(t: Tensor, v: Any) -> Tensor:
 
 
 def neg(t: Tensor) -> Tensor:
+    no_bool(t, "neg")
     return apply(_T["neg"], (t,))
+
+
+def no_bool(t: Tensor, key: str) -> None:
+    """PyTorch refuses negation and relu of a bool tensor."""
+    if t._dtype is dt.bool_:
+        if key == "neg":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                               "you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+        raise RuntimeError(f"Boolean inputs not supported for {key}")
 
 
 def pow(t: Any, e: Any) -> Tensor:
@@ -220,10 +241,14 @@ def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:
     if not isinstance(t, Tensor):
         raise TypeError(f"{key}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(t).__name__}")
-    dtype = t._dtype if not floating or t._dtype.is_floating_point else dt.float32
+    if not floating or t._dtype.is_floating_point:
+        dtype, arr = t._dtype, t._data
+    else:
+        # NB: an integer or bool tensor: computed in float32, as PyTorch does
+        dtype, arr = dt.float32, t._data.astype(np.float32)
     if key in _NOISY:
-        return _quiet(apply)(_T[key], (t,), kw or None, (t._data,), dtype)
-    return apply(_T[key], (t,), kw or None, (t._data,), dtype)
+        return _quiet(apply)(_T[key], (t,), kw or None, (arr,), dtype)
+    return apply(_T[key], (t,), kw or None, (arr,), dtype)
 
 
 def unary_(key: str, t: Tensor, **kw: Any) -> Tensor:
@@ -247,13 +272,8 @@ def _mm_check(a: Tensor, b: Tensor) -> None:
 def _same_dtype(a: Tensor, b: Tensor, what: str = "expected") -> None:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"{what} m1 and m2 to have the same dtype, but got: "
-                           f"{a._dtype.name[:1].upper()}{_ctype(a)} != "
-                           f"{b._dtype.name[:1].upper()}{_ctype(b)}")
-
-
-def _ctype(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        t._dtype.name, t._dtype.name)[1:]
+                           f"{msg.CTYPE_NAME.get(a._dtype.name, a._dtype.name)} != "
+                           f"{msg.CTYPE_NAME.get(b._dtype.name, b._dtype.name)}")
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -271,6 +291,10 @@ def _mm(a: Tensor, b: Tensor) -> Tensor:
 
 
 def mv(a: Tensor, v: Tensor) -> Tensor:
+    if a._dtype is not v._dtype:
+        sa, sv = _sname(a), _sname(v)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {sv}, {sa}, "
+                           f"and {sv}")
     if a._data.shape[1] != v._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat "
                            f"({a._data.shape[0]}x{a._data.shape[1]}), vec ({v._data.shape[0]})")
@@ -295,6 +319,8 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {_sname(a)} but found {_sname(b)}")
     if a._data.shape[0] != b._data.shape[0] or a._data.shape[2] != b._data.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._data.shape[0]}, {a._data.shape[2]}] but got: "
@@ -689,12 +715,32 @@ def where(cond: Tensor, a: Any, b: Any) -> Tensor:
 def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = t._dtype if t._dtype.is_floating_point else clamp_dtype(t, min, max)
+    if dtype is not t._dtype:
+        # NB: an integer tensor clamped by a float: the result is a float (PyTorch's promotion)
+        t = to_dtype(t, dtype)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = as_tensor_arg(min) if min is not None else None
         hi = as_tensor_arg(max) if max is not None else None
         return apply(_T["clamp_tensor"], (t, lo, hi), dtype=t._dtype)
     kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
     return apply(_T["clamp"], (t,), kw, dtype=t._dtype)
+
+
+def clamp_dtype(t: Tensor, *bounds: Any) -> dt.DType:
+    """The dtype of ``t`` clamped by ``bounds`` (numbers, tensors or None)."""
+    return promote(t, *[as_tensor_arg(b) for b in bounds if b is not None])
+
+
+def check_clamp_inplace(t: Tensor, *bounds: Any) -> None:
+    """``clamp_`` keeps the tensor's dtype: a bound that would promote it is an error."""
+    if t._dtype.is_floating_point:
+        return
+    result = clamp_dtype(t, *bounds)
+    if result is not t._dtype:
+        raise RuntimeError(f"result type {msg.SCALAR_NAME.get(result.name, result.name)} can't "
+                           f"be cast to the desired output type "
+                           f"{msg.CTYPE_NAME.get(t._dtype.name, t._dtype.name)}")
 
 
 def _check_mask(mask: Tensor, inplace: bool = False) -> None:
@@ -781,8 +827,8 @@ def mean(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
         t = to_dtype(t, dtype)
     if not t._dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {t._dtype.name.capitalize()}"
-                           .replace("Int64", "Long"))
+                           f"floating point or complex dtype. Got: "
+                           f"{msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)}")
     dims = reduce_dims(dim, t._data.ndim)
     if dims is None:
         return apply(_T["mean"], (t,), dtype=t._dtype)

@@ -50,11 +50,17 @@ def tensor_repr(t: Tensor) -> str:
     from .dtypes import float32, int64
     extras = []
     if t._data.size == 0:
+        # NB: as PyTorch: an empty tensor shows its size unless it is (0,), and any dtype but
+        # the default (no element tells int64 or bool apart)
         body = "[]"
+        if t._data.ndim != 1:
+            extras.append(f"size={tuple(t._data.shape)}")
+        if t._dtype is not float32:
+            extras.append(f"dtype={t._dtype}")
     else:
         body = _body(t)
-    if t._dtype not in (float32, int64) and t._dtype.name != "bool":
-        extras.append(f"dtype={t._dtype}")
+        if t._dtype not in (float32, int64) and t._dtype.name != "bool":
+            extras.append(f"dtype={t._dtype}")
     if t._grad_fn is not None:
         extras.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._rg:

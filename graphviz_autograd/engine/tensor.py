@@ -447,11 +447,16 @@ def _init(t: Tensor, data: np.ndarray, dtype: dt.DType) -> None:
     t._uid = new_uid()
 
 
-def _unwrap_nested(data: Any) -> Any:
+def _unwrap_nested(data: Any, top: bool = True) -> Any:
+    """Data for numpy: a tensor's array; inside a list, a tensor is a number to PyTorch."""
     if isinstance(data, Tensor):
-        return data._data
+        if top:
+            return data._data
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(()).item()
     if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(x) for x in data]
+        return [_unwrap_nested(x, False) for x in data]
     return data
 
 

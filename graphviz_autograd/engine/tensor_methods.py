@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
+from . import factories, indexing, selecting
 from . import functional as F
-from . import indexing, selecting
 from . import messages as msg
 from .autograd import apply_inplace, check_inplace
 from .optable import TABLE
@@ -25,6 +25,14 @@ def _method(key: str, floating: bool) -> Any:
     def m(self: Tensor) -> Tensor:
         return F.unary(key, self, floating=floating)
     m.__name__ = key
+    return m
+
+
+def _checked(method: Any, key: str) -> Any:
+    def m(self: Tensor) -> Tensor:
+        F.no_bool(self, key)
+        return method(self)
+    m.__name__ = method.__name__
     return m
 
 
@@ -123,6 +131,7 @@ def _cumsum(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    F.check_clamp_inplace(self, min, max)
     kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
     return apply_inplace(TABLE["clamp"], self, (), kw)
 
@@ -130,12 +139,15 @@ def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 def _clamp_one(side: str) -> Any:
     """``clamp_min`` / ``clamp_max``: their own nodes (ClampMinBackward0), unlike clamp(min=)."""
     def m(self: Tensor, bound: Any) -> Tensor:
-        return F.apply(TABLE["clamp_" + side], (self,), {side: bound}, dtype=self._dtype)
+        dtype = self._dtype if self._dtype.is_floating_point else F.clamp_dtype(self, bound)
+        t = self if dtype is self._dtype else F.to_dtype(self, dtype)
+        return F.apply(TABLE["clamp_" + side], (t,), {side: bound}, dtype=dtype)
     return m
 
 
 def _clamp_one_(side: str) -> Any:
     def m(self: Tensor, bound: Any) -> Tensor:
+        F.check_clamp_inplace(self, bound)
         return apply_inplace(TABLE["clamp_" + side], self, (), {side: bound})
     return m
 
@@ -177,11 +189,23 @@ def _normal(g: Any, shape: Any, mean: float = 0.0, std: float = 1.0, **_: Any) -
     return g.normal(mean, std, shape)
 
 
+def _softmax(name: str, fn: Any) -> Any:
+    def m(self: Tensor, *args: Any, dim: Any = None, dtype: Any = None) -> Tensor:
+        if args:
+            dim, *rest = args
+            dtype = rest[0] if rest else dtype
+        elif dim is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        return fn(self, dim, dtype)
+    m.__name__ = name
+    return m
+
+
 def _new(fill: Any) -> Any:
     def m(self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False,
           **_: Any) -> Tensor:
         d = dtype or self._dtype
-        arr = fill(F._shape_args(size), d.np)
+        arr = fill(factories.checked_size(size), d.np)
         return Tensor._make(arr, d, requires_grad)
     return m
 
@@ -208,6 +232,7 @@ def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
 
 
 def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    F.no_bool_sub(self, other)
     return F.binary_("sub", self, other, alpha=alpha)
 
 
@@ -299,8 +324,8 @@ METHODS: dict[str, Any] = {
     "median": lambda s: F.apply(TABLE["median"], (s,), dtype=s._dtype),
     "var": _var_std("var"), "std": _var_std("std"), "norm": _norm,
     "logsumexp": _logsumexp, "cumsum": _cumsum,
-    "softmax": lambda s, dim, dtype=None: F.softmax(s, dim, dtype),
-    "log_softmax": lambda s, dim, dtype=None: F.log_softmax(s, dim, dtype),
+    "softmax": _softmax("softmax", F.softmax), "log_softmax": _softmax("log_softmax",
+                                                                       F.log_softmax),
     # shape
     "view": F.view, "view_as": lambda s, o: F.view(s, o._data.shape), "reshape": F.reshape,
     "reshape_as": lambda s, o: F.reshape(s, o._data.shape), "flatten": F.flatten,
@@ -335,6 +360,9 @@ for _k in _UNARY:
 for _k in _UNARY_SAME:
     METHODS[_k] = _method(_k, False)
     METHODS[_k + "_"] = _method_(_k)
+for _k in ("neg", "relu"):          # NB: not of a bool tensor
+    METHODS[_k] = _checked(METHODS[_k], _k)
+    METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

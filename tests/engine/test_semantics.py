@@ -787,6 +787,92 @@ def test_shape_argument_errors_and_edge_values() -> None:
 
 
 @pytest.mark.torch
+def test_creation_dtype_and_optimizer_argument_errors() -> None:
+    """Bad data, sizes, dtypes and parameters give PyTorch's errors, and the dtypes PyTorch
+    computes in (never numpy's errors, never a silent result)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        a = torch.ones(2, 3, requires_grad=True)
+        f64, i64, i32 = torch.float64, torch.int64, torch.int32
+        for label, fn in [
+            *[(f"{name} negative", lambda name=name: getattr(torch, name)(2, -3))
+              for name in ("zeros", "ones", "empty", "randn", "rand")],
+            ("full negative", lambda: torch.full((-1,), 1.0)),
+            ("new_zeros negative", lambda: torch.zeros(2).new_zeros(-1)),
+            ("randint negative", lambda: torch.randint(0, 3, (-1,))),
+            ("arange against the step", lambda: torch.arange(0, 5, -1)),
+            ("arange backwards", lambda: torch.arange(5, 0)),
+            ("arange step 0", lambda: torch.arange(0, 5, 0)),
+            ("arange down", lambda: torch.arange(5, 0, -1)),
+            ("arange empty", lambda: repr(torch.arange(3, 3))),
+            ("linspace negative", lambda: torch.linspace(0, 1, -1)),
+            ("tensor ragged", lambda: torch.tensor([[1, 2], [3]])),
+            ("tensor ragged deeper", lambda: torch.tensor([[[1], [2]], [[3], [4, 5]]])),
+            ("tensor not a sequence", lambda: torch.tensor([[1, 2], 3])),
+            ("tensor of text", lambda: torch.tensor("a")),
+            ("tensor of a list of text", lambda: torch.tensor(["a"])),
+            ("tensor with text inside", lambda: torch.tensor([1, "a"])),
+            ("tensor of None", lambda: torch.tensor(None)),
+            ("tensor with None inside", lambda: torch.tensor([1, None])),
+            ("tensor of tensors", lambda: torch.tensor([torch.tensor([1.0]), torch.tensor(2.0)])),
+            ("tensor of long tensors", lambda: torch.tensor([torch.ones(2), torch.ones(2)])),
+            ("empty reprs", lambda: [repr(t) for t in (
+                torch.tensor([], dtype=i64), torch.zeros(0, dtype=torch.bool),
+                torch.zeros(2, 0, dtype=i32), torch.zeros(2, 0), torch.zeros(0, 3) * a[0, 0])]),
+            ("neg of bool", lambda: -torch.tensor([True])),
+            ("torch.neg of bool", lambda: torch.neg(torch.tensor([True]))),
+            ("bool minus bool", lambda: torch.tensor([True]) - torch.tensor([True])),
+            ("bool minus True", lambda: torch.tensor([True]) - True),
+            ("True minus bool", lambda: True - torch.tensor([True])),
+            ("bool sub_", lambda: torch.tensor([True]).sub_(torch.tensor([True]))),
+            ("relu of bool", lambda: torch.relu(torch.tensor([True]))),
+            ("float ops of ints", lambda: [str(fn(torch.tensor([4])).dtype) for fn in (
+                torch.sigmoid, torch.tanh, torch.sqrt, torch.log, torch.reciprocal,
+                torch.rsqrt)] + [str(torch.sigmoid(torch.tensor([True])).dtype)]),
+            ("clamp int by float", lambda: torch.tensor([1, 5]).clamp(max=2.5)),
+            ("clamp int by float min", lambda: torch.tensor([1, 5]).clamp(min=1.5)),
+            ("clamp int by int", lambda: torch.tensor([1, 5]).clamp(max=2)),
+            ("clamp int by float tensor", lambda: torch.tensor([1, 5]).clamp(
+                max=torch.tensor(2.5))),
+            ("clamp_min int by float", lambda: torch.tensor([1, 5]).clamp_min(1.5)),
+            ("clamp_ int by float", lambda: torch.tensor([1, 5]).clamp_(max=2.5)),
+            ("clamp_max_ int by float", lambda: torch.tensor([1, 5]).clamp_max_(2.5)),
+            ("softmax without dim", lambda: torch.ones(3).softmax()),
+            ("log_softmax without dim", lambda: torch.ones(3).log_softmax()),
+            ("softmax dim keyword", lambda: torch.ones(3).softmax(dim=0)),
+            ("one_hot too large", lambda: F.one_hot(torch.tensor([0, 3]), 3)),
+            ("one_hot negative", lambda: F.one_hot(torch.tensor([-1]), 3)),
+            ("one_hot float", lambda: F.one_hot(torch.tensor([1.0]), 3)),
+            ("one_hot int32", lambda: F.one_hot(torch.tensor([1], dtype=i32), 3)),
+            ("one_hot empty", lambda: F.one_hot(torch.tensor([], dtype=i64))),
+            ("one_hot inferred", lambda: F.one_hot(torch.tensor([0, 2]))),
+            ("SGD of a non-leaf", lambda: torch.optim.SGD([a * 2], lr=0.1)),
+            ("SGD of a tensor", lambda: torch.optim.SGD(a, lr=0.1)),
+            ("SGD of a number", lambda: torch.optim.SGD([1.0], lr=0.1)),
+            ("mean of ints", lambda: torch.ones(2, dtype=i64).mean()),
+            ("mean of bools", lambda: torch.ones(2, dtype=torch.bool).mean()),
+            *[(f"matmul {x} {y} {k}", lambda x=x, y=y, fn=fn: fn(x, y))
+              for x, y in ((torch.float32, f64), (i64, torch.float32))
+              for k, fn in (
+                  ("mm", lambda x, y: torch.mm(torch.ones(2, 2, dtype=x),
+                                               torch.ones(2, 2, dtype=y))),
+                  ("mv", lambda x, y: torch.mv(torch.ones(2, 2, dtype=x),
+                                               torch.ones(2, dtype=y))),
+                  ("bmm", lambda x, y: torch.bmm(torch.ones(1, 2, 2, dtype=x),
+                                                 torch.ones(1, 2, 2, dtype=y))),
+                  ("1d @ 2d", lambda x, y: torch.ones(2, dtype=x) @ torch.ones(2, 2, dtype=y)),
+                  ("3d @ 2d", lambda x, y: torch.ones(2, 2, 2, dtype=x)
+                   @ torch.ones(2, 2, dtype=y)),
+                  ("linear", lambda x, y: F.linear(torch.ones(2, 2, dtype=x),
+                                                   torch.ones(2, 2, dtype=y))))],
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import messages as _msg
 from ...engine import selecting as _sel
@@ -323,6 +324,15 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    n = int(tensor._data.max()) + 1 if num_classes < 0 else num_classes
-    out = np.eye(n, dtype=np.int64)[tensor._data]
+    x = tensor._data
+    if tensor._dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1 and x.size == 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    if x.size and int(x.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    n = int(x.max()) + 1 if num_classes == -1 else num_classes
+    if x.size and int(x.max()) >= n:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.eye(n, dtype=np.int64)[x]
     return Tensor._make(out, tensor._dtype)

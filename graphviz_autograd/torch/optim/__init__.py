@@ -21,6 +21,9 @@ class Optimizer:
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {params._dtype.legacy}")
         params = list(params)
         if not params:
             raise ValueError("optimizer got an empty parameter list")
@@ -32,6 +35,14 @@ class Optimizer:
         group = dict(group)
         ps = group["params"]
         group["params"] = [ps] if isinstance(ps, Tensor) else list(ps)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(p).__module__.replace('builtins', '')}"
+                                f"{'.' if type(p).__module__ != 'builtins' else ''}"
+                                f"{type(p).__qualname__}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
