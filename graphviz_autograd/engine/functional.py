@@ -885,6 +885,9 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     nd = x._data.ndim
     if nd == 2 and bias is not None:
         return addmm(bias, x, t_(weight))
+    if nd == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{nd}D and {weight._data.ndim}D")
     if bias is not None and x._data.flags.c_contiguous and bias._data.ndim == 1:
         # NB: the input is flattened before weight.t() is taken: node order as PyTorch's
         lead = int(np.prod(x._data.shape[:-1], dtype=np.int64))

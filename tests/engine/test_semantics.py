@@ -873,6 +873,41 @@ def test_creation_dtype_and_optimizer_argument_errors() -> None:
 
 
 @pytest.mark.torch
+def test_module_and_optimizer_argument_errors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+        for label, fn in [
+            ("linear of a 0-d input", lambda: nn.Linear(3, 2)(torch.tensor(1.0))),
+            ("Sequential index out of range", lambda: model[3]),
+            ("Sequential negative index out of range", lambda: model[-4]),
+            ("Sequential negative index", lambda: repr(model[-1])),
+            ("ModuleList index out of range", lambda: nn.ModuleList([nn.Tanh()])[1]),
+            ("ReLU in place on a leaf", lambda: nn.ReLU(inplace=True)(
+                torch.ones(2, requires_grad=True))),
+            ("ReLU in place", lambda: [repr(nn.ReLU(inplace=True)), nn.ReLU(inplace=True)(
+                torch.tensor([-1.0, 2.0]) * 1)]),
+            ("Dropout p", lambda: nn.Dropout(p=1.5)),
+            ("Parameter of ints", lambda: nn.Parameter(torch.ones(2, dtype=torch.int64))),
+            ("load_state_dict missing", lambda: nn.Linear(2, 2).load_state_dict({})),
+            ("load_state_dict unexpected and missing", lambda: nn.Linear(2, 2).load_state_dict(
+                {"weight": torch.ones(2, 2), "extra": torch.ones(1)})),
+            ("load_state_dict size", lambda: nn.Linear(2, 2).load_state_dict(
+                {"weight": torch.ones(3, 2), "bias": torch.ones(2)})),
+            ("load_state_dict not strict", lambda: repr(nn.Linear(2, 2).load_state_dict(
+                {"weight": torch.ones(2, 2)}, strict=False))),
+            ("load_state_dict all", lambda: repr(model.load_state_dict(model.state_dict()))),
+            ("SGD duplicate parameters", lambda: len(torch.optim.SGD(
+                [model[0].weight, model[0].weight], lr=0.1).param_groups)),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...engine import functional as _F
 from ...engine.factories import zeros
@@ -172,13 +172,24 @@ class Module(ModuleHooks):
 
     def load_state_dict(self, state: dict[str, Tensor], strict: bool = True) -> Any:
         params = dict(self.named_parameters())
+        missing = [k for k in params if k not in state]
+        unexpected = [k for k in state if k not in params]
+        errors = [f"size mismatch for {k}: copying a param with shape {v.shape} from checkpoint, "
+                  f"the shape in current model is {params[k].shape}."
+                  for k, v in state.items() if k in params and v.shape != params[k].shape]
+        if strict:
+            for what, keys in (("Unexpected", unexpected), ("Missing", missing)):
+                if keys:
+                    errors.insert(0, f"{what} key(s) in state_dict: "
+                                     f"{', '.join(f'{chr(34)}{k}{chr(34)}' for k in keys)}. ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
         with no_grad():
             for k, v in state.items():
                 if k in params:
                     params[k].copy_(v)
-                elif strict:
-                    raise RuntimeError(f'Unexpected key(s) in state_dict: "{k}".')
-        return None
+        return IncompatibleKeys(missing, unexpected)
 
     def extra_repr(self) -> str:
         return ""
@@ -189,6 +200,27 @@ class Module(ModuleHooks):
         if not lines:
             return head + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` did not match (empty lists when all keys matched)."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+                f"unexpected_keys={self.unexpected_keys})")
+
+
+def _item(mods: Module, i: int) -> Module:
+    """``mods[i]`` of a Sequential or ModuleList (negative from the end), PyTorch's error."""
+    n = len(mods._modules)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of range")
+    return list(mods._modules.values())[i % n]
 
 
 class Linear(Module):
@@ -233,7 +265,7 @@ class Sequential(Module):
         return x
 
     def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
+        return _item(self, i)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -257,7 +289,7 @@ class ModuleList(Module):
         return self
 
     def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
+        return _item(self, i)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -299,7 +331,18 @@ def _plain_init(self: Module, *args: Any, **kw: Any) -> None:
     object.__setattr__(self, "_args", (args, kw))
 
 
-ReLU = _activation("ReLU", F.relu)
+class ReLU(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
 Tanh = _activation("Tanh", F.tanh)
 Sigmoid = _activation("Sigmoid", F.sigmoid)
 SiLU = _activation("SiLU", F.silu)
@@ -341,6 +384,8 @@ class LogSoftmax(Softmax):
 class Dropout(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
 
     def forward(self, x: Tensor) -> Tensor:

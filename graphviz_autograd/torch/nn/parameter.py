@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...engine import dtypes as dt
+from ...engine import messages as msg
 from ...engine.tensor import Tensor, _init
 
 
@@ -24,6 +25,8 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             data = Tensor._make(np.zeros(0, dtype=np.float32), dt.float32)
+        if requires_grad and not data._dtype.is_floating_point:
+            raise RuntimeError(msg.INT_REQUIRES_GRAD)
         p = object.__new__(cls)
         _init(p, data._data, data._dtype)
         p._vc = data._vc
