@@ -87,6 +87,13 @@ def _as_list(x: Any) -> list[Any]:
     return list(x)
 
 
+def _check_inputs(inputs: list[Any] | None) -> None:
+    for x in inputs or ():
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(x).__name__}")
+
+
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, grad_variables: Any = None, inputs: Any = None) -> None:
     """``torch.autograd.backward``: accumulate gradients of ``tensors`` into the leaves."""
@@ -107,6 +114,7 @@ def _backward(info: BackwardInfo, grad_tensors: Any, inputs: Any) -> None:
     grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(roots)
     if inputs is not None and not info.inputs:
         raise RuntimeError(msg.EMPTY_INPUTS)
+    _check_inputs(info.inputs)
     if not roots:
         return
     made = _make_grads(roots, grads)
@@ -132,6 +140,7 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
     outs, ins = info.roots, info.inputs or []
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    _check_inputs(ins)
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     made = _make_grads(outs, grads)
     result = _run(info, made, accumulate=False)
@@ -664,7 +673,7 @@ def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
 def _check_hook_result(hook: Any, g: Any, res: Any) -> None:
     shape = g._data.shape if isinstance(g, Tensor) else np.shape(g)
     if not isinstance(res, Tensor):
-        raise TypeError(f"expected Tensor, but hook returned '{type(res).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
     if res._data.shape != shape:
         raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has changed the size of "
                            "value")

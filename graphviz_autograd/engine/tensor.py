@@ -349,7 +349,7 @@ class Tensor:
 
     # -- conversion ----------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        if self.requires_grad:
+        if self.requires_grad and grad_state.enabled:     # NB: PyTorch allows it under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self._data

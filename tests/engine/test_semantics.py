@@ -908,6 +908,32 @@ def test_module_and_optimizer_argument_errors() -> None:
 
 
 @pytest.mark.torch
+def test_autograd_argument_errors_and_numpy_under_no_grad() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.ones(2, requires_grad=True)
+        b = a * 2
+        for label, fn in [
+            ("grad of a number", lambda: torch.autograd.grad(a.sum(), [1])),
+            ("grad of a string", lambda: torch.autograd.grad((a * 3).sum(), [a, "x"])),
+            ("backward inputs a number", lambda: torch.autograd.backward((a * 3).sum(),
+                                                                         inputs=[3])),
+            ("hook returns a number", lambda: (lambda c: (c.register_hook(lambda g: 3),
+                                                          c.sum().backward()))(a * 4)),
+            ("leaf hook returns a number", lambda: (lambda c: (
+                c.register_hook(lambda g: 3), (c * 2).sum().backward()))(
+                    torch.ones(2, requires_grad=True))),
+            ("numpy of a leaf", lambda: a.numpy()),
+        ]:
+            rec.attempt(label, fn)
+        with torch.no_grad():
+            rec.attempt("numpy of a leaf under no_grad", lambda: a.numpy().tolist())
+            rec.attempt("numpy of a non-leaf under no_grad", lambda: b.numpy().tolist())
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
