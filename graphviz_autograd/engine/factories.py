@@ -25,12 +25,14 @@ def _leaf(arr: np.ndarray, dtype: dt.DType, requires_grad: bool) -> Tensor:
 
 def _infer(data: Any) -> dt.DType:
     arr = np.asarray(data)
+    # NB: numpy arrays and numpy scalars keep their dtype; Python numbers get PyTorch's defaults
+    exact = isinstance(data, np.ndarray | np.generic)
     if arr.dtype.kind == "f":
-        return dt.float32 if not isinstance(data, np.ndarray) else dt.from_numpy(arr.dtype)
+        return dt.from_numpy(arr.dtype) if exact else dt.float32
     if arr.dtype.kind == "b":
         return dt.bool_
     if arr.dtype.kind in "iu":
-        return dt.int64 if not isinstance(data, np.ndarray) else dt.from_numpy(arr.dtype)
+        return dt.from_numpy(arr.dtype) if exact else dt.int64
     if arr.dtype.kind in "OUS":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return dt.float32

@@ -1,69 +1,138 @@
-"""``repr(tensor)`` in PyTorch's layout: ``tensor([1., 2.], requires_grad=True)``."""
+"""``repr(tensor)`` in PyTorch's layout: ``tensor([1., 2.], requires_grad=True)``.
+
+PyTorch's default print options: 4 digits, lines of 80 characters, and tensors of more than
+1,000 elements summarised by their first and last 3 items along each dimension. One format is
+chosen for all the elements shown, from their nonzero finite values: whole numbers print as
+``3.``, others with 4 decimals, and scientific notation is used when the largest is over 1e8
+or over 1,000 times the smallest (or, for non-whole numbers, the smallest is under 1e-4).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-
-def _fmt_float(arr: np.ndarray) -> tuple[str, ...]:
-    finite = arr[np.isfinite(arr)]
-    if finite.size and np.all(finite == np.round(finite)) and np.max(np.abs(finite)) < 1e8:
-        return tuple(f"{v:.0f}." if np.isfinite(v) else str(v) for v in arr.flat)
-    big = np.max(np.abs(finite)) if finite.size else 0
-    small = np.min(np.abs(finite[finite != 0])) if np.any(finite != 0) else 1
-    if big >= 1e8 or small < 1e-4 or (small and big / small > 1e4 and big >= 1000):
-        return tuple(f"{v:.4e}" for v in arr.flat)
-    return tuple(f"{v:.4f}" for v in arr.flat)
+PRECISION, THRESHOLD, EDGE, LINEWIDTH = 4, 1000, 3, 80
 
 
-def _body(t: Tensor) -> str:
-    arr = t._data
-    if arr.dtype.kind == "f":
-        items = _fmt_float(arr.astype(np.float64))
-    elif arr.dtype.kind == "b":
-        items = tuple(str(bool(v)) for v in arr.flat)
-    else:
-        items = tuple(str(int(v)) for v in arr.flat)
+class _Format:
+    """How every element of one printed tensor is written, and its common width."""
+
+    def __init__(self, shown: np.ndarray) -> None:
+        self.floating = shown.dtype.kind == "f"
+        self.whole, self.sci, self.width = True, False, 1
+        flat = shown.reshape(-1)
+        if not self.floating:
+            self.width = max((len(_plain(v)) for v in flat.tolist()), default=1)
+            return
+        values = flat.astype(np.float64)
+        finite = values[np.isfinite(values) & (values != 0)]
+        if not finite.size:
+            return
+        big, small = float(np.abs(finite).max()), float(np.abs(finite).min())
+        self.whole = bool(np.all(finite == np.ceil(finite)))
+        self.sci = big / small > 1000.0 or big > 1.0e8 or (not self.whole and small < 1.0e-4)
+        if self.sci:
+            texts = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
+        elif self.whole:
+            texts = [f"{v:.0f}." for v in finite.tolist()]
+        else:
+            texts = [f"{v:.{PRECISION}f}" for v in finite.tolist()]
+        self.width = max(len(t) for t in texts)
+
+    def __call__(self, value: Any) -> str:
+        if not self.floating:
+            text = _plain(value)
+        elif self.sci:
+            text = f"{value:{self.width}.{PRECISION}e}"
+        elif self.whole:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.{PRECISION}f}"
+        return text.rjust(self.width)
+
+
+def _plain(value: Any) -> str:
+    return str(value)
+
+
+def _summary(arr: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows: the first and last ``EDGE`` along each dim."""
     if arr.ndim == 0:
-        return items[0]
-    width = max((len(s) for s in items), default=0)
-    cells = [s.rjust(width) for s in items]
-    return _nest(cells, arr.shape, 0, 8)
+        return arr
+    if arr.shape[0] > 2 * EDGE:
+        arr = np.concatenate([arr[:EDGE], arr[-EDGE:]])
+    if arr.ndim == 1:
+        return arr
+    return np.stack([_summary(x) for x in arr])
 
 
-def _nest(cells: list[str], shape: tuple[int, ...], depth: int, indent: int) -> str:
-    if len(shape) == 1:
-        return "[" + ", ".join(cells) + "]"
-    step = len(cells) // shape[0] if shape[0] else 0
-    rows = [_nest(cells[i * step:(i + 1) * step], shape[1:], depth + 1, indent)
-            for i in range(shape[0])]
-    sep = "," + "\n" * (len(shape) - 1) + " " * (indent + depth)
-    return "[" + sep.join(rows) + "]"
+def _vector(arr: np.ndarray, indent: int, summarize: bool, fmt: _Format) -> str:
+    per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+    if summarize and arr.shape[0] > 2 * EDGE:
+        items = ([fmt(v) for v in arr[:EDGE].tolist()] + [" ..."]
+                 + [fmt(v) for v in arr[-EDGE:].tolist()])
+    else:
+        items = [fmt(v) for v in arr.tolist()]
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(arr: np.ndarray, indent: int, summarize: bool, fmt: _Format) -> str:
+    if arr.ndim == 0:
+        return fmt(arr.item())
+    if arr.ndim == 1:
+        return _vector(arr, indent, summarize, fmt)
+    n = arr.shape[0]
+    rows = range(n) if not summarize or n <= 2 * EDGE else [*range(EDGE), -1,
+                                                           *range(n - EDGE, n)]
+    parts = ["..." if i == -1 else _nested(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """``, dtype=...`` and the like after the values, on a new line where they do not fit."""
+    out = [text]
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > LINEWIDTH:
+            out.append(",\n" + " " * indent + suffix)
+            line = indent + len(suffix)
+        else:
+            out.append(", " + suffix)
+            line += len(suffix) + 2
+    return "".join(out) + ")"
 
 
 def tensor_repr(t: Tensor) -> str:
     from .dtypes import float32, int64
-    extras = []
-    if t._data.size == 0:
-        # NB: as PyTorch: an empty tensor shows its size unless it is (0,), and any dtype but
-        # the default (no element tells int64 or bool apart)
+    prefix = "tensor("
+    indent = len(prefix)
+    arr = t._data
+    suffixes = []
+    if arr.size == 0:
+        # NB: an empty tensor shows its size unless it is (0,), and any dtype but the default
+        # (no element tells int64 or bool apart)
         body = "[]"
-        if t._data.ndim != 1:
-            extras.append(f"size={tuple(t._data.shape)}")
+        if arr.ndim != 1:
+            suffixes.append(f"size={tuple(arr.shape)}")
         if t._dtype is not float32:
-            extras.append(f"dtype={t._dtype}")
+            suffixes.append(f"dtype={t._dtype}")
     else:
-        body = _body(t)
+        if arr.dtype == np.float16:
+            arr = arr.astype(np.float32)
+        summarize = arr.size > THRESHOLD
+        fmt = _Format(_summary(arr) if summarize else arr)
+        body = _nested(arr, indent, summarize, fmt)
         if t._dtype not in (float32, int64) and t._dtype.name != "bool":
-            extras.append(f"dtype={t._dtype}")
+            suffixes.append(f"dtype={t._dtype}")
     if t._grad_fn is not None:
-        extras.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
+        suffixes.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._rg:
-        extras.append("requires_grad=True")
-    head = "tensor(" + body
-    return head + "".join(", " + e for e in extras) + ")"
+        suffixes.append("requires_grad=True")
+    return _with_suffixes(prefix + body, suffixes, indent)
