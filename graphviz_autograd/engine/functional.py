@@ -556,13 +556,22 @@ def expand(t: Tensor, *sizes: Any) -> Tensor:
                            f"in the tensor ({len(shape)})")
     lead = len(size) - len(shape)
     full = tuple(shape[i - lead] if s == -1 else s for i, s in enumerate(size))
+    check_expand(shape, size, full)
+    return apply(_T["expand"], (t,), {"size": full})
+
+
+def check_expand(shape: tuple[int, ...], size: tuple[int, ...],
+                 full: tuple[int, ...] | None = None) -> None:
+    """PyTorch's error where a tensor of ``shape`` cannot be expanded to ``size`` (``full``:
+    the size with its -1s filled in)."""
+    full = size if full is None else full
+    lead = len(full) - len(shape)
     for i, s in enumerate(shape):
-        if s != 1 and s != full[i + lead]:
+        if s != 1 and (i + lead < 0 or s != full[i + lead]):
             raise RuntimeError(f"The expanded size of the tensor ({full[i + lead]}) must match the "
                                f"existing size ({s}) at non-singleton dimension {i + lead}.  "
                                f"Target sizes: [{', '.join(map(str, size))}].  Tensor sizes: "
                                f"[{', '.join(map(str, shape))}]")
-    return apply(_T["expand"], (t,), {"size": full})
 
 
 def clone(t: Tensor, contiguous: bool = False, memory_format: Any = None) -> Tensor:

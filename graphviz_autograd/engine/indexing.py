@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
-from .functional import as_tensor_arg, select, slice_, unsqueeze
+from .functional import as_tensor_arg, check_expand, select, slice_, unsqueeze
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -25,6 +25,8 @@ def _is_advanced(k: Any) -> bool:
 
 def _as_index_tensor(k: Any) -> Tensor:
     if isinstance(k, Tensor):
+        if k._dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
     arr = np.asarray(k)
     if arr.dtype.kind == "f":
@@ -84,9 +86,20 @@ def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[
             dim += n
             orig += n
         else:
-            out = select(out, dim, int(k), shown_dim=orig)
+            out = select(out, dim, _integer(k), shown_dim=orig)
             orig += 1
     return out, adv
+
+
+def _integer(k: Any) -> int:
+    """An index that selects: an int (or anything with ``__index__``, a 0-d integer tensor)."""
+    if isinstance(k, str):
+        raise TypeError("new(): invalid data type 'str'")
+    try:
+        return k.__index__()
+    except (AttributeError, TypeError):
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {type(k).__name__})") from None
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
@@ -107,6 +120,14 @@ def getitem(t: Tensor, key: Any) -> Tensor:
 
 
 def _check_bounds(t: Tensor, adv: list[Any]) -> None:
+    shapes = [(int(a._data.sum()),) if a._dtype is dt.bool_ else a._data.shape
+              for a in adv if a is not None]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         f"shapes {', '.join(f'[{chr(44).join(map(str, s))}]' for s in shapes)}"
+                         ) from None
     dim = 0
     for a in adv:
         if a is None:
@@ -132,6 +153,9 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
     full = _expand_key(t, key)
     if not any(_is_advanced(k) for k in full):
         target, _ = _basic(t, full, single=isinstance(key, slice))
+        if isinstance(value, Tensor) and value._data.shape != target._data.shape:
+            # NB: the value is expanded to the part assigned (an error in expand's words)
+            check_expand(value._data.shape, target._data.shape)
         if target is t:
             copy_(t, value)
             return
@@ -154,11 +178,8 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
 
 def copy_(t: Tensor, src: Any) -> Tensor:
     s = as_tensor_arg(src)
-    try:
-        np.broadcast_shapes(s._data.shape, t._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({t._data.shape[-1] if t._data.ndim else 1}) "
-                           f"must match the size of tensor b "
-                           f"({s._data.shape[-1] if s._data.ndim else 1}) at non-singleton "
-                           f"dimension {max(t._data.ndim - 1, 0)}") from None
+    if s._data.shape != t._data.shape:
+        text = msg.size_mismatch(t._data.shape, s._data.shape)
+        if text is not None:
+            raise RuntimeError(text)
     return apply_inplace(TABLE["copy"], t, (s,))

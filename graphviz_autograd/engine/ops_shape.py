@@ -161,6 +161,12 @@ def _repeat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (summed.reshape(c.shape(0)),)
 
 
+def _gather_fwd(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    # NB: an index smaller than the input reads only where it reaches (numpy would broadcast)
+    part = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+    return np.take_along_axis(x[part], index, axis=dim)
+
+
 def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"], index=c.index),)
 
@@ -248,7 +254,7 @@ register(
     Op("flip", "FlipBackward0", ("self",), lambda x, dims: np.flip(x, dims),
        lambda c, g, D: (D.flip(g, dims=c.attrs["dims"]),), (), ("dims",)),
     Op("gather", "GatherBackward0", ("self",),
-       lambda x, dim, index: np.take_along_axis(x, index, axis=dim), _gather_bw,
+       _gather_fwd, _gather_bw,
        (Save("index"), Save("self")), ("dim",)),
     Op("scatter_add", "ScatterAddBackward0", ("self", "src"), _scatter_add_fwd,
        lambda c, gg, D: (gg if c.needs[0] else None,

@@ -49,6 +49,8 @@ def index_select(t: Tensor, dim: int, index: Tensor) -> Tensor:
     size = t._data.shape[d] if t._data.ndim else 1
     bad = idx[(idx < 0) | (idx >= size)]
     if bad.size:
+        if d == 0:
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
                            f"axis_dim={size}")
     return apply(TABLE["index_select"], (t,), {"dim": d, "index": index})

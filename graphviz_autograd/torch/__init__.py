@@ -229,6 +229,11 @@ def nonzero(t: Tensor) -> Tensor:
     return Tensor._make(np.argwhere(t._data).astype(np.int64), _dt.int64)
 
 
+argwhere = nonzero
+Tensor.nonzero = nonzero  # type: ignore[attr-defined]
+Tensor.argwhere = nonzero  # type: ignore[attr-defined]
+
+
 def cdist_unsupported(*_: Any, **__: Any) -> None:
     raise NotImplementedError("cdist is not supported by this engine")
 

@@ -934,6 +934,54 @@ def test_autograd_argument_errors_and_numpy_under_no_grad() -> None:
 
 
 @pytest.mark.torch
+def test_indexing_argument_errors_and_results() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.arange(12.0).reshape(3, 4)
+        w = torch.arange(12.0, requires_grad=True).reshape(3, 4)
+
+        def assigned(key: Any, value: Any) -> Any:
+            b = a.clone()
+            b[key] = value
+            return b
+
+        for label, fn in [
+            ("a float index", lambda: a[1.0]),
+            ("a float in a tuple", lambda: a[0, 1.0]),
+            ("a 0-d float tensor", lambda: a[torch.tensor(1.0)]),
+            ("a float tensor", lambda: a[torch.tensor([1.0])]),
+            ("a 0-d int tensor", lambda: a[torch.tensor(1)]),
+            ("index tensors that do not broadcast",
+             lambda: a[torch.tensor([0, 1, 2]), torch.tensor([1, 3])]),
+            ("a mask and an index that do not broadcast",
+             lambda: a[torch.tensor([True, False, True]), torch.tensor([0, 1, 2])]),
+            ("index tensors that broadcast", lambda: a[torch.tensor([[0], [1]]),
+                                                      torch.tensor([1, 3])]),
+            ("assign a row of the wrong length", lambda: assigned(0, torch.tensor([1.0, 2.0]))),
+            ("assign rows of the wrong shape",
+             lambda: assigned(slice(0, 2), torch.ones(3, 4))),
+            ("assign a column", lambda: assigned((slice(None), 0), torch.ones(4))),
+            ("assign a broadcast row", lambda: assigned(slice(0, 2), torch.ones(4))),
+            ("copy_ of the wrong shape", lambda: torch.zeros(2, 4).copy_(torch.ones(3, 4))),
+            ("index_select past the end of dim 0",
+             lambda: a.index_select(0, torch.tensor([3]))),
+            ("index_select negative", lambda: a.index_select(0, torch.tensor([-1]))),
+            ("index_select past the end of dim 1",
+             lambda: a.index_select(1, torch.tensor([5]))),
+            ("gather with a smaller index", lambda: a.gather(1, torch.tensor([[0]]))),
+            ("gather with an int32 index",
+             lambda: a.gather(1, torch.tensor([[0, 2], [1, 1]], dtype=torch.int32))),
+            ("gather gradient", lambda: torch.autograd.grad(
+                w.gather(1, torch.tensor([[3], [0]])).sum(), w)),
+            ("nonzero", lambda: (a > 9).nonzero()),
+            ("argwhere", lambda: torch.argwhere(a > 9)),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
