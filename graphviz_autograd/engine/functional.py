@@ -810,7 +810,8 @@ def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def reduce_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    if dim is None:
+    """The dims a reduction runs over, wrapped; None for all (no dim, or an empty list)."""
+    if dim is None or (isinstance(dim, tuple | list) and not dim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
@@ -853,11 +854,13 @@ def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
                                "== 0. Specify the reduction dim with the 'dim' argument.")
         return apply(_T[key], (t,))
     d = _dim(dim, t._data.ndim)
+    if t._data.ndim and t._data.shape[d] == 0:
+        raise IndexError(f"{key}(): Expected reduction dim {d} to have non-zero size.")
     values = apply(_T[key + "_dim"], (t,), {"dim": d, "keepdim": keepdim})
     idx = values._grad_fn._saved["indices"].tensor if values._grad_fn is not None else wrap(
         _T[key + "_dim"].forward(t._data, d, keepdim)[1]["indices"])
-    from .torch_types import MaxMinResult
-    return MaxMinResult(values, idx)
+    from .torch_types import RETURN_TYPES
+    return RETURN_TYPES[key](values, idx)
 
 
 def arg_reduce(fn: Any, t: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:

@@ -89,6 +89,8 @@ def _var_std(key: str) -> Any:
             unbiased, dim = dim, None
         if correction is None and unbiased is not None:
             correction = 1 if unbiased else 0
+        if not self._dtype.is_floating_point:
+            raise RuntimeError("std and var only support floating point and complex dtypes")
         dims = F.reduce_dims(dim, self._data.ndim)
         shape = self._data.shape
         factor = self._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
@@ -107,7 +109,9 @@ def _norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> T
                                             "keepdim": keepdim}, dtype=self._dtype)
 
 
-def _logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+def _logsumexp(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
     return F.apply(TABLE["logsumexp"], (self,),
                    {"dim": F.reduce_dims(dim, self._data.ndim), "keepdim": keepdim},
                    dtype=F._float(self._dtype))

@@ -982,6 +982,44 @@ def test_indexing_argument_errors_and_results() -> None:
 
 
 @pytest.mark.torch
+def test_reduction_and_loss_argument_errors_and_results() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        a = torch.arange(12.0, requires_grad=True).reshape(3, 4)
+        labels = torch.tensor([0, 1, 2])
+        for label, fn in [
+            *[(f"{name} over no dims", lambda name=name: getattr(a, name)(()))
+              for name in ("sum", "mean", "amax", "var", "std")],
+            ("norm over no dims", lambda: a.norm(dim=())),
+            ("max by dim", lambda: repr(a.max(1))),
+            ("min by dim, kept", lambda: str(a.min(dim=0, keepdim=True))),
+            ("max fields", lambda: [a.max(1).values, a.max(1)[1]]),
+            ("min over an empty dim", lambda: torch.zeros(0, 3).min(0)),
+            ("max over an empty dim", lambda: torch.zeros(3, 0).max(1)),
+            ("var of ints", lambda: torch.tensor([1, 2]).var()),
+            ("std of ints", lambda: torch.tensor([1, 2]).std()),
+            ("logsumexp without dim", lambda: a.logsumexp()),
+            ("mse of ints", lambda: F.mse_loss(torch.tensor([1, 2]), torch.tensor([1, 3]))),
+            ("label smoothing 2", lambda: F.cross_entropy(a, labels, label_smoothing=2.0)),
+            ("label smoothing 1.25", lambda: F.cross_entropy(a, labels, label_smoothing=1.25)),
+            ("class weights of the wrong size",
+             lambda: F.cross_entropy(a, labels, weight=torch.ones(3))),
+            ("class weights", lambda: F.cross_entropy(a, labels, weight=torch.ones(4))),
+            ("bce weight of the wrong size", lambda: F.binary_cross_entropy(
+                torch.ones(2) * 0.5, torch.ones(2), weight=torch.ones(3))),
+            ("bce with logits pos_weight of the wrong size",
+             lambda: F.binary_cross_entropy_with_logits(torch.ones(2), torch.ones(2),
+                                                       pos_weight=torch.ones(3))),
+            ("smooth_l1 negative beta", lambda: F.smooth_l1_loss(a, a, beta=-1.0)),
+            ("gelu approximate", lambda: F.gelu(torch.tensor([1.0]), approximate="foo")),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch

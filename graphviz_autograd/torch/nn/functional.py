@@ -97,6 +97,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return _unary("gelu", input, approximate=approximate)
 
 
@@ -148,6 +150,9 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
     dtype = _F.promote(input, target)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"mse_cpu" not implemented for '
+                                  f"'{_msg.SCALAR_NAME.get(dtype.name, dtype.name)}'")
     return _apply(_T["mse_loss"], (input, target), {"reduction": red}, dtype=dtype)
 
 
@@ -162,6 +167,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     red = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     input, target = _broadcast_pair(input, target)
     return _apply(_T["smooth_l1_loss"], (input, target), {"reduction": red, "beta": beta},
                   dtype=input._dtype)
@@ -179,6 +186,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise ValueError(f"Expected input batch_size ({n_expected}) to match target batch_size "
                          f"({target._data.shape[0] if target._data.ndim else 0}).")
     classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
+    if weight is not None and weight._data.size != classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           f"no classes but got weight tensor of shape: "
+                           f"[{', '.join(map(str, weight._data.shape))}]")
     valid = target._data[target._data != ignore_index]
     if valid.size and (valid.max() >= classes or valid.min() < 0):
         raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
@@ -216,7 +227,8 @@ _NAMES = {v: k for k, v in _REDUCTION.items()}
 
 def _check_smoothing(label_smoothing: float) -> None:
     if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")           # NB: as C++ prints a double
 
 
 def _scaled(t: Tensor, k: float) -> Tensor:
@@ -300,9 +312,22 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         x = v._data
         if not np.all((x >= 0) & (x <= 1)):       # NB: nan is outside too
             raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    if weight is not None and weight._data.shape != target._data.shape:
+        _check_weight_shape(weight._data.shape, target._data.shape)
     return _apply(_T["binary_cross_entropy"], (input, target), {"weight": weight,
                                                                "reduction": red},
                   dtype=input._dtype)
+
+
+def _check_weight_shape(weight: tuple[int, ...], target: tuple[int, ...]) -> None:
+    """The weight of a binary cross-entropy broadcasts to the target's shape."""
+    for i in range(1, len(weight) + 1):
+        n = weight[-i]
+        if n != 1 and (i > len(target) or n != target[-i]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {-i}! "
+                               f"Mismatching argument at index 1 had torch.Size("
+                               f"[{', '.join(map(str, weight))}]); but expected shape should be "
+                               f"broadcastable to [{', '.join(map(str, target))}]")
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
@@ -313,6 +338,11 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     if target._data.shape != input._data.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
+    for extra in (pos_weight, weight):
+        if extra is not None and extra._data.shape != input._data.shape:
+            text = _msg.size_mismatch(extra._data.shape, input._data.shape)
+            if text is not None:
+                raise RuntimeError(text)
     return _apply(_T["binary_cross_entropy_with_logits"], (input, target),
                   {"weight": weight, "pos_weight": pos_weight, "reduction": red},
                   dtype=input._dtype)
