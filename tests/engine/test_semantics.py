@@ -1020,6 +1020,40 @@ def test_reduction_and_loss_argument_errors_and_results() -> None:
 
 
 @pytest.mark.torch
+def test_custom_function_mistakes() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g, g
+
+        class Saves(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                ctx.save_for_backward(x, 3)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g
+
+        x = torch.ones(3, requires_grad=True)
+        rec.attempt("too many gradients", lambda: Twice.apply(x).sum().backward())
+        rec.attempt("a number saved", lambda: Saves.apply(x))
+        made: list[Any] = []
+        rec.attempt("an instance", lambda: made.append(Twice()))
+        rec.attempt("an instance called", lambda: made[0](x) if made else None)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
