@@ -236,6 +236,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                   kw: dict[str, Any] | None = None, arrays: Sequence[Any] | None = None) -> Tensor:
     """``self.<op>_(...)``: write the result into ``self``'s memory, bump its version, and
     rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
+    if (self._inference or (self._base is not None and self._base._inference)) \
+            and not grad_state.inference:
+        raise RuntimeError(msg.INFERENCE_INPLACE)
     if not grad_state.enabled and type(op.forward) is np.ufunc and arrays is not None \
             and len(arrays) == 2 and not kw:
         # NB: outside the graph, a ufunc writes straight into the tensor's memory (no temporary);

@@ -30,6 +30,11 @@ NONLEAF_GRAD = (
     "github.com/pytorch/pytorch/pull/30531 for more information."
 )
 INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                     "can make a clone to get a normal tensor before doing inplace update.See "
+                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside InferenceMode "
+                           "is not allowed.")
 INT_REQUIRES_GRAD_ = "only Tensors of floating point dtype can require gradients"
 NONLEAF_REQUIRES_GRAD = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "

@@ -217,6 +217,8 @@ class Tensor:
                                msg.NONLEAF_REQUIRES_GRAD_SHORT)
         if value and not self._dtype.is_floating_point:
             raise RuntimeError(msg.INT_REQUIRES_GRAD_SET)
+        if value and self._inference and not grad_state.inference:
+            raise RuntimeError(msg.INFERENCE_REQUIRES_GRAD)
         self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -226,6 +228,8 @@ class Tensor:
             return self
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError(msg.INT_REQUIRES_GRAD_)
+        if requires_grad and self._inference and not grad_state.inference:
+            raise RuntimeError(msg.INFERENCE_REQUIRES_GRAD)
         self._rg = bool(requires_grad)
         return self
 

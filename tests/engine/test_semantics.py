@@ -1054,6 +1054,30 @@ def test_custom_function_mistakes() -> None:
 
 
 @pytest.mark.torch
+def test_inference_tensors_refuse_in_place_updates_and_grad_outside_inference_mode() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        with torch.inference_mode():
+            b = torch.ones(2) * 2
+        for label, fn in [
+            ("add_", lambda: b.add_(1)),
+            ("zero_", lambda: b.zero_()),
+            ("item assignment", lambda: b.__setitem__(0, 1.0)),
+            ("copy_", lambda: b.copy_(torch.ones(2))),
+            ("a view's add_", lambda: b.view(2).add_(1)),
+            ("requires_grad_", lambda: b.requires_grad_()),
+            ("requires_grad = True", lambda: setattr(b, "requires_grad", True)),
+            ("requires_grad_(False)", lambda: b.requires_grad_(False)),
+            ("a result's add_", lambda: (b * 2).add_(1)),
+        ]:
+            rec.attempt(label, fn)
+        with torch.inference_mode():
+            rec.attempt("add_ inside inference mode", lambda: b.add_(1))
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
