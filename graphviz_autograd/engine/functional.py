@@ -186,10 +186,57 @@ def mul(a: Any, b: Any) -> Tensor:
 
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
+        ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+        dtype = promote(ta, tb)
+        _integer_divisor(dtype, tb)
         out = _quiet(np.floor_divide if rounding_mode == "floor" else _trunc_div)(
-            as_tensor_arg(a)._data, as_tensor_arg(b)._data)
-        return wrap(out.astype(promote(as_tensor_arg(a), as_tensor_arg(b)).np))
+            _value(ta), _value(tb))
+        return wrap(np.asarray(out).astype(dtype.np))
     return _quiet(binary)("div", a, b, floating=True)
+
+
+def _integer_divisor(dtype: dt.DType, divisor: Tensor) -> None:
+    """Integer division or remainder by zero: PyTorch's error (a float gives inf or nan)."""
+    if not dtype.is_floating_point and np.any(divisor._data == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    """``a % b``: the sign of the divisor, as Python's (``torch.remainder``)."""
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    dtype = promote(ta, tb)
+    _check_broadcast(ta, tb)
+    _integer_divisor(dtype, tb)
+    return wrap(np.asarray(_quiet(np.mod)(_value(ta), _value(tb))).astype(dtype.np))
+
+
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+            "lshift": np.left_shift, "rshift": np.right_shift}
+
+
+def bitwise(name: str, a: Any, b: Any) -> Tensor:
+    """``&``, ``|``, ``^``, ``<<``, ``>>`` of integer or bool tensors (logical for bools)."""
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    dtype = promote(ta, tb)
+    if dtype.is_floating_point:
+        kernel = name if "shift" in name else f"bitwise_{name}"
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for '
+                                  f"'{msg.SCALAR_NAME.get(dtype.name, dtype.name)}'")
+    _check_broadcast(ta, tb)
+    return Tensor._make(np.asarray(_BITWISE[name](ta._data.astype(dtype.np),
+                                                   tb._data.astype(dtype.np))), dtype)
+
+
+def invert(t: Tensor) -> Tensor:
+    if t._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return Tensor._make(np.invert(t._data), t._dtype)
+
+
+def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    return Tensor._make(np.asarray(np.isclose(a._data, b._data, rtol, atol, equal_nan)), dt.bool_)
 
 
 def _trunc_div(x: Any, y: Any) -> Any:

@@ -415,6 +415,8 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
     def __reduce_ex__(self, proto: Any) -> Any:

@@ -244,28 +244,28 @@ def _div_(self: Tensor, other: Any) -> Tensor:
     return F._quiet(F.binary_)("div", self, other)
 
 
-def _bool_op(fn: Any) -> Any:
+def _bitwise(name: str, reflected: bool) -> Any:
     def m(self: Tensor, other: Any) -> Tensor:
-        o = F.as_tensor_arg(other)
-        out = fn(self._data, o._data)
-        return Tensor._make(np.asarray(out), dt.from_numpy(np.asarray(out).dtype))
+        return F.bitwise(name, other, self) if reflected else F.bitwise(name, self, other)
     return m
 
 
 def _eq(self: Tensor, other: Any) -> Any:
-    if other is None:
+    if other is None or isinstance(other, str):
         return False
     return F.compare(np.equal, self, other)
 
 
 def _ne(self: Tensor, other: Any) -> Any:
-    if other is None:
+    if other is None or isinstance(other, str):
         return True
     return F.compare(np.not_equal, self, other)
 
 
 def _cmp(fn: Any) -> Any:
-    def m(self: Tensor, other: Any) -> Tensor:
+    def m(self: Tensor, other: Any) -> Any:
+        if isinstance(other, str):
+            return NotImplemented       # NB: Python's own TypeError, as PyTorch gives
         return F.compare(fn, self, other)
     return m
 
@@ -299,12 +299,15 @@ METHODS: dict[str, Any] = {
     "__neg__": F.neg, "__pos__": lambda s: s, "__abs__": lambda s: F.unary("abs", s, False),
     "__eq__": _eq, "__ne__": _ne, "__lt__": _cmp(np.less), "__le__": _cmp(np.less_equal),
     "__gt__": _cmp(np.greater), "__ge__": _cmp(np.greater_equal),
-    "__and__": _bool_op(np.logical_and), "__or__": _bool_op(np.logical_or),
-    "__xor__": _bool_op(np.logical_xor),
-    "__invert__": lambda s: Tensor._make(np.logical_not(s._data) if s._dtype is dt.bool_
-                                         else np.invert(s._data), s._dtype),
+    **{f"__{k}__": _bitwise(k, False) for k in ("and", "or", "xor", "lshift", "rshift")},
+    **{f"__r{k}__": _bitwise(k, True) for k in ("and", "or", "xor", "lshift", "rshift")},
+    "__invert__": F.invert, "bitwise_not": F.invert, "logical_not": lambda s: Tensor._make(
+        np.logical_not(s._data), dt.bool_),
+    "bitwise_and": _bitwise("and", False), "bitwise_or": _bitwise("or", False),
+    "bitwise_xor": _bitwise("xor", False),
     "__floordiv__": lambda s, o: F.div(s, o, rounding_mode="floor"),
-    "__mod__": lambda s, o: F.wrap(np.mod(s._data, F.as_tensor_arg(o)._data)),
+    "__rfloordiv__": lambda s, o: F.div(o, s, rounding_mode="floor"),
+    "__mod__": F.remainder, "__rmod__": lambda s, o: F.remainder(o, s), "remainder": F.remainder,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     # arithmetic
     "add": F.add, "sub": F.sub, "subtract": F.sub, "mul": F.mul, "multiply": F.mul,

@@ -230,6 +230,9 @@ def nonzero(t: Tensor) -> Tensor:
 
 
 argwhere = nonzero
+isclose = _F.isclose
+remainder = _F.remainder
+bitwise_not = _F.invert
 Tensor.nonzero = nonzero  # type: ignore[attr-defined]
 Tensor.argwhere = nonzero  # type: ignore[attr-defined]
 

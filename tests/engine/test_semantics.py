@@ -1078,6 +1078,41 @@ def test_inference_tensors_refuse_in_place_updates_and_grad_outside_inference_mo
 
 
 @pytest.mark.torch
+def test_integer_bitwise_and_remainder_operators() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        f = torch.tensor([-1.5, 2.0, 3.5])
+        a = torch.tensor([-3, 4, 7])
+        b = torch.tensor([True, False, True])
+        for label, fn in [
+            ("float % int", lambda: f % 2), ("int % int", lambda: a % 3),
+            ("int % negative", lambda: a % -3), ("number % tensor", lambda: 7 % a),
+            ("number // tensor", lambda: 7 // a), ("float // int", lambda: f // 2),
+            ("int // 0", lambda: a // 0), ("int % 0", lambda: a % 0),
+            ("number % a zero", lambda: 7 % torch.tensor([0])),
+            ("int // 0.0", lambda: a // 0.0), ("float // 0", lambda: f // 0),
+            ("~ bool", lambda: ~b), ("~ int", lambda: ~a), ("~ float", lambda: ~f),
+            ("bool & bool", lambda: b & torch.tensor([True, True, False])),
+            ("int | number", lambda: a | 1), ("bool | number", lambda: b | 2),
+            ("number & int", lambda: 1 & a), ("bool ^ bool", lambda: b ^ b),
+            ("float & float", lambda: f & f), ("float | float", lambda: f | f),
+            ("int << 1", lambda: a << 1), ("int >> 1", lambda: a >> 1),
+            ("1 << int", lambda: 1 << a.abs()), ("float << 1", lambda: f << 1),
+            ("== text", lambda: a == "x"), ("!= text", lambda: a != "x"),
+            ("< text", lambda: a < "x"),
+            ("format a 0-d tensor", lambda: f"{torch.tensor(1.5):.2f}"),
+            ("format a vector", lambda: f"{f}"),
+            ("format a vector with a spec", lambda: f"{f:.2f}"),
+            ("isclose", lambda: torch.isclose(f, f + 1e-9)),
+            ("remainder", lambda: torch.remainder(a, 3)),
+            ("bitwise_and", lambda: a.bitwise_and(6)),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
