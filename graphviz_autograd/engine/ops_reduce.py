@@ -180,7 +180,11 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     g = _restore(g, shape, dim, keepdim, D)
     if p == 2:
         safe = D.where(r, D.ones_like(r), condition=D.ne(r, 0))
-        return (D.mul(D.div(g, safe), x),)
+        out = D.mul(D.div(g, safe), x)
+        if D.tensor_mode or np.all(r):
+            return (out,)
+        # NB: a zero norm gives a zero gradient, +0 (not x * 0, -0 where x is -0)
+        return (np.where(r != 0, out, 0).astype(out.dtype),)
     if D.tensor_mode:
         raise NotImplementedError("double backward of a p-norm (p != 2) is not supported by "
                                   "this engine")

@@ -1113,6 +1113,35 @@ def test_integer_bitwise_and_remainder_operators() -> None:
 
 
 @pytest.mark.torch
+def test_gradients_at_edge_points_print_as_pytorch_s() -> None:
+    """Gradients at kinks and zeros, compared as printed (so -0. and 0. differ)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        data = [[0.5, -1.0, 0.0], [2.0, -0.25, 1.0]]
+        for label, fn in [
+            ("norm of zeros", lambda x: (x * 0).norm()),
+            ("norm by dim with a zero row", lambda x: torch.stack([x[0], x[1] * 0]).norm(dim=1)),
+            ("abs at zero", lambda x: x.abs()), ("relu at zero", lambda x: x.relu()),
+            ("clamp at its edges", lambda x: x.clamp(-0.25, 0.5)),
+            ("max with ties", lambda x: (x * 0).amax(1)),
+            ("prod with a zero", lambda x: x.prod(1)),
+            ("sqrt of zeros", lambda x: (x * 0).sqrt()),
+            ("smooth_l1", lambda x: F.smooth_l1_loss(x, torch.zeros(2, 3), beta=0.5)),
+            ("hardtanh", lambda x: F.hardtanh(x * 2)),
+            ("leaky_relu", lambda x: F.leaky_relu(x, 0.1)),
+        ]:
+            x = torch.tensor(data, requires_grad=True)
+
+            def grad(fn: Any = fn, x: Any = x) -> str:
+                fn(x).sum().backward()
+                return repr(x.grad)
+            rec.attempt(label, grad)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
