@@ -1142,6 +1142,40 @@ def test_gradients_at_edge_points_print_as_pytorch_s() -> None:
 
 
 @pytest.mark.torch
+def test_module_order_reprs_slices_and_buffers() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        m = nn.Sequential(nn.Linear(2, 3), nn.ReLU(),
+                          nn.Sequential(nn.Linear(3, 3, bias=False), nn.Tanh()),
+                          nn.Dropout(0.2), nn.Linear(3, 1))
+
+        class WithBuffers(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.register_buffer("running", torch.zeros(2))
+                self.register_buffer("scratch", torch.zeros(1), persistent=False)
+                self.lin = nn.Linear(2, 2)
+
+        for label, fn in [
+            ("repr", lambda: repr(m)),
+            ("named_modules", lambda: [n for n, _ in m.named_modules()]),
+            ("named_parameters", lambda: [n for n, _ in m.named_parameters()]),
+            ("state_dict keys", lambda: list(m.state_dict())),
+            ("reprs", lambda: [repr(x) for x in (
+                nn.LeakyReLU(0.2), nn.Softmax(dim=1), nn.LogSoftmax(dim=0), nn.Flatten(0),
+                nn.Dropout(0.1, inplace=True), nn.GELU(), nn.ReLU(True), nn.Tanh())]),
+            ("a Sequential slice", lambda: [repr(m[1:3]), [n for n, _ in m[1:3].named_children()]]),
+            ("a ModuleList slice", lambda: repr(nn.ModuleList([nn.Tanh(), nn.ReLU()])[1:])),
+            ("buffers in state_dict", lambda: list(WithBuffers().state_dict())),
+            ("named_buffers", lambda: [n for n, _ in WithBuffers().named_buffers()]),
+        ]:
+            rec.attempt(label, fn)
+
+    differential(snippet)
+
+
+@pytest.mark.torch
 def test_nonscalar_backward_errors() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch

@@ -66,6 +66,8 @@ class Module(ModuleHooks):
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         self._buffers[name] = tensor
+        if not persistent:
+            self.__dict__.setdefault("_transient", set()).add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         self._parameters[name] = param
@@ -78,17 +80,19 @@ class Module(ModuleHooks):
                                   '"forward" function')
 
     def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """Every module once, depth first, each before its children (PyTorch's order: the
+        order of ``parameters()`` and of ``state_dict()``'s keys)."""
         stack: list[tuple[str, Module]] = [(prefix, self)]
         seen: set[int] = set()
         while stack:
-            name, m = stack.pop(0)
+            name, m = stack.pop()
             if id(m) in seen:
                 continue
             seen.add(id(m))
             yield name, m
-            for child_name, child in m._modules.items():
-                if child is not None:
-                    stack.append((f"{name}.{child_name}" if name else child_name, child))
+            stack.extend(reversed([(f"{name}.{child_name}" if name else child_name, child)
+                                   for child_name, child in m._modules.items()
+                                   if child is not None]))
 
     def modules(self) -> Iterator[Module]:
         for _, m in self.named_modules():
@@ -119,9 +123,17 @@ class Module(ModuleHooks):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def buffers(self) -> Iterator[Tensor]:
-        for m in self.modules():
-            yield from (b for b in m._buffers.values() if b is not None)
+    def named_buffers(self, prefix: str = "", recurse: bool = True
+                      ) -> Iterator[tuple[str, Tensor]]:
+        mods = self.named_modules(prefix) if recurse else iter([(prefix, self)])
+        for mname, m in mods:
+            for k, b in m._buffers.items():
+                if b is not None:
+                    yield (f"{mname}.{k}" if mname else k), b
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():
@@ -165,9 +177,14 @@ class Module(ModuleHooks):
         return self
 
     def state_dict(self) -> OrderedDict[str, Tensor]:
+        """Each module's parameters, then its persistent buffers, module by module."""
         out: OrderedDict[str, Tensor] = OrderedDict()
-        for name, p in self.named_parameters():
-            out[name] = p.detach()
+        for mname, m in self.named_modules():
+            transient = m.__dict__.get("_transient", ())
+            for store in (m._parameters, m._buffers):
+                for k, v in store.items():
+                    if v is not None and k not in (transient if store is m._buffers else ()):
+                        out[f"{mname}.{k}" if mname else k] = v.detach()
         return out
 
     def load_state_dict(self, state: dict[str, Tensor], strict: bool = True) -> Any:
@@ -215,8 +232,13 @@ class IncompatibleKeys(NamedTuple):
                 f"unexpected_keys={self.unexpected_keys})")
 
 
-def _item(mods: Module, i: int) -> Module:
-    """``mods[i]`` of a Sequential or ModuleList (negative from the end), PyTorch's error."""
+def _item(mods: Sequential | ModuleList, i: Any) -> Any:
+    """``mods[i]`` of a Sequential or ModuleList (negative from the end), PyTorch's error; a
+    slice is a new container of the same kind (a Sequential keeps the names)."""
+    if isinstance(i, slice):
+        if isinstance(mods, Sequential):
+            return Sequential(OrderedDict(list(mods._modules.items())[i]))
+        return ModuleList(list(mods._modules.values())[i])
     n = len(mods._modules)
     if not -n <= i < n:
         raise IndexError(f"index {i} is out of range")
@@ -264,7 +286,7 @@ class Sequential(Module):
             x = m(x)
         return x
 
-    def __getitem__(self, i: int) -> Module:
+    def __getitem__(self, i: Any) -> Any:
         return _item(self, i)
 
     def __len__(self) -> int:
@@ -288,7 +310,7 @@ class ModuleList(Module):
         self.add_module(str(len(self._modules)), m)
         return self
 
-    def __getitem__(self, i: int) -> Module:
+    def __getitem__(self, i: Any) -> Any:
         return _item(self, i)
 
     def __len__(self) -> int:
@@ -357,6 +379,9 @@ class LeakyReLU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.leaky_relu(x, self.negative_slope)
 
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
 
 class GELU(Module):
     def __init__(self, approximate: str = "none") -> None:
@@ -366,6 +391,9 @@ class GELU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x, self.approximate)
 
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
 
 class Softmax(Module):
     def __init__(self, dim: Any = None) -> None:
@@ -374,6 +402,9 @@ class Softmax(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.softmax(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
@@ -386,10 +417,13 @@ class Dropout(Module):
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Flatten(Module):
@@ -399,6 +433,9 @@ class Flatten(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return _F.flatten(x, self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class _Loss(Module):
