@@ -114,18 +114,14 @@ def checked_size(size: tuple[Any, ...], zeros: bool = False) -> tuple[int, ...]:
 
 
 def _make(fill: Any, size: tuple[Any, ...], dtype: dt.DType | None, requires_grad: bool,
-          default: dt.DType | None = None) -> Tensor:
-    d = dtype or default or dt.float32
-    return _leaf(fill(checked_size(size, fill is np.zeros), d.np), d, requires_grad)
+          zeros: bool = False) -> Tensor:
+    d = dtype or dt.float32
+    return _leaf(fill(checked_size(size, zeros), d.np), d, requires_grad)
 
 
 def zeros(*size: Any, dtype: dt.DType | None = None, device: Any = None,
           requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(np.zeros, size, dtype, requires_grad)
-
-
-def _empty(size: tuple[int, ...], dtype: Any) -> np.ndarray:
-    return np.zeros(size, dtype)
+    return _make(np.zeros, size, dtype, requires_grad, zeros=True)
 
 
 def ones(*size: Any, dtype: dt.DType | None = None, device: Any = None,
@@ -135,7 +131,7 @@ def ones(*size: Any, dtype: dt.DType | None = None, device: Any = None,
 
 def empty(*size: Any, dtype: dt.DType | None = None, device: Any = None,
           requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(_empty, size, dtype, requires_grad)
+    return _make(np.zeros, size, dtype, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: dt.DType | None = None, device: Any = None,

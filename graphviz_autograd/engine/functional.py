@@ -234,6 +234,11 @@ def invert(t: Tensor) -> Tensor:
     return Tensor._make(np.invert(t._data), t._dtype)
 
 
+def nonzero(t: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row each (``argwhere``)."""
+    return Tensor._make(np.argwhere(t._data).astype(np.int64), dt.int64)
+
+
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     return Tensor._make(np.asarray(np.isclose(a._data, b._data, rtol, atol, equal_nan)), dt.bool_)

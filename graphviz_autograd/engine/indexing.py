@@ -125,9 +125,9 @@ def _check_bounds(t: Tensor, adv: list[Any]) -> None:
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
+        listed = ", ".join("[" + ",".join(map(str, s)) + "]" for s in shapes)
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
-                         f"shapes {', '.join(f'[{chr(44).join(map(str, s))}]' for s in shapes)}"
-                         ) from None
+                         f"shapes {listed}") from None
     dim = 0
     for a in adv:
         if a is None:

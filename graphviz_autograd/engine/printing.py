@@ -28,7 +28,7 @@ class _Format:
         self.whole, self.sci, self.width = True, False, 1
         flat = shown.reshape(-1)
         if not self.floating:
-            self.width = max((len(_plain(v)) for v in flat.tolist()), default=1)
+            self.width = max((len(str(v)) for v in flat.tolist()), default=1)
             return
         values = flat.astype(np.float64)
         finite = values[np.isfinite(values) & (values != 0)]
@@ -47,7 +47,7 @@ class _Format:
 
     def __call__(self, value: Any) -> str:
         if not self.floating:
-            text = _plain(value)
+            text = str(value)
         elif self.sci:
             text = f"{value:{self.width}.{PRECISION}e}"
         elif self.whole:
@@ -55,10 +55,6 @@ class _Format:
         else:
             text = f"{value:.{PRECISION}f}"
         return text.rjust(self.width)
-
-
-def _plain(value: Any) -> str:
-    return str(value)
 
 
 def _summary(arr: np.ndarray) -> np.ndarray:

@@ -308,6 +308,7 @@ METHODS: dict[str, Any] = {
     "__floordiv__": lambda s, o: F.div(s, o, rounding_mode="floor"),
     "__rfloordiv__": lambda s, o: F.div(o, s, rounding_mode="floor"),
     "__mod__": F.remainder, "__rmod__": lambda s, o: F.remainder(o, s), "remainder": F.remainder,
+    "nonzero": F.nonzero, "argwhere": F.nonzero,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     # arithmetic
     "add": F.add, "sub": F.sub, "subtract": F.sub, "mul": F.mul, "multiply": F.mul,

@@ -225,16 +225,10 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
     return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
 
 
-def nonzero(t: Tensor) -> Tensor:
-    return Tensor._make(np.argwhere(t._data).astype(np.int64), _dt.int64)
-
-
-argwhere = nonzero
+nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
 remainder = _F.remainder
 bitwise_not = _F.invert
-Tensor.nonzero = nonzero  # type: ignore[attr-defined]
-Tensor.argwhere = nonzero  # type: ignore[attr-defined]
 
 
 def cdist_unsupported(*_: Any, **__: Any) -> None:

@@ -27,6 +27,7 @@ class Module(ModuleHooks):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())   # buffers left out of state_dict
         object.__setattr__(self, "training", True)
         self._create_hook_tables()
 
@@ -67,7 +68,7 @@ class Module(ModuleHooks):
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         self._buffers[name] = tensor
         if not persistent:
-            self.__dict__.setdefault("_transient", set()).add(name)
+            self._non_persistent.add(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         self._parameters[name] = param
@@ -180,11 +181,11 @@ class Module(ModuleHooks):
         """Each module's parameters, then its persistent buffers, module by module."""
         out: OrderedDict[str, Tensor] = OrderedDict()
         for mname, m in self.named_modules():
-            transient = m.__dict__.get("_transient", ())
-            for store in (m._parameters, m._buffers):
-                for k, v in store.items():
-                    if v is not None and k not in (transient if store is m._buffers else ()):
-                        out[f"{mname}.{k}" if mname else k] = v.detach()
+            kept = [*m._parameters.items(),
+                    *((k, b) for k, b in m._buffers.items() if k not in m._non_persistent)]
+            for k, v in kept:
+                if v is not None:
+                    out[f"{mname}.{k}" if mname else k] = v.detach()
         return out
 
     def load_state_dict(self, state: dict[str, Tensor], strict: bool = True) -> Any:
@@ -197,8 +198,8 @@ class Module(ModuleHooks):
         if strict:
             for what, keys in (("Unexpected", unexpected), ("Missing", missing)):
                 if keys:
-                    errors.insert(0, f"{what} key(s) in state_dict: "
-                                     f"{', '.join(f'{chr(34)}{k}{chr(34)}' for k in keys)}. ")
+                    quoted = ", ".join('"' + k + '"' for k in keys)
+                    errors.insert(0, f"{what} key(s) in state_dict: {quoted}. ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
