@@ -26,9 +26,13 @@ from bench_engine import SIZES, LR, make_problem, build_torchlike
 module = importlib.import_module({module!r})
 step = build_torchlike(module, *make_problem(*SIZES[{size!r}]), LR)
 recording = None
-if {record!r}:
+if {record!r} == "record":
     import graphviz_autograd
     recording = graphviz_autograd.record(keep_last=4)
+    recording.__enter__()
+elif {record!r} == "floor":
+    from bench_recording import Floor
+    recording = Floor()
     recording.__enter__()
 for _ in range(30):
     step()
@@ -55,15 +59,19 @@ def main() -> None:
     parser.add_argument("--module", default="graphviz_autograd.torch",
                         help="the torch-like module to step (default: the engine)")
     parser.add_argument("--size", default="tiny", choices=["tiny", "large"])
-    parser.add_argument("--record", action="store_true",
-                        help="step inside graphviz_autograd.record() (the recorder's cost)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--record", action="store_true",
+                     help="step inside graphviz_autograd.record() (the recorder's cost)")
+    how.add_argument("--floor", action="store_true",
+                     help="step under bench_recording.Floor: only what any recorder must do")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind not found: apt-get install valgrind")
     script = STEP.format(bench=str(HERE), repo=str(HERE.parent), module=args.module,
-                         size=args.size, record=args.record)
+                         size=args.size,
+                         record="record" if args.record else "floor" if args.floor else "")
     per_step = (instructions(script, args.steps) - instructions(script, 0)) / args.steps
-    what = " while recording" if args.record else ""
+    what = " while recording" if args.record else " under the floor" if args.floor else ""
     print(f"{args.module}, {args.size} step{what}: {per_step:,.0f} instructions per step "
           f"(callgrind, {args.steps} steps)")
 
