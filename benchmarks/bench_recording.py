@@ -116,7 +116,8 @@ def bench_steps(rounds: int, n: int) -> list[tuple[str, float, float, float]]:
                         times[how].append(per_step(step, n))
                 else:
                     times[how].append(per_step(step, n))
-        rows.append((name, *(statistics.median(times[k]) for k in hows)))
+        off, floor, on = (statistics.median(times[k]) for k in hows)
+        rows.append((name, off, floor, on))
     return rows
 
 
