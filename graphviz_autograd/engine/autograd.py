@@ -281,6 +281,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
             res.dtype, target.dtype, "same_kind"):
         got = dt.from_numpy(res.dtype).name
+        if got == "float64" and all(t is None or t._dtype is not dt.float64 for t in inputs):
+            got = "float32"     # NB: numpy's float64 of integers stands for PyTorch's float32
         raise RuntimeError(f"result type {msg.SCALAR_NAME.get(got, got)} can't be cast to the "
                            f"desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")

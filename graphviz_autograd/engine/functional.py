@@ -285,8 +285,9 @@ def pow(t: Any, e: Any) -> Tensor:
     return _quiet(apply)(_T["pow"], (t,), {"exponent": e}, dtype=dtype)
 
 
+# NB: forwards numpy may warn about (inf/nan): run them quietly
 _NOISY = frozenset({"log", "log1p", "log2", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
-                    "tan"})   # forwards numpy may warn about (inf/nan): run them quietly
+                    "tan", "log10", "exp2", "sinh", "cosh", "asin", "acos", "acosh", "atanh"})
 
 
 def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:
@@ -599,6 +600,8 @@ def squeeze(t: Tensor, dim: Any = None) -> Tensor:
 
 
 def expand(t: Tensor, *sizes: Any) -> Tensor:
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     size = _shape_args(sizes)
     shape = t._data.shape
     if len(size) < len(shape):
@@ -607,8 +610,18 @@ def expand(t: Tensor, *sizes: Any) -> Tensor:
                            f"({len(size)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     lead = len(size) - len(shape)
-    full = tuple(shape[i - lead] if s == -1 else s for i, s in enumerate(size))
-    check_expand(shape, size, full)
+    # NB: checked from the last dim to the first, as PyTorch does; a 0-d tensor skips the
+    # leading -1 check, and a size left negative overflows PyTorch's element count
+    for i in range(len(size) - 1, -1, -1):
+        if i < lead:
+            if size[i] == -1 and shape:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+        elif size[i] != -1 and shape[i - lead] not in (1, size[i]):
+            raise _expand_mismatch(size[i], shape[i - lead], i, size, shape)
+    full = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
+    if any(s < 0 for s in full):
+        raise RuntimeError("numel: integer multiplication overflow")
     return apply(_T["expand"], (t,), {"size": full})
 
 
@@ -620,10 +633,15 @@ def check_expand(shape: tuple[int, ...], size: tuple[int, ...],
     lead = len(full) - len(shape)
     for i, s in enumerate(shape):
         if s != 1 and (i + lead < 0 or s != full[i + lead]):
-            raise RuntimeError(f"The expanded size of the tensor ({full[i + lead]}) must match the "
-                               f"existing size ({s}) at non-singleton dimension {i + lead}.  "
-                               f"Target sizes: [{', '.join(map(str, size))}].  Tensor sizes: "
-                               f"[{', '.join(map(str, shape))}]")
+            raise _expand_mismatch(full[i + lead], s, i + lead, size, shape)
+
+
+def _expand_mismatch(target: int, existing: int, dim: int, size: tuple[int, ...],
+                     shape: tuple[int, ...]) -> RuntimeError:
+    return RuntimeError(f"The expanded size of the tensor ({target}) must match the existing "
+                        f"size ({existing}) at non-singleton dimension {dim}.  Target sizes: "
+                        f"[{', '.join(map(str, size))}].  Tensor sizes: "
+                        f"[{', '.join(map(str, shape))}]")
 
 
 def clone(t: Tensor, contiguous: bool = False, memory_format: Any = None) -> Tensor:

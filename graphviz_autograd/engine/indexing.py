@@ -106,6 +106,10 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     if t._data.ndim == 0 and key is not None and key is not Ellipsis and not (
             isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key)) and (
             not _is_advanced(key) or isinstance(key, bool)):
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if isinstance(key, tuple):
+            raise IndexError("too many indices for tensor of dimension 0")
         raise IndexError(msg.ZERO_DIM_INDEX)
     full = _expand_key(t, key)
     out, adv = _basic(t, full, single=isinstance(key, slice))

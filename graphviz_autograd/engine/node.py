@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_class"]
 
-_SHORT = re.compile(r"Backward\d*$")
+# NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
+_SHORT = re.compile(r"Backward(?:0|(\d+))?$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
 _ATTR_DEFAULTS = {"alpha": 1, "keepdim": False}
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
@@ -105,7 +106,7 @@ class SavedTensor:
         else:
             assert self.array is not None
             producer, shape, legacy, nr = owner, self.array.shape, self.dtype.legacy, self.output_nr
-        name = None if producer is None else _SHORT.sub("", producer.name())
+        name = None if producer is None else _SHORT.sub(r"\1", producer.name())
         return msg.version_error(legacy, shape, name, nr, self.vc.v, self.version)
 
     def release(self) -> None:

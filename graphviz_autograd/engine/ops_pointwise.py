@@ -81,13 +81,30 @@ def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         gx = D.where(D.mul(g, D.mul(e, D.pow_tensor(x, D.sub(e, D.ones_like(e))))),
                      D.zeros_like(g), condition=D.ne(e, 0))
     if c.needs[1]:
-        ge = D.mul(D.mul(g, c.result), D.log(x))
+        # NB: 0 where the base is 0 and the exponent >= 0 (not 0 * log 0), as in PyTorch
+        ge = D.mul(g, D.where(D.zeros_like(c.result), D.mul(c.result, D.log(x)),
+                              condition=D.logical_and(D.eq(x, D.zeros_like(x)),
+                                                      D.ge(e, D.zeros_like(e)))))
     return gx, ge
 
 
 def _rpow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     base = c.attrs["self"]
+    if base == 0:
+        # NB: as above: 0 where the exponent >= 0
+        e = c.exponent
+        return (D.where(D.zeros_like(g), D.mul_scalar(D.mul(g, c.result), other=-np.inf),
+                        condition=D.ge(e, D.zeros_like(e))),)
     return (D.mul_scalar(D.mul(g, c.result), other=float(np.log(base))),)
+
+
+def _atan2_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, y = c.self, c.other
+    r2 = D.add(D.mul(x, x), D.mul(y, y))
+    # NB: 0 at the origin, not nan, as in PyTorch
+    recip = D.where(D.zeros_like(r2), D.reciprocal(r2), condition=D.eq(r2, D.zeros_like(r2)))
+    return (D.mul(D.mul(g, y), recip) if c.needs[0] else None,
+            D.mul(D.mul(g, D.neg(x)), recip) if c.needs[1] else None)
 
 
 def _minmax_bw(sel_self: str) -> Any:
@@ -292,6 +309,26 @@ register(
            lambda c, g, D: D.mul(g, D.add(c.result, D.ones_like(c.result))), "result"),
     _unary("log2", "Log2Backward0", np.log2,
            lambda c, g, D: D.div(g, D.mul_scalar(c.self, other=float(np.log(2)))), "self"),
+    _unary("log10", "Log10Backward0", np.log10,
+           lambda c, g, D: D.div(g, D.mul_scalar(c.self, other=float(np.log(10)))), "self"),
+    _unary("exp2", "Exp2Backward0", np.exp2,
+           lambda c, g, D: D.mul_scalar(D.mul(g, c.result), other=float(np.log(2))), "result"),
+    _unary("sinh", "SinhBackward0", np.sinh, lambda c, g, D: D.mul(g, D.cosh(c.self)), "self"),
+    _unary("cosh", "CoshBackward0", np.cosh, lambda c, g, D: D.mul(g, D.sinh(c.self)), "self"),
+    _unary("atan", "AtanBackward0", np.arctan,
+           lambda c, g, D: D.div(g, D.add(D.mul(c.self, c.self), D.ones_like(c.self))), "self"),
+    _unary("asin", "AsinBackward0", np.arcsin, lambda c, g, D: D.mul(
+        g, D.rsqrt(D.sub(D.ones_like(c.self), D.mul(c.self, c.self)))), "self"),
+    _unary("acos", "AcosBackward0", np.arccos, lambda c, g, D: D.mul(
+        g, D.neg(D.rsqrt(D.sub(D.ones_like(c.self), D.mul(c.self, c.self))))), "self"),
+    _unary("asinh", "AsinhBackward0", np.arcsinh, lambda c, g, D: D.mul(
+        g, D.rsqrt(D.add(D.mul(c.self, c.self), D.ones_like(c.self)))), "self"),
+    _unary("acosh", "AcoshBackward0", np.arccosh, lambda c, g, D: D.mul(
+        g, D.rsqrt(D.sub(D.mul(c.self, c.self), D.ones_like(c.self)))), "self"),
+    _unary("atanh", "AtanhBackward0", np.arctanh, lambda c, g, D: D.div(
+        g, D.sub(D.ones_like(c.self), D.mul(c.self, c.self))), "self"),
+    Op("atan2", "Atan2Backward0", ("self", "other"), np.arctan2, _atan2_bw,
+       (Save("other"), Save("self"))),
     _unary("floor", "FloorBackward0", np.floor, lambda c, g, D: D.zeros_like(g), None),
     _unary("ceil", "CeilBackward0", np.ceil, lambda c, g, D: D.zeros_like(g), None),
     _unary("round", "RoundBackward0", np.round, lambda c, g, D: D.zeros_like(g), None),

@@ -151,6 +151,9 @@ def _std_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
     r = _restore(c.result, shape, dim, keepdim, D)
     gv = D.div(_restore(g, shape, dim, keepdim, D), D.mul_scalar(r, other=2))
+    # NB: where the std is 0 the gradient is 0, not nan (PyTorch masks it)
+    zero = D.zeros_like(gv)
+    gv = D.where(zero, gv, condition=D.eq(r, D.zeros_like(r)))
     c2 = _VarCtx(c, gv)
     return _var_bw(c2, gv, D)
 

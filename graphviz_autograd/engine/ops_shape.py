@@ -11,7 +11,7 @@ from .optable import Op, Save, register
 
 def view_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """A true view with a new shape; raises ValueError where numpy would have to copy."""
-    out = x.view()
+    out = np.asarray(x).view()      # NB: numpy gives scalars for 0-d results: made arrays
     try:
         out.shape = shape
     except AttributeError as e:
@@ -25,6 +25,14 @@ def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
         inv[d] = i
     return tuple(inv)
 
+
+
+def _expand_fwd(x: Any, size: tuple[int, ...]) -> Any:
+    """A view; writable where no element is repeated (only new dims of size 1), as in PyTorch."""
+    lead = len(size) - x.ndim
+    if all(s == 1 for s in size[:lead]) and tuple(size[lead:]) == x.shape:
+        return x[(None,) * lead]
+    return np.broadcast_to(x, size)
 
 def _select_fwd(x: np.ndarray, dim: int, index: int) -> np.ndarray:
     # NB: a slice then a squeeze, so even a 0-d result is a view (x[i] would be a copy)
@@ -206,8 +214,7 @@ register(
     Op("squeeze_dims", "SqueezeBackward4", ("self",),
        lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), (), ("dim",), view=True),
-    Op("expand", "ExpandBackward0", ("self",),
-       lambda x, size: np.broadcast_to(x, size),
+    Op("expand", "ExpandBackward0", ("self",), _expand_fwd,
        lambda c, g, D: (D.sum_to(g, c.shape(0)),), view=True),
     Op("select", "SelectBackward0", ("self",), _select_fwd,
        lambda c, g, D: (D.select_backward(g, size=c.shape(0), dim=c.attrs["dim"],
@@ -251,7 +258,8 @@ register(
     Op("unbind", "UnbindBackward0", ("self",),
        lambda x, dim: [_select_fwd(x, dim, i) for i in range(x.shape[dim])], _unbind_bw, (),
        ("dim",), view=True, n_outputs=-1),
-    Op("flip", "FlipBackward0", ("self",), lambda x, dims: np.flip(x, dims),
+    # NB: a copy, as in PyTorch (numpy's flip is a view: writing to it would write the input)
+    Op("flip", "FlipBackward0", ("self",), lambda x, dims: np.flip(x, dims).copy(),
        lambda c, g, D: (D.flip(g, dims=c.attrs["dims"]),), (), ("dims",)),
     Op("gather", "GatherBackward0", ("self",),
        _gather_fwd, _gather_bw,

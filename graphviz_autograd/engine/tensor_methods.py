@@ -17,7 +17,8 @@ from .random import generator
 from .tensor import Tensor
 
 _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
-          "log1p", "expm1", "log2")
+          "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "asin", "acos",
+          "asinh", "acosh", "atanh")
 _UNARY_SAME = ("neg", "abs", "relu", "sign", "sgn", "floor", "ceil", "round", "trunc")
 
 
@@ -179,6 +180,8 @@ def _random_(fill: Any) -> Any:
     """In-place initialisers (uniform_, normal_): plain writes that bump the version."""
     def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
         check_inplace(self)
+        if not self._data.flags.writeable:        # an expanded view: elements share memory
+            raise RuntimeError(msg.OVERLAPPING_WRITE)
         self._data[...] = fill(generator(), self._data.shape, *args, **kw).astype(self._dtype.np)
         self._vc.v += 1
         return self
@@ -315,6 +318,7 @@ METHODS: dict[str, Any] = {
     "div": F.div, "divide": F.div, "true_divide": F.div, "pow": F.pow,
     "square": lambda s: F.pow(s, 2), "matmul": F.matmul, "mm": F.mm, "mv": F.mv,
     "dot": F.dot, "bmm": F.bmm, "maximum": lambda s, o: F.binary("maximum", s, o),
+    "atan2": lambda s, o: F.binary("atan2", s, o, floating=True),
     "minimum": lambda s, o: F.binary("minimum", s, o),
     "clamp": F.clamp, "clip": F.clamp, "clamp_min": _clamp_one("min"),
     "clamp_max": _clamp_one("max"), "where": lambda s, c, o: F.where(c, s, o),
