@@ -44,3 +44,21 @@ def test_random_programs_match_real_torch(case: int, tmp_path: Path) -> None:
             failures.append(f"seed {seed}:\n{source}" + "\n".join("    " + d for d in differences))
     assert not failures, "\n\n".join(failures)
 
+
+
+def test_in_place_edit_of_a_flip_leaves_its_input(tmp_path: Path) -> None:
+    """``flip`` copies in PyTorch (numpy's flip is a view): editing its result in place must not
+    change the input, nor the input's gradient (seed 767 of the generator's first version)."""
+    import torch
+
+    import graphviz_autograd.torch as ours
+
+    path = tmp_path / "flip.py"
+    path.write_text("b = torch.tensor([[1.5, 0.5], [2.0, -1.0]], requires_grad=True)\n"
+                    "f = b.flip(0)\n"
+                    "attempt('edit', lambda: f.zero_())\n"
+                    "note('b', b)\n"
+                    "b.max().backward()\n"
+                    "grads('max', b=b)\n", encoding="utf-8")
+    theirs, mine = harness.run_scenario(str(path), torch), harness.run_scenario(str(path), ours)
+    assert not harness.diff(theirs, mine), harness.diff(theirs, mine)
