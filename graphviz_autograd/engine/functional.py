@@ -569,6 +569,8 @@ def t_(t: Tensor) -> Tensor:
 
 
 def permute(t: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     given = _shape_args(dims)
     if len(given) != t._data.ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -779,7 +781,10 @@ def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
 
 
 def unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
-    return tuple(apply(_T["unbind"], (t,), {"dim": _dim(dim, t._data.ndim)}))
+    d = _dim(dim, t._data.ndim)
+    if not t._data.ndim:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return tuple(apply(_T["unbind"], (t,), {"dim": d}))
 
 
 def where(cond: Tensor, a: Any, b: Any) -> Tensor:
@@ -852,7 +857,10 @@ def repeat(t: Tensor, *sizes: Any) -> Tensor:
     return apply(_T["repeat"], (t,), {"repeats": repeats})
 
 
-def gather(t: Tensor, dim: int, index: Tensor) -> Tensor:
+def gather(t: Tensor, dim: int, index: Tensor, sparse_grad: bool = False) -> Tensor:
+    if sparse_grad:
+        raise NotImplementedError("gather(sparse_grad=True): sparse gradients are not supported "
+                                  "by this engine")
     d = _dim(dim, t._data.ndim)
     idx, shape = index._data, t._data.shape
     if idx.ndim != max(t._data.ndim, 1) and not (idx.ndim <= 1 and t._data.ndim <= 1):
@@ -880,8 +888,9 @@ def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def reduce_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    """The dims a reduction runs over, wrapped; None for all (no dim, or an empty list)."""
-    if dim is None or (isinstance(dim, tuple | list) and not dim):
+    """The dims a reduction runs over, wrapped; None for no dim. An empty list is kept: it
+    reduces over every dim, as PyTorch's ``dim=[]`` does, on the node of the dim form."""
+    if dim is None:
         return None
     if isinstance(dim, int):
         dim = (dim,)
@@ -916,7 +925,7 @@ def mean(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
 
 
 def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    if isinstance(dim, Tensor):
+    if isinstance(dim, Tensor) and key != "median":
         return binary("maximum" if key == "max" else "minimum", t, dim)
     if dim is None:
         if t._data.size == 0:

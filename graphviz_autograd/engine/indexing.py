@@ -23,6 +23,12 @@ def _is_advanced(k: Any) -> bool:
     return isinstance(k, list | np.ndarray | bool)
 
 
+def _scalar_bool(k: Any) -> bool:
+    """``True``, ``False`` or a 0-d bool tensor: PyTorch adds a dim of size 1 and masks it."""
+    return isinstance(k, bool) or (isinstance(k, Tensor) and k._dtype is dt.bool_
+                                   and k._data.ndim == 0)
+
+
 def _as_index_tensor(k: Any) -> Tensor:
     if isinstance(k, Tensor):
         if k._dtype.is_floating_point:
@@ -41,7 +47,7 @@ def _expand_key(t: Tensor, key: Any) -> tuple[Any, ...]:
         key = (key,)
     used = 0
     for k in key:
-        if k is None or k is Ellipsis:
+        if k is None or k is Ellipsis or _scalar_bool(k):
             continue
         if isinstance(k, Tensor) and k._dtype is dt.bool_:
             used += k._data.ndim
@@ -70,6 +76,10 @@ def _basic(t: Tensor, key: tuple[Any, ...], single: bool) -> tuple[Tensor, list[
         if k is None:
             out = unsqueeze(out, dim)
             adv.append(None)
+            dim += 1
+        elif _scalar_bool(k):
+            out = unsqueeze(out, dim)
+            adv.append(Tensor._make(np.array([bool(k)]), dt.bool_))
             dim += 1
         elif isinstance(k, slice):
             size = out._data.shape[dim]
@@ -104,8 +114,8 @@ def _integer(k: Any) -> int:
 
 def getitem(t: Tensor, key: Any) -> Tensor:
     if t._data.ndim == 0 and key is not None and key is not Ellipsis and not (
-            isinstance(key, tuple) and all(k is None or k is Ellipsis for k in key)) and (
-            not _is_advanced(key) or isinstance(key, bool)):
+            isinstance(key, tuple) and all(k is None or k is Ellipsis or _scalar_bool(k)
+                                           for k in key)) and not _is_advanced(key):
         if isinstance(key, slice):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         if isinstance(key, tuple):

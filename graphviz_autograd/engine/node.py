@@ -27,10 +27,11 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_cla
 # NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
-_ATTR_DEFAULTS = {"alpha": 1, "keepdim": False}
+_ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False}
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # the nodes PyTorch gives a _saved_self_sym_sizes (their input's shape)
-_SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "view",
+_SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "median_dim",
+                    "view",
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
                     "index_select"})

@@ -107,19 +107,27 @@ def _atan2_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             D.mul(D.mul(g, D.neg(x)), recip) if c.needs[1] else None)
 
 
+def _sign(x: Any) -> Any:
+    s = np.sign(x)
+    if s.dtype.kind == "f" and np.isnan(s).any():
+        s = np.where(np.isnan(s), 0, s).astype(s.dtype)        # PyTorch: sign(nan) is 0
+    return s
+
+
 def _minmax_bw(sel_self: str) -> Any:
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         x, y = c.self, c.other
         half = D.mul_scalar(g, other=0.5)
         tie = D.eq(x, y)
         z = D.zeros_like(g)
-        self_wins = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
-        other_wins = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
+        # NB: as PyTorch: zero where the input loses, so where either is nan both get it all
+        self_loses = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
+        other_loses = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
         gx = gy = None
         if c.needs[0]:
-            gx = D.where(half, D.where(g, z, condition=self_wins), condition=tie)
+            gx = D.where(half, D.where(z, g, condition=self_loses), condition=tie)
         if c.needs[1]:
-            gy = D.where(half, D.where(g, z, condition=other_wins), condition=tie)
+            gy = D.where(half, D.where(z, g, condition=other_loses), condition=tie)
         return gx, gy
     return bw
 
@@ -300,9 +308,9 @@ register(
         D.mul(g, D.pow(c.result, exponent=3)), other=-0.5), "result"),
     _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
            lambda c, g, D: D.mul(D.neg(g), D.mul(c.result, c.result)), "result"),
-    Op("sgn", "SgnBackward0", ("self",), np.sign, lambda c, g, D: (D.zeros_like(g),),
+    Op("sgn", "SgnBackward0", ("self",), _sign, lambda c, g, D: (D.zeros_like(g),),
        (Save("result"), Save("self"))),
-    _unary("sign", "SignBackward0", np.sign, lambda c, g, D: D.zeros_like(g), None),
+    _unary("sign", "SignBackward0", _sign, lambda c, g, D: D.zeros_like(g), None),
     _unary("log1p", "Log1PBackward0", np.log1p,
            lambda c, g, D: D.div(g, D.add(c.self, D.ones_like(c.self))), "self"),
     _unary("expm1", "Expm1Backward0", np.expm1,
@@ -339,17 +347,17 @@ register(
                                    condition=D.gt(c.self, 0)), "self", ("negative_slope",)),
     _unary("elu", "EluBackward0",
            lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-           lambda c, g, D: D.where(g, D.mul(g, D.mul_scalar(D.exp(c.self),
-                                                            other=c.attrs.get("alpha", 1.0))),
-                                   condition=D.gt(c.self, 0)), "self", ("alpha",)),
+           lambda c, g, D: D.where(D.mul(g, D.mul_scalar(D.exp(c.self),
+                                                         other=c.attrs.get("alpha", 1.0))), g,
+                                   condition=D.le(c.self, 0)), "self", ("alpha",)),
     _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), lambda c, g, D: D.mul(
         g, D.mul(D.sigmoid(c.self), D.add(D.ones_like(c.self), D.mul(
             c.self, D.rsub(D.sigmoid(c.self), other=1))))), "self"),
     _unary("hardtanh", "HardtanhBackward0",
            lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
-           lambda c, g, D: D.where(g, D.zeros_like(g), condition=D.logical_and(
-               D.gt(c.self, c.attrs.get("min_val", -1.0)),
-               D.lt(c.self, c.attrs.get("max_val", 1.0)))), "self", ("max_val", "min_val")),
+           lambda c, g, D: D.where(D.zeros_like(g), g, condition=D.logical_or(
+               D.le(c.self, c.attrs.get("min_val", -1.0)),
+               D.ge(c.self, c.attrs.get("max_val", 1.0)))), "self", ("max_val", "min_val")),
     _unary("gelu", "GeluBackward0", _gelu, _gelu_bw, "self", ("approximate",)),
     _unary("softplus", "SoftplusBackward0", _softplus_fwd, _softplus_bw, "self",
            ("beta", "threshold")),

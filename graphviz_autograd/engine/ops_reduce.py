@@ -12,7 +12,8 @@ from .optable import Op, Save, register
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
-    if dim is None:
+    """The dims reduced, wrapped: all of them for None or an empty list (PyTorch's ``dim=[]``)."""
+    if not dim:
         return tuple(range(ndim))
     return tuple(sorted(d % max(ndim, 1) for d in dim))
 
@@ -60,8 +61,9 @@ def _mean_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _evenly(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     # NB: ties share the gradient equally, as PyTorch's evenly_distribute_backward does
-    x = c.self
-    mask = D.eq(x, c.result)
+    x, r = c.self, c.result
+    # NB: a nan result came from the nan inputs: they share the gradient
+    mask = D.isnan(x) if np.isnan(np.asarray(r)).any() else D.eq(x, r)
     count = max(int(np.count_nonzero(np.asarray(mask))), 1)
     return (D.div_scalar(D.where(D.expand(g, size=c.shape(0)), D.zeros_like(x), condition=mask),
                          other=count),)
@@ -87,6 +89,20 @@ def _select_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (D.scatter(D.zeros(shape, like=g), g, dim=dim % max(len(shape), 1), index=idx),)
 
 
+def _median_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
+    # NB: the lower median; among equal values, the one a stable sort puts there (PyTorch's)
+    order = np.argsort(x, axis=dim, kind="stable")
+    idx = np.take(order, [(x.shape[dim] - 1) // 2], axis=dim)
+    nan = np.isnan(x)
+    if nan.any():                      # NB: a row with a nan has a nan median: the first one
+        idx = np.where(nan.any(axis=dim, keepdims=True), np.argmax(nan, axis=dim, keepdims=True),
+                       idx)
+    out = np.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        out, idx = out.squeeze(dim), idx.squeeze(dim)
+    return out, {"indices": idx.astype(np.int64)}
+
+
 def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
     out = x.copy()
     np.put_along_axis(out, index, src, axis=dim)
@@ -103,6 +119,8 @@ def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
 def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, r = c.self, c.result
     shape = c.shape(0)
+    if not shape:
+        return (g,)                    # NB: as PyTorch: a 0-d input gets the gradient as is
     dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
     if dim is not None:
         g = _restore(g, shape, (dim,), keepdim, D)
@@ -116,6 +134,8 @@ def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)         # the product of no others
     flat = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
     n = flat.shape[-1]
     out = np.empty_like(flat)
@@ -126,7 +146,7 @@ def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:
 
 def _var_fwd(x: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
     corr = 1 if correction is None else correction
-    axis = None if dim is None else tuple(dim)
+    axis = tuple(dim) if dim else None
     # NB: no degrees of freedom left gives nan or inf, with PyTorch's warning (given by the
     # caller), not numpy's
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -139,11 +159,21 @@ def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
     corr = c.attrs.get("correction")
     corr = 1 if corr is None else corr
-    dims = _dims(dim, len(shape))
-    n = int(np.prod([shape[d] for d in dims], dtype=np.int64)) if shape else 1
-    mean = D.mean_dim(x, dim=dims, keepdim=True) if shape else x
     g = _restore(g, shape, dim, keepdim, D)
-    return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=2.0 / max(n - corr, 0)),)
+    if not shape or dim is None:
+        mean = D.mean(x) if shape else x
+        dof = math.prod(shape) - corr
+        if dof > 0:
+            return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=2.0 / dof),)
+        # NB: 2 / 0 times x - mean, as PyTorch gives it: nan where x is the mean, else inf
+        ones = D.ones_like(x)
+        return (D.mul(g, D.where(D.mul_scalar(ones, other=math.nan),
+                                 D.mul_scalar(ones, other=math.inf), condition=D.eq(x, mean))),)
+    # NB: as in PyTorch, n is the product of the sizes of the dims named: 1 for dim=[]
+    n = math.prod(shape[d] for d in dim)
+    mean = D.mean_dim(x, dim=_dims(dim, len(shape)), keepdim=True)
+    scale = 2.0 / (n - corr) if n != corr else math.inf
+    return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=scale),)
 
 
 def _std_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -166,7 +196,7 @@ class _VarCtx:
 
 
 def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
-    axis = None if dim is None else tuple(dim)
+    axis = tuple(dim) if dim else None
     if ord == 2:
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
     if ord == float("inf"):
@@ -191,11 +221,13 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
         raise NotImplementedError("double backward of a p-norm (p != 2) is not supported by "
                                   "this engine")
+    # NB: sgn, not np.sign: PyTorch's sign of nan is 0
     if p == 1:
-        return (g * np.sign(x),)
+        return (g * D.sgn(x),)
     if p == float("inf"):
         mask = (np.abs(x) == r)
-        return (g * np.sign(x) * mask / np.maximum(np.sum(mask, axis=dim, keepdims=True), 1),)
+        axis = tuple(dim) if dim and x.ndim else None
+        return (g * D.sgn(x) * mask / np.maximum(np.sum(mask, axis=axis, keepdims=True), 1),)
     with np.errstate(all="ignore"):
         out = g * np.sign(x) * np.abs(x) ** (p - 1) / r ** (p - 1)
     return (np.where(r == 0, 0, out).astype(x.dtype),)
@@ -232,43 +264,50 @@ def _mean_all(x: np.ndarray) -> Any:
 register(
     Op("sum", "SumBackward0", ("self",), lambda x: np.sum(x), _sum_bw),
     Op("sum_dim", "SumBackward1", ("self",),
-       lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim), keepdims=keepdim),
-       _sum_dim_bw, (), ("dim", "keepdim")),
+       lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim) or None, keepdims=keepdim),
+       _sum_dim_bw, (), ("dim", "keepdim"), lift_0d=True),
     Op("mean", "MeanBackward0", ("self",), lambda x: _mean_all(x), _mean_bw),
     Op("mean_dim", "MeanBackward1", ("self",),
-       lambda x, dim, keepdim=False: np.mean(x, axis=tuple(dim), keepdims=keepdim),
-       _mean_dim_bw, (), ("dim", "keepdim")),
+       lambda x, dim, keepdim=False: np.mean(x, axis=tuple(dim) or None, keepdims=keepdim),
+       _mean_dim_bw, (), ("dim", "keepdim"), lift_0d=True),
     Op("max", "MaxBackward1", ("self",), lambda x: np.max(x), _evenly,
        (Save("result"), Save("self"))),
     Op("min", "MinBackward1", ("self",), lambda x: np.min(x), _evenly,
        (Save("result"), Save("self"))),
     Op("median", "MedianBackward0", ("self",),
-       lambda x: np.sort(x, axis=None)[(x.size - 1) // 2], _evenly,
+       lambda x: np.sort(x, axis=None)[(x.size - 1) // 2] if x.size and not np.isnan(x).any()
+       else np.array(np.nan, x.dtype),
+       _evenly,
        (Save("result"), Save("self"))),
     Op("amax", "AmaxBackward0", ("self",),
-       lambda x, dim, keepdim=False: np.max(x, axis=tuple(dim), keepdims=keepdim),
-       lambda c, g, D: _amax_bw(c, g, D), (Save("result"), Save("self")), ("dim", "keepdim")),
+       lambda x, dim, keepdim=False: np.max(x, axis=tuple(dim) or None, keepdims=keepdim),
+       lambda c, g, D: _amax_bw(c, g, D), (Save("result"), Save("self")), ("dim", "keepdim"),
+       lift_0d=True),
     Op("max_dim", "MaxBackward0", ("self",), _reduce_dim_fwd(np.max, np.argmax),
-       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
+       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",),
+       lift_0d=True),
     Op("min_dim", "MinBackward0", ("self",), _reduce_dim_fwd(np.min, np.argmin),
-       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",)),
+       _select_dim_bw, (Save("indices"),), ("dim", "keepdim"), extras=("indices",),
+       lift_0d=True),
+    Op("median_dim", "MedianBackward1", ("self",), _median_dim_fwd, _select_dim_bw,
+       (Save("indices"),), ("dim", "keepdim"), extras=("indices",), lift_0d=True),
     Op("scatter", "ScatterBackward0", ("self", "src"), _scatter_fwd, _scatter_bw,
-       (Save("index"),), ("dim",)),
+       (Save("index"),), ("dim",), lift_0d=True),
     Op("prod", "ProdBackward0", ("self",), lambda x: np.prod(x), _prod_bw,
        (Save("result"), Save("self"))),
     Op("prod_dim", "ProdBackward1", ("self",),
        lambda x, dim, keepdim=False: np.prod(x, axis=dim, keepdims=keepdim), _prod_bw,
-       (Save("result"), Save("self")), ("dim", "keepdim")),
+       (Save("result"), Save("self")), ("dim", "keepdim"), lift_0d=True),
     Op("var", "VarBackward0", ("self",), _var_fwd, _var_bw, (Save("self"),),
-       ("correction", "dim", "keepdim")),
+       ("correction", "dim", "keepdim"), lift_0d=True),
     Op("std", "StdBackward0", ("self",), lambda x, **kw: np.sqrt(_var_fwd(x, **kw)), _std_bw,
-       (Save("result"), Save("self")), ("correction", "dim", "keepdim")),
+       (Save("result"), Save("self")), ("correction", "dim", "keepdim"), lift_0d=True),
     Op("norm", "LinalgVectorNormBackward0", ("self",), _norm_fwd, _norm_bw,
-       (Save("result"), Save("self")), ("dim", "keepdim", "ord")),
+       (Save("result"), Save("self")), ("dim", "keepdim", "ord"), lift_0d=True),
     Op("logsumexp", "LogsumexpBackward0", ("self",), _lse_fwd, _lse_bw,
-       (Save("result"), Save("self")), ("dim", "keepdim")),
+       (Save("result"), Save("self")), ("dim", "keepdim"), lift_0d=True),
     Op("cumsum", "CumsumBackward0", ("self",), lambda x, dim: np.cumsum(x, axis=dim),
-       _cumsum_bw, (), ("dim",)),
+       _cumsum_bw, (), ("dim",), lift_0d=True),
 )
 
 
@@ -277,8 +316,7 @@ def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
-    mask = D.eq(c.self, r)
-    count = D.sum_dim(D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=mask),
-                      dim=_dims(dim, len(shape)), keepdim=True)
-    return (D.where(D.div(D.expand(g, size=shape), count), D.zeros_like(c.self),
-                    condition=mask),)
+    mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
+    count = D.sum_dim(mask, dim=_dims(dim, len(shape)), keepdim=True)
+    # NB: PyTorch's (grad / count) * mask: where the max is nan, count is 0 and all get nan
+    return (D.mul(D.div(D.expand(g, size=shape), count), mask),)

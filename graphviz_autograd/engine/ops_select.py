@@ -19,7 +19,7 @@ def _along(ndim: int, dim: int, index: Any) -> tuple[Any, ...]:
 
 def _index_select_fwd(x: np.ndarray, dim: int, index: Any) -> np.ndarray:
     if x.ndim == 0:
-        return x.reshape(1)[np.asarray(index).reshape(-1)].reshape(np.shape(index))
+        return x.reshape(1)[np.asarray(index).reshape(-1)].reshape(())
     return np.take(x, np.asarray(index).reshape(-1), axis=dim)
 
 

@@ -54,6 +54,9 @@ class Op:
     # the backward gives each input's gradient as an array of that input's shape and dtype when
     # the output is not 0-d (no attribute can change a dtype): the executor skips validating it
     exact: bool = False
+    # dims count a 0-d input as one dim of size 1 (dim 0 or -1), as in PyTorch: the forward runs
+    # on shape (1,) and gives 0-d results
+    lift_0d: bool = False
     # filled by register(): the node and context classes, and the save plan as
     # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)
@@ -87,10 +90,29 @@ def register(*ops: Op) -> None:
             else:
                 plan.append((s.name, s.needed_by, KWARG, 0))
         op.plan = tuple(plan)
+        if op.lift_0d:
+            op.forward = _lifted(op.forward)
         op.tensor_kw = tuple(p[0] for p in plan if p[2] == KWARG)
         op.cls = node_class(op)
         op.ctx = ctx_class(op)
         TABLE[op.key] = op
+
+
+def _lifted(fwd: Callable[..., Any]) -> Callable[..., Any]:
+    """``fwd`` on a 0-d input: numpy has no axis 0 there, PyTorch gives it one of size 1."""
+    def lifted(x: Any, *args: Any, **kw: Any) -> Any:
+        if x.ndim:
+            return fwd(x, *args, **kw)
+        out = fwd(x.reshape(1), *[_one(a) for a in args], **{k: _one(v) for k, v in kw.items()})
+        if isinstance(out, tuple):
+            value, extras = out
+            return np.reshape(value, ()), {k: np.reshape(v, ()) for k, v in extras.items()}
+        return np.reshape(out, ())
+    return lifted
+
+
+def _one(a: Any) -> Any:
+    return a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a
 
 
 class Ctx:
@@ -168,7 +190,7 @@ def _np_helpers() -> dict[str, Callable[..., Any]]:
         "zeros_like": lambda x: np.zeros_like(x),
         "ones_like": lambda x: np.ones_like(x),
         "gt": np.greater, "ge": np.greater_equal, "lt": np.less, "le": np.less_equal,
-        "eq": np.equal, "ne": np.not_equal,
+        "eq": np.equal, "ne": np.not_equal, "isnan": np.isnan,
         "logical_and": np.logical_and, "logical_or": np.logical_or,
         "sign_nograd": np.sign,
         "numel": lambda x: int(np.size(x)),

@@ -89,6 +89,8 @@ def roll(t: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
     if (ds or len(sh) != 1) and len(sh) != len(ds):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(sh)}, "
                            f"dims:{len(ds)}")
+    if ds and not t._data.ndim:
+        raise IndexError(f"Dimension specified as {ds[0]} but tensor has no dimensions")
     ds = tuple(_dim(d, t._data.ndim) for d in ds)
     return apply(TABLE["roll"], (t,), {"shifts": sh, "dims": ds})
 

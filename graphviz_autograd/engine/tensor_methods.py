@@ -16,6 +16,7 @@ from .optable import TABLE
 from .random import generator
 from .tensor import Tensor
 
+_UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)
 _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
           "log1p", "expm1", "log2", "log10", "exp2", "sinh", "cosh", "atan", "asin", "acos",
           "asinh", "acosh", "atanh")
@@ -84,17 +85,23 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _var_std(key: str) -> Any:
-    def m(self: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+    def m(self: Tensor, dim: Any = _UNSET, unbiased: Any = None, keepdim: Any = _UNSET,
           correction: Any = None) -> Tensor:
         if isinstance(dim, bool):
             unbiased, dim = dim, None
         if correction is None and unbiased is not None:
             correction = 1 if unbiased else 0
+        if correction is None and (dim is not _UNSET or keepdim is not _UNSET):
+            # NB: PyTorch's node keeps None only for a bare var() / std()
+            correction = 1
+        dim = None if dim is _UNSET else dim
+        keepdim = False if keepdim is _UNSET else keepdim
         if not self._dtype.is_floating_point:
             raise RuntimeError("std and var only support floating point and complex dtypes")
         dims = F.reduce_dims(dim, self._data.ndim)
         shape = self._data.shape
-        factor = self._data.size if dims is None else int(np.prod([shape[d] for d in dims]))
+        factor = self._data.size if not dims or not shape else int(
+            np.prod([shape[d] for d in dims]))
         if factor - (1 if correction is None else correction) <= 0:
             warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
@@ -126,8 +133,7 @@ def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = Non
 
 
 def _amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    dims = F.reduce_dims(dim if dim != () else None, self._data.ndim) or tuple(
-        range(self._data.ndim))
+    dims = F.reduce_dims(dim, self._data.ndim)
     return F.apply(TABLE["amax"], (self,), {"dim": dims, "keepdim": keepdim})
 
 
@@ -333,7 +339,8 @@ METHODS: dict[str, Any] = {
     "argmax": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmax, s, dim, keepdim),
     "argmin": lambda s, dim=None, keepdim=False: F.arg_reduce(np.argmin, s, dim, keepdim),
     "prod": _prod,
-    "median": lambda s: F.apply(TABLE["median"], (s,), dtype=s._dtype),
+    "median": lambda s, dim=None, keepdim=False: F.apply(TABLE["median"], (s,), dtype=s._dtype)
+    if dim is None else F.max_min("median", s, dim, keepdim),
     "var": _var_std("var"), "std": _var_std("std"), "norm": _norm,
     "logsumexp": _logsumexp, "cumsum": _cumsum,
     "softmax": _softmax("softmax", F.softmax), "log_softmax": _softmax("log_softmax",

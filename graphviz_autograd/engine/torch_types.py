@@ -18,4 +18,4 @@ def _return_type(name: str) -> type[_ValuesIndices]:
                                           "__module__": "torch.return_types"})
 
 
-RETURN_TYPES = {name: _return_type(name) for name in ("max", "min")}
+RETURN_TYPES = {name: _return_type(name) for name in ("max", "min", "median")}

@@ -65,11 +65,14 @@ def matmul_shape(a: Shape, b: Shape) -> Shape | None:
 
 
 def reductions(shape: Shape) -> list[str]:
-    out = ["{v}.sum()", "{v}.mean()", "{v}.norm()", "{v}.amax()", "{v}.max()", "{v}.prod()"]
-    if shape and shape != UNKNOWN:     # NB: dims of 0-d tensors are not covered (README)
+    out = ["{v}.sum()", "{v}.mean()", "{v}.norm()", "{v}.amax()", "{v}.max()", "{v}.prod()",
+           "{v}.sum([])", "{v}.median()"]
+    if shape != UNKNOWN:               # NB: a 0-d tensor has dim 0 (or -1) too
         out += ["{v}.sum(0)", "{v}.mean(-1, keepdim=True)", "{v}.max(0).values",
                 "{v}.softmax(-1)", "{v}.log_softmax(0)", "{v}.cumsum(0)", "{v}.std()",
-                "{v}.var(0)", "{v}.min(-1)[0]", "{v}.logsumexp(0)"]
+                "{v}.var(0)", "{v}.min(-1)[0]", "{v}.logsumexp(0)", "{v}.median(-1).values",
+                "{v}.norm(dim=0)", "{v}.amax(-1, keepdim=True)", "{v}.flip(0)",
+                "{v}.var(0, unbiased=False)"]
     return out
 
 
@@ -92,7 +95,8 @@ def shape_ops(shape: Shape) -> list[tuple[str, Shape]]:
                 ("torch.cat([{v}, {v}])", (2 * n,)), ("torch.stack([{v}, {v}])", (2, n)),
                 ("{v}.flip(0)", shape), ("{v}[[0, 1, 0]]", (3,)), ("{v}.roll(1)", shape)]
     if len(shape) == 0:
-        return [("{v}.unsqueeze(0)", (1,)), ("{v}.expand(3)", (3,)), ("{v}.reshape(1, 1)", (1, 1))]
+        return [("{v}.unsqueeze(0)", (1,)), ("{v}.expand(3)", (3,)), ("{v}.reshape(1, 1)", (1, 1)),
+                ("{v}[True]", (1,)), ("{v}[None, False]", (1, 0)), ("{v}.transpose(0, -1)", ())]
     return []
 
 

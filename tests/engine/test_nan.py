@@ -1,0 +1,55 @@
+"""Gradients where an input is nan, checked against real PyTorch 2.13: PyTorch's formulas test
+``x < y`` or ``x <= 0`` where numpy-minded ones test the opposite, and nan makes both false; its
+``sign(nan)`` is 0; a nan maximum or median comes from the nan inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ._support import Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+VALUES = ["[nan, 1.0, 3.0]", "[1.0, nan, -2.0]"]
+ROWS = "[[nan, 1.0, 3.0], [1.0, 2.0, 2.0]]"
+SCALARS = ["nan", "[nan]"]
+SCALAR_EXPRS = ["x.prod()", "x.prod(0)", "x.max()", "x.amax(0)", "x.median()", "x.abs()"]
+EXPRS = ["x.abs()", "x.sign()", "x.max()", "x.min()", "x.median()", "x.amax()", "x.relu()",
+         "x.clamp(0, 2)", "F.leaky_relu(x)", "F.elu(x)", "F.hardtanh(x)", "x.norm(p=1)",
+         "x.norm(p=float('inf'))", "torch.maximum(x, torch.ones(3))",
+         "torch.minimum(x, torch.ones(3))", "torch.maximum(x, x)", "torch.minimum(x, x * 1)",
+         "x.max(0).values", "x.median(0).values", "F.smooth_l1_loss(x, torch.zeros(3))"]
+ROW_EXPRS = ["x.amax(1)", "x.max(1)", "x.median(1)", "x.min(0)", "x.amax(0, keepdim=True)"]
+
+
+def _snippet(values: str, expr: str) -> Any:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        scope: dict[str, Any] = {"torch": torch, "F": torch.nn.functional}
+        exec(f"nan = float('nan')\nx = torch.tensor({values}, requires_grad=True)", scope)
+        box: list[Any] = []
+        if not rec.attempt("value", lambda: box.append(eval(expr, scope)) or box[-1]):
+            return
+        out = box[0][0] if isinstance(box[0], tuple) else box[0]
+        rec.attempt("backward", lambda: (out * 2).sum().backward())
+        rec.grad("after", x=scope["x"])
+    return snippet
+
+
+@pytest.mark.parametrize("values", VALUES)
+@pytest.mark.parametrize("expr", EXPRS)
+def test_nan_input_as_pytorch(values: str, expr: str) -> None:
+    differential(_snippet(values, expr))
+
+
+@pytest.mark.parametrize("expr", ROW_EXPRS)
+def test_nan_in_a_row_as_pytorch(expr: str) -> None:
+    differential(_snippet(ROWS, expr))
+
+
+@pytest.mark.parametrize("values", SCALARS)
+@pytest.mark.parametrize("expr", SCALAR_EXPRS)
+def test_nan_single_element_as_pytorch(values: str, expr: str) -> None:
+    differential(_snippet(values, expr))
