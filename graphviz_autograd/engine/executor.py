@@ -24,7 +24,7 @@ from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
-from .node import AccumulateGrad, Node
+from .node import AccumulateGrad, Node, SavedTensor
 from .optable import NP, TT
 from .tensor import LeafData, Tensor
 
@@ -282,6 +282,14 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     outputs = op.backward(ctx, g, mode)
                     if not (op.exact and trust and node._meta[0][0]):
                         outputs = _validate(node, outputs, mode)
+                saved = node._saved
+                if saved:
+                    # NB: PyTorch unpacks every saved value of a node it runs, whether its formula
+                    # reads it or not: a freed or modified one the formula left unread raises too
+                    for s in saved.values():
+                        if type(s) is not SavedTensor or s.released or s.vc.v != s.version:
+                            _check_saved(node)
+                            break
                 if trace is not None:
                     trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))
                 if release and node._saved:
@@ -519,6 +527,7 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         return _validate(node, node.run_backward(inputs, task.create), mode)
     assert op is not None
     if all(g is None for g in inputs):
+        _check_saved(node)
         return [None] * len(node._next)
     if op.n_outputs == 1:
         g = inputs[0]
@@ -527,7 +536,17 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         grads = op.backward(op.ctx(node, task.create, needs), g, mode)
     else:
         grads = op.backward(op.ctx(node, task.create, needs), inputs, mode)
+    _check_saved(node)
     return _validate(node, list(grads), mode)
+
+
+def _check_saved(node: Node) -> None:
+    """Unpack each saved value as PyTorch does when a node runs: a freed or modified one raises
+    (after those the formula read, which raised first)."""
+    for slot in (node._saved or {}).values():
+        for s in (slot,) if type(slot) is SavedTensor else slot or ():
+            if s is not None:
+                s.unpack(node, False)
 
 
 def _zeros(meta: tuple[tuple[int, ...], dt.DType], mode: Any) -> Any:

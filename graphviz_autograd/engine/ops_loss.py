@@ -137,18 +137,31 @@ def _nll_fwd(x: np.ndarray, target: np.ndarray, weight: Any = None, reduction: i
 
 
 def _nll_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise NotImplementedError("the backward of nll_loss is not differentiable in this engine")
-    x, target = c.self, c.target
     weight = c.weight if c.node._saved.get("weight") is not None else None
-    red = c.attrs.get("reduction", MEAN)
-    key, w = _nll_parts(x, target, weight, c.attrs.get("ignore_index", -100))
+    return (D.nll_loss_backward(g, c.self, target=c.target, weight=weight,
+                                reduction=c.attrs.get("reduction", MEAN),
+                                ignore_index=c.attrs.get("ignore_index", -100),
+                                total_weight=float(c.total_weight)),)
+
+
+def _nll_data_fwd(g: Any, x: np.ndarray, target: np.ndarray, weight: Any = None,
+                  reduction: int = MEAN, ignore_index: int = -100, total_weight: float = 1.0
+                  ) -> Any:
+    key, w = _nll_parts(x, target, weight, ignore_index)
     coef = -w * g
-    if red == MEAN:
-        coef = coef / c.total_weight
+    if reduction == MEAN:
+        coef = coef / np.asarray(total_weight, dtype=x.dtype)
     out = np.zeros_like(x)
     out[key if x.ndim != 1 else key[0]] = coef
-    return (out,)
+    return out
+
+
+def _nll_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch: nll_loss of the incoming gradient for grad_output, zeros for self
+    weight = c.weight if c.node._saved.get("weight") is not None else None
+    gg_g = D.nll_loss(gg, target=c.target, weight=weight, reduction=c.attrs.get("reduction", MEAN),
+                      ignore_index=c.attrs.get("ignore_index", -100)) if c.needs[0] else None
+    return gg_g, D.zeros_like(gg) if c.needs[1] else None
 
 
 def _bce_fwd(x: Any, t: Any, weight: Any = None, reduction: int = MEAN) -> Any:
@@ -187,12 +200,21 @@ def _bce_logits_fwd(x: Any, t: Any, weight: Any = None, pos_weight: Any = None,
 
 
 def _bce_logits_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise NotImplementedError("the backward of binary_cross_entropy_with_logits is not "
-                                  "differentiable in this engine")
     x, t = c.self, c.target
     red = c.attrs.get("reduction", MEAN)
     saved = c.node._saved
+    if D.tensor_mode:
+        if saved.get("weight") is not None or saved.get("pos_weight") is not None:
+            raise NotImplementedError("the backward of binary_cross_entropy_with_logits with "
+                                      "weights is not differentiable in this engine")
+        # NB: PyTorch's formulas, op by op: (sigmoid(x) - t) * g and -x * g, / numel for mean
+        n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1)))
+        gx = D.mul(D.sub(D.sigmoid(x), t), g) if c.needs[0] else None
+        gt = D.mul(D.neg(x), g) if c.needs[1] else None
+        if red == MEAN:
+            gx = D.div_scalar(gx, other=n) if gx is not None else None
+            gt = D.div_scalar(gt, other=n) if gt is not None else None
+        return gx, gt
     w = c.weight if saved.get("weight") is not None else 1
     pw = c.pos_weight if saved.get("pos_weight") is not None else None
     n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 1
@@ -214,16 +236,43 @@ def _smooth_l1_fwd(x: Any, t: Any, reduction: int = MEAN, beta: float = 1.0) -> 
 
 
 def _smooth_l1_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise NotImplementedError("the backward of smooth_l1_loss is not differentiable in "
-                                  "this engine")
     x, t = c.self, c.target
-    red, beta = c.attrs.get("reduction", MEAN), c.attrs.get("beta", 1.0)
+    kw = {"reduction": c.attrs.get("reduction", MEAN), "beta": c.attrs.get("beta", 1.0)}
+    # NB: PyTorch's target gradient is the same formula with self and target swapped
+    return (D.smooth_l1_loss_backward(g, x, t, **kw) if c.needs[0] else None,
+            D.smooth_l1_loss_backward(g, t, x, **kw) if c.needs[1] else None)
+
+
+def _smooth_l1_data_fwd(g: Any, x: Any, t: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
     d = x - t
-    n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1))) if red == MEAN else 1
+    n = np.size(d) if reduction == MEAN else 1
     gd = np.clip(d / beta, -1, 1) if beta > 0 else np.sign(d)
-    base = gd * g / n
-    return (base if c.needs[0] else None, -base if c.needs[1] else None)
+    return (gd * g / n).astype(np.result_type(x, t))
+
+
+def _smooth_l1_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    x, t, g = c.self, c.target, c.grad_output
+    red, beta = c.attrs.get("reduction", MEAN), c.attrs.get("beta", 1.0)
+    gg_g = gx = None
+    if c.needs[0]:
+        if red == NONE:
+            gg_g = D.smooth_l1_loss_backward(gg, x, t, reduction=red, beta=beta)
+        else:
+            gg_g = D.sum(D.mul(D.smooth_l1_loss_backward(D.ones_like(g), x, t, reduction=red,
+                                                         beta=beta), gg))
+    if c.needs[1] or c.needs[2]:
+        # NB: PyTorch's smooth_l1_loss_double_backward: gg * g where |x - t| < beta, / beta
+        v = D.mul(gg, g)
+        if beta == 0:
+            gx = D.zeros_like(v)
+        else:
+            inside = D.lt(D.abs(D.sub(x, t)), beta)
+            gx = D.div_scalar(D.mul(v, D.where(D.ones_like(v), D.zeros_like(v),
+                                               condition=inside)), other=beta)
+            if red == MEAN:
+                gx = D.div_scalar(gx, other=_numel(c.shape(1)))
+    return (gg_g, gx if c.needs[1] else None,
+            D.neg(gx) if c.needs[2] and gx is not None else None)
 
 
 register(
@@ -242,6 +291,8 @@ register(
        ("reduction",)),
     Op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bw,
        (Save("self"), Save("target")), ("reduction",)),
+    Op("nll_loss_backward", "NllLossBackwardBackward0", ("grad_output", "self"), _nll_data_fwd,
+       _nll_data_bw, (Save("target"), Save("weight")), ("ignore_index", "reduction")),
     Op("nll_loss", "NllLossBackward0", ("self",), _nll_fwd, _nll_bw,
        (Save("self"), Save("target"), Save("total_weight"), Save("weight")),
        ("ignore_index", "reduction"), extras=("total_weight",)),
@@ -250,6 +301,9 @@ register(
     Op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
        ("self", "target"), _bce_logits_fwd, _bce_logits_bw,
        (Save("pos_weight"), Save("self"), Save("target"), Save("weight")), ("reduction",)),
+    Op("smooth_l1_loss_backward", "SmoothL1LossBackwardBackward0",
+       ("grad_output", "self", "target"), _smooth_l1_data_fwd, _smooth_l1_data_bw,
+       (Save("grad_output"), Save("self"), Save("target")), ("beta", "reduction")),
     Op("smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1_fwd,
        _smooth_l1_bw, (Save("self"), Save("target")), ("beta", "reduction")),
 )

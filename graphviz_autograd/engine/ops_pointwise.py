@@ -78,8 +78,8 @@ def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, e = c.self, c.exponent
     gx = ge = None
     if c.needs[0]:
-        gx = D.where(D.mul(g, D.mul(e, D.pow_tensor(x, D.sub(e, D.ones_like(e))))),
-                     D.zeros_like(g), condition=D.ne(e, 0))
+        gx = D.where(D.zeros_like(g), D.mul(g, D.mul(e, D.pow_tensor(x, D.sub_scalar(e, other=1)))),
+                     condition=D.eq(e, 0))
     if c.needs[1]:
         # NB: 0 where the base is 0 and the exponent >= 0 (not 0 * log 0), as in PyTorch
         ge = D.mul(g, D.where(D.zeros_like(c.result), D.mul(c.result, D.log(x)),
@@ -102,7 +102,8 @@ def _atan2_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, y = c.self, c.other
     r2 = D.add(D.mul(x, x), D.mul(y, y))
     # NB: 0 at the origin, not nan, as in PyTorch
-    recip = D.where(D.zeros_like(r2), D.reciprocal(r2), condition=D.eq(r2, D.zeros_like(r2)))
+    with np.errstate(divide="ignore"):
+        recip = D.masked_fill(D.reciprocal(r2), mask=D.eq(r2, D.zeros_like(r2)), value=0)
     return (D.mul(D.mul(g, y), recip) if c.needs[0] else None,
             D.mul(D.mul(g, D.neg(x)), recip) if c.needs[1] else None)
 
@@ -112,6 +113,13 @@ def _sign(x: Any) -> Any:
     if s.dtype.kind == "f" and np.isnan(s).any():
         s = np.where(np.isnan(s), 0, s).astype(s.dtype)        # PyTorch: sign(nan) is 0
     return s
+
+
+def _silu_bw(c: Any, g: Any, D: Any) -> Any:
+    x = c.self
+    s = D.sigmoid(x)
+    # NB: grad * sigmoid * (1 + x * (1 - sigmoid)), in PyTorch's order (its double backward)
+    return D.mul(D.mul(g, s), D.add_scalar(D.mul(x, D.sub(D.ones_like(s), s)), other=1))
 
 
 def _minmax_bw(sel_self: str) -> Any:
@@ -229,8 +237,64 @@ def _np_only(D: Any, what: str) -> None:
 
 
 def _gelu_bw(c: Any, g: Any, D: Any) -> Any:
-    _np_only(D, "gelu")
-    return g * _gelu_grad(c.self, c.attrs.get("approximate", "none")).astype(g.dtype)
+    return D.gelu_backward(g, c.self, approximate=c.attrs.get("approximate", "none"))
+
+
+def _gelu_grad2(x: Any, approximate: str) -> Any:
+    """The second derivative of gelu."""
+    if approximate == "tanh":
+        k, a = np.sqrt(2 / np.pi), 0.044715
+        th = np.tanh(k * (x + a * x ** 3))
+        du, ddu = k * (1 + 3 * a * x ** 2), 6 * k * a * x
+        return (1 - th ** 2) * du + 0.5 * x * (1 - th ** 2) * (ddu - 2 * th * du ** 2)
+    return np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi) * (2 - x * x)
+
+
+def _gelu_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    approximate = c.attrs.get("approximate", "none")
+    x = c.self
+    gx = None
+    if c.needs[1]:
+        _np_only(D, "gelu's backward")
+        gx = gg * c.grad_output * _gelu_grad2(x, approximate).astype(gg.dtype)
+    return (D.gelu_backward(gg, x, approximate=approximate) if c.needs[0] else None, gx)
+
+
+def _elu_data_fwd(g: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
+                  input_scale: float = 1.0) -> Any:
+    neg = g * (input_scale * alpha * scale) * np.exp(np.minimum(x, 0) * input_scale)
+    return np.where(x <= 0, neg, g * scale).astype(g.dtype)
+
+
+def _elu_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    kw = {k: c.attrs[k] for k in ("alpha", "scale", "input_scale") if k in c.attrs}
+    x = c.self_or_result
+    gx = None
+    if c.needs[1]:
+        # NB: PyTorch's elu_double_backward (input form): elu_backward(gg * g * input_scale)
+        # where x < 0, else 0
+        v = D.elu_backward(D.mul_scalar(D.mul(gg, c.grad_output),
+                                        other=kw.get("input_scale", 1.0)), x, **kw)
+        gx = D.where(v, D.zeros_like(v), condition=D.lt(x, 0))
+    return (D.elu_backward(gg, x, **kw) if c.needs[0] else None, gx)
+
+
+def _softplus_data_fwd(g: Any, x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    bx = x * beta
+    return np.where(bx > threshold, g, g * _sigmoid(bx)).astype(g.dtype)
+
+
+def _softplus_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    beta, th = c.attrs.get("beta", 1.0), c.attrs.get("threshold", 20.0)
+    x = c.self
+    gx = None
+    if c.needs[1]:
+        bx = D.mul_scalar(x, other=beta)
+        s = D.sigmoid(bx)
+        v = D.mul_scalar(D.mul(D.mul(D.mul(gg, c.grad_output), s), D.rsub(s, other=1)),
+                         other=beta)
+        gx = D.where(D.zeros_like(v), v, condition=D.gt(bx, th))
+    return (D.softplus_backward(gg, x, beta=beta, threshold=th) if c.needs[0] else None, gx)
 
 
 def _softplus_fwd(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
@@ -239,11 +303,8 @@ def _softplus_fwd(x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
 
 
 def _softplus_bw(c: Any, g: Any, D: Any) -> Any:
-    beta, th = c.attrs.get("beta", 1.0), c.attrs.get("threshold", 20.0)
-    x = c.self
-    z = D.mul_scalar(x, other=beta)
-    s = D.sigmoid(z)
-    return D.where(g, D.mul(g, s), condition=D.gt(z, th))
+    return D.softplus_backward(g, c.self, beta=c.attrs.get("beta", 1.0),
+                               threshold=c.attrs.get("threshold", 20.0))
 
 
 register(
@@ -254,6 +315,8 @@ register(
     Op("sub", "SubBackward0", ("self", "other"), np.subtract, _sub_bw, (), ("alpha",),
        attrs_only=True),
     Op("add_scalar", "AddBackward1", ("self",), lambda x, other: x + other,
+       lambda c, g, D: (g,)),
+    Op("sub_scalar", "SubBackward1", ("self",), lambda x, other: x - other,
        lambda c, g, D: (g,)),
     Op("rsub", "RsubBackward1", ("self",), lambda x, other, alpha=1: other - alpha * x,
        lambda c, g, D: (_scaled(D.neg(g), c.attrs.get("alpha", 1), D),), (),
@@ -294,7 +357,7 @@ register(
     _unary("cos", "CosBackward0", np.cos,
            lambda c, g, D: D.mul(g, D.neg(D.sin(c.self))), "self"),
     _unary("tan", "TanBackward0", np.tan, lambda c, g, D: D.mul(
-        g, D.add(D.mul(c.result, c.result), D.ones_like(c.result))), "result"),
+        g, D.add_scalar(D.pow(c.result, exponent=2), other=1)), "result"),
     _unary("tanh", "TanhBackward0", np.tanh, lambda c, g, D: D.tanh_backward(g, c.result),
            "result"),
     _unary("sigmoid", "SigmoidBackward0", _sigmoid,
@@ -304,17 +367,17 @@ register(
     _unary("abs", "AbsBackward0", np.abs, lambda c, g, D: D.mul(g, D.sgn(c.self)), "self"),
     _unary("sqrt", "SqrtBackward0", np.sqrt,
            lambda c, g, D: D.div(g, D.mul_scalar(c.result, other=2)), "result"),
-    _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda c, g, D: D.mul_scalar(
-        D.mul(g, D.pow(c.result, exponent=3)), other=-0.5), "result"),
+    _unary("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda c, g, D: D.mul(
+        D.mul_scalar(g, other=-0.5), D.pow(c.result, exponent=3)), "result"),
     _unary("reciprocal", "ReciprocalBackward0", np.reciprocal,
            lambda c, g, D: D.mul(D.neg(g), D.mul(c.result, c.result)), "result"),
     Op("sgn", "SgnBackward0", ("self",), _sign, lambda c, g, D: (D.zeros_like(g),),
        (Save("result"), Save("self"))),
     _unary("sign", "SignBackward0", _sign, lambda c, g, D: D.zeros_like(g), None),
     _unary("log1p", "Log1PBackward0", np.log1p,
-           lambda c, g, D: D.div(g, D.add(c.self, D.ones_like(c.self))), "self"),
+           lambda c, g, D: D.div(g, D.add_scalar(c.self, other=1)), "self"),
     _unary("expm1", "Expm1Backward0", np.expm1,
-           lambda c, g, D: D.mul(g, D.add(c.result, D.ones_like(c.result))), "result"),
+           lambda c, g, D: D.mul(g, D.add_scalar(c.result, other=1)), "result"),
     _unary("log2", "Log2Backward0", np.log2,
            lambda c, g, D: D.div(g, D.mul_scalar(c.self, other=float(np.log(2)))), "self"),
     _unary("log10", "Log10Backward0", np.log10,
@@ -324,17 +387,17 @@ register(
     _unary("sinh", "SinhBackward0", np.sinh, lambda c, g, D: D.mul(g, D.cosh(c.self)), "self"),
     _unary("cosh", "CoshBackward0", np.cosh, lambda c, g, D: D.mul(g, D.sinh(c.self)), "self"),
     _unary("atan", "AtanBackward0", np.arctan,
-           lambda c, g, D: D.div(g, D.add(D.mul(c.self, c.self), D.ones_like(c.self))), "self"),
+           lambda c, g, D: D.div(g, D.add_scalar(D.mul(c.self, c.self), other=1)), "self"),
     _unary("asin", "AsinBackward0", np.arcsin, lambda c, g, D: D.mul(
-        g, D.rsqrt(D.sub(D.ones_like(c.self), D.mul(c.self, c.self)))), "self"),
+        g, D.rsqrt(D.add_scalar(D.mul(D.neg(c.self), c.self), other=1))), "self"),
     _unary("acos", "AcosBackward0", np.arccos, lambda c, g, D: D.mul(
-        g, D.neg(D.rsqrt(D.sub(D.ones_like(c.self), D.mul(c.self, c.self))))), "self"),
+        g, D.neg(D.rsqrt(D.add_scalar(D.mul(D.neg(c.self), c.self), other=1)))), "self"),
     _unary("asinh", "AsinhBackward0", np.arcsinh, lambda c, g, D: D.mul(
-        g, D.rsqrt(D.add(D.mul(c.self, c.self), D.ones_like(c.self)))), "self"),
+        g, D.rsqrt(D.add_scalar(D.pow(c.self, exponent=2), other=1))), "self"),
     _unary("acosh", "AcoshBackward0", np.arccosh, lambda c, g, D: D.mul(
-        g, D.rsqrt(D.sub(D.mul(c.self, c.self), D.ones_like(c.self)))), "self"),
+        g, D.rsqrt(D.sub_scalar(D.mul(c.self, c.self), other=1))), "self"),
     _unary("atanh", "AtanhBackward0", np.arctanh, lambda c, g, D: D.div(
-        g, D.sub(D.ones_like(c.self), D.mul(c.self, c.self))), "self"),
+        g, D.sub(D.ones_like(c.self), D.pow(c.self, exponent=2))), "self"),
     Op("atan2", "Atan2Backward0", ("self", "other"), np.arctan2, _atan2_bw,
        (Save("other"), Save("self"))),
     _unary("floor", "FloorBackward0", np.floor, lambda c, g, D: D.zeros_like(g), None),
@@ -343,21 +406,19 @@ register(
     _unary("trunc", "TruncBackward0", np.trunc, lambda c, g, D: D.zeros_like(g), None),
     _unary("leaky_relu", "LeakyReluBackward0",
            lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope),
-           lambda c, g, D: D.where(g, D.mul_scalar(g, other=c.attrs.get("negative_slope", 0.01)),
-                                   condition=D.gt(c.self, 0)), "self", ("negative_slope",)),
+           lambda c, g, D: D.leaky_relu_backward(
+               g, c.self, negative_slope=c.attrs.get("negative_slope", 0.01)), "self",
+           ("negative_slope",)),
     _unary("elu", "EluBackward0",
            lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-           lambda c, g, D: D.where(D.mul(g, D.mul_scalar(D.exp(c.self),
-                                                         other=c.attrs.get("alpha", 1.0))), g,
-                                   condition=D.le(c.self, 0)), "self", ("alpha",)),
-    _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), lambda c, g, D: D.mul(
-        g, D.mul(D.sigmoid(c.self), D.add(D.ones_like(c.self), D.mul(
-            c.self, D.rsub(D.sigmoid(c.self), other=1))))), "self"),
+           lambda c, g, D: D.elu_backward(g, c.self, alpha=c.attrs.get("alpha", 1.0)), "self",
+           ("alpha",)),
+    _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_bw, "self"),
     _unary("hardtanh", "HardtanhBackward0",
            lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
-           lambda c, g, D: D.where(D.zeros_like(g), g, condition=D.logical_or(
-               D.le(c.self, c.attrs.get("min_val", -1.0)),
-               D.ge(c.self, c.attrs.get("max_val", 1.0)))), "self", ("max_val", "min_val")),
+           lambda c, g, D: D.hardtanh_backward(g, c.self, min_val=c.attrs.get("min_val", -1.0),
+                                               max_val=c.attrs.get("max_val", 1.0)), "self",
+           ("max_val", "min_val")),
     _unary("gelu", "GeluBackward0", _gelu, _gelu_bw, "self", ("approximate",)),
     _unary("softplus", "SoftplusBackward0", _softplus_fwd, _softplus_bw, "self",
            ("beta", "threshold")),
@@ -379,4 +440,25 @@ register(
        lambda c, gg, D: (D.threshold_backward(gg, c.self, threshold=c.attrs["threshold"])
                          if c.needs[0] else None, D.zeros_like(c.self) if c.needs[1] else None),
        (Save("self"),), ("threshold",)),
+    Op("leaky_relu_backward", "LeakyReluBackwardBackward0", ("grad_output", "self"),
+       lambda g, x, negative_slope=0.01: np.where(x > 0, g, g * np.asarray(negative_slope,
+                                                                           g.dtype)),
+       lambda c, gg, D: (D.leaky_relu_backward(gg, c.self, **c.attrs) if c.needs[0] else None,
+                         D.zeros_like(c.self) if c.needs[1] else None),
+       (Save("self"),), ("negative_slope",)),
+    Op("hardtanh_backward", "HardtanhBackwardBackward0", ("grad_output", "self"),
+       lambda g, x, min_val=-1.0, max_val=1.0: np.where((x <= min_val) | (x >= max_val),
+                                                        np.zeros_like(g), g),
+       lambda c, gg, D: (D.hardtanh_backward(gg, c.self, **c.attrs) if c.needs[0] else None,
+                         D.zeros_like(c.self) if c.needs[1] else None),
+       (Save("self"),), ("max_val", "min_val")),
+    Op("elu_backward", "EluBackwardBackward0", ("grad_output", "self_or_result"),
+       _elu_data_fwd, _elu_data_bw, (Save("grad_output", (1,)), Save("self_or_result")),
+       ("alpha", "input_scale", "is_result", "scale")),
+    Op("softplus_backward", "SoftplusBackwardBackward0", ("grad_output", "self"),
+       _softplus_data_fwd, _softplus_data_bw, (Save("grad_output", (1,)), Save("self")),
+       ("beta", "threshold")),
+    Op("gelu_backward", "GeluBackwardBackward0", ("grad_output", "self"),
+       lambda g, x, approximate="none": g * _gelu_grad(x, approximate).astype(g.dtype),
+       _gelu_data_bw, (Save("grad_output", (1,)), Save("self")), ("approximate",)),
 )

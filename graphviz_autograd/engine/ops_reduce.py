@@ -19,13 +19,11 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
 
 
 def _restore(g: Any, shape: tuple[int, ...], dim: Any, keepdim: bool, D: Any) -> Any:
-    """Give a reduced gradient back its reduced dims (size 1), ready to expand to ``shape``."""
-    if keepdim or not shape:
+    """Give a reduced gradient back its reduced dims (size 1), ready to expand to ``shape``: as
+    PyTorch does, an unsqueeze per dim named, none without dims (a 0-d gradient broadcasts)."""
+    if keepdim or not shape or not dim:
         return g
-    dims = _dims(dim, len(shape))
-    if len(dims) == len(shape):
-        return D.view(g, shape=(1,) * len(shape))
-    for d in dims:
+    for d in _dims(dim, len(shape)):
         g = D.unsqueeze(g, dim=d)
     return g
 
@@ -130,7 +128,7 @@ def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         axis = None if dim is None else dim
         others = _prod_others(x, axis)
         return (np.broadcast_to(g, shape) * others,)
-    return (D.div(D.mul(D.expand(g, size=shape), r), x),)
+    return (D.mul(g, D.div(r, x)),)
 
 
 def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:
@@ -159,40 +157,31 @@ def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
     corr = c.attrs.get("correction")
     corr = 1 if corr is None else corr
-    g = _restore(g, shape, dim, keepdim, D)
     if not shape or dim is None:
         mean = D.mean(x) if shape else x
         dof = math.prod(shape) - corr
         if dof > 0:
-            return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=2.0 / dof),)
+            return (D.mul(D.mul_scalar(g, other=2.0 / dof), D.sub(x, mean)),)
         # NB: 2 / 0 times x - mean, as PyTorch gives it: nan where x is the mean, else inf
         ones = D.ones_like(x)
         return (D.mul(g, D.where(D.mul_scalar(ones, other=math.nan),
                                  D.mul_scalar(ones, other=math.inf), condition=D.eq(x, mean))),)
+    if len(shape) > 1:
+        # NB: PyTorch unsqueezes only here: a 1-d input's 0-d gradient broadcasts
+        g = _restore(g, shape, dim, keepdim, D)
     # NB: as in PyTorch, n is the product of the sizes of the dims named: 1 for dim=[]
     n = math.prod(shape[d] for d in dim)
     mean = D.mean_dim(x, dim=_dims(dim, len(shape)), keepdim=True)
     scale = 2.0 / (n - corr) if n != corr else math.inf
-    return (D.mul_scalar(D.mul(g, D.sub(x, mean)), other=scale),)
+    return (D.mul(D.mul_scalar(g, other=scale), D.sub(x, mean)),)
 
 
 def _std_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    shape = c.shape(0)
-    dim, keepdim = c.attrs.get("dim"), c.attrs.get("keepdim", False)
-    r = _restore(c.result, shape, dim, keepdim, D)
-    gv = D.div(_restore(g, shape, dim, keepdim, D), D.mul_scalar(r, other=2))
+    r = c.result
     # NB: where the std is 0 the gradient is 0, not nan (PyTorch masks it)
-    zero = D.zeros_like(gv)
-    gv = D.where(zero, gv, condition=D.eq(r, D.zeros_like(r)))
-    c2 = _VarCtx(c, gv)
-    return _var_bw(c2, gv, D)
-
-
-class _VarCtx:
-    def __init__(self, c: Any, g: Any) -> None:
-        self.self = c.self
-        self.attrs = dict(c.attrs, keepdim=True)
-        self.shape = c.shape
+    gv = D.masked_fill(D.div(g, D.mul_scalar(r, other=2)), mask=D.eq(r, D.zeros_like(r)),
+                       value=0)
+    return _var_bw(c, gv, D)
 
 
 def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> Any:
@@ -212,12 +201,10 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
     if p == 2:
-        safe = D.where(r, D.ones_like(r), condition=D.ne(r, 0))
-        out = D.mul(D.div(g, safe), x)
-        if D.tensor_mode or np.all(r):
-            return (out,)
-        # NB: a zero norm gives a zero gradient, +0 (not x * 0, -0 where x is -0)
-        return (np.where(r != 0, out, 0).astype(out.dtype),)
+        # NB: a zero norm gives a zero gradient (PyTorch masks x / 0)
+        with np.errstate(all="ignore"):
+            return (D.mul(g, D.masked_fill(D.div(x, r), mask=D.eq(r, D.zeros_like(r)),
+                                           value=0)),)
     if D.tensor_mode:
         raise NotImplementedError("double backward of a p-norm (p != 2) is not supported by "
                                   "this engine")
@@ -314,9 +301,13 @@ register(
 def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
     dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
-    r = _restore(c.result, shape, dim, keepdim, D)
-    g = _restore(g, shape, dim, keepdim, D)
+    dims = _dims(dim, len(shape))
+    r = c.result
+    if shape and not keepdim:
+        # NB: PyTorch restores the reduced dims with one view here
+        kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
+        g, r = D.view(g, shape=kept), D.view(r, shape=kept)
     mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
-    count = D.sum_dim(mask, dim=_dims(dim, len(shape)), keepdim=True)
+    count = D.sum_dim(mask, dim=dims, keepdim=True)
     # NB: PyTorch's (grad / count) * mask: where the max is nan, count is 0 and all get nan
-    return (D.mul(D.div(D.expand(g, size=shape), count), mask),)
+    return (D.mul(D.div(g, count), mask),)

@@ -158,15 +158,23 @@ def _unbind_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
 
 
 def _repeat_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise NotImplementedError("the backward of repeat is not differentiable in this engine")
-    shape, reps = c.shape(0), tuple(c.attrs["repeats"])
-    shape = (1,) * (len(reps) - len(shape)) + tuple(shape)
-    inter: list[int] = []
-    for r, s in zip(reps, shape, strict=True):
-        inter += [r, s]
-    summed = g.reshape(inter).sum(axis=tuple(range(0, 2 * len(reps), 2)))
-    return (summed.reshape(c.shape(0)),)
+    # NB: PyTorch's repeat_backward, op by op: sum away the new leading dims, then one reshape
+    # to (repeat, size) pairs and one sum over the repeats
+    shape, reps = tuple(c.shape(0)), tuple(c.attrs["repeats"])
+    if 0 in reps:
+        return (D.zeros(shape, like=g),)
+    for _ in range(len(reps) - len(shape)):
+        g = D.sum_dim(g, dim=(0,), keepdim=False)
+    size: list[int] = []
+    dims: list[int] = []
+    for r, n in zip(reps[len(reps) - len(shape):], shape, strict=True):
+        if r != 1:
+            size.append(r)
+            dims.append(len(size) - 1)
+        size.append(n)
+    if dims:
+        g = D.sum_dim(D.reshape(g, shape=tuple(size)), dim=tuple(dims), keepdim=False)
+    return (g,)
 
 
 def _gather_fwd(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:

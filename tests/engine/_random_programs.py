@@ -1,7 +1,10 @@
 """Random autograd programs in the oracle's scenario format, for differential tests against real
-PyTorch: leaves, a few ops (pointwise, broadcasting, matmul, shape, reductions, in-place edits
-of intermediates), then backward calls with and without ``retain_graph``, an in-place edit
-between them, and probes of every variable's graph (saved buffers alive, freed or modified).
+PyTorch: leaves (float32 or float64), a few ops (pointwise, broadcasting, matmul, shape,
+reductions, selection, losses, in-place edits of intermediates), then backward calls with and
+without ``retain_graph`` (or ``autograd.grad``, sometimes with ``create_graph`` and a backward
+through the gradient), between them an in-place edit or a ``no_grad`` update of a leaf, and
+probes of every variable's graph (saved buffers alive, freed or modified) and of the gradients
+(leaves' and ``retain_grad`` ones).
 
 A program is a function of its seed only, so a failing seed reproduces: ``program(seed)``.
 """
@@ -24,11 +27,21 @@ UNARY = ["{v}.exp()", "{v}.tanh()", "{v}.sigmoid()", "{v}.relu()", "{v}.sin()", 
          "torch.nn.functional.leaky_relu({v}, 0.1)", "torch.nn.functional.elu({v})",
          "torch.nn.functional.softplus({v})", "{v}.clamp(min=0)", "{v}.exp2()", "{v} / 2",
          "2 / ({v}.abs() + 1)", "{v} - 1", "1 - {v}", "{v}.atan()", "{v}.asinh()",
-         "{v}.sinh()", "({v}.abs() + 1).log10()"]
+         "{v}.sinh()", "({v}.abs() + 1).log10()", "{v}.sign()", "{v}.round()", "{v}.floor()",
+         "torch.nn.functional.hardtanh({v})", "{v}.clamp(-1, 1)", "{v}.expm1()",
+         "{v}.masked_fill({v} > 0, 0.5)", "{v}.double()", "{v}.float()", "{v}.tan()",
+         "torch.nn.functional.relu({v}) * {v}", "{v}.cos().sin()", "({v}.abs() + 1).log2()"]
 BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / ({b}.abs() + 1)",
           "torch.maximum({a}, {b})", "torch.minimum({a}, {b})", "torch.where({a} > 0, {a}, {b})",
           "torch.add({a}, {b}, alpha=2)", "{a}.mul({b})", "torch.atan2({a}, {b})",
-          "{a} ** ({b}.abs() + 0.5)"]
+          "{a} ** ({b}.abs() + 0.5)", "torch.where({b} < {a}, {b}, 0.5)",
+          "{a}.clamp(min={b})", "{a} / ({b} * {b} + 1)", "torch.max({a}, {b})"]
+# NB: losses of two tensors of one shape (the target's grad is taken too)
+LOSSES = ["torch.nn.functional.mse_loss({a}, {b})", "torch.nn.functional.l1_loss({a}, {b})",
+          "torch.nn.functional.smooth_l1_loss({a}, {b})",
+          "torch.nn.functional.binary_cross_entropy_with_logits({a}, {b}.sigmoid())",
+          "torch.nn.functional.mse_loss({a}, {b}, reduction='sum')",
+          "torch.nn.functional.l1_loss({a}, {b}.detach(), reduction='none')"]
 # NB: zero_ and fill_ are left out: on an expanded view PyTorch allows them (see the README)
 INPLACE = ["{v}.add_(1)", "{v}.mul_(2)", "{v}.relu_()", "{v}.sigmoid_()", "{v}.tanh_()",
            "{v}.exp_()", "{v}.mul_(0.5)", "{v}.clamp_(max=0.5)", "{v}.neg_()", "{v}.sub_(0.5)",
@@ -100,6 +113,33 @@ def shape_ops(shape: Shape) -> list[tuple[str, Shape]]:
     return []
 
 
+def selections(shape: Shape) -> list[tuple[str, Shape]]:
+    """Ops that pick elements (gather, index_select, chunk, unbind, ...) and class losses."""
+    if len(shape) == 2 and min(shape) >= 2:
+        r, c = shape
+        rows = ", ".join(f"[{i % c}]" for i in range(r))
+        targets = ", ".join(str(i % c) for i in range(r))
+        return [(f"{{v}}.gather(1, torch.tensor([{rows}]))", (r, 1)),
+                ("{v}.index_select(0, torch.tensor([0, 0]))", (2, c)),
+                ("{v}.index_select(1, torch.tensor([1]))", (r, 1)),
+                ("{v}[:, [0, 0]]", (r, 2)), ("{v}.chunk(2, 1)[0]", (r, (c + 1) // 2)),
+                (f"torch.nn.functional.cross_entropy({{v}}, torch.tensor([{targets}]))", ()),
+                (f"torch.nn.functional.nll_loss({{v}}.log_softmax(1), torch.tensor([{targets}]))",
+                 ()), ("{v}.unbind(1)[0]", (r,)), ("torch.cat([{v}, {v} * 2], 1)", (r, 2 * c))]
+    if len(shape) == 1 and shape != UNKNOWN and shape[0] >= 3:
+        n = shape[0]
+        return [("{v}.gather(0, torch.tensor([0, 0]))", (2,)),
+                ("{v}.index_select(0, torch.tensor([2, 0]))", (2,)),
+                ("{v}.split(2)[-1]", (n - 2 * ((n - 1) // 2),)), ("{v}.unbind(0)[1]", ()),
+                ("{v}.masked_select({v} > 0)", UNKNOWN)]
+    return []
+
+
+def _leaf(rng: random.Random, name: str, shape: Shape) -> str:
+    dtype = ", dtype=torch.float64" if rng.random() < 0.2 else ""
+    return f"{name} = torch.tensor({literal(rng, shape)}{dtype}, requires_grad=True)"
+
+
 def program(seed: int) -> str:
     rng = random.Random(seed)
     lines: list[str] = []
@@ -110,7 +150,7 @@ def program(seed: int) -> str:
     for i in range(rng.randint(1, 3)):
         shape = rng.choice(SHAPES)
         name = "abc"[i]
-        lines.append(f"{name} = torch.tensor({literal(rng, shape)}, requires_grad=True)")
+        lines.append(_leaf(rng, name, shape))
         names.append((name, shape, True))
     for k in range(rng.randint(2, 7)):
         kind, name = rng.random(), f"h{k}"
@@ -126,7 +166,20 @@ def program(seed: int) -> str:
             a, b = rng.choice(names), rng.choice(names)
             shape = matmul_shape(a[1], b[1])
             expr = f"{a[0]} @ {b[0]}" if rng.random() < 0.7 else f"torch.matmul({a[0]}, {b[0]})"
-        elif kind < 0.85:
+        elif kind < 0.78:
+            src = rng.choice(names)
+            ops = selections(src[1])
+            if not ops:
+                continue
+            template, shape = rng.choice(ops)
+            expr = template.format(v=src[0])
+        elif kind < 0.82:
+            a = rng.choice(names)
+            same = [v for v in names if v[1] == a[1]]
+            if a[1] == UNKNOWN:
+                continue
+            expr, shape = rng.choice(LOSSES).format(a=a[0], b=rng.choice(same)[0]), UNKNOWN
+        elif kind < 0.88:
             src = rng.choice(names)
             ops = shape_ops(src[1])
             if not ops:
@@ -152,10 +205,22 @@ def program(seed: int) -> str:
     out = ([v for v in names if not v[2]] or names)[-1][0]
     leaves = ", ".join(f"{v[0]}={v[0]}" for v in names if v[2])
     every = ", ".join(f"{v[0]}={v[0]}" for v in names)
+    inner = [v for v in names if not v[2]]
+    if inner and rng.random() < 0.3:
+        kept = rng.choice(inner)[0]
+        lines.append(f"attempt('retain_grad', lambda: {kept}.retain_grad())")
+        leaves += f", {kept}={kept}"
     lines.append(f"out = {out}.sum() * 1.0")
     lines.append(f"probe('before', out=out, {every})")
     retain = rng.choice(["", "retain_graph=True", "retain_graph=False"])
-    if rng.random() < 0.2:
+    if rng.random() < 0.15:
+        lines.append("gs = []")
+        lines.append(f"attempt('grad', lambda: gs.extend(torch.autograd.grad(out, "
+                     f"[{names[0][0]}], create_graph=True)))")
+        lines.append("note('gs', gs)")
+        lines.append("attempt('backward of the grad', lambda: gs[0].sum().backward() if gs "
+                     "else None)")
+    elif rng.random() < 0.2:
         lines.append(f"attempt('grad', lambda: note('grad', torch.autograd.grad(out, "
                      f"[{names[0][0]}], {retain})))")
     else:
@@ -166,6 +231,12 @@ def program(seed: int) -> str:
     if inner and rng.random() < 0.4:
         edit = rng.choice(INPLACE).format(v=rng.choice(inner)[0])
         lines.append(f"attempt('edit', lambda: {edit})")
+    elif rng.random() < 0.25:
+        # NB: an optimizer's step: a leaf updated in place under no_grad
+        leaf = rng.choice([v for v in names if v[2]])[0]
+        lines.append("with torch.no_grad():")
+        lines.append(f"    attempt('step', lambda: {leaf}.sub_(0.1 * {leaf}.grad if {leaf}.grad "
+                     "is not None else 0.5))")
     lines.append("attempt('backward 2', lambda: out.backward())")
     lines.append(f"grads('after backward 2', {leaves})")
     lines.append(f"probe('after backward 2', out=out, {every})")
