@@ -191,7 +191,7 @@ def _link_views(op: Op, src: Tensor, outs: list[Tensor], kw: dict[str, Any] | No
         o._vc = src._vc
         o._view_version = src._vc.v
         if op.n_outputs != 1:
-            o._creation = ("multi", i, op.name.replace("WithSizes", "")[:-len("Backward0")])
+            o._creation = ("multi", i, op.name[:-len("Backward0")])
         elif creation is not None or src._creation is not None:
             o._creation = creation or src._creation
             if creation is not None and (src._rg or src._grad_fn is not None):
@@ -371,12 +371,13 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     base = view._base
     assert base is not None
     creation = view._creation
-    if creation is not None and creation[0] == "custom":
-        raise RuntimeError(msg.custom_view_base_modified(creation))
-    view._view_version = view._vc.v
     if base._grad_fn is None and not base._rg:
+        view._view_version = view._vc.v
         view._grad_fn = None
         return
+    if creation is not None and creation[0] in ("custom", "multi"):
+        raise RuntimeError(msg.custom_view_base_modified(creation))
+    view._view_version = view._vc.v
     node = node_class(TABLE["as_strided"])()
     node._next = (edge(base),)
     node._attrs = {"view_fn": view._view_fn}

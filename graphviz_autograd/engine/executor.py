@@ -266,6 +266,14 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
             if op is not None and needed is None and not node._hooked and op.n_outputs == 1 \
                     and type(node) is not CopySlices:
                 # the common case, inline: run the formula, undo broadcasting, free the buffers
+                saved = node._saved
+                if saved:
+                    # NB: PyTorch unpacks every saved value of a node it runs first, whether its
+                    # formula reads it or not: a freed or modified one raises, in its order
+                    for s in saved.values():
+                        if type(s) is not SavedTensor or s.released or s.vc.v != s.version:
+                            _check_saved(node)
+                            break
                 g = inputs[0]
                 if g is None:
                     outputs: Any = [None] * len(node._next)
@@ -282,14 +290,6 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     outputs = op.backward(ctx, g, mode)
                     if not (op.exact and trust and node._meta[0][0]):
                         outputs = _validate(node, outputs, mode)
-                saved = node._saved
-                if saved:
-                    # NB: PyTorch unpacks every saved value of a node it runs, whether its formula
-                    # reads it or not: a freed or modified one the formula left unread raises too
-                    for s in saved.values():
-                        if type(s) is not SavedTensor or s.released or s.vc.v != s.version:
-                            _check_saved(node)
-                            break
                 if trace is not None:
                     trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))
                 if release and node._saved:
@@ -526,8 +526,8 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         # a custom Function: its user-written backward, on tensors
         return _validate(node, node.run_backward(inputs, task.create), mode)
     assert op is not None
+    _check_saved(node)
     if all(g is None for g in inputs):
-        _check_saved(node)
         return [None] * len(node._next)
     if op.n_outputs == 1:
         g = inputs[0]
@@ -536,15 +536,18 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         grads = op.backward(op.ctx(node, task.create, needs), g, mode)
     else:
         grads = op.backward(op.ctx(node, task.create, needs), inputs, mode)
-    _check_saved(node)
     return _validate(node, list(grads), mode)
 
 
 def _check_saved(node: Node) -> None:
-    """Unpack each saved value as PyTorch does when a node runs: a freed or modified one raises
-    (after those the formula read, which raised first)."""
-    for slot in (node._saved or {}).values():
-        for s in (slot,) if type(slot) is SavedTensor else slot or ():
+    """Unpack each saved value as PyTorch does when a node runs, before its formula and in its
+    order: a freed or modified one raises."""
+    saved = node._saved
+    if not saved or node.op is None:
+        return
+    for name in node.op.unpack_order:
+        slot: Any = saved.get(name)
+        for s in [slot] if isinstance(slot, SavedTensor) else slot or ():
             if s is not None:
                 s.unpack(node, False)
 

@@ -96,12 +96,15 @@ CTYPE_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "uint8": "unsigned char", "bool": "bool"}
 
 
+MULTI_VIEW = ("This view is the output of a function that returns multiple views. Such functions "
+              "do not allow the output views to be modified inplace. You should replace the "
+              "inplace operation by an out-of-place one.")
+
+
 def view_rebase_error(creation: tuple[Any, ...]) -> str:
     if creation[0] == "multi":
         return (f"Output {creation[1]} of {creation[2]} is a view and is being modified inplace. "
-                "This view is the output of a function that returns multiple views. Such "
-                "functions do not allow the output views to be modified inplace. You should "
-                "replace the inplace operation by an out-of-place one.")
+                + MULTI_VIEW)
     if creation[0] == "custom":
         return (f"Output {creation[1]} of {creation[2]} is a view and is being modified inplace. "
                 + CUSTOM_VIEW)
@@ -116,9 +119,11 @@ CUSTOM_VIEW = (
 
 
 def custom_view_base_modified(creation: tuple[Any, ...]) -> str:
-    """A custom Function's output view whose base was modified in place, at grad_fn access."""
+    """A custom Function's output view, or one of several views an op returned (``unbind``,
+    ``split``), whose base was modified in place, at grad_fn access."""
     return (f"Output {creation[1]} of {creation[2]} is a view and its base or another view of its "
-            "base has been modified inplace. " + CUSTOM_VIEW)
+            "base has been modified inplace. " + (MULTI_VIEW if creation[0] == "multi"
+                                                  else CUSTOM_VIEW))
 
 
 _warned: set[str] = set()

@@ -14,7 +14,7 @@ NONE, MEAN, SUM = 0, 1, 2        # PyTorch's reduction enum, shown as _saved_red
 
 def _reduce(loss: Any, reduction: int) -> Any:
     if reduction == MEAN:
-        return np.mean(loss)
+        return np.mean(loss) if np.size(loss) else np.array(np.nan, np.result_type(loss))
     if reduction == SUM:
         return np.sum(loss)
     return loss

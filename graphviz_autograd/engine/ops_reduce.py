@@ -222,6 +222,9 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
     axis = tuple(dim)
+    if x.size == 0:
+        with np.errstate(divide="ignore"):       # NB: the log of an empty sum: -inf
+            return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim))
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m

@@ -64,7 +64,9 @@ def _index_key(indices: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _index_fwd(x: np.ndarray, indices: tuple[Any, ...]) -> np.ndarray:
-    return x[_index_key(indices)]
+    # NB: contiguous, as PyTorch's (numpy may lay a mixed basic/advanced result out otherwise,
+    # and a later reshape would then copy where PyTorch views)
+    return np.ascontiguousarray(x[_index_key(indices)])
 
 
 def _index_put_fwd(x: np.ndarray, values: np.ndarray, indices: tuple[Any, ...],

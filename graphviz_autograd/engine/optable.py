@@ -63,6 +63,9 @@ class Op:
     ctx: Any = field(default=None, repr=False)
     plan: tuple[tuple[str, tuple[int, ...], int, int], ...] = field(default=(), repr=False)
     tensor_kw: tuple[str, ...] = field(default=(), repr=False)
+    # the order PyTorch unpacks saved values in when a node runs: inputs, then outputs, each
+    # by name (its generated code sorts them so)
+    unpack_order: tuple[str, ...] = field(default=(), repr=False)
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.saves)
@@ -90,6 +93,8 @@ def register(*ops: Op) -> None:
             else:
                 plan.append((s.name, s.needed_by, KWARG, 0))
         op.plan = tuple(plan)
+        op.unpack_order = (tuple(sorted(p[0] for p in plan if p[2] in (INPUT, KWARG)))
+                           + tuple(sorted(p[0] for p in plan if p[2] in (RESULT, EXTRA))))
         if op.lift_0d:
             op.forward = _lifted(op.forward)
         op.tensor_kw = tuple(p[0] for p in plan if p[2] == KWARG)

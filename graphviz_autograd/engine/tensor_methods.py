@@ -113,7 +113,13 @@ def _var_std(key: str) -> Any:
 
 def _norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
     p = 2 if p in (None, "fro") else p
-    return F.apply(TABLE["norm"], (self,), {"ord": p, "dim": F.reduce_dims(dim, self._data.ndim),
+    dims = F.reduce_dims(dim, self._data.ndim)
+    shape = self._data.shape
+    if p in (float("inf"), -float("inf")) and self._data.size == 0 and (
+            not dims or any(shape[d] == 0 for d in dims)):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
+                           "because the operation does not have an identity")
+    return F.apply(TABLE["norm"], (self,), {"ord": p, "dim": dims,
                                             "keepdim": keepdim}, dtype=self._dtype)
 
 
@@ -134,6 +140,15 @@ def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = Non
 
 def _amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     dims = F.reduce_dims(dim, self._data.ndim)
+    shape = self._data.shape
+    if self._data.size == 0:
+        if not dims:
+            raise RuntimeError("amax(): Expected reduction dim to be specified for input.numel() "
+                               "== 0. Specify the reduction dim with the 'dim' argument.")
+        given = (dim,) if isinstance(dim, int) else tuple(dim)
+        for raw, d in zip(given, dims, strict=True):
+            if shape and shape[d] == 0:
+                raise IndexError(f"amax(): Expected reduction dim {raw} to have non-zero size.")
     return F.apply(TABLE["amax"], (self,), {"dim": dims, "keepdim": keepdim})
 
 

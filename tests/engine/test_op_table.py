@@ -190,8 +190,9 @@ EXAMPLES: dict[str, list[str]] = {
     "masked_fill": ["A.masked_fill(K, 0.25)", "A.masked_fill(a > 0, 0.0)",
                     "t = A.clone(); t.masked_fill_(K, -1.0); t"],
     "masked_fill_tensor": ["A.masked_fill(K, s)", "t = A.clone(); t.masked_fill_(K, s); t"],
-    "repeat": ["a.repeat(2)", "A.repeat(2, 1)", "a.repeat(2, 2)", "A.repeat(1, 1)", "A.repeat(2, 0)",
-               "dgrad(a.repeat(2, 1, 2), a, Y.reshape(2, 1, 6))", "dgrad(a.repeat(2), a, bb.repeat(3))"],
+    "repeat": ["a.repeat(2)", "A.repeat(2, 1)", "a.repeat(2, 2)", "A.repeat(1, 1)",
+               "A.repeat(2, 0)", "dgrad(a.repeat(2, 1, 2), a, Y.reshape(2, 1, 6))",
+               "dgrad(a.repeat(2), a, bb.repeat(3))"],
     # -- selecting by index or mask, and the scatters of their backward formulas -----------------
     "index_select": ["A.index_select(1, torch.tensor([2, 0, 2]))",
                      "torch.index_select(A, 0, torch.tensor([1]))",
