@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .predict import modified_in_unpack_order
 from .snapshot import NodeInfo, Prediction, Snapshot
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
 def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: BackwardRecord | None,
               built: dict[str, Any], backward: int | None,
               names: tuple[list[str], str]) -> Diagnosis:
-    stale = [s for s in node.saved if s.state == "modified"]
+    stale = modified_in_unpack_order(node.saved)
     edits = [e for s in stale for e in (s.modified_by or [])]
     attempt = _call(current) if current is not None else "the next backward"
     which = ", ".join(s.name for s in stale)

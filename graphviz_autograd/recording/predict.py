@@ -8,7 +8,14 @@ from typing import Any
 
 from .snapshot import Prediction, SavedInfo
 
-__all__ = ["predict"]
+__all__ = ["predict", "modified_in_unpack_order"]
+
+
+def modified_in_unpack_order(slots: list[SavedInfo]) -> list[SavedInfo]:
+    """A node's buffers modified in place, in the order PyTorch unpacks them when the node runs
+    (saved inputs by name, then outputs): its error names the first."""
+    return sorted((s for s in slots if s.state == "modified"),
+                  key=lambda s: (s.name.startswith("result") or s.name == "indices", s.name))
 
 
 def predict(static: dict[int, Any], dead_ends: set[int], starts: list[int],
@@ -67,7 +74,7 @@ def _check(name: str, dead_end: bool, slots: list[SavedInfo]
     if dead_end:
         return ("freed", f"{name} was already run by a backward that did not retain the graph",
                 [])
-    stale = [s for s in slots if s.state == "modified"]
+    stale = modified_in_unpack_order(slots)
     if stale:
         s = stale[0]
         v = s.versions or [0, 0]

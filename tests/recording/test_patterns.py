@@ -737,3 +737,23 @@ def test_saved_lists_are_named_by_position_and_freed_one_by_one() -> None:
     done = after(rec, 1)
     assert [x[2] for x in slots(done, "ScaleBackward") + slots(done, "IndexBackward0")] == \
         ["freed"] * 4
+
+
+# -- several saved buffers modified: the prediction names the one PyTorch's error names -----------
+def test_prediction_names_the_buffer_pytorch_unpacks_first() -> None:
+    """``logsumexp`` saves ``result`` and ``self``; both edited in place. PyTorch unpacks saved
+    inputs before outputs, so its error is about ``self`` (the [2, 2] output of Add)."""
+    with record() as rec:
+        a = torch.tensor([[1.2, 0.6], [-0.5, 0.3]], requires_grad=True)
+        h = a + 1
+        r = h.logsumexp(0)
+        out = r.sum()
+        r.neg_()
+        h.mul_(2)
+        with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2, 2\]\]"):
+            out.backward()
+    s = before(rec, 1)
+    assert s.prediction is not None and s.prediction.will_fail
+    assert "saved self" in s.prediction.reason
+    assert [d.buffers for d in diagnose(rec)] == [["self", "result"], ["self", "result"]]
+    assert all("h.mul_(2)" in d.summary for d in diagnose(rec))
