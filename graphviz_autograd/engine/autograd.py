@@ -344,11 +344,14 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
     base._grad_fn = cs
     base._output_nr = 0
     _move_retain(base, old_fn, old_nr)
+    kept = None
     if fn._saved and "result" in fn._saved:
         # NB: the view's memory and version, not the view: holding it would make a cycle
         # (view -> AsStridedBackward0 -> CopySlices -> fn -> view)
-        fn._saved["result"] = SavedTensor.of_array(view, fn)
+        kept = fn._saved["result"] = SavedTensor.of_array(view, fn)
     regenerate_view_grad_fn(view)
+    if kept is not None and view._grad_fn is not None:
+        kept.view_grad_fn = weakref.ref(view._grad_fn)
     if events.listeners:
         events.emit("node_created", cs, base)
 

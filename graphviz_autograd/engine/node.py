@@ -41,7 +41,10 @@ class SavedTensor:
     """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
-                 "released", "shape", "nbytes")
+                 "released", "shape", "nbytes", "view_grad_fn")
+
+    # set only for the output of an in-place op on a view (unset elsewhere: read with getattr)
+    view_grad_fn: weakref.ref[Node]
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
         if t._inference:
@@ -107,6 +110,12 @@ class SavedTensor:
         else:
             assert self.array is not None
             producer, shape, legacy, nr = owner, self.array.shape, self.dtype.legacy, self.output_nr
+            # NB: the output of an in-place op on a view: PyTorch names the view's grad_fn of
+            # that moment while something still holds it, else the node that saved it
+            ref = getattr(self, "view_grad_fn", None)
+            held = ref() if ref is not None else None
+            if held is not None:
+                producer = held
         name = None if producer is None else _SHORT.sub(r"\1", producer.name())
         return msg.version_error(legacy, shape, name, nr, self.vc.v, self.version)
 

@@ -117,3 +117,27 @@ def test_empty_and_indexed_inputs_as_pytorch(expr: str) -> None:
             rec.graph("graph", out=box[0], x=x)
 
     differential(snippet)
+
+
+@pytest.mark.parametrize("op", ["exp_", "sigmoid_", "relu_"])
+@pytest.mark.parametrize("held", [True, False])
+def test_the_output_of_an_in_place_op_on_a_view_names_its_producer_as_pytorch(
+        op: str, held: bool) -> None:
+    """The saved output of an in-place op on a view: PyTorch's error names the view's grad_fn of
+    that moment (``AsStrided``) while something holds it (a graph built on ``v`` before the base
+    changed), else the op that saved it."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        b = a * 1
+        v = b[0]
+        getattr(v, op)()
+        if held:
+            out = (v * 2).sum()
+            rec.attempt("edit the base", lambda: b.mul_(2))
+        else:
+            rec.attempt("edit the base", lambda: b.mul_(2))
+            out = (v * 2).sum()        # NB: v's grad_fn of the edit's moment is gone
+        rec.attempt("backward", lambda: out.backward())
+
+    differential(snippet)
