@@ -277,7 +277,10 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         res = np.asarray(res)
     target = self._data
     if not target.flags.writeable:
-        raise RuntimeError(msg.OVERLAPPING_WRITE)
+        # NB: an expanded view (elements share memory): PyTorch allows only a constant fill
+        if op.key not in ("zero", "fill"):
+            raise RuntimeError(msg.OVERLAPPING_WRITE)
+        target = _writable_alias(self)
     if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
             res.dtype, target.dtype, "same_kind"):
         got = dt.from_numpy(res.dtype).name
@@ -307,6 +310,19 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         record(op, inputs, [self], kw, extras, original, wiring)
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     return self
+
+
+def _writable_alias(view: Tensor) -> np.ndarray:
+    """A writable array over the memory of ``view`` (an expanded view, read-only in numpy): its
+    base's memory, with the view's offset, shape and strides."""
+    base = view._base._data if view._base is not None else None
+    data = view._data
+    if base is None or not (base.flags.writeable and base.flags.c_contiguous):
+        raise RuntimeError(msg.OVERLAPPING_WRITE)
+    offset = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    flat = base.reshape(-1)                    # NB: a view: the base is contiguous
+    start = flat[offset // base.itemsize:]
+    return np.lib.stride_tricks.as_strided(start, shape=data.shape, strides=data.strides)
 
 
 class CopySlices(Node):
@@ -361,7 +377,13 @@ def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         raise NotImplementedError("double backward through a view modified in place is not "
                                   "supported by this engine")
     out = np.zeros(c.shape(0), dtype=g.dtype)
-    c.attrs["view_fn"](out)[...] = g
+    part = c.attrs["view_fn"](out)
+    if part.flags.writeable:
+        part[...] = g
+        return (out,)
+    # NB: an expanded view: elements sharing memory sum their gradients
+    where = c.attrs["view_fn"](np.arange(out.size).reshape(out.shape))
+    np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
     return (out,)
 
 

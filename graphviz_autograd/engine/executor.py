@@ -645,6 +645,8 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     assert fn.op is not None
     res = list(fn.op.backward(fn.op.ctx(fn, False, fn_needs), part.copy(), mode))
     res = _validate(fn, res, mode)
+    if not part.flags.writeable:              # NB: an expanded view, as PyTorch's copy_ finds
+        raise RuntimeError(msg.OVERLAPPING_WRITE)
     part[...] = 0 if res[0] is None else res[0]
     return [result, *res[1:]]
 

@@ -42,10 +42,9 @@ LOSSES = ["torch.nn.functional.mse_loss({a}, {b})", "torch.nn.functional.l1_loss
           "torch.nn.functional.binary_cross_entropy_with_logits({a}, {b}.sigmoid())",
           "torch.nn.functional.mse_loss({a}, {b}, reduction='sum')",
           "torch.nn.functional.l1_loss({a}, {b}.detach(), reduction='none')"]
-# NB: zero_ and fill_ are left out: on an expanded view PyTorch allows them (see the README)
-INPLACE = ["{v}.add_(1)", "{v}.mul_(2)", "{v}.relu_()", "{v}.sigmoid_()", "{v}.tanh_()",
-           "{v}.exp_()", "{v}.mul_(0.5)", "{v}.clamp_(max=0.5)", "{v}.neg_()", "{v}.sub_(0.5)",
-           "{v}.div_(2)", "{v}.pow_(2)"]
+INPLACE = ["{v}.zero_()", "{v}.fill_(0.5)", "{v}.add_(1)", "{v}.mul_(2)", "{v}.relu_()",
+           "{v}.sigmoid_()", "{v}.tanh_()", "{v}.exp_()", "{v}.mul_(0.5)", "{v}.clamp_(max=0.5)",
+           "{v}.neg_()", "{v}.sub_(0.5)", "{v}.div_(2)", "{v}.pow_(2)"]
 
 
 def literal(rng: random.Random, shape: Shape) -> str:

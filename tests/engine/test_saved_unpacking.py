@@ -141,3 +141,47 @@ def test_the_output_of_an_in_place_op_on_a_view_names_its_producer_as_pytorch(
         rec.attempt("backward", lambda: out.backward())
 
     differential(snippet)
+
+
+@pytest.mark.parametrize("op", ["zero_()", "fill_(2.0)", "fill_(torch.tensor(3.0))", "add_(1)",
+                                "normal_()"])
+@pytest.mark.parametrize("grad", [True, False])
+def test_writing_to_an_expanded_view_as_pytorch(op: str, grad: bool) -> None:
+    """A constant fill of an expanded view writes its base (its elements share memory); other
+    in-place ops raise; with a graph, the view's ``CopySlices`` raises in the backward."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=grad)
+        b = a * 1
+        e = b[1:].expand(2, 2)
+        if not rec.attempt("write", lambda: eval("e." + op, {"e": e, "torch": torch})):
+            return
+        if "normal" not in op:
+            rec.note("base", b)
+        rec.note("version", e._version)
+        if grad:
+            rec.graph("graph", e=e, b=b, a=a)
+            rec.attempt("backward", lambda: (e * 2).sum().backward())
+            rec.grad("after", a=a)
+
+    differential(snippet)
+
+
+def test_an_expanded_view_whose_base_changed_sums_its_gradient() -> None:
+    """Its regenerated ``AsStridedBackward0`` sums the gradients of the elements that share
+    memory (it used to fail writing to numpy's read-only broadcast)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a * 1
+        e = b.expand(2, 3)
+        t = b[1:].expand(3, 2).t()
+        b.mul_(2)
+        rec.graph("views", e=e, t=t, a=a)
+        weights = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        rec.attempt("backward e", lambda: (e * weights).sum().backward(retain_graph=True))
+        rec.grad("after e", a=a)
+        rec.attempt("backward t", lambda: (t * weights).sum().backward())
+        rec.grad("after t", a=a)
+
+    differential(snippet)
