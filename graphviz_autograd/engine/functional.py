@@ -548,6 +548,25 @@ def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(t, new)
 
 
+INT64_MAX = 2 ** 63 - 1       # an open slice end, as PyTorch keeps it
+
+
+def as_given(out: Any, **given: Any) -> Any:
+    """Keep arguments as the caller gave them (a negative dim, an open slice end) for the
+    ``_saved_*`` of ``out``'s node, where PyTorch shows them so; formulas use the wrapped ones."""
+    first = out[0] if isinstance(out, tuple | list) else out
+    fn = first._grad_fn
+    if fn is not None and fn._attrs is not None:
+        for key, value in given.items():
+            fn._attrs["@" + key] = value
+    return out
+
+
+def given_dims(dim: Any) -> Any:
+    """A dim argument as given, as a tuple (None stays None)."""
+    return None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+
+
 def _dim(d: int, ndim: int) -> int:
     n = max(ndim, 1)
     if not -n <= d < n:
@@ -558,7 +577,8 @@ def _dim(d: int, ndim: int) -> int:
 
 def transpose(t: Tensor, dim0: int, dim1: int) -> Tensor:
     n = t._data.ndim
-    return apply(_T["transpose"], (t,), {"dim0": _dim(dim0, n), "dim1": _dim(dim1, n)})
+    return as_given(apply(_T["transpose"], (t,), {"dim0": _dim(dim0, n), "dim1": _dim(dim1, n)}),
+                    dim0=dim0, dim1=dim1)
 
 
 def t_(t: Tensor) -> Tensor:
@@ -579,7 +599,7 @@ def permute(t: Tensor, *dims: Any) -> Tensor:
     d = tuple(_dim(x, t._data.ndim) for x in given)
     if len(set(d)) != len(d):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return apply(_T["permute"], (t,), {"dims": d})
+    return as_given(apply(_T["permute"], (t,), {"dims": d}), dims=tuple(given))
 
 
 def numpy_T(t: Tensor) -> Tensor:
@@ -587,7 +607,7 @@ def numpy_T(t: Tensor) -> Tensor:
 
 
 def unsqueeze(t: Tensor, dim: int) -> Tensor:
-    return apply(_T["unsqueeze"], (t,), {"dim": _dim(dim, t._data.ndim + 1)})
+    return as_given(apply(_T["unsqueeze"], (t,), {"dim": _dim(dim, t._data.ndim + 1)}), dim=dim)
 
 
 def squeeze(t: Tensor, dim: Any = None) -> Tensor:
@@ -598,7 +618,7 @@ def squeeze(t: Tensor, dim: Any = None) -> Tensor:
         for d in sorted((_dim(x, t._data.ndim) for x in dim), reverse=True):
             out = squeeze(out, d)
         return out
-    return apply(_T["squeeze_dim"], (t,), {"dim": _dim(dim, t._data.ndim)})
+    return as_given(apply(_T["squeeze_dim"], (t,), {"dim": _dim(dim, t._data.ndim)}), dim=dim)
 
 
 def expand(t: Tensor, *sizes: Any) -> Tensor:
@@ -678,7 +698,8 @@ def select(t: Tensor, dim: int, index: int, shown_dim: int | None = None) -> Ten
                              f"[{', '.join(map(str, t._data.shape))}] at dimension {d}")
         raise IndexError(f"index {index} is out of bounds for dimension {shown_dim} with size "
                          f"{size}")
-    return apply(_T["select"], (t,), {"dim": d, "index": index % size})
+    return as_given(apply(_T["select"], (t,), {"dim": d, "index": index % size}), dim=dim,
+                    index=index)
 
 
 def slice_(t: Tensor, dim: int, start: Any, end: Any, step: Any = 1) -> Tensor:
@@ -687,7 +708,9 @@ def slice_(t: Tensor, dim: int, start: Any, end: Any, step: Any = 1) -> Tensor:
     if st <= 0:
         raise ValueError("step must be greater than zero")
     e = max(e, s)
-    return apply(_T["slice"], (t,), {"dim": d, "start": s, "end": e, "step": st})
+    return as_given(apply(_T["slice"], (t,), {"dim": d, "start": s, "end": e, "step": st}),
+                    dim=dim, start=0 if start is None else start,
+                    end=INT64_MAX if end is None else end, step=st)
 
 
 def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -705,7 +728,7 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
-    return slice_(t, d, start, start + length)
+    return as_given(slice_(t, d, start, start + length), dim=dim)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -729,8 +752,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                                    f"Expected size {ref._data.shape[k]} but got size "
                                    f"{x._data.shape[k]} for tensor number {i} in the list.")
     dtype = promote(*ts)
-    return apply(_T["cat"], ts, {"dim": d}, arrays=[a.astype(dtype.np, copy=False)
-                                                     for a in arrays], dtype=dtype)
+    return as_given(apply(_T["cat"], ts, {"dim": d}, arrays=[a.astype(dtype.np, copy=False)
+                                                              for a in arrays], dtype=dtype),
+                    dim=dim)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -744,8 +768,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                                f"[{', '.join(map(str, x._data.shape))}] at entry {i}")
     d = _dim(dim, ts[0]._data.ndim + 1)
     dtype = promote(*ts)
-    return apply(_T["stack"], ts, {"dim": d}, arrays=[x._data.astype(dtype.np, copy=False)
-                                                       for x in ts], dtype=dtype)
+    return as_given(apply(_T["stack"], ts, {"dim": d}, arrays=[
+        x._data.astype(dtype.np, copy=False) for x in ts], dtype=dtype), dim=dim)
 
 
 def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
@@ -761,13 +785,15 @@ def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                    f"dimension size of {t._data.shape[d]}")
             return (slice_(t, d, 0, 0),)
-        return tuple(apply(_T["split"], (t,), {"split_size": split_size, "dim": d}))
+        return as_given(tuple(apply(_T["split"], (t,), {"split_size": split_size, "dim": d})),
+                        dim=dim)
     sizes = tuple(int(n) for n in split_size)
     if int(np.sum(sizes)) != t._data.shape[d]:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
                            f"{t._data.shape[d]} (input tensor's size at dimension {d}), but got "
                            f"split_sizes=[{', '.join(map(str, sizes))}]")
-    return tuple(apply(_T["split_with_sizes"], (t,), {"split_sizes": sizes, "dim": d}))
+    return as_given(tuple(apply(_T["split_with_sizes"], (t,), {"split_sizes": sizes,
+                                                                "dim": d})), dim=dim)
 
 
 def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -777,14 +803,14 @@ def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, t._data.ndim)
     size = -(-t._data.shape[d] // chunks)
-    return split(t, max(size, 1), d)
+    return split(t, max(size, 1), dim)
 
 
 def unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     d = _dim(dim, t._data.ndim)
     if not t._data.ndim:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
-    return tuple(apply(_T["unbind"], (t,), {"dim": d}))
+    return as_given(tuple(apply(_T["unbind"], (t,), {"dim": d})), dim=dim)
 
 
 def where(cond: Tensor, a: Any, b: Any) -> Tensor:
@@ -876,7 +902,7 @@ def gather(t: Tensor, dim: int, index: Tensor, sparse_grad: bool = False) -> Ten
     if bad.any():
         raise RuntimeError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {d} "
                            f"with size {size}")
-    return apply(_T["gather"], (t,), {"dim": d, "index": index})
+    return as_given(apply(_T["gather"], (t,), {"dim": d, "index": index}), dim=dim)
 
 
 def masked_fill(t: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -908,7 +934,8 @@ def sum(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) ->
     dims = reduce_dims(dim, t._data.ndim)
     if dims is None:
         return apply(_T["sum"], (t,), dtype=out_dtype)
-    return apply(_T["sum_dim"], (t,), {"dim": dims, "keepdim": keepdim}, dtype=out_dtype)
+    return as_given(apply(_T["sum_dim"], (t,), {"dim": dims, "keepdim": keepdim},
+                          dtype=out_dtype), dim=given_dims(dim))
 
 
 def mean(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
@@ -921,7 +948,8 @@ def mean(t: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     dims = reduce_dims(dim, t._data.ndim)
     if dims is None:
         return apply(_T["mean"], (t,), dtype=t._dtype)
-    return apply(_T["mean_dim"], (t,), {"dim": dims, "keepdim": keepdim}, dtype=t._dtype)
+    return as_given(apply(_T["mean_dim"], (t,), {"dim": dims, "keepdim": keepdim},
+                          dtype=t._dtype), dim=given_dims(dim))
 
 
 def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -935,7 +963,7 @@ def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     d = _dim(dim, t._data.ndim)
     if t._data.ndim and t._data.shape[d] == 0:
         raise IndexError(f"{key}(): Expected reduction dim {d} to have non-zero size.")
-    values = apply(_T[key + "_dim"], (t,), {"dim": d, "keepdim": keepdim})
+    values = as_given(apply(_T[key + "_dim"], (t,), {"dim": d, "keepdim": keepdim}), dim=dim)
     idx = values._grad_fn._saved["indices"].tensor if values._grad_fn is not None else wrap(
         _T[key + "_dim"].forward(t._data, d, keepdim)[1]["indices"])
     from .torch_types import RETURN_TYPES
@@ -960,7 +988,7 @@ def _softmax(key: str, t: Tensor, dim: int, dtype: Any) -> Tensor:
             f"{key}_kernel_impl"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)}'")
-    return _quiet(apply)(_T[key], (t,), {"dim": d})
+    return as_given(_quiet(apply)(_T[key], (t,), {"dim": d}), dim=dim)
 
 
 def softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -28,6 +28,9 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_cla
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
 _ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False}
+# attributes PyTorch keeps as int64 and shows unsigned (a dim of -1 reads 18446744073709551615)
+_INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "index", "start", "end", "step",
+                          "ignore_index", "shifts", "split_size"})
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # the nodes PyTorch gives a _saved_self_sym_sizes (their input's shape)
 _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "median_dim",
@@ -298,9 +301,22 @@ def _saved_getter(key: str) -> Callable[[Node], Any]:
 
 
 def _attr_getter(key: str) -> Callable[[Node], Any]:
+    given, unsigned = "@" + key, key in _INT64_ATTRS
+
     def get(node: Node) -> Any:
-        return (node._attrs or {}).get(key, _ATTR_DEFAULTS.get(key))
+        attrs = node._attrs or {}
+        value = attrs[given] if given in attrs else attrs.get(key, _ATTR_DEFAULTS.get(key))
+        return _unsigned(value) if unsigned else value
     return get
+
+
+def _unsigned(value: Any) -> Any:
+    """An int64 attribute as PyTorch shows it: a negative one as an unsigned 64-bit number."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + (1 << 64) if value < 0 else value
+    if isinstance(value, tuple):
+        return tuple(_unsigned(v) for v in value)
+    return value
 
 
 def _size_getter(key: str) -> Callable[[Node], Any]:

@@ -221,7 +221,7 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
-    axis = tuple(dim)
+    axis = tuple(dim) or None
     if x.size == 0:
         with np.errstate(divide="ignore"):       # NB: the log of an empty sum: -inf
             return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdim))

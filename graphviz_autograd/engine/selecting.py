@@ -12,7 +12,7 @@ import numpy as np
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import apply, apply_inplace
-from .functional import _check_broadcast, _dim
+from .functional import _check_broadcast, _dim, as_given
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -53,7 +53,7 @@ def index_select(t: Tensor, dim: int, index: Tensor) -> Tensor:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
                            f"axis_dim={size}")
-    return apply(TABLE["index_select"], (t,), {"dim": d, "index": index})
+    return as_given(apply(TABLE["index_select"], (t,), {"dim": d, "index": index}), dim=dim)
 
 
 def masked_select(t: Tensor, mask: Tensor) -> Tensor:
@@ -91,8 +91,9 @@ def roll(t: Tensor, shifts: Any, dims: Any = ()) -> Tensor:
                            f"dims:{len(ds)}")
     if ds and not t._data.ndim:
         raise IndexError(f"Dimension specified as {ds[0]} but tensor has no dimensions")
+    given = ds
     ds = tuple(_dim(d, t._data.ndim) for d in ds)
-    return apply(TABLE["roll"], (t,), {"shifts": sh, "dims": ds})
+    return as_given(apply(TABLE["roll"], (t,), {"shifts": sh, "dims": ds}), dims=given)
 
 
 # -- scattering ----------------------------------------------------------------------------------

@@ -106,8 +106,9 @@ def _var_std(key: str) -> Any:
             warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
                           "numel).", UserWarning, stacklevel=2)
-        return F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
-                                              "keepdim": keepdim}, dtype=self._dtype)
+        return F.as_given(F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
+                                                        "keepdim": keepdim}, dtype=self._dtype),
+                          dim=F.given_dims(dim))
     return m
 
 
@@ -119,23 +120,28 @@ def _norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> T
             not dims or any(shape[d] == 0 for d in dims)):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
                            "because the operation does not have an identity")
-    return F.apply(TABLE["norm"], (self,), {"ord": p, "dim": dims,
-                                            "keepdim": keepdim}, dtype=self._dtype)
+    return F.as_given(F.apply(TABLE["norm"], (self,), {"ord": p, "dim": dims,
+                                                      "keepdim": keepdim}, dtype=self._dtype),
+                      dim=F.given_dims(dim))
 
 
 def _logsumexp(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
-    return F.apply(TABLE["logsumexp"], (self,),
-                   {"dim": F.reduce_dims(dim, self._data.ndim), "keepdim": keepdim},
-                   dtype=F._float(self._dtype))
+    if not keepdim and self._data.ndim and isinstance(dim, tuple | list) and not dim:
+        # NB: PyTorch's dim=[] reduces every dim, then fails to fit its own output
+        raise RuntimeError("output with shape [] doesn't match the broadcast shape "
+                           f"[{', '.join(['1'] * self._data.ndim)}]")
+    return F.as_given(F.apply(TABLE["logsumexp"], (self,),
+                              {"dim": F.reduce_dims(dim, self._data.ndim), "keepdim": keepdim},
+                              dtype=F._float(self._dtype)), dim=F.given_dims(dim))
 
 
 def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dim is None:
         return F.apply(TABLE["prod"], (self,), dtype=self._dtype)
-    return F.apply(TABLE["prod_dim"], (self,), {"dim": F._dim(dim, self._data.ndim),
-                                                "keepdim": keepdim}, dtype=self._dtype)
+    return F.as_given(F.apply(TABLE["prod_dim"], (self,), {
+        "dim": F._dim(dim, self._data.ndim), "keepdim": keepdim}, dtype=self._dtype), dim=dim)
 
 
 def _amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
@@ -149,11 +155,13 @@ def _amax(self: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
         for raw, d in zip(given, dims, strict=True):
             if shape and shape[d] == 0:
                 raise IndexError(f"amax(): Expected reduction dim {raw} to have non-zero size.")
-    return F.apply(TABLE["amax"], (self,), {"dim": dims, "keepdim": keepdim})
+    return F.as_given(F.apply(TABLE["amax"], (self,), {"dim": dims, "keepdim": keepdim}),
+                      dim=F.given_dims(dim))
 
 
 def _cumsum(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    return F.apply(TABLE["cumsum"], (self,), {"dim": F._dim(dim, self._data.ndim)})
+    return F.as_given(F.apply(TABLE["cumsum"], (self,), {"dim": F._dim(dim, self._data.ndim)}),
+                      dim=dim)
 
 
 def _clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
@@ -369,8 +377,9 @@ METHODS: dict[str, Any] = {
     "contiguous": lambda s, memory_format=None: F.contiguous(s),
     "clone": lambda s, memory_format=None: F.clone(s),
     "select": F.select, "narrow": F.narrow, "split": F.split, "chunk": F.chunk,
-    "unbind": F.unbind, "flip": lambda s, *dims: F.apply(TABLE["flip"], (s,), {
+    "unbind": F.unbind, "flip": lambda s, *dims: F.as_given(F.apply(TABLE["flip"], (s,), {
         "dims": tuple(F._dim(d, s._data.ndim) for d in F._shape_args(dims))}),
+        dims=tuple(F._shape_args(dims))),
     "gather": F.gather,
     "masked_fill": F.masked_fill,
     # dtype

@@ -39,7 +39,19 @@ BOOL_INDEX = ["z[True]", "z[False]", "z[(True,)]", "z[None, True]", "z[True, ...
               "y[torch.tensor(False), 0, 1:]"]
 SAVED = ["z.sum(0)", "z.sum(0, keepdim=True)", "z.var(0)", "y.var()", "y.var(True)",
          "y.var(0)", "y.var(dim=None)", "y.var([])", "y.std(0, keepdim=True)",
-         "y.std(None, unbiased=True)", "w.median(1)", "y.gather(1, torch.tensor([[0], [2]]))"]
+         "y.std(None, unbiased=True)", "w.median(1)", "y.gather(1, torch.tensor([[0], [2]]))",
+         # NB: negative dims and indices, open slice ends: kept as given, shown unsigned
+         "y[-1]", "y[:, -1]", "y[-2:]", "y[:-1]", "y[::2]", "y[0:100]", "y.narrow(-1, -2, 1)",
+         "y.select(-1, -2)", "y.unsqueeze(-1)", "y[:1].squeeze(-2)", "y.transpose(-1, -2)",
+         "y.permute(-1, 0)", "y.cumsum(-1)", "y.softmax(-1)", "y.log_softmax(-2)", "y.sum(-1)",
+         "y.mean((-1, 0))", "y.max(-1)", "y.amax(-1)", "y.logsumexp(-1)", "y.var(-1)",
+         "y.norm(dim=-1)", "y.prod(-1)", "y.flip(-1)", "y.roll(-1, -1)", "z.sum(-1)",
+         "y.gather(-1, torch.zeros(2, 1, dtype=torch.long))", "z.transpose(-1, -1)",
+         "y.index_select(-1, torch.tensor([0]))", "torch.cat([y, y], -1)",
+         "torch.stack([y, y], -1)", "y.split(2, -1)", "y.chunk(2, -1)", "y.split([1, 2], -1)",
+         "y.unbind(-1)", "w.median(-1)", "y.min(-2)", "y.logsumexp([], keepdim=True)",
+         "torch.nn.functional.nll_loss(y, torch.tensor([0, 1]))",
+         "torch.nn.functional.cross_entropy(y, torch.tensor([0, 1]), ignore_index=-1)"]
 
 
 def _expression(expr: str) -> Any:
@@ -83,8 +95,8 @@ def test_bool_index_assignment_as_pytorch(expr: str) -> None:
 
 @pytest.mark.parametrize("expr", SAVED)
 def test_saved_dim_attributes_as_pytorch(expr: str) -> None:
-    """``_saved_dim``, ``_saved_keepdim``, ``_saved_correction`` and the like (non-negative dims
-    only: PyTorch shows a negative one as passed, as an unsigned 64-bit number)."""
+    """``_saved_dim``, ``_saved_keepdim``, ``_saved_correction`` and the like: PyTorch keeps a
+    dim or an index as passed (a negative one shows as an unsigned 64-bit number)."""
     def snippet(rec: Recorder) -> None:
         scope: dict[str, Any] = {"torch": rec.torch}
         exec(SETUP, scope)
