@@ -422,14 +422,14 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
     transpose_ = b._data.ndim > a._data.ndim
-    t1 = transpose(b, -1, -2) if transpose_ else a
+    t1 = transpose(b, -2, -1) if transpose_ else a
     t2 = b if not transpose_ else (t_(a) if a._data.ndim == 2 else a)
     sizes = t1._data.shape
     out_shape = sizes[:-1]
     folded = reshape(t1, (int(np.prod(out_shape, dtype=np.int64)), sizes[-1]))
     if t2._data.ndim == 2:
         out = _unsafe_view(_mm(folded, t2), (*out_shape, t2._data.shape[1]))
-        return contiguous(transpose(out, -1, -2)) if transpose_ else out
+        return contiguous(transpose(out, -2, -1)) if transpose_ else out
     return _unsafe_view(mv(folded, t2), out_shape)
 
 

@@ -48,7 +48,8 @@ def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if e == 2 and not D.tensor_mode:
         # NB: x ** 1 is x exactly: the same values without the power (the square's backward)
         return (D.mul(g, D.mul_scalar(c.self, other=2)),)
-    return (D.mul(g, D.mul_scalar(D.pow(c.self, exponent=e - 1), other=e)),)
+    # NB: PyTorch's exponent - 1 and its product are doubles (MulBackward1 shows 3.0)
+    return (D.mul(g, D.mul_scalar(D.pow(c.self, exponent=float(e) - 1), other=float(e))),)
 
 
 # NB: a 0-d one per float dtype: numpy subtracts from it faster than from the Python number

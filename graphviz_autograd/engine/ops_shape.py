@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .optable import Op, Save, keep_given, register
 
 
 def view_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -227,17 +227,19 @@ register(
     Op("expand", "ExpandBackward0", ("self",), _expand_fwd,
        lambda c, g, D: (D.sum_to(g, c.shape(0)),), view=True),
     Op("select", "SelectBackward0", ("self",), _select_fwd,
-       lambda c, g, D: (D.select_backward(g, size=c.shape(0), dim=c.attrs["dim"],
-                                          index=c.attrs["index"]),), (), ("dim", "index"),
+       lambda c, g, D: (keep_given(D.select_backward(g, size=c.shape(0), dim=c.attrs["dim"],
+                                                     index=c.attrs["index"]), c.attrs, D),), (),
+       ("dim", "index"),
        view=True),
     Op("select_backward", "SelectBackwardBackward0", ("grad_output",),
        _embed(lambda index: index),
        lambda c, gg, D: (D.select(gg, dim=c.attrs["dim"], index=c.attrs["index"]),), (),
        ("dim", "index")),
     Op("slice", "SliceBackward0", ("self",), _slice_fwd,
-       lambda c, g, D: (D.slice_backward(g, size=c.shape(0), dim=c.attrs["dim"],
-                                         start=c.attrs["start"], end=c.attrs["end"],
-                                         step=c.attrs.get("step", 1)),), (),
+       lambda c, g, D: (keep_given(D.slice_backward(g, size=c.shape(0), dim=c.attrs["dim"],
+                                                    start=c.attrs["start"], end=c.attrs["end"],
+                                                    step=c.attrs.get("step", 1)), c.attrs, D),),
+       (),
        ("dim", "start", "end", "step"), view=True),
     Op("slice_backward", "SliceBackwardBackward0", ("grad_output",),
        _embed(lambda start, end, step=1: slice(start, end, step)),

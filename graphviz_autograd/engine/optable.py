@@ -120,6 +120,15 @@ def _one(a: Any) -> Any:
     return a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a
 
 
+def keep_given(out: Any, attrs: dict[str, Any], D: Backend) -> Any:
+    """On the node a formula made (``create_graph``), the arguments as the forward's caller gave
+    them (its ``@``-keys: a negative dim, an open slice end), which PyTorch's node shows."""
+    fn = getattr(out, "_grad_fn", None) if D.tensor_mode else None
+    if fn is not None and fn._attrs is not None:
+        fn._attrs.update((k, v) for k, v in attrs.items() if k[0] == "@")
+    return out
+
+
 class Ctx:
     """What a backward formula sees: saved values by name (``ctx.self``), ``ctx.attrs``,
     ``ctx.need(i)`` and ``ctx.shape(i)`` (the shape of input i).

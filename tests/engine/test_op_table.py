@@ -474,6 +474,44 @@ def test_saved_attribute_names_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
+def _plain_saved_values(root: Any) -> list[tuple[str, dict[str, str]]]:
+    """Per node (depth first): the ``_saved_*`` values that are not tensors (dims, flags,
+    scalars), as text."""
+    out, stack, seen = [], [root], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        values = {}
+        for attr in dir(fn):
+            if not attr.startswith("_saved_"):
+                continue
+            value = getattr(fn, attr)
+            parts = value if isinstance(value, list | tuple) else [value]
+            if value is not None and not any(hasattr(v, "grad_fn") for v in parts):
+                values[attr] = str(value)
+        out.append((fn.name(), values))
+        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
+    return out
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
+    """The non-tensor ``_saved_*`` values both nodes have read the same: dims as given (a
+    negative one unsigned, as PyTorch shows int64s), Python ints as ints, floats as floats."""
+    (_, t_out), (_, o_out) = _both(code)
+    if t_out.grad_fn is None:
+        pytest.skip("no graph")
+    problems = []
+    for (name, t_vals), (_, o_vals) in zip(_plain_saved_values(t_out.grad_fn),
+                                          _plain_saved_values(o_out.grad_fn), strict=True):
+        problems += [f"{name}.{a}: ours {o_vals[a]}, torch {t_vals[a]}"
+                     for a in sorted(set(t_vals) & set(o_vals)) if t_vals[a] != o_vals[a]]
+    assert not problems, "\n".join(problems)
+
+
 # -- finite differences, float64, no PyTorch ------------------------------------------------------
 EPS = 1e-6
 GRAD_RTOL = GRAD_ATOL = 1e-5
