@@ -387,8 +387,8 @@ def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (out,)
 
 
-register(Op("as_strided", "AsStridedBackward0", ("self",), lambda x, view_fn: view_fn(x),
-            _as_strided_bw))
+register(Op("as_strided", "AsStridedBackward0", ("self",), lambda x, view_fn, **_: view_fn(x),
+            _as_strided_bw, (), ("size", "storage_offset", "stride")))
 
 
 def regenerate_view_grad_fn(view: Tensor) -> None:
@@ -405,7 +405,11 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     view._view_version = view._vc.v
     node = node_class(TABLE["as_strided"])()
     node._next = (edge(base),)
-    node._attrs = {"view_fn": view._view_fn}
+    data, size = view._data, view._data.itemsize
+    offset = data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
+    node._attrs = {"view_fn": view._view_fn, "size": data.shape,
+                   "stride": tuple(s // size for s in data.strides),
+                   "storage_offset": offset // size}
     node._in_meta = ((base._data.shape, base._dtype),)
     node._meta = [(view._data.shape, view._dtype)]
     old_fn, old_nr = view._grad_fn, view._output_nr

@@ -413,7 +413,7 @@ register(
     _unary("elu", "EluBackward0",
            lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
            lambda c, g, D: D.elu_backward(g, c.self, alpha=c.attrs.get("alpha", 1.0)), "self",
-           ("alpha",)),
+           ("alpha", "input_scale", "scale")),
     _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_bw, "self"),
     _unary("hardtanh", "HardtanhBackward0",
            lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
