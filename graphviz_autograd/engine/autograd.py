@@ -192,6 +192,9 @@ def _link_views(op: Op, src: Tensor, outs: list[Tensor], kw: dict[str, Any] | No
         o._view_version = src._vc.v
         if op.n_outputs != 1:
             o._creation = ("multi", i, op.name[:-len("Backward0")])
+        elif creation is None and src._creation is not None and src._creation[0] == "multi":
+            # NB: a view of such a view is one too; PyTorch's error then names the new view's op
+            o._creation = ("multi", 0, op.name[:-len("Backward0")])
         elif creation is not None or src._creation is not None:
             o._creation = creation or src._creation
             if creation is not None and (src._rg or src._grad_fn is not None):

@@ -60,7 +60,8 @@ def test_the_first_value_unpacked_is_the_one_the_error_names(case: str) -> None:
 
 
 @pytest.mark.parametrize("make", ["x.unbind(0)[1]", "x.split(1)[0]", "x.chunk(3)[2]",
-                                  "x.split([1, 2])[1]"])
+                                  "x.split([1, 2])[1]", "x.split(2)[1].expand(2, 1)",
+                                  "x.unbind(0)[0].unsqueeze(0).t()"])
 def test_a_multi_output_view_whose_base_changed_raises_on_use(make: str) -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
