@@ -825,14 +825,15 @@ def where(cond: Tensor, a: Any, b: Any) -> Tensor:
 def clamp(t: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    dtype = t._dtype if t._dtype.is_floating_point else clamp_dtype(t, min, max)
-    if dtype is not t._dtype:
+    dtype = clamp_dtype(t, min, max)
+    if dtype is not t._dtype and not t._dtype.is_floating_point:
         # NB: an integer tensor clamped by a float: the result is a float (PyTorch's promotion)
         t = to_dtype(t, dtype)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        # NB: tensor bounds promote (a float64 bound gives a float64 result), with no copy node
         lo = as_tensor_arg(min) if min is not None else None
         hi = as_tensor_arg(max) if max is not None else None
-        return apply(_T["clamp_tensor"], (t, lo, hi), dtype=t._dtype)
+        return apply(_T["clamp_tensor"], (t, lo, hi), dtype=dtype)
     kw = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
     return apply(_T["clamp"], (t,), kw, dtype=t._dtype)
 

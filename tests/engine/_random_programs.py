@@ -206,6 +206,10 @@ def program(seed: int) -> str:
         lines.append(f"attempt('retain_grad', lambda: {kept}.retain_grad())")
         leaves += f", {kept}={kept}"
     lines.append(f"out = {out}.sum() * 1.0")
+    if inner and rng.random() < 0.15:
+        # NB: a hook on an intermediate that changes the gradient flowing through it
+        hooked = rng.choice(inner)[0]
+        lines.append(f"attempt('hook', lambda: {hooked}.register_hook(lambda g: g * 2) and None)")
     lines.append(f"probe('before', out=out, {every})")
     retain = rng.choice(["", "retain_graph=True", "retain_graph=False"])
     # NB: PyTorch's second derivative through sgn (abs, l1_loss) is an "efficient zero" tensor
@@ -220,6 +224,14 @@ def program(seed: int) -> str:
     elif rng.random() < 0.2:
         lines.append(f"attempt('grad', lambda: note('grad', torch.autograd.grad(out, "
                      f"[{names[0][0]}], {retain})))")
+    elif rng.random() < 0.15:
+        # NB: two roots in one backward: out and another variable's sum
+        other = rng.choice(names)[0]
+        lines.append(f"attempt('backward 1', lambda: torch.autograd.backward([out, "
+                     f"{other}.sum()], {retain}))")
+    elif rng.random() < 0.15:
+        lines.append(f"attempt('backward 1', lambda: out.backward(inputs=[{names[0][0]}], "
+                     f"{retain}))")
     else:
         lines.append(f"attempt('backward 1', lambda: out.backward({retain}))")
     lines.append(f"grads('after backward 1', {leaves})")

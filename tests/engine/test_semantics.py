@@ -1622,3 +1622,24 @@ def test_an_edit_is_an_event_only_while_a_node_holds_the_tensor() -> None:
         events.unsubscribe(listener)
     edits = [e[1] for e in log if e[0] == "tensor_modified"]
     assert len(edits) == 1 and edits[0] is x
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", ["b.clamp(min=a)", "b.clamp(max=a)", "b.clamp(a, a + 1)",
+                                  "b.clamp(min=torch.tensor(0.5, dtype=torch.float64))",
+                                  "a.clamp(min=b)", "torch.clamp(b, min=a[0])"])
+def test_clamp_by_a_tensor_promotes_as_pytorch(expr: str) -> None:
+    """A float32 tensor clamped by a float64 tensor is float64 (a 0-d bound does not promote),
+    with no copy node; its gradient stays float32."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        b = torch.tensor([[1.12, -0.06], [1.53, -1.12]], requires_grad=True)
+        a = torch.tensor([[1.83, -0.35], [1.28, 0.37]], dtype=torch.float64, requires_grad=True)
+        out = eval(expr, {"torch": torch, "a": a, "b": b})
+        rec.note("dtype", out.dtype)
+        rec.graph("graph", out=out, a=a, b=b)
+        rec.attempt("backward", lambda: out.sum().backward())
+        rec.grad("after", a=a, b=b)
+        rec.note("grad dtype", b.grad.dtype)
+
+    differential(snippet)
