@@ -301,7 +301,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     original = None
     if any(p[2] == INPUT and p[3] == 0 for p in op.plan):
         # NB: PyTorch saves a clone of the overwritten input, made in grad mode (CloneBackward0)
-        original = apply(TABLE["clone"], (self,))
+        with events.unseen():
+            original = apply(TABLE["clone"], (self,))
     wiring = _edges_and_metas(inputs)
     target[...] = res
     self._vc.v += 1
@@ -353,10 +354,16 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
                  wiring: tuple[tuple[Edge, ...], tuple[Any, ...]]) -> None:
     base = view._base
     assert base is not None and view._view_fn is not None
-    fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
-                wiring)
+    # NB: the op's own node lives inside the CopySlices (no edge reaches it): no event, as no
+    # walk of PyTorch's graph finds it
+    with events.unseen():
+        fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
+                    wiring)
     cs = CopySlices(fn, view._view_fn)
     cs._next = (edge(base), *fn._next[1:])
+    # NB: the op's edge to the view's old grad_fn is never followed (the CopySlices takes the
+    # base's): dropped, so that node is kept by no hidden reference
+    fn._next = (_NO_EDGE, *fn._next[1:])
     cs._in_meta = ((base._data.shape, base._dtype), *fn._in_meta[1:])
     cs._meta = [(base._data.shape, base._dtype)]
     old_fn, old_nr = base._grad_fn, base._output_nr

@@ -22,10 +22,11 @@ A listener sets ``trace`` in ``backward_started`` and resets it when the backwar
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["listeners", "emit", "subscribe", "unsubscribe", "Dispatch", "trace", "RAN",
+__all__ = ["listeners", "emit", "subscribe", "unsubscribe", "unseen", "Dispatch", "trace", "RAN",
            "RELEASED", "ACCUMULATED"]
 
 Listener = Callable[..., Any]
@@ -54,6 +55,19 @@ def emit(event: str, *args: Any) -> None:
                 handler(*args)
         else:
             fn(event, *args)
+
+
+@contextmanager
+def unseen() -> Iterator[None]:
+    """Nodes made inside are the engine's own (the clone an in-place op saves of the input it
+    overwrites, made inside PyTorch's kernel): no event, as no hook sees them on PyTorch."""
+    global listeners
+    kept = listeners
+    listeners = []
+    try:
+        yield
+    finally:
+        listeners = kept
 
 
 def subscribe(fn: Listener) -> None:

@@ -162,8 +162,11 @@ def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
     try:
         out = body()
     except Exception as e:
+        # NB: trimmed first: the engine's frames (and what their locals held, the gradients
+        # of a create_graph backward) are gone before anyone looks, as on PyTorch. No local
+        # names it: the frame it is raised from would hold it in a cycle
         if events.listeners:
-            events.emit("backward_failed", info, info.failed_at, e)
+            events.emit("backward_failed", info, info.failed_at, _trimmed(e))
         raise _trimmed(e) from None
     if events.listeners:
         events.emit("backward_finished", info)

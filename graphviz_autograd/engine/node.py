@@ -229,10 +229,16 @@ class Node:
             trace = events.trace
             if trace is not None:
                 for key, slot in saved.items():
-                    for s in (slot if isinstance(slot, list) else (slot,)):
-                        if s is not None and not s.released:
-                            trace.append((events.RELEASED, self._uid, key, s.nbytes))
-                            s.release()
+                    if isinstance(slot, list):
+                        # NB: list members are slots of their own, named by position
+                        for i, s in enumerate(slot):
+                            if s is not None and not s.released:
+                                trace.append((events.RELEASED, self._uid, f"{key}[{i}]",
+                                              s.nbytes))
+                                s.release()
+                    elif slot is not None and not slot.released:
+                        trace.append((events.RELEASED, self._uid, key, slot.nbytes))
+                        slot.release()
             else:
                 for slot in saved.values():
                     if slot is None:

@@ -126,17 +126,18 @@ def _silu_bw(c: Any, g: Any, D: Any) -> Any:
 def _minmax_bw(sel_self: str) -> Any:
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         x, y = c.self, c.other
-        half = D.mul_scalar(g, other=0.5)
         tie = D.eq(x, y)
-        z = D.zeros_like(g)
-        # NB: as PyTorch: zero where the input loses, so where either is nan both get it all
+        # NB: PyTorch's where(x == y, grad / 2, grad).masked_fill_(loses, 0), op by op: zero
+        # where the input loses, so where either is nan both get it all
         self_loses = D.lt(x, y) if sel_self == "max" else D.gt(x, y)
         other_loses = D.gt(x, y) if sel_self == "max" else D.lt(x, y)
         gx = gy = None
         if c.needs[0]:
-            gx = D.where(half, D.where(z, g, condition=self_loses), condition=tie)
+            gx = D.masked_fill(D.where(D.div_scalar(g, other=2), g, condition=tie),
+                               mask=self_loses, value=0)
         if c.needs[1]:
-            gy = D.where(half, D.where(z, g, condition=other_loses), condition=tie)
+            gy = D.masked_fill(D.where(D.div_scalar(g, other=2), g, condition=tie),
+                               mask=other_loses, value=0)
         return gx, gy
     return bw
 

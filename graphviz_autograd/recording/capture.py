@@ -95,6 +95,19 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
     elif kind != "manual":
         rec._names_cache = None
 
+    # NB: the named tensors first: reading a view's grad_fn may replace it (its base changed),
+    # and the node it replaces must not be held here while the live nodes are gathered
+    node_labels: dict[int, list[str]] = {}
+    tensors = []
+    named_starts = []
+    facts = E.tensor_facts
+    for t, names in named.values():
+        uid, node, fn_uid, described = facts(t)
+        if node is not None:
+            named_starts.append(node)
+            if fn_uid is not None:
+                node_labels.setdefault(fn_uid, []).extend(names)
+        tensors.append((uid, names, described, fn_uid))
     starts: list[Any] = []
     dead = []
     for uid, meta in rec._meta.items():
@@ -103,16 +116,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             dead.append(uid)
         else:
             starts.append(n)
-    node_labels: dict[int, list[str]] = {}
-    tensors = []
-    facts = E.tensor_facts
-    for t, names in named.values():
-        uid, node, fn_uid, described = facts(t)
-        if node is not None:
-            starts.append(node)
-            if fn_uid is not None:
-                node_labels.setdefault(fn_uid, []).extend(names)
-        tensors.append((uid, names, described, fn_uid))
+    starts += named_starts
     target_uids = None
     if targets is not None:
         target_uids = []

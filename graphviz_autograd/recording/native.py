@@ -114,6 +114,13 @@ class NativeEngine:
         its grad_fn's uid, and ``describe(t)`` (made here): in one call, for each name at each
         snapshot."""
         fn = t._grad_fn
+        if t._base is not None and t._view_version != t._vc.v:
+            # NB: a view whose base changed: its grad_fn as reading it on PyTorch gives it
+            # (a fresh AsStridedBackward0), or none where PyTorch refuses (unbind, split)
+            try:
+                fn = t.grad_fn
+            except RuntimeError:
+                return t._uid, None, None, (t._data.shape, t._dtype, True, False, None, t._vc.v)
         g = t._grad
         described = (t._data.shape, t._dtype, t._rg or fn is not None, fn is None,
                      g._data.shape if g is not None else None, t._vc.v)

@@ -176,7 +176,7 @@ class TorchEngine:
 
         def get() -> Any:
             t = ref()
-            return t.grad_fn if t is not None else None
+            return _grad_fn(t) if t is not None else None
         return get
 
     def _backward(self, func: Any, api: str, args: Any, kwargs: Any) -> Any:
@@ -253,7 +253,7 @@ class TorchEngine:
     def _reachable(self, roots: list[Any]) -> list[Any]:
         seen: set[int] = set()
         out = []
-        stack = [t.grad_fn for t in roots if isinstance(t, torch.Tensor)]
+        stack = [_grad_fn(t) for t in roots if isinstance(t, torch.Tensor)]
         while stack:
             n = stack.pop()
             if n is None:
@@ -295,7 +295,7 @@ class TorchEngine:
 
     @staticmethod
     def grad_fn(t: torch.Tensor) -> Any:
-        return t.grad_fn
+        return _grad_fn(t)
 
     @staticmethod
     def accumulator(t: torch.Tensor) -> Any:
@@ -323,8 +323,10 @@ class TorchEngine:
     def describe(t: torch.Tensor) -> tuple[Any, ...]:
         """(shape, dtype, requires_grad, is_leaf, grad's shape or None, version)."""
         # NB: reading .grad of a non-leaf warns; only leaves (and retain_grad) have one
-        g = t.grad if t.grad_fn is None or t.retains_grad else None
-        return (tuple(t.shape), t.dtype, t.requires_grad, t.grad_fn is None,
+        fn = _grad_fn(t, _UNREADABLE)
+        leaf = fn is None
+        g = t.grad if leaf or (fn is not _UNREADABLE and t.retains_grad) else None
+        return (tuple(t.shape), t.dtype, t.requires_grad, leaf,
                 tuple(g.shape) if g is not None else None, int(t._version))
 
     # -- nodes --------------------------------------------------------------------------------
@@ -379,13 +381,11 @@ class TorchEngine:
                 t = getattr(n, attr)
             except RuntimeError:
                 continue
-            ts = _tensors_in(t)
-            if not ts:
-                continue
-            first = ts[0]
-            nbytes = _nbytes(first) if len(ts) == 1 else sum(_nbytes(x) for x in ts)
-            slots.append((name, tuple(first.shape), first.dtype, nbytes))
-            counters.append(self.counter(first))
+            # NB: a list (``indices``): a slot per member, named by position, as the native
+            # engine names them
+            for slot, x in _members(name, t):
+                slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x)))
+                counters.append(self.counter(x))
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
         return found
@@ -398,14 +398,20 @@ class TorchEngine:
                     [(0, s[3], True) for s in slots])
         counters = self._slot_counters.get(uid, ())
         out, mem = [], []
+        unpacked: dict[str, Any] = {}          # attribute -> its value
+        refused: dict[str, str] = {}           # attribute -> the error it raised, as text
         for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
             c = counters[i] if i < len(counters) else None
             cid = id(c) if c is not None else 0
-            try:
-                t = getattr(n, "_saved_" + name)
-            except RuntimeError as e:
-                text = str(e)
-                m = _MODIFIED.search(text)
+            attr, _, member = name.partition("[")
+            if attr not in unpacked and attr not in refused:
+                try:
+                    unpacked[attr] = getattr(n, "_saved_" + attr)
+                except RuntimeError as e:
+                    # NB: its text only: the error's traceback holds this frame (a cycle)
+                    refused[attr] = str(e)
+            if attr in refused:
+                m = _MODIFIED.search(refused[attr])
                 if m is not None:
                     out.append(("modified", int(m.group(2)), int(m.group(1)), cid))
                     mem.append((c.key if c is not None else 0, nbytes, False))
@@ -413,9 +419,9 @@ class TorchEngine:
                     out.append(("freed", 0, 0, cid))
                     mem.append((0, nbytes, True))
                 continue
-            ts = _tensors_in(t)
-            first = ts[0] if ts else None
-            v = int(first._version) if first is not None else 0
+            t = unpacked[attr]
+            x = t[int(member[:-1])] if member else t
+            v = int(x._version) if isinstance(x, torch.Tensor) else 0
             out.append(("alive", v, v, cid))
             mem.append((c.key if c is not None else 0, nbytes, False))
         return tuple(out), mem
@@ -458,16 +464,29 @@ class TorchEngine:
         return states, set(), leaves, alive, freed
 
 
+_UNREADABLE = object()
+
+
+def _grad_fn(t: torch.Tensor, unreadable: Any = None) -> Any:
+    """``t.grad_fn``, or ``unreadable`` where PyTorch raises instead (one of several views that
+    ``unbind``/``split`` returned, whose base changed in place): never an error for the user."""
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return unreadable
+
+
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
     push((node, grad_outputs))       # NB: the node running, should it raise
 
 
-def _tensors_in(saved: Any) -> list[torch.Tensor]:
-    """The tensors of an unpacked saved value: a tensor, or a list or tuple of them."""
+def _members(name: str, saved: Any) -> list[tuple[str, torch.Tensor]]:
+    """The tensors of an unpacked saved value with their slot names: a tensor (``name``), or a
+    list or tuple of them (``name[i]``, None members skipped)."""
     if isinstance(saved, torch.Tensor):
-        return [saved]
+        return [(name, saved)]
     if isinstance(saved, (tuple, list)):
-        return [x for x in saved if isinstance(x, torch.Tensor)]
+        return [(f"{name}[{i}]", x) for i, x in enumerate(saved) if isinstance(x, torch.Tensor)]
     return []
 
 

@@ -642,15 +642,18 @@ def test_every_way_an_op_makes_a_node_gives_the_users_line(tmp_path: Any) -> Non
     assert all(n.source is None or n.source["file"] == str(script)
                for n in before(rec, 1).nodes)
     lines = {name: {line for line, m in made if m == name} for _, name in made}
-    assert lines["MulBackward0"] == {10, 13}
+    # NB: the in-place op on a view is its CopySlices (13); the op's own node inside it is
+    # reached by no edge, on PyTorch as here, so it is not in the snapshot
+    assert lines["MulBackward0"] == {10}
     assert lines["AddBackward0"] == {11}
-    assert lines["SliceBackward0"] == {12}
+    # NB: v's SliceBackward0 (12) gave way to an AsStridedBackward0 at v.mul_(2), as on PyTorch
+    assert "SliceBackward0" not in lines
     assert lines["torch::autograd::CopySlices"] == {13, 14}
     assert lines["ClampBackward1"] == {15}
     assert lines["TwiceBackward"] == {16}
     assert lines["AddmmBackward0"] == {17}
     assert lines["TanhBackward0"] == {18}
-    assert {line for line, _ in made} == set(range(10, 19))
+    assert {line for line, _ in made} == set(range(10, 19)) - {12}
 
 
 def test_a_backward_interrupted_inside_the_block_leaves_no_trace_behind() -> None:
