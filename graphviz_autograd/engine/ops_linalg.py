@@ -15,7 +15,8 @@ def _mm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _mv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mm(D.unsqueeze(g, dim=1), D.unsqueeze(c.vec, dim=0)) if c.needs[0] else None,
+    # NB: PyTorch's grad.outer(vec): grad as a column times vec (its double backward's nodes)
+    return (D.mul(D.reshape(g, shape=(-1, 1)), c.vec) if c.needs[0] else None,
             D.mv(D.t(c.self), g) if c.needs[1] else None)
 
 

@@ -145,7 +145,7 @@ EXAMPLES: dict[str, list[str]] = {
     "cumsum": ["a.cumsum(0)", "A.cumsum(dim=1)", "X.cumsum(-1)", "s.cumsum(0)"],
     # -- matmul family ----------------------------------------------------------------------------
     "mm": ["A @ B", "torch.mm(A, B)", "B.t() @ A.t()", "F.linear(A, M)", "dgrad(A @ B, A, N)"],
-    "mv": ["A @ a", "torch.mv(A, b)", "X @ a"],
+    "mv": ["A @ a", "torch.mv(A, b)", "X @ a", "dgrad(A @ a, A, bb)", "dgrad(A @ a, a, bb)"],
     "dot": ["a @ b", "torch.dot(a, c)"],
     "bmm": ["torch.bmm(X, Y)", "X @ Y", "Y.transpose(1, 2) @ X.transpose(1, 2)", "a @ Y"],
     "addmm": ["torch.addmm(bb, A, B)", "torch.addmm(bb, A, B, beta=0.5, alpha=2.0)",
