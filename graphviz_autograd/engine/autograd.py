@@ -13,7 +13,7 @@ from . import events
 from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
-from .optable import EXTRA, INPUT, RESULT, TABLE, Op, build_backends, register
+from .optable import EXTRA, INPUT, NP, RESULT, TABLE, Op, build_backends, register
 from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
@@ -384,8 +384,11 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
 
 def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise NotImplementedError("double backward through a view modified in place is not "
-                                  "supported by this engine")
+        if g.requires_grad:
+            raise NotImplementedError("double backward through a view modified in place is "
+                                      "not supported by this engine")
+        # NB: a constant gradient: no graph to build (PyTorch's result has no grad_fn either)
+        return (Tensor._make(_as_strided_bw(c, g._data, NP)[0], g._dtype),)
     out = np.zeros(c.shape(0), dtype=g.dtype)
     part = c.attrs["view_fn"](out)
     if part.flags.writeable:

@@ -638,8 +638,15 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     if node.fn is None:
         raise RuntimeError(msg.BACKWARD_TWICE)
     if mode is not NP:
-        raise NotImplementedError("create_graph through an in-place op on a view is not "
-                                  "supported by this engine")
+        # NB: with nothing requiring grad (a constant gradient, no saved value that does) the
+        # result needs no graph: computed on arrays, as PyTorch's is a tensor with no grad_fn
+        if _any_requires_grad(inputs, node.fn):
+            raise NotImplementedError("create_graph through an in-place op on a view is not "
+                                      "supported by this engine")
+        arrays = [g._data if isinstance(g, Tensor) else g for g in inputs]
+        out = _copy_slices_backward(task, node, arrays, NP, needs)
+        return [None if r is None or m is None else Tensor._make(np.asarray(r), m[1])
+                for r, m in zip(out, node._in_meta, strict=False)]
     fn = node.fn
     g = inputs[0] if inputs[0] is not None else _zeros(node._meta[0], mode)
     result = np.array(g, copy=True)
@@ -652,6 +659,16 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
         raise RuntimeError(msg.OVERLAPPING_WRITE)
     part[...] = 0 if res[0] is None else res[0]
     return [result, *res[1:]]
+
+
+def _any_requires_grad(inputs: list[Any], fn: Node) -> bool:
+    if any(isinstance(g, Tensor) and g.requires_grad for g in inputs):
+        return True
+    for slot in (fn._saved or {}).values():
+        for s in [slot] if isinstance(slot, SavedTensor) else slot or ():
+            if s is not None and (s.tensor.requires_grad if s.tensor is not None else True):
+                return True
+    return False
 
 
 def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:

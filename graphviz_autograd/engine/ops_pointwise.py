@@ -96,7 +96,8 @@ def _rpow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         e = c.exponent
         return (D.where(D.zeros_like(g), D.mul_scalar(D.mul(g, c.result), other=-np.inf),
                         condition=D.ge(e, D.zeros_like(e))),)
-    return (D.mul_scalar(D.mul(g, c.result), other=float(np.log(base))),)
+    # NB: PyTorch's grad * (result * log(base)), in its order
+    return (D.mul(g, D.mul_scalar(c.result, other=float(np.log(base)))),)
 
 
 def _atan2_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
