@@ -174,16 +174,62 @@ def _bce_fwd(x: Any, t: Any, weight: Any = None, reduction: int = MEAN) -> Any:
 
 
 def _bce_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise NotImplementedError("the backward of binary_cross_entropy is not differentiable "
-                                  "in this engine")
     x, t = c.self, c.target
     red = c.attrs.get("reduction", MEAN)
-    w = c.weight if c.node._saved.get("weight") is not None else 1
-    n = _numel(c.shape(0)) if red == MEAN else 1
-    gx = g * w * (x - t) / np.maximum((1 - x) * x, 1e-12) / n
-    gt = g * w * (np.maximum(np.log1p(-x), -100) - np.maximum(np.log(x), -100)) / n
-    return (gx if c.needs[0] else None, gt if c.needs[1] else None)
+    weight = c.weight if c.node._saved.get("weight") is not None else None
+    gx = D.binary_cross_entropy_backward(g, x, t, weight=weight, reduction=red) \
+        if c.needs[0] else None
+    gt = None
+    if c.needs[1]:
+        # NB: PyTorch's -logit(x) * grad (* weight, / numel), op by op
+        gt = D.mul(D.neg(D.logit(x)), g)
+        if weight is not None:
+            gt = D.mul(gt, weight)
+        if red == MEAN:
+            gt = D.div_scalar(gt, other=_numel(c.shape(0)))
+    return gx, gt
+
+
+_BCE_EPS = 1e-12
+
+
+def _bce_data_fwd(g: Any, x: Any, t: Any, weight: Any = None, reduction: int = MEAN) -> Any:
+    w = 1 if weight is None else weight
+    n = np.size(x) if reduction == MEAN else 1
+    return (g * w * (x - t) / np.maximum((1 - x) * x, _BCE_EPS) / n).astype(x.dtype)
+
+
+def _bce_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    """PyTorch's three double-backward formulas of binary_cross_entropy_backward."""
+    g, x, t = c.grad_output, c.self, c.target
+    red = c.attrs.get("reduction", MEAN)
+    weight = c.weight if c.node._saved.get("weight") is not None else None
+    n = _numel(c.shape(1))
+
+    def weighted(v: Any) -> Any:
+        return v if weight is None else D.mul(v, weight)
+    gg_g = gx = gt = None
+    if c.needs[0]:
+        ratio = D.div(D.sub(x, t), D.mul(D.add_scalar(x, other=_BCE_EPS),
+                                         D.add_scalar(D.rsub(x, other=1), other=_BCE_EPS)))
+        gg_g = weighted(D.mul(ratio, gg))
+        if red == MEAN:
+            gg_g = D.div_scalar(D.sum(gg_g), other=n)
+        elif red == SUM:
+            gg_g = D.sum(gg_g)
+    if c.needs[1]:
+        top = D.add(D.sub(D.mul(x, x), D.mul_scalar(D.mul(x, t), other=2)), t)
+        bottom = D.mul(D.pow(D.add_scalar(x, other=_BCE_EPS), exponent=2),
+                       D.pow(D.add_scalar(D.rsub(x, other=1), other=_BCE_EPS), exponent=2))
+        gx = weighted(D.mul(D.div(top, bottom), D.mul(gg, g)))
+        if red == MEAN:
+            gx = D.div_scalar(gx, other=n)
+    if c.needs[2]:
+        denom = D.clamp_min(D.mul(D.rsub(x, other=1), x), min=_BCE_EPS)
+        gt = D.div(weighted(D.neg(D.mul(gg, g))), denom)
+        if red == MEAN:
+            gt = D.div_scalar(gt, other=n)
+    return gg_g, gx, gt
 
 
 def _bce_logits_fwd(x: Any, t: Any, weight: Any = None, pos_weight: Any = None,
@@ -296,6 +342,9 @@ register(
     Op("nll_loss", "NllLossBackward0", ("self",), _nll_fwd, _nll_bw,
        (Save("self"), Save("target"), Save("total_weight"), Save("weight")),
        ("ignore_index", "reduction"), extras=("total_weight",)),
+    Op("binary_cross_entropy_backward", "BinaryCrossEntropyBackwardBackward0",
+       ("grad_output", "self", "target"), _bce_data_fwd, _bce_data_bw,
+       (Save("grad_output"), Save("self"), Save("target"), Save("weight")), ("reduction",)),
     Op("binary_cross_entropy", "BinaryCrossEntropyBackward0", ("self", "target"), _bce_fwd,
        _bce_bw, (Save("self"), Save("target"), Save("weight")), ("reduction",)),
     Op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,23 @@ def _sign(x: Any) -> Any:
     if s.dtype.kind == "f" and np.isnan(s).any():
         s = np.where(np.isnan(s), 0, s).astype(s.dtype)        # PyTorch: sign(nan) is 0
     return s
+
+
+def _logit_fwd(x: Any, eps: Any = None) -> Any:
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x))
+
+
+def _logit_bw(c: Any, g: Any, D: Any) -> Any:
+    x, eps = c.self, c.attrs.get("eps")
+    value = D.div(g, D.mul(x, D.sub(D.ones_like(x), x)))
+    # NB: PyTorch's where(): nan outside [0, 1]; with eps, 0 outside [eps, 1 - eps]
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+    fill = D.zeros_like(value) if eps is not None else D.mul_scalar(D.ones_like(value),
+                                                                     other=math.nan)
+    return D.where(value, fill, condition=D.logical_and(D.ge(x, lo), D.le(x, hi)))
 
 
 def _silu_bw(c: Any, g: Any, D: Any) -> Any:
@@ -416,6 +434,7 @@ register(
            lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
            lambda c, g, D: D.elu_backward(g, c.self, alpha=c.attrs.get("alpha", 1.0)), "self",
            ("alpha", "input_scale", "scale")),
+    _unary("logit", "LogitBackward0", _logit_fwd, _logit_bw, "self", ("eps",)),
     _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_bw, "self"),
     _unary("hardtanh", "HardtanhBackward0",
            lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),

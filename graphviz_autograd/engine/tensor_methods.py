@@ -395,6 +395,7 @@ METHODS: dict[str, Any] = {
     "uniform_": _random_(_uniform), "normal_": _random_(_normal),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
+    "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
 for _k in _UNARY:
