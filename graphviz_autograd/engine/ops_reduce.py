@@ -196,28 +196,36 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
 
 
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    """PyTorch's norm_backward, op by op (so create_graph builds its nodes), for every p."""
     x, shape = c.self, c.shape(0)
     dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
-    if p == 2:
-        # NB: a zero norm gives a zero gradient (PyTorch masks x / 0)
-        with np.errstate(all="ignore"):
+    p = float(p)
+    with np.errstate(all="ignore"):
+        if p == 0:
+            return (D.zeros_like(x),)
+        if p == 1:
+            return (D.mul(D.sgn(x), g),)
+        if p == 2:
+            # NB: a zero norm gives a zero gradient (PyTorch masks x / 0)
             return (D.mul(g, D.masked_fill(D.div(x, r), mask=D.eq(r, D.zeros_like(r)),
                                            value=0)),)
-    if D.tensor_mode:
-        raise NotImplementedError("double backward of a p-norm (p != 2) is not supported by "
-                                  "this engine")
-    # NB: sgn, not np.sign: PyTorch's sign of nan is 0
-    if p == 1:
-        return (g * D.sgn(x),)
-    if p == float("inf"):
-        mask = (np.abs(x) == r)
-        axis = tuple(dim) if dim and x.ndim else None
-        return (g * D.sgn(x) * mask / np.maximum(np.sum(mask, axis=axis, keepdims=True), 1),)
-    with np.errstate(all="ignore"):
-        out = g * np.sign(x) * np.abs(x) ** (p - 1) / r ** (p - 1)
-    return (np.where(r == 0, 0, out).astype(x.dtype),)
+        if math.isinf(p):
+            # NB: the elements at the max (or nan) share the gradient
+            ax = D.abs(x)
+            mask = D.logical_or(D.eq(ax, r), D.isnan(ax))
+            count = D.sum_dim(mask, dim=_dims(dim, len(shape)), keepdim=True)
+            return (D.mul(D.sgn(x), D.mul(D.div(g, count), mask)),)
+        zero = D.eq(r, D.zeros_like(r))
+        if p < 1:
+            scaled = D.mul(D.sgn(x), D.masked_fill(D.pow(D.abs(x), exponent=p - 1),
+                                                   mask=D.eq(x, D.zeros_like(x)), value=0))
+            return (D.mul(D.mul(scaled, g), D.pow(r, exponent=1 - p)),)
+        scaled = D.mul(D.sgn(x), D.pow(D.abs(x), exponent=p - 1)) if p < 2 else \
+            D.mul(x, D.pow(D.abs(x), exponent=p - 2))
+        scale = D.masked_fill(D.div(g, D.pow(r, exponent=p - 1)), mask=zero, value=0)
+        return (D.mul(scaled, scale),)
 
 
 def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
