@@ -110,8 +110,9 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
         tensors.append((uid, names, described, fn_uid))
     starts: list[Any] = []
     dead = []
+    node_of = E.node_of_ref
     for uid, meta in rec._meta.items():
-        n = meta[0]()
+        n = node_of(meta[0]())
         if n is None:
             dead.append(uid)
         else:

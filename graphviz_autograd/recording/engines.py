@@ -76,7 +76,8 @@ class Both:
 
     def node_ref(self, node: Any, tensor: Any) -> Callable[[], Any]:
         if self.native.is_node(node):
-            return weakref.ref(node)
+            # NB: as the native recorder's own: through its tensor (``node_of_ref``)
+            return weakref.ref(tensor if tensor is not None else node)
         return self.torch.node_ref(node, tensor)
 
     def walk(self, starts: list[Any], static: dict[int, Any], metas: dict[int, Any]

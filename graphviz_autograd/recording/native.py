@@ -109,6 +109,18 @@ class NativeEngine:
         return n.name()
 
     @staticmethod
+    def node_of_ref(obj: Any) -> Node | None:
+        """What a recorder's weak reference gives back (a node's output tensor, or the node):
+        the tensor's grad_fn now, as on real torch. NB: a view whose base changed gives none
+        (its node is stale; the name search reads a named one afresh): on real torch only a
+        tensor the user still holds is found again, not one a node saved"""
+        if type(obj) is not Tensor and not isinstance(obj, Tensor):
+            return obj
+        if obj._base is not None and obj._view_version != obj._vc.v:
+            return None
+        return obj._grad_fn
+
+    @staticmethod
     def tensor_facts(t: Tensor) -> tuple[int, Node | None, int | None, tuple[Any, ...]]:
         """A named tensor's uid, the node a walk starts from (its grad_fn or its accumulator),
         its grad_fn's uid, and ``describe(t)`` (made here): in one call, for each name at each

@@ -148,8 +148,11 @@ class Recording:
         # weak references. The three frames above the handler's caller (emit) are always the
         # engine's (record, apply, an op; _copy_slices, apply_inplace, an op; _wrap_outputs,
         # _apply, Function.apply): skipped unread, as reading a frame makes an object of it
-        self._meta[node._uid] = (weakref.ref(node), frames.where(6) if self.sources else None,
-                                 self._n_backwards)
+        # NB: found again through its tensor (as on real torch, whose nodes take no weak
+        # references): a node only some hidden holder keeps (a saved clone, a rebased view's
+        # old grad_fn) is out of reach on both engines
+        self._meta[node._uid] = (weakref.ref(tensor if tensor is not None else node),
+                                 frames.where(6) if self.sources else None, self._n_backwards)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine
