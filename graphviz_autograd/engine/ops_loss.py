@@ -250,12 +250,25 @@ def _bce_logits_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     red = c.attrs.get("reduction", MEAN)
     saved = c.node._saved
     if D.tensor_mode:
-        if saved.get("weight") is not None or saved.get("pos_weight") is not None:
-            raise NotImplementedError("the backward of binary_cross_entropy_with_logits with "
-                                      "weights is not differentiable in this engine")
-        # NB: PyTorch's formulas, op by op: (sigmoid(x) - t) * g and -x * g, / numel for mean
+        weight = c.weight if saved.get("weight") is not None else None
+        pos = c.pos_weight if saved.get("pos_weight") is not None else None
+        if c.needs[1] and (weight is not None or pos is not None):
+            raise NotImplementedError("create_graph through the target of a weighted "
+                                      "binary_cross_entropy_with_logits is not supported by "
+                                      "this engine")
+        # NB: PyTorch's formulas, op by op: (sigmoid(x) - t) * g (with pos_weight:
+        # ((pw * t + 1 - t) * sigmoid(x) - pw * t) * g), * weight, and -x * g, / numel for mean
         n = _numel(np.broadcast_shapes(c.shape(0), c.shape(1)))
-        gx = D.mul(D.sub(D.sigmoid(x), t), g) if c.needs[0] else None
+        gx = None
+        if c.needs[0]:
+            if pos is None:
+                gx = D.sub(D.sigmoid(x), t)
+            else:
+                pt = D.mul(pos, t)
+                gx = D.sub(D.mul(D.sub(D.add_scalar(pt, other=1), t), D.sigmoid(x)), pt)
+            gx = D.mul(gx, g)
+            if weight is not None:
+                gx = D.mul(gx, weight)
         gt = D.mul(D.neg(x), g) if c.needs[1] else None
         if red == MEAN:
             gx = D.div_scalar(gx, other=n) if gx is not None else None

@@ -277,7 +277,9 @@ EXAMPLES: dict[str, list[str]] = {
         "F.binary_cross_entropy_with_logits(a, r, pos_weight=wt)",
         "F.binary_cross_entropy_with_logits(A, M.sigmoid(), reduction='sum')",
         "dgrad(F.binary_cross_entropy_with_logits(a, q), a, s)",
-        "dgrad(F.binary_cross_entropy_with_logits(A, M.sigmoid(), reduction='none'), M, A)"],
+        "dgrad(F.binary_cross_entropy_with_logits(A, M.sigmoid(), reduction='none'), M, A)",
+        "dgrad(F.binary_cross_entropy_with_logits(a, r, pos_weight=wt), a, s)",
+        "dgrad(F.binary_cross_entropy_with_logits(a, r, weight=wt, reduction='sum'), a, s)"],
     "smooth_l1_loss": ["F.smooth_l1_loss(a, b)", "F.smooth_l1_loss(a, c, beta=0.4)",
                        "F.smooth_l1_loss(A, M, reduction='none')"],
 }
@@ -520,10 +522,8 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-# NB: create_graph graphs the engine does not build (README, known differences): it raises
-# NotImplementedError there; and the mm of a column-major input, whose gradient PyTorch builds as
-# (mat2 @ grad.t()).t() (the engine keeps no strides)
-NO_DOUBLE_BACKWARD = ("pos_weight=",)
+# NB: but the mm of a column-major input, whose gradient PyTorch builds as (mat2 @ grad.t()).t()
+# (the engine keeps no strides; README, known differences)
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE for code in codes
                 if "dgrad" not in code and code != "B.t() @ A.t()"]
@@ -546,10 +546,6 @@ def test_double_backward_graph_matches_torch(key: str, code: str) -> None:
         if not out.requires_grad:
             pytest.skip("no graph")
         total = out.sum() if out.dim() else out
-        if module is ours and any(part in code for part in NO_DOUBLE_BACKWARD):
-            with pytest.raises(NotImplementedError):
-                module.autograd.grad(total, [inputs[wrt]], create_graph=True)
-            return
         g = module.autograd.grad(total, [inputs[wrt]], create_graph=True, allow_unused=True)[0]
         graphs.append(None if g is None or g.grad_fn is None else
                       HARNESS.canonical_graph(g.grad_fn, list(inputs.items())))
