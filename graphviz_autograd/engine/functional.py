@@ -13,7 +13,7 @@ from . import messages as msg
 from .autograd import apply, apply_inplace, wrap
 from .grad_mode import state as grad_state
 from .ops_shape import view_array
-from .optable import NP, TABLE, TT
+from .optable import NP, TABLE, TT, keep_strides, strides_key
 from .tensor import Tensor
 
 _T = TABLE
@@ -340,7 +340,8 @@ def _mm(a: Tensor, b: Tensor) -> Tensor:
         _same_dtype(a, b)
     if a._data.shape[1] != b._data.shape[0]:
         _mm_check(a, b)
-    return apply(_T["mm"], (a, b), None, (a._data, b._data), a._dtype)
+    return keep_strides(apply(_T["mm"], (a, b), None, (a._data, b._data), a._dtype), a, b,
+                        MM_KEYS)
 
 
 def mv(a: Tensor, v: Tensor) -> Tensor:
@@ -482,8 +483,8 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar 
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
                            f"{_sname(m2)}")
     _mm_check(m1, m2)
-    return apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
-                 dtype=promote(bias, m1, m2))
+    return keep_strides(apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
+                              dtype=promote(bias, m1, m2)), m1, m2, ADDMM_KEYS)
 
 
 # -- shape ---------------------------------------------------------------------------------------
@@ -549,6 +550,8 @@ def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 INT64_MAX = 2 ** 63 - 1       # an open slice end, as PyTorch keeps it
+MM_KEYS = (strides_key("self"), strides_key("mat2"))
+ADDMM_KEYS = (strides_key("mat1"), strides_key("mat2"))
 
 
 def as_given(out: Any, **given: Any) -> Any:

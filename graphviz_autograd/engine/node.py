@@ -33,6 +33,8 @@ _ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False, "scale": 1
 _INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "index", "start", "end", "step",
                           "ignore_index", "shifts", "split_size"})
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
+# a matrix product's inputs, named as PyTorch's _saved_<name>_sym_sizes / _sym_strides, by position
+_MATRIX_INPUTS = {"mm": (("self", 0), ("mat2", 1)), "addmm": (("mat1", 1), ("mat2", 2))}
 # the nodes PyTorch gives a _saved_self_sym_sizes (their input's shape)
 _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "median_dim",
                     "view",
@@ -284,6 +286,9 @@ def node_class(op: Op) -> type[Node]:
     if cls is None:
         pyname = op.name.replace("torch::autograd::", "")
         ns: dict[str, Any] = {"__slots__": (), "op": op, "_name": op.name}
+        for name, i in _MATRIX_INPUTS.get(op.key, ()):
+            ns[f"_saved_{name}_sym_sizes"] = property(_matrix_size_getter(i))
+            ns[f"_saved_{name}_sym_strides"] = property(_matrix_stride_getter(name, i))
         if op.key in _SIZED:
             sizes = _SIZE_ATTRS if op.key.startswith("mean") else _SIZE_ATTRS[:1]
             ns.update({"_saved_" + key: property(_size_getter(key)) for key in sizes})
@@ -324,6 +329,22 @@ def _unsigned(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_unsigned(v) for v in value)
     return value
+
+
+def _matrix_size_getter(i: int) -> Callable[[Node], Any]:
+    def get(node: Node) -> Any:
+        meta = node._in_meta[i] if node._in_meta else None
+        return tuple(meta[0]) if meta is not None else ()
+    return get
+
+
+def _matrix_stride_getter(name: str, i: int) -> Callable[[Node], Any]:
+    from .optable import element_strides, strides_key
+    key = strides_key(name)
+
+    def get(node: Node) -> Any:
+        return element_strides(node, key, i)
+    return get
 
 
 def _size_getter(key: str) -> Callable[[Node], Any]:

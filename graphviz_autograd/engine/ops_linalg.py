@@ -6,12 +6,42 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .optable import Op, Save, element_strides, keep_strides, register, strides_key
+
+_KEYS = {name: strides_key(name) for name in ("self", "mat1", "mat2")}
+_MM_KEYS = (_KEYS["self"], _KEYS["mat2"])
+
+
+def _column_major(c: Any, name: str, i: int) -> bool:
+    """Was input ``i`` (``name``) column-major (a transposed matrix)? PyTorch then gives its
+    gradient as one too: computed transposed (strides kept by ``optable.keep_strides``). NB:
+    asked with create_graph only, where it shapes the graph; on arrays the same product is
+    taken directly (the values agree but for rounding)"""
+    strides = element_strides(c.node, _KEYS[name], i)
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == c.shape(i)[0]
+
+
+def _mm(a: Any, b: Any, D: Any) -> Any:
+    out = D.mm(a, b)
+    return keep_strides(out, a, b, _MM_KEYS) if D.tensor_mode else out
+
+
+def _mat1_grad(g: Any, m2: Any, column_major: bool, D: Any) -> Any:
+    # NB: PyTorch's mm_mat1_backward: (mat2 @ grad.t()).t() for a column-major mat1
+    return D.t(_mm(m2, D.t(g), D)) if column_major else _mm(g, D.t(m2), D)
+
+
+def _mat2_grad(g: Any, m1: Any, column_major: bool, D: Any) -> Any:
+    # NB: PyTorch's mm_mat2_backward: (grad.t() @ mat1).t() for a column-major mat2
+    return D.t(_mm(D.t(g), m1, D)) if column_major else _mm(D.t(m1), g, D)
 
 
 def _mm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mm(g, D.t(c.mat2)) if c.needs[0] else None,
-            D.mm(D.t(c.self), g) if c.needs[1] else None)
+    if not D.tensor_mode:          # NB: the hot path: the products directly
+        return (D.mm(g, D.t(c.mat2)) if c.needs[0] else None,
+                D.mm(D.t(c.self), g) if c.needs[1] else None)
+    return (_mat1_grad(g, c.mat2, _column_major(c, "self", 0), D) if c.needs[0] else None,
+            _mat2_grad(g, c.self, _column_major(c, "mat2", 1), D) if c.needs[1] else None)
 
 
 def _mv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -43,9 +73,15 @@ def _addmm_fwd(bias: Any, m1: Any, m2: Any, beta: Any = 1, alpha: Any = 1) -> An
 
 def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha, beta = c.attrs.get("alpha", 1), c.attrs.get("beta", 1)
+    if not D.tensor_mode:          # NB: the hot path: the products directly
+        return (_scale(g, beta, D) if c.needs[0] else None,
+                _scale(D.mm(g, D.t(c.mat2)), alpha, D) if c.needs[1] else None,
+                _scale(D.mm(D.t(c.mat1), g), alpha, D) if c.needs[2] else None)
     return (_scale(g, beta, D) if c.needs[0] else None,
-            _scale(D.mm(g, D.t(c.mat2)), alpha, D) if c.needs[1] else None,
-            _scale(D.mm(D.t(c.mat1), g), alpha, D) if c.needs[2] else None)
+            _scale(_mat1_grad(g, c.mat2, _column_major(c, "mat1", 1), D), alpha, D)
+            if c.needs[1] else None,
+            _scale(_mat2_grad(g, c.mat1, _column_major(c, "mat2", 2), D), alpha, D)
+            if c.needs[2] else None)
 
 
 register(

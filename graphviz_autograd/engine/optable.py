@@ -120,6 +120,37 @@ def _one(a: Any) -> Any:
     return a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a
 
 
+def strides_key(name: str) -> str:
+    return f"@{name}_sym_strides"
+
+
+def keep_strides(out: Any, a: Any, b: Any, keys: tuple[str, str]) -> Any:
+    """The strides of a matrix product's inputs ``a``, ``b`` (numpy's, in bytes), on its node
+    under ``keys`` (``strides_key``): PyTorch keeps them (``_saved_self_sym_strides``, in
+    elements) and differentiates a column-major input transposed. ``element_strides`` reads
+    them."""
+    fn = out._grad_fn
+    if fn is not None:
+        # NB: on every linear layer's node: two reads, no test
+        attrs = fn._attrs
+        if attrs is None:
+            fn._attrs = {keys[0]: a._data.strides, keys[1]: b._data.strides}
+        else:
+            attrs[keys[0]] = a._data.strides
+            attrs[keys[1]] = b._data.strides
+    return out
+
+
+def element_strides(node: Any, key: str, i: int) -> tuple[int, ...]:
+    """Input ``i``'s strides in elements, as PyTorch shows them: () where it needs no grad."""
+    strides = (node._attrs or {}).get(key)
+    meta = node._in_meta[i] if node._in_meta else None
+    if strides is None or meta is None or node._next[i][0] is None:
+        return ()
+    size = np.dtype(meta[1].np).itemsize
+    return tuple(s // size for s in strides)
+
+
 def keep_given(out: Any, attrs: dict[str, Any], D: Backend) -> Any:
     """On the node a formula made (``create_graph``), the arguments as the forward's caller gave
     them (its ``@``-keys: a negative dim, an open slice end), which PyTorch's node shows."""
