@@ -414,7 +414,7 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
         view._grad_fn = None
         return
     if creation is not None and creation[0] in ("custom", "multi"):
-        raise RuntimeError(msg.custom_view_base_modified(creation))
+        raise RuntimeError(msg.view_base_modified(creation))
     view._view_version = view._vc.v
     node = node_class(TABLE["as_strided"])()
     node._next = (edge(base),)

@@ -662,13 +662,9 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
 
 
 def _any_requires_grad(inputs: list[Any], fn: Node) -> bool:
-    if any(isinstance(g, Tensor) and g.requires_grad for g in inputs):
-        return True
-    for slot in (fn._saved or {}).values():
-        for s in [slot] if isinstance(slot, SavedTensor) else slot or ():
-            if s is not None and (s.tensor.requires_grad if s.tensor is not None else True):
-                return True
-    return False
+    # NB: a saved output (no tensor kept) is its node's output: it requires grad
+    return any(isinstance(g, Tensor) and g.requires_grad for g in inputs) or any(
+        s.tensor is None or s.tensor.requires_grad for _, s in fn.saved_slots())
 
 
 def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:

@@ -118,7 +118,7 @@ CUSTOM_VIEW = (
     "fix this by cloning the output of the custom Function.")
 
 
-def custom_view_base_modified(creation: tuple[Any, ...]) -> str:
+def view_base_modified(creation: tuple[Any, ...]) -> str:
     """A custom Function's output view, or one of several views an op returned (``unbind``,
     ``split``), whose base was modified in place, at grad_fn access."""
     return (f"Output {creation[1]} of {creation[2]} is a view and its base or another view of its "

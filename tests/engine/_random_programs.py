@@ -162,26 +162,19 @@ def program(seed: int) -> str:
             a, b = rng.choice(names), rng.choice(names)
             shape = matmul_shape(a[1], b[1])
             expr = f"{a[0]} @ {b[0]}" if rng.random() < 0.7 else f"torch.matmul({a[0]}, {b[0]})"
-        elif kind < 0.78:
+        elif kind < 0.78 or 0.82 <= kind < 0.88:
             src = rng.choice(names)
-            ops = selections(src[1])
+            ops = (selections if kind < 0.78 else shape_ops)(src[1])
             if not ops:
                 continue
             template, shape = rng.choice(ops)
             expr = template.format(v=src[0])
         elif kind < 0.82:
             a = rng.choice(names)
-            same = [v for v in names if v[1] == a[1]]
             if a[1] == UNKNOWN:
                 continue
+            same = [v for v in names if v[1] == a[1]]
             expr, shape = rng.choice(LOSSES).format(a=a[0], b=rng.choice(same)[0]), UNKNOWN
-        elif kind < 0.88:
-            src = rng.choice(names)
-            ops = shape_ops(src[1])
-            if not ops:
-                continue
-            template, shape = rng.choice(ops)
-            expr = template.format(v=src[0])
         elif kind < 0.93:
             src = rng.choice(names)
             expr, shape = rng.choice(reductions(src[1])).format(v=src[0]), UNKNOWN

@@ -328,16 +328,21 @@ def test_every_table_op_has_examples() -> None:
     assert all(EXAMPLES[k] for k in EXAMPLES), "every EXAMPLES entry needs at least one snippet"
 
 
-def _node_names(root: Any) -> set[str]:
-    seen: dict[int, Any] = {}
-    stack = [root]
+def _graph_nodes(root: Any) -> list[Any]:
+    """The nodes of ``root``'s graph, each once, depth first along next_functions."""
+    out, stack, seen = [], [root], set()
     while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
             continue
-        seen[id(node)] = node
-        stack += [nxt for nxt, _ in node.next_functions]
-    return {n.name() for n in seen.values()}
+        seen.add(id(fn))
+        out.append(fn)
+        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
+    return out
+
+
+def _node_names(root: Any) -> set[str]:
+    return {n.name() for n in _graph_nodes(root)}
 
 
 @pytest.mark.parametrize("key", sorted(set(EXAMPLES) & set(TABLE)))
@@ -449,25 +454,16 @@ def test_graph_matches_torch(key: str, code: str) -> None:
 def _saved_attribute_names(root: Any) -> list[tuple[str, list[str]]]:
     """Per node of the graph (depth first along next_functions): its name and the
     ``_saved_*`` / ``_raw_saved_*`` attributes ``dir()`` lists."""
-    out, stack, seen = [], [root], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        out.append((fn.name(), sorted(n for n in dir(fn) if n.startswith(("_saved_",
-                                                                          "_raw_saved_")))))
-        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
-    return out
+    return [(fn.name(), sorted(n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_"))))
+            for fn in _graph_nodes(root)]
 
 
 @requires_torch
 @pytest.mark.parametrize(("key", "code"), CASES)
 def test_saved_attribute_names_match_torch(key: str, code: str) -> None:
     """``dir(node)`` lists the ``_raw_saved_*`` attributes of PyTorch's node (saved tensors
-    only), and no ``_saved_*`` attribute PyTorch's node lacks. NB: PyTorch also shows size and
-    stride metadata on some nodes (``MmBackward0._saved_self_sym_strides``, ...) that the
-    engine does not keep."""
+    only), and no ``_saved_*`` attribute PyTorch's node lacks (PyTorch's metadata attributes,
+    ``MmBackward0._saved_self_sym_strides`` and the like, the engine may lack)."""
     (_, t_out), (_, o_out) = _both(code)
     if t_out.grad_fn is None:
         pytest.skip("no graph")
@@ -487,12 +483,8 @@ def test_saved_attribute_names_match_torch(key: str, code: str) -> None:
 def _plain_saved_values(root: Any) -> list[tuple[str, dict[str, str]]]:
     """Per node (depth first): the ``_saved_*`` values that are not tensors (dims, flags,
     scalars), as text."""
-    out, stack, seen = [], [root], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
+    out = []
+    for fn in _graph_nodes(root):
         values = {}
         for attr in dir(fn):
             if not attr.startswith("_saved_"):
@@ -502,7 +494,6 @@ def _plain_saved_values(root: Any) -> list[tuple[str, dict[str, str]]]:
             if value is not None and not any(hasattr(v, "grad_fn") for v in parts):
                 values[attr] = str(value)
         out.append((fn.name(), values))
-        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
     return out
 
 
