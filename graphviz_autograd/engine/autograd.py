@@ -493,7 +493,9 @@ def register_post_accumulate_hook(t: Tensor, hook: Callable[[Tensor], None]) -> 
 def _tt_call(op: Op, args: Sequence[Any], kw: dict[str, Any]) -> Any:
     tensors = [a if isinstance(a, Tensor) else _scalar_tensor(a) for a in args]
     dtype = None
-    if len(tensors) >= 2:
+    if op.dtype_of >= 0:
+        dtype = tensors[op.dtype_of]._dtype
+    elif len(tensors) >= 2:
         dtype = dt.result_type([t._dtype for t in tensors if t._data.ndim and not t._wrapped],
                                [t._dtype for t in tensors if not t._data.ndim and not t._wrapped],
                                [t._dtype for t in tensors if t._wrapped])

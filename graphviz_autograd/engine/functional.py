@@ -186,13 +186,21 @@ def mul(a: Any, b: Any) -> Tensor:
 
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
+        _check_rounding_mode(rounding_mode)
         ta, tb = as_tensor_arg(a), as_tensor_arg(b)
         dtype = promote(ta, tb)
+        _check_broadcast(ta, tb)
         _integer_divisor(dtype, tb)
-        out = _quiet(np.floor_divide if rounding_mode == "floor" else _trunc_div)(
-            _value(ta), _value(tb))
-        return wrap(np.asarray(out).astype(dtype.np))
+        # NB: a number divisor is saved wrapped (PyTorch's DivBackward2 shows tensor(2.))
+        return apply(_T["div_mode"], (ta, tb), {"rounding_mode": rounding_mode},
+                     (_value(ta), _value(tb)), dtype)
     return _quiet(binary)("div", a, b, floating=True)
+
+
+def _check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
 
 
 def _integer_divisor(dtype: dt.DType, divisor: Tensor) -> None:
@@ -203,11 +211,61 @@ def _integer_divisor(dtype: dt.DType, divisor: Tensor) -> None:
 
 def remainder(a: Any, b: Any) -> Tensor:
     """``a % b``: the sign of the divisor, as Python's (``torch.remainder``)."""
+    return _rounding("remainder", a, b)
+
+
+def fmod(a: Any, b: Any) -> Tensor:
+    """``torch.fmod``: the sign of the dividend, as C's."""
+    return _rounding("fmod", a, b)
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    """``a // b``: PyTorch has no derivative for it (a node that raises when a backward
+    reaches it)."""
+    return _no_derivative("floor_divide", a, b)
+
+
+def _rounding(key: str, a: Any, b: Any) -> Tensor:
+    if not isinstance(a, Tensor):
+        return _no_derivative("remainder_of_scalar", a, b)    # NB: ``2.0 % t``
+    tb = as_tensor_arg(b)
+    dtype = promote(a, tb)
+    _check_broadcast(a, tb)
+    _integer_divisor(dtype, tb)
+    if isinstance(b, bool | int | float):
+        return apply(_T[f"{key}_scalar"], (a,), {"other": b}, dtype=dtype)
+    return apply(_T[key], (a, tb), dtype=dtype)
+
+
+def _no_derivative(key: str, a: Any, b: Any) -> Tensor:
     ta, tb = as_tensor_arg(a), as_tensor_arg(b)
     dtype = promote(ta, tb)
     _check_broadcast(ta, tb)
     _integer_divisor(dtype, tb)
-    return wrap(np.asarray(_quiet(np.mod)(_value(ta), _value(tb))).astype(dtype.np))
+    # NB: PyTorch's NotImplemented node has an edge for each input that requires grad only
+    graph = [t for t in (ta, tb) if t._rg or t._grad_fn is not None]
+    return apply(_T[key], graph, arrays=(_value(ta), _value(tb)), dtype=dtype)
+
+
+def rounding_(key: str, self: Tensor, other: Any, rounding_mode: str | None = None) -> Tensor:
+    """``remainder_``/``%=``, ``fmod_``, ``floor_divide_``/``//=`` and ``div_`` with a
+    rounding mode: in place."""
+    to = as_tensor_arg(other)
+    if key == "div_mode":
+        _check_rounding_mode(rounding_mode)
+        _integer_divisor(promote(self, to), to)
+        return apply_inplace(_T[key], self, (to,), {"rounding_mode": rounding_mode},
+                             arrays=(self._data, _value(to)))
+    _integer_divisor(promote(self, to), to)
+    if to._data.shape != self._data.shape:
+        _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
+    if key == "floor_divide":
+        graph = [to] if to._rg or to._grad_fn is not None else []
+        return apply_inplace(_T["floor_divide_"], self, graph, arrays=(self._data, _value(to)))
+    if isinstance(other, bool | int | float):
+        return apply_inplace(_T[f"{key}_scalar"], self, (), {"other": other},
+                             arrays=(self._data,))
+    return apply_inplace(_T[key], self, (to,), arrays=(self._data, _value(to)))
 
 
 _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,

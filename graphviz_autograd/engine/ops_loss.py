@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .dtypes import from_numpy, result_type
 from .optable import Op, Save, register
 
 NONE, MEAN, SUM = 0, 1, 2        # PyTorch's reduction enum, shown as _saved_reduction
@@ -85,9 +86,18 @@ def _mse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             D.mse_loss_backward(g, c.target, c.self, reduction=red) if c.needs[1] else None)
 
 
+def _kernel_dtype(g: Any, x: Any, t: Any) -> Any:
+    """The numpy dtype a loss's ``*_backward`` kernel computes in, as PyTorch's: the common
+    dtype of the three (a 0-d gradient ranks below the others); it gives self's dtype."""
+    return result_type([from_numpy(a.dtype) for a in (x, t, g) if a.ndim],
+                       [from_numpy(a.dtype) for a in (x, t, g) if not a.ndim], []).np
+
+
 def _mse_data_fwd(g: Any, x: Any, t: Any, reduction: int) -> Any:
-    k = 2.0 / np.size(x) if reduction == MEAN else 2.0
-    return (x - t) * g * np.asarray(k, dtype=np.result_type(x))
+    ct = _kernel_dtype(g, x, t)
+    k = np.asarray(2.0 / np.size(x) if reduction == MEAN else 2.0, dtype=ct)
+    out = k * (x.astype(ct, copy=False) - t.astype(ct, copy=False)) * g.astype(ct, copy=False)
+    return out.astype(x.dtype, copy=False)
 
 
 def _mse_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
@@ -303,10 +313,14 @@ def _smooth_l1_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _smooth_l1_data_fwd(g: Any, x: Any, t: Any, reduction: int = MEAN, beta: float = 1.0) -> Any:
-    d = x - t
-    n = np.size(d) if reduction == MEAN else 1
-    gd = np.clip(d / beta, -1, 1) if beta > 0 else np.sign(d)
-    return (gd * g / n).astype(np.result_type(x, t))
+    # NB: PyTorch's kernel, op by op: +-norm * g outside (-beta, beta), norm * d * g / beta in
+    ct = _kernel_dtype(g, x, t)
+    g = g.astype(ct, copy=False)
+    d = x.astype(ct, copy=False) - t.astype(ct, copy=False)
+    norm = np.asarray(1.0 / np.size(x) if reduction == MEAN else 1.0, dtype=ct)
+    edge = norm * g
+    out = np.where(d <= -beta, -edge, np.where(d >= beta, edge, norm * d * g / ct.type(beta)))
+    return out.astype(x.dtype, copy=False)
 
 
 def _smooth_l1_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
@@ -347,7 +361,7 @@ register(
        ("dim",)),
     Op("mse_loss_backward", "MseLossBackwardBackward0", ("grad_output", "self", "target"),
        _mse_data_fwd, _mse_data_bw, (Save("grad_output"), Save("self"), Save("target")),
-       ("reduction",)),
+       ("reduction",), dtype_of=1),
     Op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bw,
        (Save("self"), Save("target")), ("reduction",)),
     Op("nll_loss_backward", "NllLossBackwardBackward0", ("grad_output", "self"), _nll_data_fwd,
@@ -365,7 +379,7 @@ register(
        (Save("pos_weight"), Save("self"), Save("target"), Save("weight")), ("reduction",)),
     Op("smooth_l1_loss_backward", "SmoothL1LossBackwardBackward0",
        ("grad_output", "self", "target"), _smooth_l1_data_fwd, _smooth_l1_data_bw,
-       (Save("grad_output"), Save("self"), Save("target")), ("beta", "reduction")),
+       (Save("grad_output"), Save("self"), Save("target")), ("beta", "reduction"), dtype_of=1),
     Op("smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1_fwd,
        _smooth_l1_bw, (Save("self"), Save("target")), ("beta", "reduction")),
 )

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .dtypes import result_type
+from .optable import Backward, Op, Save, register
 
 # Broadcasting is undone in one place (the executor reduces each gradient to its input's shape),
 # so the formulas below may return gradients of the broadcast shape.
@@ -40,6 +41,46 @@ def _div_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if c.needs[1]:
         go = D.mul(D.neg(g), D.div(D.div(c.self, other), other))
     return gs, go
+
+
+def _mod(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.mod(x, y)
+
+
+def _fmod(x: Any, y: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return np.fmod(x, y)
+
+
+def _div_mode_fwd(x: Any, y: Any, rounding_mode: str) -> Any:
+    with np.errstate(all="ignore"):
+        if rounding_mode == "floor":
+            return np.floor_divide(x, y)
+        return np.trunc(np.true_divide(x, y))
+
+
+def _div_mode_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: a rounded quotient is flat: zeros for both (PyTorch's div_tensor_*_backward)
+    return (D.zeros_like(g) if c.needs[0] else None, D.zeros_like(g) if c.needs[1] else None)
+
+
+def _rounding_bw(mode: str) -> Backward:
+    """remainder (floor) and fmod (trunc): self's gradient is grad, other's is
+    ``-grad * self.div(other, rounding_mode=mode)``, as PyTorch's."""
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        go = D.mul(D.neg(g), D.div_mode(c.self, c.other, rounding_mode=mode)) \
+            if c.needs[1] else None
+        return (g if c.needs[0] else None), go
+    return bw
+
+
+def _not_implemented(name: str) -> Backward:
+    """The backward of PyTorch's ``torch::autograd::NotImplemented`` node (an op with no
+    derivative whose input requires grad): it raises when reached."""
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return bw
 
 
 def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -83,8 +124,15 @@ def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         gx = D.where(D.zeros_like(g), D.mul(g, D.mul(e, D.pow_tensor(x, D.sub_scalar(e, other=1)))),
                      condition=D.eq(e, 0))
     if c.needs[1]:
-        # NB: 0 where the base is 0 and the exponent >= 0 (not 0 * log 0), as in PyTorch
-        ge = D.mul(g, D.where(D.zeros_like(c.result), D.mul(c.result, D.log(x)),
+        # NB: 0 where the base is 0 and the exponent >= 0 (not 0 * log 0), as in PyTorch; the
+        # base in the promoted dtype first (a copy node where it differs)
+        base = x
+        if c.dtype(0) is not c.dtype(1):
+            promoted = result_type([c.dtype(i) for i in (0, 1) if c.shape(i)],
+                                   [c.dtype(i) for i in (0, 1) if not c.shape(i)], [])
+            if promoted is not c.dtype(0):
+                base = D.to_copy(x, dtype=promoted.np)
+        ge = D.mul(g, D.where(D.zeros_like(c.result), D.mul(c.result, D.log(base)),
                               condition=D.logical_and(D.eq(x, D.zeros_like(x)),
                                                       D.ge(e, D.zeros_like(e)))))
     return gx, ge
@@ -350,6 +398,23 @@ register(
        lambda c, g, D: (D.div_scalar(g, other=c.attrs["other"]),), (), ("other",)),
     Op("div", "DivBackward0", ("self", "other"), np.true_divide, _div_bw,
        (Save("other", (0, 1)), Save("self", (1,)))),
+    Op("div_mode", "DivBackward2", ("self", "other"), _div_mode_fwd, _div_mode_bw,
+       (Save("other", (0, 1)), Save("self", (1,))), ("rounding_mode",)),
+    Op("remainder", "RemainderBackward1", ("self", "other"), _mod, _rounding_bw("floor"),
+       (Save("other", (1,)), Save("self", (1,)))),
+    Op("remainder_scalar", "RemainderBackward0", ("self",), lambda x, other: _mod(x, other),
+       lambda c, g, D: (g,)),
+    Op("fmod", "FmodBackward1", ("self", "other"), _fmod, _rounding_bw("trunc"),
+       (Save("other", (1,)), Save("self", (1,)))),
+    Op("fmod_scalar", "FmodBackward0", ("self",), lambda x, other: _fmod(x, other),
+       lambda c, g, D: (g,)),
+    # NB: no derivative in PyTorch: a node over the inputs that require grad, which raises
+    Op("floor_divide", "torch::autograd::NotImplemented", ("*tensors",),
+       lambda x, y: _div_mode_fwd(x, y, "floor"), _not_implemented("floor_divide")),
+    Op("floor_divide_", "torch::autograd::NotImplemented", ("*tensors",),
+       lambda x, y: _div_mode_fwd(x, y, "floor"), _not_implemented("floor_divide_")),
+    Op("remainder_of_scalar", "torch::autograd::NotImplemented", ("*tensors",), _mod,
+       _not_implemented("remainder")),
     Op("pow", "PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
        _pow_bw, (Save("self"),), ("exponent",)),
     Op("pow_tensor", "PowBackward1", ("self", "exponent"), _power, _pow_tt_bw,

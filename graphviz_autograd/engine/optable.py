@@ -57,6 +57,9 @@ class Op:
     # dims count a 0-d input as one dim of size 1 (dim 0 or -1), as in PyTorch: the forward runs
     # on shape (1,) and gives 0-d results
     lift_0d: bool = False
+    # the output takes this input's dtype, not the inputs' promoted one (PyTorch's loss
+    # ``*_backward`` kernels give self's dtype); -1: promoted
+    dtype_of: int = -1
     # filled by register(): the node and context classes, and the save plan as
     # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)

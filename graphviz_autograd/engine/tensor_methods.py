@@ -263,6 +263,12 @@ def _iop(key: str) -> Any:
     return m
 
 
+def _rounding_(key: str) -> Any:
+    def m(self: Tensor, other: Any) -> Tensor:
+        return F.rounding_(key, self, other)
+    return m
+
+
 def _add_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     return F.binary_("add", self, other, alpha=alpha)
 
@@ -272,7 +278,9 @@ def _sub_(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
     return F.binary_("sub", self, other, alpha=alpha)
 
 
-def _div_(self: Tensor, other: Any) -> Tensor:
+def _div_(self: Tensor, other: Any, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return F.rounding_("div_mode", self, other, rounding_mode)
     return F._quiet(F.binary_)("div", self, other)
 
 
@@ -337,9 +345,12 @@ METHODS: dict[str, Any] = {
         np.logical_not(s._data), dt.bool_),
     "bitwise_and": _bitwise("and", False), "bitwise_or": _bitwise("or", False),
     "bitwise_xor": _bitwise("xor", False),
-    "__floordiv__": lambda s, o: F.div(s, o, rounding_mode="floor"),
-    "__rfloordiv__": lambda s, o: F.div(o, s, rounding_mode="floor"),
+    "__floordiv__": F.floor_divide, "__rfloordiv__": lambda s, o: F.floor_divide(o, s),
+    "__ifloordiv__": _rounding_("floor_divide"), "floor_divide": F.floor_divide,
+    "floor_divide_": _rounding_("floor_divide"),
     "__mod__": F.remainder, "__rmod__": lambda s, o: F.remainder(o, s), "remainder": F.remainder,
+    "__imod__": _rounding_("remainder"), "remainder_": _rounding_("remainder"),
+    "fmod": F.fmod, "fmod_": _rounding_("fmod"),
     "nonzero": F.nonzero, "argwhere": F.nonzero,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     # arithmetic

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import frames
-from .predict import predict
+from .predict import NO_DERIVATIVE, predict
 from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                                                                         strict=True))}
     only = by_bits[1] if len(roots) == 1 else None
     failing = 0                   # the roots that reach a freed, modified or dead-end node
+    stops: list[int] = []         # nodes with no derivative (a backward raises there)
     # NB: the hot loop of reading a snapshot: about a microsecond a node
     for uid in order:
         st = static[uid]
@@ -223,8 +224,10 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                     failing |= bits
                     break
             saved_infos[uid] = saved
-        if uid in dead_ends:
+        if uid in dead_ends or m[6]:
             failing |= bits
+            if m[6]:
+                stops.append(uid)
         if st.variable is not None:
             found = tensor_labels.get(st.variable)
             labels = list(found) if found else none
@@ -240,8 +243,10 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                           version=int(version))
                for uid, names, (shape, dtype, rg, leaf, grad, version), fn
                in sorted(raw.tensors, key=lambda t: t[0])]
-    # NB: a backward can only fail at a freed, modified or dead-end node: the dry run is
-    # needed only where one is reachable
+    # NB: a backward can only fail at a freed, modified, dead-end or underivable node: the
+    # dry run is needed only where one is reachable
+    if stops:
+        dead_ends = dead_ends | set(stops)
     predictions = [predict(static, dead_ends, [r], saved_infos) if failing >> i & 1 else
                    Prediction(False, None, "", name)
                    for i, (r, name) in enumerate(zip(roots, root_names, strict=True))]
@@ -292,8 +297,8 @@ def _failed_at(rec: Recording, raw: Raw) -> str | None:
 
 def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
     """What a node's records say at every snapshot (read-only, shared by them): its id, its
-    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id, and an
-    empty list."""
+    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id, an
+    empty list, and whether its op has no derivative."""
     # NB: once per node of a recording, so loops, not comprehensions (each makes a function)
     nxt: list[str | None] = []
     for m in st.next:
@@ -312,9 +317,10 @@ def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
         alive.append(info)
     src = st.source
     var = st.variable
-    # NB: and one empty list, for each empty list of its records (read-only)
+    # NB: and one empty list, for each empty list of its records (read-only); and whether
+    # it is an op with no derivative
     return (f"n{uid}", nxt, None if src is None else rec._source_dict(src), alive,
-            None if var is None else f"t{var}", [])
+            None if var is None else f"t{var}", [], st.name == NO_DERIVATIVE)
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]

@@ -22,7 +22,8 @@ __all__ = ["Fix", "Diagnosis", "diagnose", "explain", "by_snapshot"]
 
 @dataclass(frozen=True)
 class Fix:
-    key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place
+    key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
+    #                    backward_before_step, differentiable_form
     title: str
     detail: str
 
@@ -31,7 +32,7 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    kind: str                     # "freed" | "modified"
+    kind: str                     # "freed" | "modified" | "no_derivative"
     node: str
     node_name: str
     buffers: list[str]
@@ -131,6 +132,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     root_node = next((n for n in snap.nodes if n.id == root), None) if root else None
     if pred.kind == "modified":
         return _modified(snap, pred, node, current, built, backward, names)
+    if pred.kind == "no_derivative":
+        return _no_derivative(snap, node, current, built, backward, names)
     freed_by = sorted({s.released_by for s in node.saved if s.state == "freed"
                        and s.released_by is not None})
     first = records.get(freed_by[0]) if freed_by else None
@@ -216,6 +219,27 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
                      "modify a `.clone()` of it, so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | None,
+                   built: dict[str, Any], backward: int | None,
+                   names: tuple[list[str], str]) -> Diagnosis:
+    attempt = _call(current) if current is not None else "the next backward"
+    tense = "failed" if backward is not None else "fails"
+    summary = (f"{attempt} {tense} at {_what(node, names)}: PyTorch has no derivative for "
+               "this op (a floor division `a // b`, or a number's remainder `2.0 % t`), so "
+               "the backward raises when it reaches it.")
+    fixes = [
+        Fix("detach", "Apply it to a detached tensor",
+            "Its result is flat almost everywhere: if no gradient should flow through it, "
+            "write `t.detach() // b` (or compute it under `torch.no_grad()`)."),
+        Fix("differentiable_form", "Use a form PyTorch can differentiate",
+            "`torch.div(a, b, rounding_mode='floor')` gives the same values as `a // b`, with "
+            "a zero gradient; `torch.remainder(torch.full_like(t, 2.0), t)` is `2.0 % t` "
+            "with a gradient for `t`."),
+    ]
+    return Diagnosis(backward, backward is None, "no_derivative", node.id, node.name, [], [],
+                     built, summary, fixes, snap.index)
 
 
 def diagnose(recording: Recording) -> list[Diagnosis]:

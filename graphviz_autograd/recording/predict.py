@@ -1,5 +1,6 @@
 """Will the next backward fail? A dry run of PyTorch's schedule (dependency counts, highest
-sequence number first) that stops at the first node whose saved buffers are freed or stale."""
+sequence number first) that stops at the first node whose saved buffers are freed or stale, or
+whose op has no derivative."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from typing import Any
 
 from .snapshot import Prediction, SavedInfo
 
-__all__ = ["predict", "modified_in_unpack_order"]
+__all__ = ["NO_DERIVATIVE", "predict", "modified_in_unpack_order"]
+
+# NB: PyTorch's node for an op with no derivative (``a // b``, ``2.0 % t``) whose input requires
+# grad: the backward raises when it reaches it
+NO_DERIVATIVE = "torch::autograd::NotImplemented"
 
 
 def modified_in_unpack_order(slots: list[SavedInfo]) -> list[SavedInfo]:
@@ -71,6 +76,9 @@ def _check(name: str, dead_end: bool, slots: list[SavedInfo]
         names = ", ".join(s.name for s in freed)
         return ("freed", f"{name} needs its saved {names}, freed{when}",
                 [s.name for s in freed])
+    if name == NO_DERIVATIVE:
+        return ("no_derivative", "this op has no derivative in PyTorch: the backward raises "
+                "when it reaches it", [])
     if dead_end:
         return ("freed", f"{name} was already run by a backward that did not retain the graph",
                 [])

@@ -68,7 +68,7 @@ class Prediction:
     node: str | None
     reason: str
     root: str | None = None
-    kind: str | None = None        # "freed" | "modified" | None
+    kind: str | None = None        # "freed" | "modified" | "no_derivative" | None
     buffers: list[str] = field(default_factory=list)
 
 

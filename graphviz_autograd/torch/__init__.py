@@ -229,6 +229,8 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
 nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
 remainder = _F.remainder
+fmod = _F.fmod
+floor_divide = _F.floor_divide
 bitwise_not = _F.invert
 
 

@@ -258,6 +258,54 @@ def test_two_heads_shared_trunk_without_retain() -> None:
     assert "retain_graph" in fix_keys(d)
 
 
+# -- an op with no derivative in the graph ----------------------------------------------------------
+def _no_derivative(torch: ModuleType, expr: str) -> tuple[Any, BaseException]:
+    engine = None
+    if torch is not globals()["torch"]:
+        from graphviz_autograd.recording.torch_engine import TorchEngine
+        engine = TorchEngine()
+    with record(engine=engine) as rec:
+        x = torch.tensor([1.5, -2.5, 4.0], requires_grad=True)
+        if expr == "x // 2":
+            y = (x // 2 + x * 3).sum()
+        else:
+            y = (2.0 % x + x * 3).sum()
+        with pytest.raises(RuntimeError) as info:
+            y.backward()
+    return rec, info.value
+
+
+@pytest.mark.parametrize(("expr", "op"), [("x // 2", "floor_divide"), ("2.0 % x", "remainder")])
+@pytest.mark.parametrize("module", ["native", pytest.param("torch", marks=requires_torch)])
+def test_an_op_with_no_derivative_is_predicted_and_explained(expr: str, op: str,
+                                                             module: str) -> None:
+    """``x // 2`` and ``2.0 % x`` have no derivative in PyTorch: a node that raises when the
+    backward reaches it. The snapshot before the backward predicts that failure there, and the
+    diagnosis names the line and the differentiable forms."""
+    rec, error = _no_derivative(torch if module == "native" else _real_torch(), expr)
+    assert str(error) == f"derivative for aten::{op} is not implemented"
+    s = before(rec, 1)
+    (node,) = [n for n in s.nodes if n.name == "torch::autograd::NotImplemented"]
+    assert s.prediction is not None and s.prediction.will_fail
+    assert (s.prediction.node, s.prediction.kind) == (node.id, "no_derivative")
+    assert rec.backwards[0].failed_at == node.id
+    (d,) = diagnose(rec)
+    assert (d.kind, d.node, d.backward) == ("no_derivative", node.id, 1)
+    assert expr in d.summary and "no derivative" in d.summary
+    assert fix_keys(d) == ["detach", "differentiable_form"]
+
+
+def test_a_differentiable_remainder_is_not_predicted_to_fail() -> None:
+    with record() as rec:
+        x = torch.tensor([1.5, -2.5, 4.0], requires_grad=True)
+        y = (x % 2 + torch.remainder(torch.full_like(x, 2.0), x)).sum()
+        y.backward()
+    s = before(rec, 1)
+    assert s.prediction is not None and not s.prediction.will_fail
+    assert {"RemainderBackward0", "RemainderBackward1"} <= {n.name for n in s.nodes}
+    assert diagnose(rec) == []
+
+
 # -- memory ------------------------------------------------------------------------------------
 def test_memory_plain_backward_frees_everything() -> None:
     with record() as rec:

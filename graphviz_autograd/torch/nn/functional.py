@@ -169,9 +169,12 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
     red = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        # NB: as PyTorch: an l1 loss then (its nodes, not SmoothL1LossBackward0)
+        return l1_loss(input, target, reduction=_NAMES[red])
     input, target = _broadcast_pair(input, target)
     return _apply(_T["smooth_l1_loss"], (input, target), {"reduction": red, "beta": beta},
-                  dtype=input._dtype)
+                  dtype=_F.promote(input, target))
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -308,6 +311,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
                          f"size ({input.size()}) is deprecated. Please ensure they have the same "
                          "size.")
+    if target._dtype is not input._dtype:
+        raise RuntimeError(f"Found dtype {_msg.SCALAR_NAME[target._dtype.name]} but expected "
+                           f"{_msg.SCALAR_NAME[input._dtype.name]}")
     for name, v in (("input", input), ("target", target)):
         x = v._data
         if not np.all((x >= 0) & (x <= 1)):       # NB: nan is outside too
@@ -343,9 +349,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
             text = _msg.size_mismatch(extra._data.shape, input._data.shape)
             if text is not None:
                 raise RuntimeError(text)
+    if target._dtype is _dt.bool_:
+        _F.no_bool_sub(True, target)             # NB: PyTorch's ``1 - target`` refuses it
+    if not target._dtype.is_floating_point:
+        raise RuntimeError(f"result type {_msg.SCALAR_NAME[input._dtype.name]} can't be cast "
+                           f"to the desired output type {_msg.SCALAR_NAME[target._dtype.name]}")
     return _apply(_T["binary_cross_entropy_with_logits"], (input, target),
                   {"weight": weight, "pos_weight": pos_weight, "reduction": red},
-                  dtype=input._dtype)
+                  dtype=target._dtype)     # NB: PyTorch's loss is (1 - target).mul_(input)...
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:

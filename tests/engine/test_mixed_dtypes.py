@@ -1,0 +1,83 @@
+"""Losses whose input and target differ in dtype (a float32 model's output against a float64
+target made from numpy), checked against real PyTorch 2.13: the loss's dtype, each gradient's
+dtype and graph with ``create_graph`` (PyTorch's loss ``*_backward`` kernels give self's dtype,
+so no copy node), and PyTorch's errors where it refuses the mix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ._support import Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+LOSSES = ["F.mse_loss(x, y)", "F.mse_loss(x, y, reduction='sum')",
+          "F.mse_loss(x, y, reduction='none')", "F.l1_loss(x, y)", "F.smooth_l1_loss(x, y)",
+          "F.smooth_l1_loss(x, y, reduction='none', beta=0.5)",
+          "F.smooth_l1_loss(x, y, beta=0.0)", "F.binary_cross_entropy_with_logits(x, y.sigmoid())",
+          "F.binary_cross_entropy(x.sigmoid(), y.sigmoid())", "F.mse_loss(x, y[0])"]
+DTYPES = [("torch.float32", "torch.float64"), ("torch.float64", "torch.float32"),
+          ("torch.float32", "torch.float32")]
+
+
+def _snippet(expr: str, dx: str, dy: str, create_graph: bool) -> Any:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        scope: dict[str, Any] = {"torch": torch, "F": torch.nn.functional}
+        exec(f"x = torch.tensor([[0.05, -0.45, 1.86], [-1.31, -1.85, 0.32]], dtype={dx}, "
+             f"requires_grad=True)\n"
+             f"y = torch.tensor([[0.25, 0.73, 1.95], [1.06, 1.64, -0.11]], dtype={dy}, "
+             f"requires_grad=True)", scope)
+        x, y = scope["x"], scope["y"]
+        box: list[Any] = []
+        if not rec.attempt("loss", lambda: box.append(eval(expr, scope)) or box[-1]):
+            return
+        loss = box[0]
+        rec.note("dtype", loss.dtype)
+        rec.graph("forward", loss=loss, x=x, y=y)
+        if not create_graph:
+            rec.attempt("backward", lambda: loss.sum().backward())
+            rec.grad("after", x=x, y=y)
+            return
+        grads: list[Any] = []
+        rec.attempt("grad", lambda: grads.extend(torch.autograd.grad(loss.sum(), [x, y],
+                                                                     create_graph=True)))
+        for name, g in zip("xy", grads, strict=False):
+            rec.note(f"d{name} dtype", g.dtype)
+            rec.graph(f"d{name}", g=g, x=x, y=y)
+        rec.attempt("backward of the gradients", lambda: sum(g.sum() for g in grads).backward())
+        for name, t in (("x", x), ("y", y)):
+            # NB: a clone: PyTorch's l1 gradient here is an "efficient zero" tensor, which
+            # cannot be listed
+            rec.attempt(f"{name}.grad", lambda t=t: None if t.grad is None else t.grad.clone())
+    return snippet
+
+
+@pytest.mark.parametrize(("dx", "dy"), DTYPES)
+@pytest.mark.parametrize("expr", LOSSES)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_loss_over_mixed_dtypes_as_pytorch(expr: str, dx: str, dy: str,
+                                             create_graph: bool) -> None:
+    differential(_snippet(expr, dx, dy, create_graph))
+
+
+@pytest.mark.parametrize("target", ["torch.tensor([[1, 0, 1], [0, 1, 1]])",
+                                    "torch.tensor([[True, False, True], [False, True, True]])",
+                                    "torch.tensor([[0.5, 0.0, 1.0], [1.0, 0.25, 1.0]], "
+                                    "dtype=torch.float16)"])
+def test_bce_with_logits_by_target_dtype_as_pytorch(target: str) -> None:
+    """PyTorch's loss is ``(1 - target).mul_(input)...``: the target's dtype, and its errors
+    for integer and boolean targets."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([[0.05, -0.45, 1.86], [-1.31, -1.85, 0.32]], requires_grad=True)
+        t = eval(target, {"torch": torch})
+        box: list[Any] = []
+        if rec.attempt("loss", lambda: box.append(
+                torch.nn.functional.binary_cross_entropy_with_logits(x, t)) or box[-1]):
+            rec.note("dtype", box[0].dtype)
+            rec.attempt("backward", lambda: box[0].backward())
+            rec.grad("after", x=x)
+    differential(snippet)
