@@ -17,6 +17,7 @@ from .optable import EXTRA, INPUT, NP, RESULT, TABLE, Op, build_backends, regist
 from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
+           "regenerated_view_name",
            "register_tensor_hook", "retain_grad", "register_post_accumulate_hook", "wrap"]
 
 Edge = tuple[Node | None, int]
@@ -402,6 +403,19 @@ def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 register(Op("as_strided", "AsStridedBackward0", ("self",), lambda x, view_fn, **_: view_fn(x),
             _as_strided_bw, (), ("size", "storage_offset", "stride")))
+
+
+def regenerated_view_name(view: Tensor) -> str | None:
+    """The name ``regenerate_view_grad_fn`` would give the view's grad_fn (None: none), or its
+    error, without changing the view."""
+    base = view._base
+    assert base is not None
+    if base._grad_fn is None and not base._rg:
+        return None
+    creation = view._creation
+    if creation is not None and creation[0] in ("custom", "multi"):
+        raise RuntimeError(msg.view_base_modified(creation))
+    return "AsStrided"
 
 
 def regenerate_view_grad_fn(view: Tensor) -> None:

@@ -457,9 +457,12 @@ def _prepare_inputs(task: _Task, inputs: list[Tensor], start: Node) -> None:
 
 
 def _shape_of(inputs: list[Any]) -> Any:
-    """The shape of the first gradient flowing into a node (for the trace), or None."""
-    g = inputs[0] if inputs else None
-    return g.shape if g is not None else None
+    """The shape of the first gradient flowing into a node (for the trace; of a multi-output
+    node, the first of its outputs that got one), or None."""
+    for g in inputs:
+        if g is not None:
+            return g.shape
+    return None
 
 
 def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any] | None:
@@ -489,9 +492,12 @@ def _evaluate(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any
         _accumulate(task, node, inputs[0], hooked=True)
         outputs: list[Any] = []
     else:
-        outputs = node.grads if isinstance(node, GraphRoot) else _call(task, node, inputs, mode)
-        if trace is not None:
-            trace.append((RAN, node._uid, node._name, _shape_of(inputs)))
+        if isinstance(node, GraphRoot):
+            outputs = node.grads        # NB: not a step: PyTorch's GraphRoot is never shown
+        else:
+            outputs = _call(task, node, inputs, mode)
+            if trace is not None:
+                trace.append((RAN, node._uid, node._name, _shape_of(inputs)))
     if not task.keep:
         node.release_variables()
     if node._post_hooks:

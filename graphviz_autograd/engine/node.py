@@ -109,10 +109,17 @@ class SavedTensor:
         return out
 
     def _version_message(self, owner: Node) -> str:
+        name: str | None
         if self.tensor is not None:
             t = self.tensor
-            producer = t.grad_fn
             shape, legacy, nr = t._data.shape, t._dtype.legacy, t._output_nr
+            if t._base is not None and t._view_version != t._vc.v:
+                # NB: a view whose base changed: the AsStridedBackward0 its grad_fn would be,
+                # named without making one (a node no user code can reach)
+                from .autograd import regenerated_view_name
+                name = regenerated_view_name(t)
+                return msg.version_error(legacy, shape, name, nr, self.vc.v, self.version)
+            producer = t.grad_fn
         else:
             assert self.array is not None
             producer, shape, legacy, nr = owner, self.array.shape, self.dtype.legacy, self.output_nr

@@ -40,8 +40,9 @@ def _mm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if not D.tensor_mode:          # NB: the hot path: the products directly
         return (D.mm(g, D.t(c.mat2)) if c.needs[0] else None,
                 D.mm(D.t(c.self), g) if c.needs[1] else None)
-    return (_mat1_grad(g, c.mat2, _column_major(c, "self", 0), D) if c.needs[0] else None,
-            _mat2_grad(g, c.self, _column_major(c, "mat2", 1), D) if c.needs[1] else None)
+    # NB: mat2's first, as PyTorch's generated code (see ops_pointwise._mul_bw)
+    g2 = _mat2_grad(g, c.self, _column_major(c, "mat2", 1), D) if c.needs[1] else None
+    return (_mat1_grad(g, c.mat2, _column_major(c, "self", 0), D) if c.needs[0] else None), g2
 
 
 def _mv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -56,8 +57,8 @@ def _dot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _bmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.bmm(g, D.transpose(c.mat2, dim0=1, dim1=2)) if c.needs[0] else None,
-            D.bmm(D.transpose(c.self, dim0=1, dim1=2), g) if c.needs[1] else None)
+    g2 = D.bmm(D.transpose(c.self, dim0=1, dim1=2), g) if c.needs[1] else None
+    return (D.bmm(g, D.transpose(c.mat2, dim0=1, dim1=2)) if c.needs[0] else None), g2
 
 
 def _scale(x: Any, k: Any, D: Any) -> Any:

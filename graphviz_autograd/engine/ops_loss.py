@@ -95,7 +95,8 @@ def _kernel_dtype(g: Any, x: Any, t: Any) -> Any:
 
 def _mse_data_fwd(g: Any, x: Any, t: Any, reduction: int) -> Any:
     ct = _kernel_dtype(g, x, t)
-    k = np.asarray(2.0 / np.size(x) if reduction == MEAN else 2.0, dtype=ct)
+    # NB: an empty input's gradient is empty (no division by its size of 0)
+    k = np.asarray(2.0 / np.size(x) if reduction == MEAN and np.size(x) else 2.0, dtype=ct)
     out = k * (x.astype(ct, copy=False) - t.astype(ct, copy=False)) * g.astype(ct, copy=False)
     return out.astype(x.dtype, copy=False)
 
@@ -103,7 +104,7 @@ def _mse_data_fwd(g: Any, x: Any, t: Any, reduction: int) -> Any:
 def _mse_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     red = c.attrs.get("reduction", MEAN)
     x, t, g = c.self, c.target, c.grad_output
-    k = 2.0 / _numel(c.shape(1)) if red == MEAN else 2.0
+    k = 2.0 / _numel(c.shape(1)) if red == MEAN and _numel(c.shape(1)) else 2.0
     d = D.mul_scalar(D.mul(gg, g), other=k)
     gg_g = None
     if c.needs[0]:
@@ -279,10 +280,11 @@ def _bce_logits_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             gx = D.mul(gx, g)
             if weight is not None:
                 gx = D.mul(gx, weight)
+            if red == MEAN:
+                gx = D.div_scalar(gx, other=n)
         gt = D.mul(D.neg(x), g) if c.needs[1] else None
-        if red == MEAN:
-            gx = D.div_scalar(gx, other=n) if gx is not None else None
-            gt = D.div_scalar(gt, other=n) if gt is not None else None
+        if red == MEAN and gt is not None:
+            gt = D.div_scalar(gt, other=n)
         return gx, gt
     w = c.weight if saved.get("weight") is not None else 1
     pw = c.pos_weight if saved.get("pos_weight") is not None else None
@@ -317,7 +319,7 @@ def _smooth_l1_data_fwd(g: Any, x: Any, t: Any, reduction: int = MEAN, beta: flo
     ct = _kernel_dtype(g, x, t)
     g = g.astype(ct, copy=False)
     d = x.astype(ct, copy=False) - t.astype(ct, copy=False)
-    norm = np.asarray(1.0 / np.size(x) if reduction == MEAN else 1.0, dtype=ct)
+    norm = np.asarray(1.0 / np.size(x) if reduction == MEAN and np.size(x) else 1.0, dtype=ct)
     edge = norm * g
     out = np.where(d <= -beta, -edge, np.where(d >= beta, edge, norm * d * g / ct.type(beta)))
     return out.astype(x.dtype, copy=False)

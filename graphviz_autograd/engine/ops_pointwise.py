@@ -29,17 +29,22 @@ def _sub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.needs[1] else None)
 
 
+# NB: PyTorch's generated backward of a two-input op with a formula per input computes the
+# second input's gradient first (the order its create_graph nodes are made in, so the order a
+# backward through them runs in)
 def _mul_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mul(g, c.other) if c.needs[0] else None,
-            D.mul(g, c.self) if c.needs[1] else None)
+    go = D.mul(g, c.self) if c.needs[1] else None
+    return (D.mul(g, c.other) if c.needs[0] else None), go
 
 
 def _div_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     other = c.other
-    gs = D.div(g, other) if c.needs[0] else None
     go = None
     if c.needs[1]:
-        go = D.mul(D.neg(g), D.div(D.div(c.self, other), other))
+        # NB: -grad * ((self / other) / other): the right operand first, as PyTorch's C++
+        ratio = D.div(D.div(c.self, other), other)
+        go = D.mul(D.neg(g), ratio)
+    gs = D.div(g, other) if c.needs[0] else None
     return gs, go
 
 
@@ -120,9 +125,6 @@ def _power(x: Any, e: Any) -> Any:
 def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, e = c.self, c.exponent
     gx = ge = None
-    if c.needs[0]:
-        gx = D.where(D.zeros_like(g), D.mul(g, D.mul(e, D.pow_tensor(x, D.sub_scalar(e, other=1)))),
-                     condition=D.eq(e, 0))
     if c.needs[1]:
         # NB: 0 where the base is 0 and the exponent >= 0 (not 0 * log 0), as in PyTorch; the
         # base in the promoted dtype first (a copy node where it differs)
@@ -135,6 +137,9 @@ def _pow_tt_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         ge = D.mul(g, D.where(D.zeros_like(c.result), D.mul(c.result, D.log(base)),
                               condition=D.logical_and(D.eq(x, D.zeros_like(x)),
                                                       D.ge(e, D.zeros_like(e)))))
+    if c.needs[0]:
+        gx = D.where(D.zeros_like(g), D.mul(g, D.mul(e, D.pow_tensor(x, D.sub_scalar(e, other=1)))),
+                     condition=D.eq(e, 0))
     return gx, ge
 
 
@@ -151,7 +156,8 @@ def _rpow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _atan2_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, y = c.self, c.other
-    r2 = D.add(D.mul(x, x), D.mul(y, y))
+    yy = D.mul(y, y)            # NB: self * self + other * other: the right operand first
+    r2 = D.add(D.mul(x, x), yy)
     # NB: 0 at the origin, not nan, as in PyTorch
     with np.errstate(divide="ignore"):
         recip = D.masked_fill(D.reciprocal(r2), mask=D.eq(r2, D.zeros_like(r2)), value=0)
@@ -186,8 +192,10 @@ def _logit_bw(c: Any, g: Any, D: Any) -> Any:
 def _silu_bw(c: Any, g: Any, D: Any) -> Any:
     x = c.self
     s = D.sigmoid(x)
-    # NB: grad * sigmoid * (1 + x * (1 - sigmoid)), in PyTorch's order (its double backward)
-    return D.mul(D.mul(g, s), D.add_scalar(D.mul(x, D.sub(D.ones_like(s), s)), other=1))
+    # NB: grad * sigmoid * (1 + x * (1 - sigmoid)), in PyTorch's order (its double backward:
+    # the right operand first, as its compiled C++ evaluates it)
+    right = D.add_scalar(D.mul(x, D.sub(D.ones_like(s), s)), other=1)
+    return D.mul(D.mul(g, s), right)
 
 
 def _minmax_bw(sel_self: str) -> Any:

@@ -161,7 +161,9 @@ def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         mean = D.mean(x) if shape else x
         dof = math.prod(shape) - corr
         if dof > 0:
-            return (D.mul(D.mul_scalar(g, other=2.0 / dof), D.sub(x, mean)),)
+            # NB: (2 / dof) * grad * (self - mean): the right operand first, as PyTorch's C++
+            centred = D.sub(x, mean)
+            return (D.mul(D.mul_scalar(g, other=2.0 / dof), centred),)
         # NB: 2 / 0 times x - mean, as PyTorch gives it: nan where x is the mean, else inf
         ones = D.ones_like(x)
         return (D.mul(g, D.where(D.mul_scalar(ones, other=math.nan),
@@ -173,7 +175,8 @@ def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     n = math.prod(shape[d] for d in dim)
     mean = D.mean_dim(x, dim=_dims(dim, len(shape)), keepdim=True)
     scale = 2.0 / (n - corr) if n != corr else math.inf
-    return (D.mul(D.mul_scalar(g, other=scale), D.sub(x, mean)),)
+    centred = D.sub(x, mean)
+    return (D.mul(D.mul_scalar(g, other=scale), centred),)
 
 
 def _std_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -216,14 +219,21 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             ax = D.abs(x)
             mask = D.logical_or(D.eq(ax, r), D.isnan(ax))
             count = D.sum_dim(mask, dim=_dims(dim, len(shape)), keepdim=True)
-            return (D.mul(D.sgn(x), D.mul(D.div(g, count), mask)),)
+            shared = D.mul(D.div(g, count), mask)
+            return (D.mul(D.sgn(x), shared),)
+        # NB: PyTorch's C++ computes a product's right operand first (its compiler's order)
         zero = D.eq(r, D.zeros_like(r))
         if p < 1:
-            scaled = D.mul(D.sgn(x), D.masked_fill(D.pow(D.abs(x), exponent=p - 1),
-                                                   mask=D.eq(x, D.zeros_like(x)), value=0))
-            return (D.mul(D.mul(scaled, g), D.pow(r, exponent=1 - p)),)
-        scaled = D.mul(D.sgn(x), D.pow(D.abs(x), exponent=p - 1)) if p < 2 else \
-            D.mul(x, D.pow(D.abs(x), exponent=p - 2))
+            powered = D.masked_fill(D.pow(D.abs(x), exponent=p - 1),
+                                    mask=D.eq(x, D.zeros_like(x)), value=0)
+            scaled = D.mul(D.sgn(x), powered)
+            right = D.pow(r, exponent=1 - p)
+            return (D.mul(D.mul(scaled, g), right),)
+        if p < 2:
+            powered = D.pow(D.abs(x), exponent=p - 1)
+            scaled = D.mul(D.sgn(x), powered)
+        else:
+            scaled = D.mul(x, D.pow(D.abs(x), exponent=p - 2))
         scale = D.masked_fill(D.div(g, D.pow(r, exponent=p - 1)), mask=zero, value=0)
         return (D.mul(scaled, scale),)
 
@@ -315,8 +325,9 @@ def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dims = _dims(dim, len(shape))
     r = c.result
     if shape and not keepdim:
-        # NB: PyTorch restores the reduced dims with one view here
-        kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
+        # NB: PyTorch restores the reduced dims with one view here (the dims as given: none
+        # for ``amax()``, a view of the 0-d gradient as 0-d, which broadcasts)
+        kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) if dim else ()
         g, r = D.view(g, shape=kept), D.view(r, shape=kept)
     mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
     count = D.sum_dim(mask, dim=dims, keepdim=True)

@@ -122,7 +122,7 @@ class NativeEngine:
 
     @staticmethod
     def tensor_facts(t: Tensor) -> tuple[int, Node | None, int | None, tuple[Any, ...]]:
-        """A named tensor's uid, the node a walk starts from (its grad_fn or its accumulator),
+        """A named tensor's uid, the node a walk starts from (its grad_fn; none for a leaf),
         its grad_fn's uid, and ``describe(t)`` (made here): in one call, for each name at each
         snapshot."""
         fn = t._grad_fn
@@ -138,8 +138,10 @@ class NativeEngine:
                      g._data.shape if g is not None else None, t._vc.v)
         if fn is not None:
             return t._uid, fn, fn._uid, described
-        ref = t._acc
-        return t._uid, ref() if ref is not None else None, None, described
+        # NB: a leaf's accumulator is found by the walk, through a node that uses it, as on
+        # real torch (asking PyTorch for it would make one): one that only an unreachable node
+        # holds (a view's stale grad_fn) is out of the snapshot on both engines
+        return t._uid, None, None, described
 
     @staticmethod
     def walk(starts: list[Node], static: dict[int, Any], metas: dict[int, Any]

@@ -338,6 +338,9 @@ class Recording:
         self._ids = {u: ids for u, ids in self._ids.items() if u in keep}
         self._released = {k: v for k, v in self._released.items() if k[0] in keep}
         self._compact_log(keep)
+        forget = getattr(self.engine, "forget", None)
+        if forget is not None:
+            forget(keep)              # NB: an engine that keeps records of its own nodes
 
     def _compact_log(self, keep: set[int]) -> None:
         """Keep the log entries the kept snapshots can show: nodes still known, run by a kept

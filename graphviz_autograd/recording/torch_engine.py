@@ -21,7 +21,7 @@ import functools
 import os
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ __all__ = ["TorchEngine"]
 _KEY = "graphviz_autograd.uid"
 _FREED = "Trying to backward through the graph a second time"
 _MODIFIED = re.compile(r"is at version (\d+); expected version (\d+) instead")
+_VIEW_BASE_MODIFIED = "is a view and its base or another view of its base has been modified"
 _BACKWARDS = {torch.Tensor.backward: "backward", torch.autograd.backward: "backward",
               torch.autograd.grad: "grad"}
 
@@ -99,11 +100,22 @@ class TorchEngine:
         self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
         self._counters: dict[int, _Counter] = {}
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
-        self._slot_counters: dict[int, tuple[_Counter | None, ...]] = {}
+        # per node, per saved slot: its storage's counter and its version when read
+        self._slot_counters: dict[int, tuple[tuple[_Counter, int], ...]] = {}
         self._names: dict[type, tuple[tuple[str, str], ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
         self._trace: list[tuple[Any, ...]] | None = None
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+
+    def forget(self, keep: Container[int]) -> None:
+        """Drop what it read of nodes the recording no longer needs (``keep``: the ids it
+        still shows or may show), so a long loop recorded with ``keep_last`` stays bounded. A
+        node dropped here and met again is read afresh."""
+        self._slots = {u: s for u, s in self._slots.items() if u in keep}
+        self._slot_counters = {u: c for u, c in self._slot_counters.items() if u in keep}
+        self._freed = {u for u in self._freed if u in keep}
+        used = {id(c) for cs in self._slot_counters.values() for c, _ in cs}
+        self._counters = {k: c for k, c in self._counters.items() if id(c) in used}
 
     # -- events -------------------------------------------------------------------------------
     def subscribe(self, fn: Callable[..., None]) -> None:
@@ -206,13 +218,9 @@ class TorchEngine:
         try:
             out = func(*args, **kwargs)
         except BaseException as e:
-            failed = None
-            if running:
-                # NB: the node that raised: its step (the post-hook never ran)
-                failed, grads = running[-1]
-                if self._trace is not None:
-                    self._trace.append((RAN, self.node_uid(failed), self.node_name(failed),
-                                        _first_shape(grads)))
+            # NB: the node that raised (its post-hook never ran): where the backward stopped,
+            # not a step it ran
+            failed = running[-1][0] if running else None
             self._emit("backward_failed", info, failed, e)
             raise
         finally:
@@ -258,7 +266,7 @@ class TorchEngine:
     def _reachable(self, roots: list[Any]) -> list[Any]:
         seen: set[int] = set()
         out = []
-        stack = [_grad_fn(t) for t in roots if isinstance(t, torch.Tensor)]
+        stack = [_root_node(t) for t in roots if isinstance(t, torch.Tensor)]
         while stack:
             n = stack.pop()
             if n is None:
@@ -390,7 +398,7 @@ class TorchEngine:
             # engine names them
             for slot, x in _members(name, t):
                 slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x)))
-                counters.append(self.counter(x))
+                counters.append((self.counter(x), int(x._version)))
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
         return found
@@ -406,7 +414,7 @@ class TorchEngine:
         unpacked: dict[str, Any] = {}          # attribute -> its value
         refused: dict[str, str] = {}           # attribute -> the error it raised, as text
         for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
-            c = counters[i] if i < len(counters) else None
+            c, saved_v = counters[i] if i < len(counters) else (None, 0)
             cid = id(c) if c is not None else 0
             attr, _, member = name.partition("[")
             if attr not in unpacked and attr not in refused:
@@ -419,6 +427,12 @@ class TorchEngine:
                 m = _MODIFIED.search(refused[attr])
                 if m is not None:
                     out.append(("modified", int(m.group(2)), int(m.group(1)), cid))
+                    mem.append((c.key if c is not None else 0, nbytes, False))
+                elif _VIEW_BASE_MODIFIED in refused[attr]:
+                    # NB: a multi-output view (unbind, split) whose base changed since: PyTorch
+                    # refuses it before comparing versions; its version now, unchecked
+                    v = _version_now(n, attr, member, saved_v)
+                    out.append(("modified", saved_v, v, cid))
                     mem.append((c.key if c is not None else 0, nbytes, False))
                 else:
                     out.append(("freed", 0, 0, cid))
@@ -481,8 +495,31 @@ def _grad_fn(t: torch.Tensor, unreadable: Any = None) -> Any:
         return unreadable
 
 
+def _root_node(t: torch.Tensor) -> Any:
+    """The node a backward from ``t`` starts at: its grad_fn; for a leaf that requires grad
+    (``leaf.backward()``) its accumulator, which that backward would make anyway."""
+    fn = _grad_fn(t, _UNREADABLE)
+    if fn is _UNREADABLE:
+        return None
+    if fn is None and t.requires_grad:
+        return torch.autograd.graph.get_gradient_edge(t).node
+    return fn
+
+
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
     push((node, grad_outputs))       # NB: the node running, should it raise
+
+
+def _version_now(n: Any, attr: str, member: str, saved_v: int) -> int:
+    """A saved tensor's version now, read through its raw form (no check), or one past the
+    version it was saved at where even that is refused."""
+    try:
+        raw = getattr(n, "_raw_saved_" + attr)
+        if member:
+            raw = raw[int(member[:-1])]
+        return int(raw.data._version)
+    except (RuntimeError, AttributeError, IndexError, TypeError):
+        return saved_v + 1
 
 
 def _members(name: str, saved: Any) -> list[tuple[str, torch.Tensor]]:

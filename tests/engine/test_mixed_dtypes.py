@@ -81,3 +81,26 @@ def test_bce_with_logits_by_target_dtype_as_pytorch(target: str) -> None:
             rec.attempt("backward", lambda: box[0].backward())
             rec.grad("after", x=x)
     differential(snippet)
+
+
+@pytest.mark.parametrize("expr", ["F.mse_loss(x, y)", "F.smooth_l1_loss(x, y)", "F.l1_loss(x, y)",
+                                  "F.smooth_l1_loss(x, y, reduction='sum')",
+                                  "F.binary_cross_entropy_with_logits(x, y.sigmoid())"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_loss_over_empty_inputs_as_pytorch(expr: str, create_graph: bool) -> None:
+    """A mean over no element is nan, and its gradients are empty: no division by the size."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        scope: dict[str, Any] = {"torch": torch, "F": torch.nn.functional}
+        exec("x = torch.zeros(2, 0, requires_grad=True)\n"
+             "y = torch.zeros(2, 0, dtype=torch.float64, requires_grad=True)", scope)
+        x, y = scope["x"], scope["y"]
+        loss = eval(expr, scope)
+        rec.note("loss", loss)
+        grads: list[Any] = []
+        rec.attempt("grad", lambda: grads.extend(torch.autograd.grad(
+            loss, [x, y], create_graph=create_graph)))
+        for name, g in zip("xy", grads, strict=False):
+            rec.note(f"d{name}", g)
+            rec.note(f"d{name} dtype", g.dtype)
+    differential(snippet)

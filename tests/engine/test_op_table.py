@@ -580,6 +580,40 @@ def test_double_backward_graph_matches_torch(key: str, code: str) -> None:
         f"{compact_graph(expected)}"
 
 
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), [
+    c for c in DOUBLE_CASES if TABLE[c.values[0]].name != "torch::autograd::NotImplemented"])
+def test_double_backward_nodes_are_made_in_pytorchs_order(key: str, code: str) -> None:
+    """``create_graph=True`` by every input that requires grad: the gradients' nodes are made
+    in PyTorch's order (its generated code computes a two-input op's second gradient first,
+    and its C++ formulas a product's right operand first). The order decides which node a
+    backward through them runs first, so a backward's steps."""
+    import torch
+
+    orders = []
+    wrts = [n for n in input_names(code) if INPUTS[n].requires_grad]
+    for module in (torch, ours):
+        inputs = build_inputs(module, input_names(code))
+        out = run_snippet(module, code, inputs)
+        if not out.requires_grad or not wrts:
+            pytest.skip("no graph")
+        total = out.sum() if out.dim() else out
+        grads = module.autograd.grad(total, [inputs[w] for w in wrts], create_graph=True,
+                                     allow_unused=True)
+        nodes: list[Any] = []
+        seen: set[int] = set()
+        for g in grads:
+            if g is not None and g.grad_fn is not None:
+                for n in _graph_nodes(g.grad_fn):
+                    if id(n) not in seen and not n.name().endswith("AccumulateGrad"):
+                        seen.add(id(n))
+                        nodes.append(n)
+        # NB: each node by its place in the (identical) graphs, in the order it was made
+        made = sorted(range(len(nodes)), key=lambda i: nodes[i]._sequence_nr())
+        orders.append([(i, nodes[i].name()) for i in made])
+    assert orders[0] == orders[1], f"torch: {orders[0]}\nours:  {orders[1]}"
+
+
 # -- finite differences, float64, no PyTorch ------------------------------------------------------
 EPS = 1e-6
 GRAD_RTOL = GRAD_ATOL = 1e-5

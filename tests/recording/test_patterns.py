@@ -258,7 +258,7 @@ def test_two_heads_shared_trunk_without_retain() -> None:
     assert "retain_graph" in fix_keys(d)
 
 
-# -- an op with no derivative in the graph ----------------------------------------------------------
+# -- an op with no derivative in the graph --------------------------------------------------------
 def _no_derivative(torch: ModuleType, expr: str) -> tuple[Any, BaseException]:
     engine = None
     if torch is not globals()["torch"]:

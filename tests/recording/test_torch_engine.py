@@ -63,6 +63,14 @@ def story(rec: Recording) -> list[Any]:
                         n.shared) for n in s.nodes)
         p = s.prediction
         out.append((s.kind, nodes, (p.will_fail, names.get(p.node), p.kind) if p else None))
+    # NB: and each backward's steps: the nodes run in order, the gradient shapes that flowed
+    # into them, the buffers each released; and the node it stopped at
+    node_names = {n.id: n.name for s in rec.snapshots for n in s.nodes}
+    for b in rec.backwards:
+        if not b.roots:
+            continue
+        out.append(([(st.name, st.grad_shape, sorted(r["name"] for r in st.released))
+                     for st in b.steps], node_names.get(b.failed_at or "")))
     return out
 
 
@@ -133,6 +141,34 @@ def test_a_freed_buffer_is_read_without_an_error_escaping() -> None:
     assert snap.memory["saved_bytes_alive"] == 0 and snap.memory["saved_bytes_freed"] > 0
 
 
+def _unbind_view_saved(module: Any, engine: Any) -> Recording:
+    with graphviz_autograd.record(engine=engine) as rec:
+        a = module.tensor([[-0.4, -1.1], [0.7, 1.7]], requires_grad=True)
+        h0 = a.unbind(1)[0]
+        h1 = h0.max()
+        with module.no_grad():
+            a.sub_(0.5)
+        with pytest.raises(RuntimeError, match="Output 0 of Unbind"):
+            h1.backward()
+    assert h0 is not None
+    return rec
+
+
+def test_a_saved_unbind_view_whose_base_changed_is_modified_on_both_engines() -> None:
+    """PyTorch refuses to unpack a saved ``unbind`` view whose base changed with its view
+    error, not its version error: still a buffer modified in place (not a freed one), with the
+    versions the native engine gives."""
+    on_torch = _unbind_view_saved(torch, TorchEngine())
+    on_native = _unbind_view_saved(native, None)
+    assert story(on_torch) == story(on_native)
+    for rec in (on_torch, on_native):
+        s = rec.snapshots[0]
+        (node,) = [n for n in s.nodes if n.name == "MaxBackward1"]
+        (buf,) = [b for b in node.saved if b.name == "self"]
+        assert (buf.state, buf.versions) == ("modified", [0, 1])
+        assert s.prediction is not None and s.prediction.kind == "modified"
+
+
 @pytest.mark.parametrize("model", ["cnn", "lstm"])
 @requires_dot
 def test_a_real_model_renders_before_and_after_backward(model: str) -> None:
@@ -175,17 +211,20 @@ def test_a_long_torch_loop_keeps_the_recording_bounded() -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x = torch.randn(3, 4)
 
-    def sizes(steps: int) -> tuple[int, int]:
-        with graphviz_autograd.record(engine=TorchEngine(), keep_last=8) as rec:
+    def sizes(steps: int) -> tuple[int, ...]:
+        engine = TorchEngine()
+        with graphviz_autograd.record(engine=engine, keep_last=8) as rec:
             for _ in range(steps):
                 opt.zero_grad()
                 loss = model(x).pow(2).mean()
                 loss.backward()
                 opt.step()
-        return len(rec._executed_log), len(rec._static)
+        # NB: and the engine's own records of the nodes it read (saved slots, counters)
+        return (len(rec._executed_log), len(rec._static), len(engine._slots),
+                len(engine._freed), len(engine._counters))
 
     short, long = sizes(40), sizes(400)
-    assert long[0] <= short[0] + 16 and long[1] <= short[1] + 16, (short, long)
+    assert all(b <= a + 16 for a, b in zip(short, long, strict=True)), (short, long)
     with graphviz_autograd.record(engine=TorchEngine(), keep_last=4) as rec:
         for _ in range(100):
             opt.zero_grad()
@@ -257,10 +296,10 @@ def test_a_torch_node_has_the_users_line(tmp_path: Any) -> None:
     assert made["SumBackward0"] == {11, 12}
 
 
-RANDOM_SEEDS = list(range(600))
+RANDOM_SEEDS = list(range(1200))
 
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(24))
 def test_random_programs_tell_the_same_story_on_both_engines(case: int, tmp_path: Any) -> None:
     """The engine tests' random programs (``tests/engine/_random_programs.py``), recorded on
     both engines: the same stories; and recording them on PyTorch changes nothing they see
