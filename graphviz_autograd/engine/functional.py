@@ -857,6 +857,14 @@ def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
                                                                 "dim": d})), dim=dim)
 
 
+def unsafe_chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """``chunk`` whose pieces are no views (UnsafeSplitBackward0), as PyTorch's recurrent cells
+    cut their gates."""
+    d = _dim(dim, t._data.ndim)
+    size = -(-t._data.shape[d] // chunks)
+    return tuple(apply(_T["unsafe_split"], (t,), {"split_size": size, "dim": d}))
+
+
 def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if t._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")

@@ -147,7 +147,53 @@ def _put_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return gx, gs
 
 
+def _embedding_fwd(w: np.ndarray, indices: np.ndarray, padding_idx: int = -1,
+                   scale_grad_by_freq: bool = False, sparse: bool = False,
+                   weight_sym_argsize_0: int = 0) -> np.ndarray:
+    return w[indices]
+
+
+def _embedding_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    return (D.embedding_dense_backward(g, indices=c.indices,
+                                       num_weights=a["weight_sym_argsize_0"],
+                                       padding_idx=a["padding_idx"],
+                                       scale_grad_by_freq=a["scale_grad_by_freq"]),)
+
+
+def _embedding_dense_fwd(g: np.ndarray, indices: np.ndarray, num_weights: int, padding_idx: int,
+                         scale_grad_by_freq: bool) -> np.ndarray:
+    """PyTorch's embedding_dense_backward: each row of ``g`` added to its index's row, but the
+    padding index's (divided by how often its index occurs, with ``scale_grad_by_freq``)."""
+    idx = indices.reshape(-1)
+    rows = g.reshape(idx.size, g.shape[-1])
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num_weights)
+        rows = rows / counts[idx][:, None].astype(rows.dtype)
+    keep = idx != padding_idx
+    out = np.zeros((num_weights, g.shape[-1]), dtype=g.dtype)
+    np.add.at(out, idx[keep], rows[keep])
+    return out
+
+
+def _embedding_dense_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    """PyTorch's embedding_dense_double_backward: the rows picked again (the frequency scaling
+    is the first backward's), the padding index's zeroed."""
+    indices, padding_idx = c.indices, c.attrs["padding_idx"]
+    flat = D.reshape(indices, shape=(-1,))
+    out = D.index_select(gg, dim=0, index=flat)
+    if padding_idx >= 0:
+        out = D.masked_fill(out, mask=D.reshape(D.eq(indices, padding_idx), shape=(-1, 1)),
+                            value=0)
+    return (D.view(out, shape=(*tuple(indices.shape), -1)),)
+
+
 register(
+    Op("embedding", "EmbeddingBackward0", ("weight",), _embedding_fwd, _embedding_bw,
+       (Save("indices"),), ("padding_idx", "scale_grad_by_freq", "sparse",
+                            "weight_sym_argsize_0")),
+    Op("embedding_dense_backward", "EmbeddingDenseBackwardBackward0", ("grad_output",),
+       _embedding_dense_fwd, _embedding_dense_bw, (Save("indices"),), ("padding_idx",)),
     Op("index_select", "IndexSelectBackward0", ("self",), _index_select_fwd, _index_select_bw,
        (Save("index"),), ("dim",)),
     Op("index_add", "IndexAddBackward0", ("self", "source"), _index_add_fwd, _index_add_bw,

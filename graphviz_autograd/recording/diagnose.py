@@ -8,6 +8,7 @@ its memory cost), one backward over the summed losses, no in-place change of a s
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,19 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$")
+
+
+def _fed_back(code: str | None) -> str | None:
+    """The variable a line both assigns and reads (``h = torch.tanh(x @ W + h @ U)``), or
+    None."""
+    m = _ASSIGNED.match(code or "")
+    if m is None:
+        return None
+    name, rhs = m.group(1), m.group(2)
+    return name if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", rhs) else None
+
+
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     by_id = {n.id: n for n in snap.nodes}
     seen, stack, out = set(), [root], []
@@ -159,13 +173,26 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     if reused:
         summary += (f" That node was built before backward #{k} and is reused by the graph of "
                     f"this backward; backward #{k} ran it and freed its buffers.")
-        fixes.append(Fix("recompute", "Recompute it inside the loop",
-                         f"Build `{code or name}` anew before each backward, so each graph has "
-                         "its own copy of that part (the seed-000 'works fine' line)."))
-        fixes.append(Fix("detach", f"Use `{name}.detach()` where you reuse it",
-                         f"If no gradient should flow back into `{name}` from the later "
-                         f"graphs (a value kept from an earlier step: an RNN hidden state, a "
-                         f"stored intermediate, a generator output), reuse `{name}.detach()`."))
+        recompute = Fix("recompute", "Recompute it inside the loop",
+                        f"Build `{code or name}` anew before each backward, so each graph has "
+                        "its own copy of that part (the seed-000 'works fine' line).")
+        detach = Fix("detach", f"Use `{name}.detach()` where you reuse it",
+                     f"If no gradient should flow back into `{name}` from the later "
+                     f"graphs (a value kept from an earlier step: an RNN hidden state, a "
+                     f"stored intermediate, a generator output), reuse `{name}.detach()`.")
+        fed_back = _fed_back(code)
+        if fed_back is not None:
+            # NB: a recurrence (`h = f(x, h)`): recomputing would rebuild every earlier step
+            summary += (f" `{fed_back}` is fed back into the line that builds it, so each "
+                        "step's graph reaches into the previous steps'.")
+            detach = Fix("detach", f"Detach `{fed_back}` before feeding it back",
+                         f"`{fed_back} = {fed_back}.detach()` at the start of each step (for a "
+                         f"tuple such as an LSTM's `(h, c)`, each tensor in it) cuts the graph "
+                         "between steps, as a hidden state is carried in truncated "
+                         "backpropagation through time.")
+            fixes += [detach, recompute]
+        else:
+            fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
         fixes.append(Fix("backward_once", "Backward once",

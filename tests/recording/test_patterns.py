@@ -81,6 +81,43 @@ def test_rnn_diagnosis_names_the_hidden_state_to_detach() -> None:
     assert "h.detach()" in detach.title + detach.detail
 
 
+def test_a_recurrence_is_told_to_detach_first() -> None:
+    """``h = tanh(x @ W_x + h @ W_h)`` feeds ``h`` back into the line that builds it:
+    recomputing would rebuild every earlier step, so detaching comes first; an LSTM cell's
+    ``state = cell(x, state)`` too, where the state is a tuple."""
+    rec, _ = _rnn(detach=False)
+    (d,) = diagnose(rec)
+    assert fix_keys(d)[:2] == ["detach", "recompute"]
+    assert "`h` is fed back" in d.summary
+    assert d.fixes[0].title == "Detach `h` before feeding it back"
+    torch.manual_seed(0)
+    with record() as rec:
+        cell = torch.nn.LSTMCell(3, 2)
+        state = None
+        for _ in range(2):
+            state = cell(torch.randn(4, 3), state)
+            with contextlib.suppress(RuntimeError):
+                state[0].sum().backward()
+    (d,) = diagnose(rec)
+    assert fix_keys(d)[0] == "detach" and "each tensor in it" in d.fixes[0].detail
+    assert d.fixes[0].title == "Detach `state` before feeding it back"
+
+
+def test_a_kept_intermediate_is_told_to_recompute_first() -> None:
+    """No recurrence (``y`` is built once, outside the loop): recomputing comes first."""
+    with record() as rec:
+        t = torch.ones(3, requires_grad=True)
+        a = torch.ones(3, requires_grad=True)
+        y = t * a
+        for _ in range(2):
+            z = (y * 2).sum()
+            with contextlib.suppress(RuntimeError):
+                z.backward()
+    (d,) = diagnose(rec)
+    assert fix_keys(d)[:2] == ["recompute", "detach"]
+    assert "fed back" not in d.summary
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []

@@ -5,6 +5,7 @@ sees; a real model renders before and after its backward."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib.util
 import os
@@ -109,6 +110,40 @@ def test_a_seed_example_tells_the_same_story_on_both_engines(stem: str) -> None:
     assert story(on_torch) == story(on_native)
     assert on_torch.snapshots[-1].kind == "backward_failed"
     # the same diagnosis, word for word but for the node ids
+    assert [d.summary for d in graphviz_autograd.diagnose(on_torch)] == \
+        [d.summary for d in graphviz_autograd.diagnose(on_native)]
+
+
+def _cell_loop(module: Any, engine: Any, spec: str) -> Recording:
+    import numpy as np
+    with graphviz_autograd.record(engine=engine, sources=False) as rec:
+        emb = module.nn.Embedding(6, 3, padding_idx=0)
+        cell = eval(f"module.nn.{spec}", {"module": module})
+        with module.no_grad():
+            for i, p in enumerate([*emb.parameters(), *cell.parameters()]):
+                n = int(np.prod(p.shape))
+                values = np.cos(np.arange(n) * 0.7 + i).reshape(tuple(p.shape)) * 0.5
+                p.copy_(module.tensor(values.tolist()))
+        state = None
+        for step in range(3):
+            x = emb(module.tensor([step, step + 1]))
+            state = cell(x, state)
+            h = state[0] if isinstance(state, tuple) else state
+            loss = (h * h).sum()
+            # NB: from the second step on, it reaches the first step's freed buffers
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    return rec
+
+
+@pytest.mark.parametrize("spec", ["RNNCell(3, 2)", "LSTMCell(3, 2)", "GRUCell(3, 2)"])
+def test_a_recurrent_cell_loop_tells_the_same_story_on_both_engines(spec: str) -> None:
+    """The hidden state carried without ``detach()``: the same nodes, freed buffers, steps and
+    diagnosis on both engines, through an embedding and PyTorch's cells."""
+    on_torch = _cell_loop(torch, TorchEngine(), spec)
+    on_native = _cell_loop(native, None, spec)
+    assert story(on_torch) == story(on_native)
+    assert [b.error is None for b in on_torch.backwards] == [True, False, False]
     assert [d.summary for d in graphviz_autograd.diagnose(on_torch)] == \
         [d.summary for d in graphviz_autograd.diagnose(on_native)]
 

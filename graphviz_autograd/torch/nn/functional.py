@@ -21,7 +21,7 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
            "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_"]
+           "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -362,6 +362,88 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     norm = input.norm(p, dim, keepdim=True).clamp_min(eps)
     return _F.div(input, norm.expand_as(input))
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of ``weight`` at the indices ``input`` (EmbeddingBackward0)."""
+    n = weight._data.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < n, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
+            padding_idx = n + padding_idx
+    else:
+        padding_idx = -1
+    if input._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got torch."
+                           f"{_msg.SCALAR_NAME[input._dtype.name]}Tensor instead (while checking "
+                           f"arguments for embedding)")
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    if sparse:
+        raise NotImplementedError("sparse gradients are not supported by this engine")
+    if max_norm is not None:
+        _embedding_renorm_(weight, idx, float(max_norm), float(norm_type))
+    return _apply(_T["embedding"], (weight,),
+                  {"indices": input, "padding_idx": padding_idx,
+                   "scale_grad_by_freq": bool(scale_grad_by_freq), "sparse": False,
+                   "weight_sym_argsize_0": n}, dtype=weight._dtype)
+
+
+def _embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float
+                       ) -> None:
+    """PyTorch's embedding_renorm_ (under no_grad): each row used whose norm exceeds
+    ``max_norm`` is scaled down to it, in place."""
+    from ...engine.grad_mode import no_grad
+    rows = np.unique(idx.reshape(-1))
+    norms = np.linalg.norm(weight._data[rows].astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    with no_grad():
+        data = weight._data.copy()
+        data[rows] = (data[rows] * scale[:, None]).astype(data.dtype)
+        weight.copy_(_F.wrap(data))
+
+
+# -- recurrent cells, op by op as PyTorch's C++ (RNN.cpp) computes them ----------------------------
+def _cell_linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
+    return _F.linear(x, w, b)
+
+
+def rnn_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+             b_hh: Tensor | None, nonlinearity: str = "tanh") -> Tensor:
+    """``nonlinearity(linear(hx, w_hh, b_hh).add_(linear(input, w_ih, b_ih)))``: the hidden
+    product first (C++ evaluates the object of ``.add_`` before its argument)."""
+    gates = _cell_linear(hx, w_hh, b_hh)
+    gates.add_(_cell_linear(input, w_ih, b_ih))
+    return gates.tanh() if nonlinearity == "tanh" else gates.relu()
+
+
+def lstm_cell(input: Tensor, hx: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Tensor,
+              b_ih: Tensor | None, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
+    h, c = hx
+    gates = _cell_linear(h, w_hh, b_hh)
+    gates.add_(_cell_linear(input, w_ih, b_ih))
+    i, f, g, o = _F.unsafe_chunk(gates, 4, 1)
+    i, f, g, o = i.sigmoid_(), f.sigmoid_(), g.tanh_(), o.sigmoid_()
+    cy = f * c
+    cy.add_(i * g)
+    t = cy.tanh()                     # NB: outgate * cy.tanh(): the right operand first
+    return o * t, cy
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
+             b_hh: Tensor | None) -> Tensor:
+    ig = _F.unsafe_chunk(_cell_linear(input, w_ih, b_ih), 3, 1)
+    hg = _F.unsafe_chunk(_cell_linear(hx, w_hh, b_hh), 3, 1)
+    reset = hg[0].add_(ig[0]).sigmoid_()
+    update = hg[1].add_(ig[1]).sigmoid_()
+    new = ig[2].add(hg[2].mul_(reset)).tanh_()
+    return (hx - new).mul_(update).add_(new)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

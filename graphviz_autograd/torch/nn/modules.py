@@ -272,6 +272,158 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class Embedding(Module):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, sparse: bool = False,
+                 _weight: Tensor | None = None, _freeze: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, \
+                    "Padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(zeros(num_embeddings, embedding_dim, dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += ", scale_grad_by_freq=True"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> Embedding:
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
+
+class RNNCellBase(Module):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = Parameter(zeros(num_chunks * hidden_size, input_size, dtype=dtype))
+        self.weight_hh = Parameter(zeros(num_chunks * hidden_size, hidden_size, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(zeros(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(zeros(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        nonlinearity = getattr(self, "nonlinearity", "tanh")
+        if nonlinearity != "tanh":
+            s += f", nonlinearity={nonlinearity}"
+        return s
+
+    def _batched(self, input: Tensor, hx: Any) -> tuple[Tensor, Any, bool]:
+        """The input and state as 2-D (an unbatched 1-D input gets a batch dim of 1)."""
+        name = type(self).__name__
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
+                             f"instead")
+        states = hx if isinstance(hx, tuple) else (hx,)
+        for h in states:
+            if h is not None and h.dim() not in (1, 2):
+                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D "
+                                 f"instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            zero = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = (zero, zero) if isinstance(self, LSTMCell) else zero
+        elif not batched:
+            hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) else hx.unsqueeze(0)
+        return input, hx, batched
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        input, hx, batched = self._batched(input, hx)
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        out = F.rnn_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                         self.nonlinearity)
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Tensor, Tensor]:
+        input, hx, batched = self._batched(input, hx)
+        h, c = F.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                           self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        input, hx, batched = self._batched(input, hx)
+        out = F.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return out if batched else out.squeeze(0)
+
+
 class Sequential(Module):
     def __init__(self, *mods: Any) -> None:
         super().__init__()
