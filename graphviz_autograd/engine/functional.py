@@ -860,9 +860,20 @@ def split(t: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
 def unsafe_chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunk`` whose pieces are no views (UnsafeSplitBackward0), as PyTorch's recurrent cells
     cut their gates."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, t._data.ndim)
-    size = -(-t._data.shape[d] // chunks)
-    return tuple(apply(_T["unsafe_split"], (t,), {"split_size": size, "dim": d}))
+    return unsafe_split(t, -(-t._data.shape[d] // chunks), dim)
+
+
+def unsafe_split(t: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if t._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _dim(dim, t._data.ndim)
+    if split_size <= 0:
+        return tuple(x.clone() for x in split(t, split_size, dim))
+    return as_given(tuple(apply(_T["unsafe_split"], (t,), {"split_size": split_size,
+                                                           "dim": d})), dim=dim)
 
 
 def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

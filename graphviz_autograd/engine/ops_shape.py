@@ -266,10 +266,9 @@ register(
     Op("split", "SplitBackward0", ("self",), _split_fwd, _split_bw, (), ("dim", "split_size"),
        view=True, n_outputs=-1),
     # NB: as split, but its outputs are no views for autograd (PyTorch's recurrent cells
-    # edit them in place): copies here
-    Op("unsafe_split", "UnsafeSplitBackward0", ("self",),
-       lambda x, split_size, dim: [p.copy() for p in _split_fwd(x, split_size, dim)],
-       _split_bw, (), ("dim", "split_size"), n_outputs=-1),
+    # edit them in place): they share the input's memory, each with a version of its own
+    Op("unsafe_split", "UnsafeSplitBackward0", ("self",), _split_fwd, _split_bw, (),
+       ("dim", "split_size"), n_outputs=-1),
     Op("split_with_sizes", "SplitWithSizesBackward0", ("self",), _split_sizes_fwd,
        _split_sizes_bw, (), ("dim", "split_sizes"), view=True, n_outputs=-1),
     Op("unbind", "UnbindBackward0", ("self",),

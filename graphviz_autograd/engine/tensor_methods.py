@@ -388,6 +388,7 @@ METHODS: dict[str, Any] = {
     "contiguous": lambda s, memory_format=None: F.contiguous(s),
     "clone": lambda s, memory_format=None: F.clone(s),
     "select": F.select, "narrow": F.narrow, "split": F.split, "chunk": F.chunk,
+    "unsafe_chunk": F.unsafe_chunk, "unsafe_split": F.unsafe_split,
     "unbind": F.unbind, "flip": lambda s, *dims: F.as_given(F.apply(TABLE["flip"], (s,), {
         "dims": tuple(F._dim(d, s._data.ndim) for d in F._shape_args(dims))}),
         dims=tuple(F._shape_args(dims))),

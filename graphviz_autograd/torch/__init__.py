@@ -231,6 +231,8 @@ isclose = _F.isclose
 remainder = _F.remainder
 fmod = _F.fmod
 floor_divide = _F.floor_divide
+unsafe_chunk = _F.unsafe_chunk
+unsafe_split = _F.unsafe_split
 bitwise_not = _F.invert
 
 

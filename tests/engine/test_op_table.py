@@ -199,6 +199,10 @@ EXAMPLES: dict[str, list[str]] = {
     "stack": ["torch.stack([a, b])", "torch.stack([c, a], dim=1)", "torch.stack([A, M], dim=-1)"],
     "split": ["A.split(2, dim=1)[1]", "A.chunk(2, dim=1)[0]", "a.split(2)[0]", "a.chunk(3)[1]",
               "s0, s1 = A.split(1); s0 * s1"],
+    "unsafe_split": ["u0, u1 = A.unsafe_chunk(2, 1); u0 * u1", "torch.unsafe_split(M, 1)[1]",
+                     "u = X.unsafe_chunk(3, -1); u[0] + u[2]",
+                     "u = A.unsafe_chunk(3, 1); v = u[1]; v.mul_(2); v",
+                     "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2"],
     "split_with_sizes": ["A.split([1, 2], dim=1)[1]", "a.split([2, 1])[0]",
                          "u, v = X.split([1, 2], dim=2); u * v.sum(2, keepdim=True)"],
     "unbind": ["A.unbind(1)[2]", "u0, u1 = A.unbind(); u0 * u1"],
@@ -636,11 +640,13 @@ def _objective(code: str, names: list[str], w: np.ndarray,
 
 
 # NB: by design PyTorch's gradient here is not the derivative (the values the tests above
-# compare with PyTorch's): the padding row of an embedding gets none, and
-# ``scale_grad_by_freq`` divides each row's by how often its index occurs
+# compare with PyTorch's): the padding row of an embedding gets none, ``scale_grad_by_freq``
+# divides each row's by how often its index occurs, and an in-place edit through an
+# ``unsafe_split`` piece changes its input behind autograd's back
 NOT_THE_DERIVATIVE = {"F.embedding(tgt, B, padding_idx=0)", "F.embedding(I, B, padding_idx=-1)",
                       "F.embedding(I, B, scale_grad_by_freq=True)",
-                      "F.embedding(I, B * 2, padding_idx=1, scale_grad_by_freq=True)"}
+                      "F.embedding(I, B * 2, padding_idx=1, scale_grad_by_freq=True)",
+                      "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2"}
 
 
 @pytest.mark.parametrize(("key", "code"),
