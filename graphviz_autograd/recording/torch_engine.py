@@ -206,7 +206,7 @@ class TorchEngine:
             retain = create
         info = _Info(roots, api, bool(retain), create)
         self._emit("backward_started", info)
-        running: list[tuple[Any, Any]] = []
+        running: list[Any] = []                # the nodes started and not yet finished
         handles = []
         nodes = self._reachable(roots)
         push = running.append
@@ -220,7 +220,7 @@ class TorchEngine:
         except BaseException as e:
             # NB: the node that raised (its post-hook never ran): where the backward stopped,
             # not a step it ran
-            failed = running[-1][0] if running else None
+            failed = running[-1] if running else None
             self._emit("backward_failed", info, failed, e)
             raise
         finally:
@@ -246,7 +246,7 @@ class TorchEngine:
         retain = info.retain_graph
 
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
-            if running and running[-1][0] is node:
+            if running and running[-1] is node:
                 running.pop()
             trace = self._trace
             if trace is None:
@@ -507,7 +507,7 @@ def _root_node(t: torch.Tensor) -> Any:
 
 
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
-    push((node, grad_outputs))       # NB: the node running, should it raise
+    push(node)                       # NB: the node running, should it raise
 
 
 def _version_now(n: Any, attr: str, member: str, saved_v: int) -> int:
