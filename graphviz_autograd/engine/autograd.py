@@ -422,13 +422,10 @@ def regenerate_view_grad_fn(view: Tensor) -> None:
     """A view whose base changed in place gets a fresh ``AsStridedBackward0`` grad_fn."""
     base = view._base
     assert base is not None
-    creation = view._creation
-    if base._grad_fn is None and not base._rg:
+    if regenerated_view_name(view) is None:
         view._view_version = view._vc.v
         view._grad_fn = None
         return
-    if creation is not None and creation[0] in ("custom", "multi"):
-        raise RuntimeError(msg.view_base_modified(creation))
     view._view_version = view._vc.v
     node = node_class(TABLE["as_strided"])()
     node._next = (edge(base),)

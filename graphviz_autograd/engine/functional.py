@@ -188,9 +188,7 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         _check_rounding_mode(rounding_mode)
         ta, tb = as_tensor_arg(a), as_tensor_arg(b)
-        dtype = promote(ta, tb)
-        _check_broadcast(ta, tb)
-        _integer_divisor(dtype, tb)
+        dtype = _division(ta, tb)
         # NB: a number divisor is saved wrapped (PyTorch's DivBackward2 shows tensor(2.))
         return apply(_T["div_mode"], (ta, tb), {"rounding_mode": rounding_mode},
                      (_value(ta), _value(tb)), dtype)
@@ -201,6 +199,15 @@ def _check_rounding_mode(rounding_mode: Any) -> None:
     if rounding_mode not in ("floor", "trunc"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
+
+
+def _division(a: Tensor, b: Tensor) -> dt.DType:
+    """The dtype of ``a`` divided (or reduced modulo) by ``b``, once the shapes broadcast and
+    an integer divisor has no zero."""
+    dtype = promote(a, b)
+    _check_broadcast(a, b)
+    _integer_divisor(dtype, b)
+    return dtype
 
 
 def _integer_divisor(dtype: dt.DType, divisor: Tensor) -> None:
@@ -229,9 +236,7 @@ def _rounding(key: str, a: Any, b: Any) -> Tensor:
     if not isinstance(a, Tensor):
         return _no_derivative("remainder_of_scalar", a, b)    # NB: ``2.0 % t``
     tb = as_tensor_arg(b)
-    dtype = promote(a, tb)
-    _check_broadcast(a, tb)
-    _integer_divisor(dtype, tb)
+    dtype = _division(a, tb)
     if isinstance(b, bool | int | float):
         return apply(_T[f"{key}_scalar"], (a,), {"other": b}, dtype=dtype)
     return apply(_T[key], (a, tb), dtype=dtype)
@@ -239,9 +244,7 @@ def _rounding(key: str, a: Any, b: Any) -> Tensor:
 
 def _no_derivative(key: str, a: Any, b: Any) -> Tensor:
     ta, tb = as_tensor_arg(a), as_tensor_arg(b)
-    dtype = promote(ta, tb)
-    _check_broadcast(ta, tb)
-    _integer_divisor(dtype, tb)
+    dtype = _division(ta, tb)
     # NB: PyTorch's NotImplemented node has an edge for each input that requires grad only
     graph = [t for t in (ta, tb) if t._rg or t._grad_fn is not None]
     return apply(_T[key], graph, arrays=(_value(ta), _value(tb)), dtype=dtype)
@@ -253,10 +256,10 @@ def rounding_(key: str, self: Tensor, other: Any, rounding_mode: str | None = No
     to = as_tensor_arg(other)
     if key == "div_mode":
         _check_rounding_mode(rounding_mode)
-        _integer_divisor(promote(self, to), to)
+    _integer_divisor(promote(self, to), to)
+    if key == "div_mode":
         return apply_inplace(_T[key], self, (to,), {"rounding_mode": rounding_mode},
                              arrays=(self._data, _value(to)))
-    _integer_divisor(promote(self, to), to)
     if to._data.shape != self._data.shape:
         _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
     if key == "floor_divide":
@@ -300,10 +303,6 @@ def nonzero(t: Tensor) -> Tensor:
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     return Tensor._make(np.asarray(np.isclose(a._data, b._data, rtol, atol, equal_nan)), dt.bool_)
-
-
-def _trunc_div(x: Any, y: Any) -> Any:
-    return np.trunc(np.true_divide(x, y))
 
 
 def rdiv(t: Tensor, v: Any) -> Tensor:

@@ -424,15 +424,15 @@ class TorchEngine:
                     # NB: its text only: the error's traceback holds this frame (a cycle)
                     refused[attr] = str(e)
             if attr in refused:
-                m = _MODIFIED.search(refused[attr])
-                if m is not None:
-                    out.append(("modified", int(m.group(2)), int(m.group(1)), cid))
-                    mem.append((c.key if c is not None else 0, nbytes, False))
-                elif _VIEW_BASE_MODIFIED in refused[attr]:
-                    # NB: a multi-output view (unbind, split) whose base changed since: PyTorch
-                    # refuses it before comparing versions; its version now, unchecked
-                    v = _version_now(n, attr, member, saved_v)
-                    out.append(("modified", saved_v, v, cid))
+                text = refused[attr]
+                m = _MODIFIED.search(text)
+                # NB: a multi-output view (unbind, split) whose base changed since: PyTorch
+                # refuses it before comparing versions; its version now, unchecked
+                versions = (int(m.group(2)), int(m.group(1))) if m is not None else \
+                    (saved_v, _version_now(n, attr, member, saved_v)) \
+                    if _VIEW_BASE_MODIFIED in text else None
+                if versions is not None:
+                    out.append(("modified", *versions, cid))
                     mem.append((c.key if c is not None else 0, nbytes, False))
                 else:
                     out.append(("freed", 0, 0, cid))

@@ -369,13 +369,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """The rows of ``weight`` at the indices ``input`` (EmbeddingBackward0)."""
     n = weight._data.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < n, "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
-            padding_idx = n + padding_idx
-    else:
+    padding_idx = padding_index(padding_idx, n)
+    if padding_idx is None:
         padding_idx = -1
     if input._dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
@@ -395,6 +390,18 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
                    "weight_sym_argsize_0": n}, dtype=weight._dtype)
 
 
+def padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """A padding index checked against the number of rows, a negative one counted from the
+    end."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
 def _embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float
                        ) -> None:
     """PyTorch's embedding_renorm_ (under no_grad): each row used whose norm exceeds
@@ -410,24 +417,20 @@ def _embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_ty
 
 
 # -- recurrent cells, op by op as PyTorch's C++ (RNN.cpp) computes them ----------------------------
-def _cell_linear(x: Tensor, w: Tensor, b: Tensor | None) -> Tensor:
-    return _F.linear(x, w, b)
-
-
 def rnn_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
              b_hh: Tensor | None, nonlinearity: str = "tanh") -> Tensor:
     """``nonlinearity(linear(hx, w_hh, b_hh).add_(linear(input, w_ih, b_ih)))``: the hidden
     product first (C++ evaluates the object of ``.add_`` before its argument)."""
-    gates = _cell_linear(hx, w_hh, b_hh)
-    gates.add_(_cell_linear(input, w_ih, b_ih))
+    gates = _F.linear(hx, w_hh, b_hh)
+    gates.add_(_F.linear(input, w_ih, b_ih))
     return gates.tanh() if nonlinearity == "tanh" else gates.relu()
 
 
 def lstm_cell(input: Tensor, hx: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Tensor,
               b_ih: Tensor | None, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     h, c = hx
-    gates = _cell_linear(h, w_hh, b_hh)
-    gates.add_(_cell_linear(input, w_ih, b_ih))
+    gates = _F.linear(h, w_hh, b_hh)
+    gates.add_(_F.linear(input, w_ih, b_ih))
     i, f, g, o = _F.unsafe_chunk(gates, 4, 1)
     i, f, g, o = i.sigmoid_(), f.sigmoid_(), g.tanh_(), o.sigmoid_()
     cy = f * c
@@ -438,8 +441,8 @@ def lstm_cell(input: Tensor, hx: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Tens
 
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
              b_hh: Tensor | None) -> Tensor:
-    ig = _F.unsafe_chunk(_cell_linear(input, w_ih, b_ih), 3, 1)
-    hg = _F.unsafe_chunk(_cell_linear(hx, w_hh, b_hh), 3, 1)
+    ig = _F.unsafe_chunk(_F.linear(input, w_ih, b_ih), 3, 1)
+    hg = _F.unsafe_chunk(_F.linear(hx, w_hh, b_hh), 3, 1)
     reset = hg[0].add_(ig[0]).sigmoid_()
     update = hg[1].add_(ig[1]).sigmoid_()
     new = ig[2].add(hg[2].mul_(reset)).tanh_()
