@@ -160,7 +160,7 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
                 t = original_self if i == 0 and original_self is not None else inputs[i]
                 saved[name] = SavedTensor(t, False) if t is not None else None
             elif kind == RESULT:
-                saved[name] = SavedTensor(outs[0], True)
+                saved[name] = SavedTensor(outs[i], True)
             elif kind == EXTRA:
                 saved[name] = SavedTensor(wrap(extras[name]), False)  # type: ignore[index]
             else:
@@ -529,6 +529,7 @@ from . import (  # noqa: E402, F401
     ops_loss,
     ops_pointwise,
     ops_reduce,
+    ops_rnn,
     ops_select,
     ops_shape,
 )

@@ -528,6 +528,15 @@ def _squeeze_inplace_dim(t: Tensor, dim: int) -> Tensor:
     return out
 
 
+def transpose_inplace(t: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``t.transpose_(dim0, dim1)`` on a tensor no one else sees (a new output): the same
+    tensor, its version bumped, as PyTorch's in-place transpose."""
+    out = apply(_T["transpose_inplace"], (t,), {"dim0": dim0, "dim1": dim1})
+    out._base = out._view_fn = None
+    out._vc.v += 1
+    return out
+
+
 def _sname(t: Tensor) -> str:
     return msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)
 
@@ -614,6 +623,8 @@ ADDMM_KEYS = (strides_key("mat1"), strides_key("mat2"))
 def as_given(out: Any, **given: Any) -> Any:
     """Keep arguments as the caller gave them (a negative dim, an open slice end) for the
     ``_saved_*`` of ``out``'s node, where PyTorch shows them so; formulas use the wrapped ones."""
+    if isinstance(out, tuple | list) and not out:
+        return out                # NB: the pieces of an empty dim: no node
     first = out[0] if isinstance(out, tuple | list) else out
     fn = first._grad_fn
     if fn is not None and fn._attrs is not None:
@@ -881,8 +892,10 @@ def chunk(t: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _dim(dim, t._data.ndim)
-    size = -(-t._data.shape[d] // chunks)
-    return split(t, max(size, 1), dim)
+    if t._data.shape[d] == 0:
+        # NB: PyTorch keeps the number of chunks of an empty dim (split would give one)
+        return split(t, [0] * chunks, dim)
+    return split(t, -(-t._data.shape[d] // chunks), dim)
 
 
 def unbind(t: Tensor, dim: int = 0) -> tuple[Tensor, ...]:

@@ -113,7 +113,9 @@ def _stack_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _split_fwd(x: np.ndarray, split_size: int, dim: int) -> list[np.ndarray]:
     n = x.shape[dim]
-    return [_slice_fwd(x, dim, s, min(s + split_size, n)) for s in range(0, n, split_size)]
+    # NB: an empty dim still gives one (empty) piece
+    return [_slice_fwd(x, dim, s, min(s + split_size, n))
+            for s in range(0, max(n, 1), split_size)]
 
 
 def _split_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
@@ -210,6 +212,11 @@ register(
        lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
        lambda c, g, D: (D.transpose(g, dim0=c.attrs["dim0"], dim1=c.attrs["dim1"]),), (),
        ("dim0", "dim1"), view=True, lift_0d=True),
+    # NB: transpose_ (in place), as PyTorch's recurrent layers turn a batch-first output
+    Op("transpose_inplace", "TransposeBackward1", ("self",),
+       lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+       lambda c, g, D: (D.transpose(g, dim0=c.attrs["dim0"], dim1=c.attrs["dim1"]),), (),
+       ("dim0", "dim1"), view=True),
     Op("t", "TBackward0", ("self",), lambda x: x.T, lambda c, g, D: (D.t(g),), view=True),
     Op("permute", "PermuteBackward0", ("self",), lambda x, dims: np.transpose(x, dims),
        lambda c, g, D: (D.permute(g, dims=_inverse(c.attrs["dims"])),), (), ("dims",),

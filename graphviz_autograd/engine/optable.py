@@ -30,7 +30,8 @@ class Save:
 
     ``needed_by`` lists the input positions whose gradient formula uses it: the value is saved
     only when one of those inputs requires grad (empty: always saved). The value is the input of
-    that name, the op's output for ``result``, else a tensor argument or a forward extra.
+    that name, the op's output for ``result`` (``result1``: its second output), else a tensor
+    argument or a forward extra.
     """
 
     name: str
@@ -89,10 +90,13 @@ def register(*ops: Op) -> None:
         for s in op.saves:
             if s.name in op.inputs:
                 plan.append((s.name, s.needed_by, INPUT, op.inputs.index(s.name)))
-            elif s.name == "result":
-                plan.append((s.name, s.needed_by, RESULT, 0))
             elif s.name in op.extras:
                 plan.append((s.name, s.needed_by, EXTRA, 0))
+            elif s.name == "result":
+                plan.append((s.name, s.needed_by, RESULT, 0))
+            elif s.name[:6] == "result" and s.name[6:].isdigit():
+                # NB: one output of several (``result1``: the second)
+                plan.append((s.name, s.needed_by, RESULT, int(s.name[6:])))
             else:
                 plan.append((s.name, s.needed_by, KWARG, 0))
         op.plan = tuple(plan)

@@ -8,7 +8,8 @@ its memory cost), one backward over the summed losses, no in-place change of a s
 
 from __future__ import annotations
 
-import re
+import ast
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -66,13 +67,18 @@ def _names(recording: Recording, snap: Snapshot, node: NodeInfo) -> tuple[list[s
     seen, frontier = {node.id}, [node]
     while frontier:
         nxt = []
+        named = []
         for n in frontier:
             for p in parents.get(n.id, []):
                 if p.labels:
-                    return list(p.labels), "graph"
-                if p.id not in seen:
+                    named.append(list(p.labels))
+                elif p.id not in seen:
                     seen.add(p.id)
                     nxt.append(p)
+        if named:
+            # NB: of names as near, one the user kept (not a throwaway ``_``), then by name:
+            # the same choice whatever order the engine listed the nodes in
+            return min(named, key=lambda labels: (labels[0].startswith("_"), labels)), "graph"
         frontier = nxt
     return [], "none"
 
@@ -108,17 +114,21 @@ def _bytes(n: int) -> str:
     return f"{n} bytes"
 
 
-_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$")
-
-
-def _fed_back(code: str | None) -> str | None:
-    """The variable a line both assigns and reads (``h = torch.tanh(x @ W + h @ U)``), or
-    None."""
-    m = _ASSIGNED.match(code or "")
-    if m is None:
-        return None
-    name, rhs = m.group(1), m.group(2)
-    return name if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", rhs) else None
+def _fed_back(code: str | None) -> list[str]:
+    """The variables a line both assigns and reads: ``h = torch.tanh(x @ W + h @ U)`` gives
+    ``h``; ``out, state = lstm(x, state)`` gives ``state``; ``out, (h, c) = lstm(x, (h, c))``
+    gives ``h`` and ``c``."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return []
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return []
+    line = tree.body[0]
+    read = {n.id for n in ast.walk(line.value) if isinstance(n, ast.Name)}
+    names = [n.id for t in line.targets for n in ast.walk(t)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return [n for n in dict.fromkeys(names) if n in read]
 
 
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
@@ -181,15 +191,25 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      f"graphs (a value kept from an earlier step: an RNN hidden state, a "
                      f"stored intermediate, a generator output), reuse `{name}.detach()`.")
         fed_back = _fed_back(code)
-        if fed_back is not None:
+        if fed_back:
             # NB: a recurrence (`h = f(x, h)`): recomputing would rebuild every earlier step
-            summary += (f" `{fed_back}` is fed back into the line that builds it, so each "
-                        "step's graph reaches into the previous steps'.")
-            detach = Fix("detach", f"Detach `{fed_back}` before feeding it back",
-                         f"`{fed_back} = {fed_back}.detach()` at the start of each step (for a "
-                         f"tuple such as an LSTM's `(h, c)`, each tensor in it) cuts the graph "
-                         "between steps, as a hidden state is carried in truncated "
-                         "backpropagation through time.")
+            them = ", ".join(f"`{n}`" for n in fed_back)
+            one = len(fed_back) == 1
+            summary += (f" {them} {'is' if one else 'are'} fed back into the line that builds "
+                        f"{'it' if one else 'them'}, so each step's graph reaches into the "
+                        "previous steps'.")
+            n = fed_back[0]
+            # NB: a tuple state (an LSTM's `(h, c)`) is named by its items: `state[0]`
+            pair = any(label.startswith(f"{n}[") for m in snap.nodes for label in m.labels)
+            how = (f"`{n} = tuple(s.detach() for s in {n})` (each tensor in it) at the start "
+                   "of each step" if one and pair else
+                   f"`{n} = {n}.detach()` at the start of each step (for a tuple such as an "
+                   "LSTM's `(h, c)`, each tensor in it)" if one else
+                   f"`{', '.join(fed_back)} = {', '.join(f'{v}.detach()' for v in fed_back)}` "
+                   "at the start of each step")
+            detach = Fix("detach", f"Detach {them} before feeding {'it' if one else 'them'} "
+                         "back", f"{how} cuts the graph between steps, as a hidden state is "
+                         "carried in truncated backpropagation through time.")
             fixes += [detach, recompute]
         else:
             fixes += [recompute, detach]
@@ -288,9 +308,14 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
         by_id = {n.id: n for n in last.nodes}
+        shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
         for p in last.predictions:
             root = by_id.get(p.root or "")
             if root is None or root.executed_by or not root.recorded:
+                continue
+            if math.prod(shapes.get(root.id, [])) != 1:
+                # NB: a named root of many values (an RNN's final state) is no loss: a
+                # backward from it would need a gradient argument, so it is not foretold
                 continue
             d = _diagnose(recording, last, p, None, p.root)
             if d is not None:

@@ -236,6 +236,48 @@ unsafe_split = _F.unsafe_split
 bitwise_not = _F.invert
 
 
+def _recurrent() -> Any:
+    from .nn import recurrent
+    return recurrent
+
+
+# NB: PyTorch's recurrent functions (``torch.lstm``, ``torch.gru_cell``), as nn's layers call them
+def lstm(*args: Any) -> Any:
+    return _recurrent().lstm(*args)
+
+
+def gru(*args: Any) -> Any:
+    return _recurrent().gru(*args)
+
+
+def rnn_tanh(*args: Any) -> Any:
+    return _recurrent().rnn_tanh(*args)
+
+
+def rnn_relu(*args: Any) -> Any:
+    return _recurrent().rnn_relu(*args)
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    return _recurrent().rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "tanh")
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    return _recurrent().rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "relu")
+
+
+def lstm_cell(input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+              b_hh: Tensor | None = None) -> Any:
+    return _recurrent().lstm_cell(input, tuple(hx), w_ih, w_hh, b_ih, b_hh)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+             b_hh: Tensor | None = None) -> Tensor:
+    return _recurrent().gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
 def cdist_unsupported(*_: Any, **__: Any) -> None:
     raise NotImplementedError("cdist is not supported by this engine")
 

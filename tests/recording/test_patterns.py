@@ -103,6 +103,29 @@ def test_a_recurrence_is_told_to_detach_first() -> None:
     assert d.fixes[0].title == "Detach `state` before feeding it back"
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_an_lstm_layers_state_is_told_to_detach_as_a_tuple(dtype: str) -> None:
+    """``out, state = lstm(x, state)``: the node that fails is named by ``out`` (the fused
+    layer's output in float32), but ``state`` is what the line feeds back; and the final state's
+    two tensors (roots, but no losses) get no diagnosis of their own."""
+    torch.manual_seed(0)
+    with record() as rec:
+        lstm = torch.nn.LSTM(4, 3).to(getattr(torch, dtype))
+        state = None
+        for _ in range(2):
+            x = torch.randn(5, 2, 4, dtype=getattr(torch, dtype))
+            out, state = lstm(x, state)
+            loss = out.pow(2).mean()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    (d,) = diagnose(rec)
+    assert d.backward == 2
+    assert "`state` is fed back" in d.summary
+    assert d.fixes[0].title == "Detach `state` before feeding it back"
+    assert "state = tuple(s.detach() for s in state)" in d.fixes[0].detail
+    assert fix_keys(d)[:2] == ["detach", "recompute"]
+
+
 def test_a_kept_intermediate_is_told_to_recompute_first() -> None:
     """No recurrence (``y`` is built once, outside the loop): recomputing comes first."""
     with record() as rec:
@@ -843,5 +866,11 @@ def test_prediction_names_the_buffer_pytorch_unpacks_first() -> None:
     s = before(rec, 1)
     assert s.prediction is not None and s.prediction.will_fail
     assert "saved self" in s.prediction.reason
-    assert [d.buffers for d in diagnose(rec)] == [["self", "result"], ["self", "result"]]
+    assert [d.buffers for d in diagnose(rec)] == [["self", "result"]]
     assert all("h.mul_(2)" in d.summary for d in diagnose(rec))
+    # the live root `r` (two values: no loss) keeps its prediction in the snapshot, but gets no
+    # diagnosis of its own: a backward from it would need a gradient argument
+    last = rec.snapshots[-1]
+    roots = {n.id: n.labels for n in last.nodes}
+    (p,) = [p for p in last.predictions if "r" in roots.get(p.root or "", [])]
+    assert p.will_fail and p.kind == "modified"

@@ -116,6 +116,7 @@ def test_a_seed_example_tells_the_same_story_on_both_engines(stem: str) -> None:
 
 def _cell_loop(module: Any, engine: Any, spec: str) -> Recording:
     import numpy as np
+    sequence = "Cell" not in spec
     with graphviz_autograd.record(engine=engine, sources=False) as rec:
         emb = module.nn.Embedding(6, 3, padding_idx=0)
         cell = eval(f"module.nn.{spec}", {"module": module})
@@ -123,11 +124,15 @@ def _cell_loop(module: Any, engine: Any, spec: str) -> Recording:
             for i, p in enumerate([*emb.parameters(), *cell.parameters()]):
                 n = int(np.prod(p.shape))
                 values = np.cos(np.arange(n) * 0.7 + i).reshape(tuple(p.shape)) * 0.5
-                p.copy_(module.tensor(values.tolist()))
+                p.copy_(module.tensor(values.tolist(), dtype=p.dtype))
         state = None
         for step in range(3):
             x = emb(module.tensor([step, step + 1]))
-            state = cell(x, state)
+            if sequence:
+                # NB: a sequence of two steps, batch 1, through the whole layer
+                _, state = cell(x.unsqueeze(1).to(cell.weight_ih_l0.dtype), state)
+            else:
+                state = cell(x, state)
             h = state[0] if isinstance(state, tuple) else state
             loss = (h * h).sum()
             # NB: from the second step on, it reaches the first step's freed buffers
@@ -136,10 +141,14 @@ def _cell_loop(module: Any, engine: Any, spec: str) -> Recording:
     return rec
 
 
-@pytest.mark.parametrize("spec", ["RNNCell(3, 2)", "LSTMCell(3, 2)", "GRUCell(3, 2)"])
+@pytest.mark.parametrize("spec", ["RNNCell(3, 2)", "LSTMCell(3, 2)", "GRUCell(3, 2)",
+                                  "RNN(3, 2, num_layers=2)", "GRU(3, 2, bidirectional=True)",
+                                  "LSTM(3, 2)", "LSTM(3, 2, num_layers=2, bidirectional=True)",
+                                  "LSTM(3, 2).double()"])
 def test_a_recurrent_cell_loop_tells_the_same_story_on_both_engines(spec: str) -> None:
     """The hidden state carried without ``detach()``: the same nodes, freed buffers, steps and
-    diagnosis on both engines, through an embedding and PyTorch's cells."""
+    diagnosis on both engines, through an embedding and PyTorch's cells and layers (a float32
+    LSTM: PyTorch's fused layer node, saving its outputs and a workspace)."""
     on_torch = _cell_loop(torch, TorchEngine(), spec)
     on_native = _cell_loop(native, None, spec)
     assert story(on_torch) == story(on_native)

@@ -11,20 +11,17 @@ from .modules import (
                       Dropout,
                       Embedding,
                       Flatten,
-                      GRUCell,
                       Identity,
                       L1Loss,
                       LeakyReLU,
                       Linear,
                       LogSoftmax,
-                      LSTMCell,
                       Module,
                       ModuleDict,
                       ModuleList,
                       MSELoss,
                       NLLLoss,
                       ReLU,
-                      RNNCell,
                       Sequential,
                       Sigmoid,
                       SiLU,
@@ -33,9 +30,10 @@ from .modules import (
                       Tanh,
 )
 from .parameter import Parameter
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleDict", "ReLU",
            "Tanh", "Sigmoid", "LeakyReLU", "GELU", "SiLU", "Softmax", "LogSoftmax", "Dropout",
            "Identity", "Flatten", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss",
-           "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNCell", "LSTMCell",
-           "GRUCell", "functional", "init"]
+           "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
+           "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "functional", "init"]

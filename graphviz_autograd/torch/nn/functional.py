@@ -416,39 +416,6 @@ def _embedding_renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_ty
         weight.copy_(_F.wrap(data))
 
 
-# -- recurrent cells, op by op as PyTorch's C++ (RNN.cpp) computes them ----------------------------
-def rnn_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
-             b_hh: Tensor | None, nonlinearity: str = "tanh") -> Tensor:
-    """``nonlinearity(linear(hx, w_hh, b_hh).add_(linear(input, w_ih, b_ih)))``: the hidden
-    product first (C++ evaluates the object of ``.add_`` before its argument)."""
-    gates = _F.linear(hx, w_hh, b_hh)
-    gates.add_(_F.linear(input, w_ih, b_ih))
-    return gates.tanh() if nonlinearity == "tanh" else gates.relu()
-
-
-def lstm_cell(input: Tensor, hx: tuple[Tensor, Tensor], w_ih: Tensor, w_hh: Tensor,
-              b_ih: Tensor | None, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
-    h, c = hx
-    gates = _F.linear(h, w_hh, b_hh)
-    gates.add_(_F.linear(input, w_ih, b_ih))
-    i, f, g, o = _F.unsafe_chunk(gates, 4, 1)
-    i, f, g, o = i.sigmoid_(), f.sigmoid_(), g.tanh_(), o.sigmoid_()
-    cy = f * c
-    cy.add_(i * g)
-    t = cy.tanh()                     # NB: outgate * cy.tanh(): the right operand first
-    return o * t, cy
-
-
-def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None,
-             b_hh: Tensor | None) -> Tensor:
-    ig = _F.unsafe_chunk(_F.linear(input, w_ih, b_ih), 3, 1)
-    hg = _F.unsafe_chunk(_F.linear(hx, w_hh, b_hh), 3, 1)
-    reset = hg[0].add_(ig[0]).sigmoid_()
-    update = hg[1].add_(ig[1]).sigmoid_()
-    new = ig[2].add(hg[2].mul_(reset)).tanh_()
-    return (hx - new).mul_(update).add_(new)
-
-
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     x = tensor._data
     if tensor._dtype is not _dt.int64:

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine.factories import zeros
 from ...engine.grad_mode import no_grad
@@ -158,18 +159,45 @@ class Module(ModuleHooks):
         return self
 
     def to(self, *args: Any, **kw: Any) -> Module:
+        """A dtype (given, or a tensor's) casts the floating-point parameters and buffers;
+        devices are all the CPU here."""
+        dtype = kw.get("dtype")
+        for a in args:
+            if isinstance(a, _dt.DType):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
+                            f"got desired dtype={dtype}")
+        return self._cast(dtype)
+
+    def cpu(self, *args: Any, **kw: Any) -> Module:
         return self
 
-    cpu = cuda = to
+    cuda = cpu
 
     def double(self) -> Module:
-        for m in self.modules():
-            for k, p in m._parameters.items():
-                if p is not None:
-                    m._parameters[k] = Parameter(p.double().detach(), p.requires_grad)
-        return self
+        return self._cast(_dt.float64)
 
     def float(self) -> Module:
+        return self._cast(_dt.float32)
+
+    def _cast(self, dtype: _dt.DType) -> Module:
+        """As PyTorch's ``_apply``: each parameter keeps its object (its ``.data`` and its
+        gradient are cast), each buffer is replaced; only floating-point ones change."""
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is not None and p.dtype.is_floating_point and p.dtype is not dtype:
+                        p.data = p.data.to(dtype)
+                        if p._grad is not None:
+                            p._grad = p._grad.to(dtype)
+                for k, b in m._buffers.items():
+                    if b is not None and b.dtype.is_floating_point:
+                        m._buffers[k] = b.to(dtype)
         return self
 
     def apply(self, fn: Any) -> Module:
@@ -325,96 +353,6 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
-
-
-class RNNCellBase(Module):
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__()
-        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        self.weight_ih = Parameter(zeros(num_chunks * hidden_size, input_size, dtype=dtype))
-        self.weight_hh = Parameter(zeros(num_chunks * hidden_size, hidden_size, dtype=dtype))
-        if bias:
-            self.bias_ih = Parameter(zeros(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = Parameter(zeros(num_chunks * hidden_size, dtype=dtype))
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
-
-    def extra_repr(self) -> str:
-        s = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            s += f", bias={self.bias}"
-        nonlinearity = getattr(self, "nonlinearity", "tanh")
-        if nonlinearity != "tanh":
-            s += f", nonlinearity={nonlinearity}"
-        return s
-
-    def _batched(self, input: Tensor, hx: Any) -> tuple[Tensor, Any, bool]:
-        """The input and state as 2-D (an unbatched 1-D input gets a batch dim of 1)."""
-        name = type(self).__name__
-        if input.dim() not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
-                             f"instead")
-        states = hx if isinstance(hx, tuple) else (hx,)
-        for h in states:
-            if h is not None and h.dim() not in (1, 2):
-                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D "
-                                 f"instead")
-        batched = input.dim() == 2
-        if not batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            zero = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-            hx = (zero, zero) if isinstance(self, LSTMCell) else zero
-        elif not batched:
-            hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) else hx.unsqueeze(0)
-        return input, hx, batched
-
-
-class RNNCell(RNNCellBase):
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
-        self.nonlinearity = nonlinearity
-        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
-
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        input, hx, batched = self._batched(input, hx)
-        if self.nonlinearity not in ("tanh", "relu"):
-            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        out = F.rnn_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
-                         self.nonlinearity)
-        return out if batched else out.squeeze(0)
-
-
-class LSTMCell(RNNCellBase):
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
-
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-                ) -> tuple[Tensor, Tensor]:
-        input, hx, batched = self._batched(input, hx)
-        h, c = F.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
-                           self.bias_hh)
-        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
-
-
-class GRUCell(RNNCellBase):
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
-
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
-        input, hx, batched = self._batched(input, hx)
-        out = F.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        return out if batched else out.squeeze(0)
 
 
 class Sequential(Module):
