@@ -78,3 +78,16 @@ def test_reprs_match_pytorch_over_many_tensors() -> None:
         "sci small", "non-finite", "empty int", "empty 2-d", "suffix wrap", "0-d", "bool"])
 def test_reprs_of_the_usual_edge_cases_match_pytorch(make: Any) -> None:
     assert repr(make(ours)) == repr(make(real_torch()))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("text", ["repr(p)", "str(p)", "f'{p}'", "str([p])", "print_(p)",
+                                  "repr(torch.nn.Parameter(torch.ones(2), requires_grad=False))",
+                                  "str(p.data)", "str(p * 2)"])
+def test_a_parameter_prints_as_pytorchs(text: str) -> None:
+    """``Parameter containing:`` first, however it is printed."""
+    outputs = []
+    for torch in (real_torch(), ours):
+        p = torch.nn.Parameter(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))
+        outputs.append(eval(text, {"torch": torch, "p": p, "print_": lambda t: "%s" % (t,)}))
+    assert outputs[0] == outputs[1]

@@ -40,5 +40,7 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__          # NB: Tensor's __str__ is its own __repr__, not this one
+
     def __reduce_ex__(self, proto: Any) -> Any:
         return (Parameter, (Tensor._make(self._data.copy(), self._dtype), self._rg))
