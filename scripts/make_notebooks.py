@@ -364,6 +364,35 @@ loss2 = car_head(features).pow(2).mean()
 (loss1 + loss2).backward()
 """),
         code("assert all(b.error is None for b in _autograd.backwards)"),
+        md("## 6. An `nn.LSTM`'s state carried from batch to batch\n\n"
+           "The same story as section 1 with PyTorch's layer: `out, state = lstm(x, state)` "
+           "feeds `state` (a tuple `(h, c)`) back in. In float32, PyTorch runs each layer as "
+           "one fused node, `MkldnnRnnLayerBackward0`, which saves its input, weights, states, "
+           "outputs and a workspace: step to the failing backward to see them all freed."),
+        code("""
+%%autograd
+lstm = nn.LSTM(4, 8)
+head = nn.Linear(8, 1)
+state = None
+for batch in range(3):
+    x = torch.randn(5, 2, 4)          # 5 steps, a batch of 2
+    out, state = lstm(x, state)       # state still carries the previous batches' graph
+    loss = head(out).pow(2).mean()
+    loss.backward()
+"""),
+        code(EXPLAIN),
+        md("Fix: detach each tensor of the state at the start of each batch."),
+        code("""
+%%autograd
+state = None
+for batch in range(3):
+    if state is not None:
+        state = tuple(s.detach() for s in state)
+    out, state = lstm(torch.randn(5, 2, 4), state)
+    loss = head(out).pow(2).mean()
+    loss.backward()
+"""),
+        code("assert all(b.error is None for b in _autograd.backwards)"),
     ]
 
 
