@@ -527,6 +527,7 @@ def _unwrap(v: Any) -> Any:
 from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
+    ops_norm,
     ops_pointwise,
     ops_reduce,
     ops_rnn,

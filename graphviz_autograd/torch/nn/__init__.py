@@ -5,6 +5,8 @@ from __future__ import annotations
 from . import functional, init
 from .modules import (
                       GELU,
+                      BatchNorm1d,
+                      BatchNorm2d,
                       BCELoss,
                       BCEWithLogitsLoss,
                       CrossEntropyLoss,
@@ -13,6 +15,7 @@ from .modules import (
                       Flatten,
                       Identity,
                       L1Loss,
+                      LayerNorm,
                       LeakyReLU,
                       Linear,
                       LogSoftmax,
@@ -36,4 +39,5 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "Tanh", "Sigmoid", "LeakyReLU", "GELU", "SiLU", "Softmax", "LogSoftmax", "Dropout",
            "Identity", "Flatten", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss",
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
-           "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "functional", "init"]
+           "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
+           "BatchNorm2d", "functional", "init"]

@@ -21,7 +21,8 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
            "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding"]
+           "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
+           "layer_norm", "batch_norm"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -429,3 +430,80 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = np.eye(n, dtype=np.int64)[x]
     return Tensor._make(out, tensor._dtype)
+
+
+def _check_norm_dtypes(input: Tensor, params: tuple[Tensor | None, ...]) -> None:
+    """PyTorch's CPU check of a normalization's parameters against its input's dtype."""
+    if not input._dtype.is_floating_point:
+        kernel = "LayerNormKernelImpl" if len(params) == 2 else "batch_norm"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_msg.SCALAR_NAME.get(input._dtype.name, input._dtype.name)}'")
+    for p in params:
+        if p is not None and p._dtype is not input._dtype:
+            # NB: a float32 input names the dtype its parameters need; any other just differs
+            if input._dtype is _dt.float32:
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                                   "Float")
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalization over the last ``len(normalized_shape)`` dims (NativeLayerNormBackward0)."""
+    if not isinstance(normalized_shape, tuple | list):
+        raise TypeError(f"layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    shape = tuple(int(n) for n in normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for what, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p._data.shape != shape:
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got "
+                               f"{what} of shape {_shape_text(p._data.shape)} and "
+                               f"normalized_shape = {_shape_text(shape)}")
+    x_shape = input._data.shape
+    if x_shape[len(x_shape) - len(shape):] != shape or len(x_shape) < len(shape):
+        raise RuntimeError(f"Given normalized_shape={_shape_text(shape)}, expected input with "
+                           f"shape [*, {_shape_text(shape)[1:]}, but got input of size"
+                           f"{_shape_text(x_shape)}")
+    _check_norm_dtypes(input, (weight, bias))
+    out = _apply(_T["native_layer_norm"], (input, weight, bias),
+                 {"normalized_shape": shape, "eps": eps}, dtype=input._dtype)
+    return out[0]
+
+
+def _verify_batch_size(size: Any) -> None:
+    values = int(np.prod(size[2:], dtype=np.int64)) * size[0]
+    if values == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{size}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalization per channel (dim 1) over the batch (NativeBatchNormBackward0); in training
+    the running statistics are updated in place, their versions unchanged, as PyTorch's."""
+    if training:
+        _verify_batch_size(input.size())
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    channels = input.size(1)
+    for what, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{what} should contain {channels} elements not {t._data.size}")
+    _check_norm_dtypes(input, (weight, bias, running_mean, running_var))
+    out = _apply(_T["native_batch_norm"], (input, weight, bias),
+                 {"running_mean": running_mean, "running_var": running_var,
+                  "training": bool(training), "momentum": momentum, "eps": eps},
+                 dtype=input._dtype)
+    return out[0]

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
-from ...engine.factories import zeros
+from ...engine.factories import ones, tensor, zeros
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import functional as F
@@ -353,6 +353,109 @@ class Embedding(Module):
         rows, cols = embeddings.shape
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+        if elementwise_affine:
+            self.weight = Parameter(zeros(*self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(*self.normalized_shape, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # NB: in place, so versions start at 1 as in PyTorch
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class _BatchNorm(Module):
+    """Batch normalization over dim 1; the subclasses check the input's number of dims."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+        if affine:
+            self.weight = Parameter(zeros(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(num_features, dtype=dtype))
+        stats = track_running_stats
+        self.register_buffer("running_mean", zeros(num_features, dtype=dtype) if stats else None)
+        self.register_buffer("running_var", ones(num_features, dtype=dtype) if stats else None)
+        self.register_buffer("num_batches_tracked",
+                             tensor(0, dtype=_dt.int64) if stats else None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        # NB: in place, so each buffer's version starts at 1 as in PyTorch
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            # NB: no momentum: the running statistics are the average over all batches so far
+            factor = (1.0 / float(self.num_batches_tracked) if self.momentum is None
+                      else self.momentum)
+        use_batch = self.training or (self.running_mean is None and self.running_var is None)
+        # NB: the buffers are passed where they are updated (training, tracked) or used (eval)
+        passed = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if passed else None,
+                            self.running_var if passed else None, self.weight, self.bias,
+                            use_batch, factor, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
 class Sequential(Module):

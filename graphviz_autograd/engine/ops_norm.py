@@ -1,0 +1,144 @@
+"""Table entries: layer and batch normalization (``native_layer_norm``,
+``native_batch_norm``), each one fused node as PyTorch's CPU kernels make it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, register
+
+
+def _no_double_backward(name: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"create_graph through {name} is not supported by graphviz_autograd (PyTorch makes one "
+        f"fused {name.replace('Backward0', 'BackwardBackward0')} node there)")
+
+
+def _normalized_grad(g_hat: np.ndarray, x_hat: np.ndarray, scale: np.ndarray,
+                     axes: tuple[int, ...]) -> np.ndarray:
+    """The input's gradient of ``x_hat = (x - mean(x)) * scale`` over ``axes`` (the statistics
+    taken from the batch), given the gradient of ``x_hat``."""
+    return scale * (g_hat - g_hat.mean(axis=axes, keepdims=True)
+                    - x_hat * (g_hat * x_hat).mean(axis=axes, keepdims=True))
+
+
+# -- layer norm ------------------------------------------------------------------------------------
+def _layer_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *,
+                    normalized_shape: tuple[int, ...], eps: float
+                    ) -> list[np.ndarray]:
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    # NB: the statistics in float64, rounded once (PyTorch's kernel accumulates in a wider type)
+    wide = x.astype(np.float64)
+    # NB: sums over a count of at least 1: an empty input's statistics are 0, not a warning
+    count = max(int(np.prod(normalized_shape)), 1)
+    mean = wide.sum(axis=axes, keepdims=True) / count
+    centered = wide - mean
+    rstd = 1 / np.sqrt((centered * centered).sum(axis=axes, keepdims=True) / count + eps)
+    out = centered * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return [out.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)]
+
+
+def _layer_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise _no_double_backward("NativeLayerNormBackward0")
+    g = grads[0]
+    x, mean, rstd = c.input, c.result1, c.result2
+    saved = c.node._saved
+    weight = c.weight if saved.get("weight") is not None else None
+    n_norm = len(c.attrs["normalized_shape"])
+    axes = tuple(range(x.ndim - n_norm, x.ndim))
+    batch_axes = tuple(range(x.ndim - n_norm))
+    x_hat = (x - mean) * rstd
+    g_hat = g * weight if weight is not None else g
+    return (_normalized_grad(g_hat, x_hat, rstd, axes) if c.need(0) else None,
+            (g * x_hat).sum(axis=batch_axes) if c.need(1) else None,
+            g.sum(axis=batch_axes) if c.need(2) else None)
+
+
+# -- batch norm ------------------------------------------------------------------------------------
+def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
+    """A per-channel vector's shape broadcast against ``x`` (channels on dim 1)."""
+    return (1, -1) + (1,) * (x.ndim - 2)
+
+
+def _batch_axes(x: np.ndarray) -> tuple[int, ...]:
+    return (0, *range(2, x.ndim))
+
+
+def _batch_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *, running_mean: Any,
+                    running_var: Any, training: bool, momentum: float, eps: float
+                    ) -> list[np.ndarray]:
+    axes, shape = _batch_axes(x), _channel_shape(x)
+    wide = x.astype(np.float64)
+    if training:
+        n = max(x.size // max(x.shape[1], 1), 1)
+        # NB: as PyTorch's kernel: the mean and the sum of squared deviations in the input's
+        # dtype, the variances from them in float64
+        mean = x.sum(axis=axes) / x.dtype.type(n)
+        centered = x - mean.reshape(shape)
+        var_sum = (centered * centered).sum(axis=axes).astype(np.float64)
+        invstd = 1 / np.sqrt(var_sum / n + eps)
+        # NB: PyTorch's kernel writes the running statistics in place without bumping their
+        # version (the buffers' arrays are passed here as they are); the variance unbiased
+        if running_mean is not None:
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mean.astype(np.float64)
+        if running_var is not None:
+            unbiased = var_sum / (n - 1) if n > 1 else np.full_like(var_sum, np.nan)
+            running_var[...] = (1 - momentum) * running_var + momentum * unbiased
+        saved_mean, saved_invstd = mean, invstd.astype(x.dtype)
+    else:
+        mean = running_mean.astype(np.float64)
+        invstd = 1 / np.sqrt(running_var.astype(np.float64) + eps)
+        # NB: in evaluation PyTorch's kernel gives (and the node saves) empty statistics
+        saved_mean = saved_invstd = np.empty(0, x.dtype)
+    out = (wide - mean.reshape(shape)) * invstd.reshape(shape)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return [out.astype(x.dtype), saved_mean, saved_invstd]
+
+
+def _batch_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise _no_double_backward("NativeBatchNormBackward0")
+    g = grads[0]
+    x = c.input
+    saved = c.node._saved
+    weight = c.weight if saved.get("weight") is not None else None
+    training, eps = c.attrs["training"], c.attrs["eps"]
+    axes, shape = _batch_axes(x), _channel_shape(x)
+    if training:
+        mean, invstd = c.result1, c.result2
+    else:
+        # NB: the running statistics as they are now, as PyTorch's node reads them
+        mean = c.running_mean
+        invstd = (1 / np.sqrt(c.running_var.astype(np.float64) + eps)).astype(x.dtype)
+    mean, invstd = mean.reshape(shape), invstd.reshape(shape)
+    x_hat = (x - mean) * invstd
+    g_hat = g * weight.reshape(shape) if weight is not None else g
+    gx = None
+    if c.need(0):
+        gx = _normalized_grad(g_hat, x_hat, invstd, axes) if training else g_hat * invstd
+    return (gx,
+            (g * x_hat).sum(axis=axes) if c.need(1) else None,
+            g.sum(axis=axes) if c.need(2) else None)
+
+
+register(
+    Op("native_layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"),
+       _layer_norm_fwd, _layer_norm_bw,
+       (Save("bias"), Save("input"), Save("result1"), Save("result2"), Save("weight")),
+       ("normalized_shape",), n_outputs=3),
+    Op("native_batch_norm", "NativeBatchNormBackward0", ("input", "weight", "bias"),
+       _batch_norm_fwd, _batch_norm_bw,
+       (Save("input"), Save("result1"), Save("result2"), Save("running_mean"),
+        Save("running_var"), Save("weight")),
+       ("eps", "training"), n_outputs=3),
+)
