@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import functional, init
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .modules import (
                       GELU,
                       BCELoss,
@@ -36,4 +37,5 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "Tanh", "Sigmoid", "LeakyReLU", "GELU", "SiLU", "Softmax", "LogSoftmax", "Dropout",
            "Identity", "Flatten", "MSELoss", "L1Loss", "SmoothL1Loss", "CrossEntropyLoss",
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
-           "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "functional", "init"]
+           "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Conv1d", "Conv2d", "MaxPool2d",
+           "AvgPool2d", "AdaptiveAvgPool2d", "functional", "init"]
