@@ -90,7 +90,9 @@ def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tup
     y = y.reshape(n, w.shape[0], *out)
     if b is not None:
         y = y + b.reshape(-1, *(1,) * nd)
-    return y.astype(np.result_type(x, w), copy=False)
+    # NB: contiguous, as PyTorch's output (einsum may give a transposed layout; a later view
+    # or reshape node depends on it)
+    return np.ascontiguousarray(y, dtype=np.result_type(x, w))
 
 
 def _conv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -206,7 +208,7 @@ def _max_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
     ki, kj = np.divmod(arg, kernel_size[1])
     rows = np.arange(out[0])[:, None] * stride[0] - padding[0] + ki * dilation[0]
     cols_ = np.arange(out[1])[None, :] * stride[1] - padding[1] + kj * dilation[1]
-    return values.astype(x.dtype, copy=False), \
+    return np.ascontiguousarray(values, dtype=x.dtype), \
         {"result1": (rows * x.shape[-1] + cols_).astype(np.int64)}
 
 
@@ -244,7 +246,7 @@ def _avg_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
     cols = _windows(_pad_zeros(x, padding, after), kernel_size, stride, (1, 1), out)
     div = _avg_divisors(x.shape, kernel_size, stride, padding, out, count_include_pad,
                         divisor_override)
-    return (cols.sum(axis=(-2, -1)) / div).astype(x.dtype, copy=False)
+    return np.ascontiguousarray(cols.sum(axis=(-2, -1)) / div, dtype=x.dtype)
 
 
 def _avg_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
