@@ -32,8 +32,9 @@ from ._op_examples import (
 
 # Snippets use the inputs of ``_op_examples.INPUTS``: a, b (3,), p (3,) positive, q (3,) in
 # (0, 1), s 0-dim, bb (2,), A, M (2, 3), B (3, 2), N (2, 2), U (1, 3), X (2, 2, 3), Y (2, 3, 2),
-# C (1, 2, 4, 4) an image batch, W (3, 2, 2, 2) a conv weight: float, requiring grad; c (3,), r (3,) in [0, 1], wt (3,): float, no grad; I (2, 2) int index
-# into A's dim 1, K (2, 3) bool mask, tgt (2,) int class targets. ``dgrad(out, wrt, upstream)``
+# C (1, 2, 4, 4) an image batch, W (3, 2, 2, 2) a conv weight: float, requiring grad; c (3,),
+# r (3,) in [0, 1], wt (3,): float, no grad; I (2, 2) int index into A's dim 1, K (2, 3) bool
+# mask, tgt (2,) int class targets. ``dgrad(out, wrt, upstream)``
 # is ``torch.autograd.grad(out, wrt, upstream, create_graph=True)[0]``: its graph is made of the
 # nodes the backward formulas create.
 EXAMPLES: dict[str, list[str]] = {
