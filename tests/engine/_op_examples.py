@@ -75,6 +75,9 @@ INPUTS: dict[str, InputSpec] = {
     "U": InputSpec([[0.3, -0.7, 1.2]]),                            # 1x3
     "X": InputSpec(_grid((2, 2, 3), lambda k: (k - 5.5) * 0.3)),
     "Y": InputSpec(_grid((2, 3, 2), lambda k: np.cos(k + 0.3) * 1.3)),
+    # an image batch (1, 2, 4, 4) and a conv weight (3, 2, 2, 2), values distinct (max pools)
+    "C": InputSpec(_grid((1, 2, 4, 4), lambda k: np.sin(k * 1.7 + 0.2) * 1.5)),
+    "W": InputSpec(_grid((3, 2, 2, 2), lambda k: np.cos(k * 0.9 + 0.4))),
     "I": InputSpec([[2, 0], [1, 1]], "int", requires_grad=False),  # gather index into A, dim 1
     "K": InputSpec([[True, False, True], [False, True, False]], "bool", requires_grad=False),
     "tgt": InputSpec([2, 0], "int", requires_grad=False),          # class targets for A

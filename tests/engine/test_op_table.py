@@ -31,9 +31,10 @@ from ._op_examples import (
 )
 
 # Snippets use the inputs of ``_op_examples.INPUTS``: a, b (3,), p (3,) positive, q (3,) in
-# (0, 1), s 0-dim, bb (2,), A, M (2, 3), B (3, 2), N (2, 2), U (1, 3), X (2, 2, 3), Y (2, 3, 2):
-# float, requiring grad; c (3,), r (3,) in [0, 1], wt (3,): float, no grad; I (2, 2) int index
-# into A's dim 1, K (2, 3) bool mask, tgt (2,) int class targets. ``dgrad(out, wrt, upstream)``
+# (0, 1), s 0-dim, bb (2,), A, M (2, 3), B (3, 2), N (2, 2), U (1, 3), X (2, 2, 3), Y (2, 3, 2),
+# C (1, 2, 4, 4) an image batch, W (3, 2, 2, 2) a conv weight: float, requiring grad; c (3,),
+# r (3,) in [0, 1], wt (3,): float, no grad; I (2, 2) int index into A's dim 1, K (2, 3) bool
+# mask, tgt (2,) int class targets. ``dgrad(out, wrt, upstream)``
 # is ``torch.autograd.grad(out, wrt, upstream, create_graph=True)[0]``: its graph is made of the
 # nodes the backward formulas create.
 EXAMPLES: dict[str, list[str]] = {
@@ -220,6 +221,25 @@ EXAMPLES: dict[str, list[str]] = {
         "b[:1].repeat(4, 1)] * 2, False, 1, 0.0, True, True, True)[0]",
         "h = torch.zeros(1, 2, 1, dtype=X.dtype); torch.lstm(X, (h, bb.reshape(1, 2, 1)), "
         "[A.repeat(2, 1), b[:1].repeat(4, 1)], False, 1, 0.0, False, False, False)[2]"],
+    # -- convolution, padding and pooling (C an image batch, W a conv weight) -------------------
+    "convolution": ["F.conv2d(C, W)", "F.conv2d(C, W, a, stride=2, padding=1)",
+                    "F.conv2d(C, W, c, padding=(1, 0), dilation=2)",
+                    "F.conv2d(C, W, padding='valid')",
+                    "F.conv2d(C, W[:2, :1], bb, groups=2, padding='same')",
+                    "F.conv2d(C[0], W, stride=(1, 2))",
+                    "F.conv1d(C[0, :, 0], W[:, :, 0], b, padding=1)"],
+    "constant_pad_nd": ["F.pad(C, (1, 0, 2, 1))", "F.pad(X, (1, 2), value=0.5)"],
+    "reflection_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='reflect')"],
+    "reflection_pad1d": ["F.pad(X, (2, 1), mode='reflect')"],
+    "replication_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='replicate')",
+                          "F.conv2d(F.pad(C, (1, 1, 1, 1), mode='replicate'), W)"],
+    "replication_pad1d": ["F.pad(X, (2, 1), mode='replicate')"],
+    "max_pool2d_with_indices": ["F.max_pool2d(C, 2)", "F.max_pool2d(C, 3, 2, 1, ceil_mode=True)",
+                                "F.max_pool2d(C[0], 2, 1, dilation=2)",
+                                "F.max_pool2d(C, (2, 3), return_indices=True)[0]"],
+    "avg_pool2d": ["F.avg_pool2d(C, 2)", "F.avg_pool2d(C, 3, 2, 1, True, False)",
+                   "F.avg_pool2d(C[0], (2, 3), 1, divisor_override=4)"],
+    "adaptive_avg_pool2d": ["F.adaptive_avg_pool2d(C, (3, 2))", "F.adaptive_avg_pool2d(C[0], 3)"],
     "flip": ["A.flip(1)", "X.flip(0, 2)", "s.flip(0)"],
     "gather": ["A.gather(1, I)", "torch.gather(A, 1, I)", "s.gather(0, torch.tensor(0))"],
     "scatter_add": ["dgrad(A.gather(1, I), A, N)"],
@@ -580,10 +600,13 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-# NB: create_graph through the fused LSTM layer and the normalizations raises
-# NotImplementedError (the README's known differences; test_recurrent and test_norm check the
-# error)
-NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm"}
+# NB: create_graph through the fused LSTM layer, the normalizations, the convolution, the
+# padding ops and the pools raises NotImplementedError (the README's known differences;
+# test_recurrent, test_norm and test_conv check the error)
+NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
+                      "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
+                      "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
+                      "avg_pool2d", "adaptive_avg_pool2d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

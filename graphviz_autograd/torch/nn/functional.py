@@ -22,7 +22,8 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
-           "layer_norm", "batch_norm"]
+           "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
+           "avg_pool2d", "adaptive_avg_pool2d"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -507,3 +508,257 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                   "training": bool(training), "momentum": momentum, "eps": eps},
                  dtype=input._dtype)
     return out[0]
+
+
+# -- convolution and pooling ----------------------------------------------------------------------
+def _ints(value: Any, n: int) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple of ``n`` (an int repeated), as PyTorch's
+    ``_pair``; a sequence of another length is kept (its length checked later)."""
+    if isinstance(value, tuple | list):
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _sizes(shape: Any) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def _expand_param(name: str, value: tuple[int, ...], dim: int) -> tuple[int, ...]:
+    if len(value) == 1:
+        return value * dim
+    if len(value) != dim:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={_sizes(value)}")
+    return value
+
+
+def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> None:
+    """PyTorch's checks of at::_convolution and check_shape_forward, in their order."""
+    w = weight._data.shape
+    x = input._data.shape
+    dim = len(w) - 2
+    if dim <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    stride, padding, dilation = (_expand_param(n, v, dim) for n, v in
+                                 (("stride", stride), ("padding", padding),
+                                  ("dilation", dilation)))
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if len(w) != len(x):
+        raise RuntimeError(f"Expected {len(w)}-dimensional input for {len(w)}-dimensional weight "
+                           f"{_sizes(w)}, but got {len(x)}-dimensional input of size "
+                           f"{_sizes(x)} instead")
+    if w[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_sizes(w)} instead")
+    if w[0] % groups:
+        # NB: PyTorch's message has the sizes in two pairs of brackets
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{_sizes(w)}] instead")
+    if x[1] != w[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_sizes(w)}, expected "
+                           f"input{_sizes(x)} to have {w[1] * groups} channels, but got {x[1]} "
+                           f"channels instead")
+    if bias is not None and bias._data.shape != (w[0],):
+        raise RuntimeError(f"Given weight of size {_sizes(w)}, expected bias to be "
+                           f"1-dimensional with {w[0]} elements, but got bias of size "
+                           f"{_sizes(bias._data.shape)} instead")
+    padded = [n + 2 * p for n, p in zip(x[2:], padding, strict=True)]
+    spans = [d * (k - 1) + 1 for k, d in zip(w[2:], dilation, strict=True)]
+    if any(n < k for n, k in zip(padded, spans, strict=True)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, spans))}). Kernel size can't be greater than "
+                           f"actual input size")
+    for what, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._dtype is not input._dtype:
+            raise RuntimeError(f"Input type ({input._dtype.legacy}) and {what} type "
+                               f"({t._dtype.legacy}) should be the same or input should be a "
+                               f"MKLDNN tensor and weight is a dense tensor")
+
+
+def _same_padding(weight: Tensor, dilation: tuple[int, ...], stride: tuple[int, ...]
+                  ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """padding='same': the symmetric part, and the extra padding the right side needs."""
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for k, d in zip(weight._data.shape[2:], dilation, strict=False)]
+    if any(t % 2 for t in total):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require "
+                      "a zero-padded copy of the input be created", UserWarning, stacklevel=4)
+    return tuple(t // 2 for t in total), tuple(t % 2 for t in total)
+
+
+def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                 padding: Any, dilation: Any, groups: int, dim: int) -> Tensor:
+    """F.conv1d / F.conv2d: an unbatched input is unsqueezed and the output squeezed (as
+    PyTorch's nodes show), a string padding resolved, then one ConvolutionBackward0."""
+    name = f"conv{dim}d"
+    if input._data.ndim not in (dim + 1, dim + 2):
+        raise RuntimeError(f"Expected {dim + 1}D (unbatched) or {dim + 2}D (batched) input to "
+                           f"{name}, but got input of size: {_sizes(input._data.shape)}")
+    unbatched = input._data.ndim == dim + 1
+    if unbatched:
+        input = _F.unsqueeze(input, 0)
+    stride, dilation = _ints(stride, dim), _ints(dilation, dim)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pad: tuple[int, ...] = (0,)     # NB: PyTorch keeps 'valid' as a padding of one 0
+        elif padding == "same":
+            pad, extra = _same_padding(weight, _expand_param("dilation", dilation, dim), stride)
+            if any(extra):
+                # NB: as PyTorch: the odd remainder padded after, in a node of its own
+                right = tuple(p for e in reversed(extra) for p in (0, e))
+                input = _apply(_T["constant_pad_nd"], (input,), {"pad": right, "value": 0.0},
+                               dtype=input._dtype)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pad = _ints(padding, dim)
+    _check_conv(input, weight, bias, stride, pad, dilation, groups)
+    n = weight._data.ndim - 2
+    # NB: 'valid' padding stays one 0, and output_padding as long as the padding
+    pads = pad if pad == (0,) else _expand_param("padding", pad, n)
+    kw = {"stride": _expand_param("stride", stride, n), "padding": pads,
+          "dilation": _expand_param("dilation", dilation, n), "transposed": False,
+          "output_padding": (0,) * len(pads), "groups": groups,
+          "bias_sym_sizes_opt": (weight._data.shape[0],) if bias is not None else (0,)}
+    out = _apply(_T["convolution"], (input, weight, bias), kw, dtype=input._dtype)
+    return _F.squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def _pool_pair(name: str, what: str, value: Any, default: tuple[int, ...] | None = None
+               ) -> tuple[int, ...]:
+    if value is None or (isinstance(value, tuple | list) and not value and default is not None):
+        return default or ()
+    out = _ints(value, 2)
+    if len(out) == 1:
+        out = out * 2
+    if len(out) != 2:
+        omitted = "omitted, " if what == "stride" else ""
+        raise RuntimeError(f"{name}: {what} must either be {omitted}a single int, or a tuple of "
+                           f"two ints")
+    return out
+
+
+def _check_pool(name: str, input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool) -> None:
+    from ...engine.ops_conv import pool_out
+    shape = input._data.shape
+    if any(s == 0 for s in stride or kernel):
+        raise RuntimeError("stride should not be zero")
+    if input._data.ndim not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    for k, p, d in zip(kernel, padding, dilation, strict=True):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = [pool_out(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+           zip(shape[-2:], kernel, stride or kernel, padding, dilation, strict=True)]
+    if any(o < 1 for o in out):
+        c = shape[-3]
+        raise RuntimeError(f"Given input size: ({c}x{shape[-2]}x{shape[-1]}). Calculated output "
+                           f"size: ({c}x{out[0]}x{out[1]}). Output size is too small")
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    name = "max_pool2d"
+    kernel = _pool_pair(name, "kernel_size", kernel_size)
+    strides = _pool_pair(name, "stride", stride, ())
+    pads = _pool_pair(name, "padding", padding)
+    dil = _pool_pair(name, "dilation", dilation)
+    _check_pool(name, input, kernel, strides, pads, dil, ceil_mode)
+    op = _T["max_pool2d_with_indices"]
+    kw = {"kernel_size": kernel, "stride": strides, "padding": pads, "dilation": dil,
+          "ceil_mode": bool(ceil_mode)}
+    out = _apply(op, (input,), kw, dtype=input._dtype)
+    if not return_indices:
+        return out
+    # NB: the indices are the node's saved result1 (not differentiable)
+    fn = out._grad_fn
+    idx = fn._saved["result1"].tensor if fn is not None else \
+        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
+    return out, idx
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    name = "avg_pool2d"
+    kernel = _pool_pair(name, "kernel_size", kernel_size)
+    strides = _pool_pair(name, "stride", stride, ())
+    pads = _pool_pair(name, "padding", padding)
+    if input._data.ndim < 3:
+        _F._dim(-3, input._data.ndim)      # NB: PyTorch reads the channels first: IndexError
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_pool(name, input, kernel, strides, pads, (1, 1), ceil_mode)
+    return _apply(_T["avg_pool2d"], (input,),
+                  {"kernel_size": kernel, "stride": strides, "padding": pads,
+                   "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
+                   "divisor_override": divisor_override}, dtype=input._dtype)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    shape = input._data.shape
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{_sizes(shape)}")
+    given = list(output_size) if isinstance(output_size, tuple | list) else [output_size] * 2
+    size = tuple(int(shape[-2 + i] if s is None else s) for i, s in enumerate(given))
+    if size == (1, 1):
+        # NB: PyTorch takes a global average as a mean over the last two dims
+        return _F.mean(input, (-1, -2), keepdim=True)
+    return _apply(_T["adaptive_avg_pool2d"], (input,), {"output_size": size},
+                  dtype=input._dtype)
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one or two
+    dims (ReflectionPad{1,2}DBackward0, ReplicationPad{1,2}DBackward0)."""
+    pads = tuple(int(p) for p in pad)
+    if mode == "constant":
+        return _apply(_T["constant_pad_nd"], (input,),
+                      {"pad": pads, "value": 0.0 if value is None else value},
+                      dtype=input._dtype)
+    if mode == "circular":
+        # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
+        raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
+                                  "supported by graphviz_autograd")
+    if mode not in ("reflect", "replicate") or len(pads) not in (2, 4) \
+            or input._data.ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
+        raise NotImplementedError(f"F.pad with mode={mode!r}, pad={list(pads)} on a "
+                                  f"{input._data.ndim}-d input is not supported by "
+                                  f"graphviz_autograd")
+    nd = len(pads) // 2
+    shape = input._data.shape
+    if mode == "reflect":
+        for i in range(nd):
+            dim = input._data.ndim - 1 - i
+            before, after = pads[2 * i], pads[2 * i + 1]
+            if before >= shape[dim] or after >= shape[dim]:
+                raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding "
+                                   f"({before}, {after}) at dimension {dim} of input "
+                                   f"{_sizes(shape)}")
+    key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
+    return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)

@@ -1,0 +1,162 @@
+"""``torch.nn``'s convolution and pooling modules: their parameters, initialisation and repr as
+PyTorch's; the work in ``functional``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...engine.factories import zeros
+from ...engine.tensor import Tensor
+from . import functional as F
+from . import init
+from .modules import Module
+from .parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+
+
+
+
+class _ConvNd(Module):
+    _dim = 0
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            # NB: sets as PyTorch's, so they print in its order (string hashes vary by run)
+            valid_padding_strings = {"same", "valid"}
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in F._ints(stride, self._dim)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        n = self._dim
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = F._ints(kernel_size, n)
+        self.stride = F._ints(stride, n)
+        self.padding: Any = padding if isinstance(padding, str) else F._ints(padding, n)
+        self.dilation = F._ints(dilation, n)
+        self.transposed, self.output_padding = False, (0,) * n
+        self.groups, self.padding_mode = groups, padding_mode
+        if isinstance(self.padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * n
+            if self.padding == "same":
+                for i, (d, k) in enumerate(zip(self.dilation, self.kernel_size, strict=True)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    self._reversed_padding_repeated_twice[2 * (n - 1 - i)] = left
+                    self._reversed_padding_repeated_twice[2 * (n - 1 - i) + 1] = total - left
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding)
+                                                     for _ in range(2)]
+        self.weight = Parameter(zeros(out_channels, in_channels // groups, *self.kernel_size,
+                                      dtype=dtype))
+        if bias:
+            self.bias: Parameter | None = Parameter(zeros(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # NB: as PyTorch's _ConvNd: kaiming_uniform_ with a=sqrt(5), the bias within 1/sqrt(fan_in)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight._data.shape[1] * math.prod(self.kernel_size)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
+            f"stride={self.stride}"
+        if self.padding != (0,) * self._dim:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._dim:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        conv = F.conv1d if self._dim == 1 else F.conv2d
+        if self.padding_mode == "zeros":
+            return conv(input, weight, bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+        padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+        return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_ConvNd):
+    _dim = 1
+
+
+class Conv2d(_ConvNd):
+    _dim = 2
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
