@@ -162,29 +162,32 @@ def _random(draw: Any, kernel: str, size: tuple[Any, ...], dtype: dt.DType | Non
     d = dtype or dt.float32
     rnd.check_floating(d, kernel)
     gen = rnd.resolve(generator)
-    return _leaf(draw(np.empty(checked_size(size), d.np), gen), d, requires_grad)
+    shape = checked_size(size if isinstance(size, tuple) else (size,))
+    return _leaf(draw(np.empty(shape, d.np), gen), d, requires_grad)
 
 
 def rand(*size: Any, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
-         requires_grad: bool = False, **_: Any) -> Tensor:
+         requires_grad: bool = False, **kw: Any) -> Tensor:
     """Uniform on [0, 1): PyTorch's numbers for the same seed.
 
     >>> _ = rnd.manual_seed(0)
     >>> rand(3)
     tensor([0.4963, 0.7682, 0.0885])
     """
-    return _random(_uniform_into, "check_uniform_bounds", size, dtype, requires_grad, generator)
+    return _random(_uniform_into, "check_uniform_bounds", kw.get("size", size), dtype,
+                   requires_grad, generator)
 
 
 def randn(*size: Any, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
+          requires_grad: bool = False, **kw: Any) -> Tensor:
     """Standard normal: PyTorch's numbers for the same seed.
 
     >>> _ = rnd.manual_seed(0)
     >>> randn(3)
     tensor([ 1.5410, -0.2934, -2.1788])
     """
-    return _random(_normal_into, "normal_kernel_cpu", size, dtype, requires_grad, generator)
+    return _random(_normal_into, "normal_kernel_cpu", kw.get("size", size), dtype,
+                   requires_grad, generator)
 
 
 def randint(*args: Any, size: Any = None, generator: Any = None, dtype: dt.DType | None = None,

@@ -195,7 +195,10 @@ def test_the_state_bytes_are_pytorchs() -> None:
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_rand(dtype: str) -> None:
     same(lambda t: [t.rand(n, dtype=_dt(t, dtype)) for n in (1, 2, 3, 7, 16, 33, 100)])
-    same(lambda t: (t.rand(2, 3, dtype=_dt(t, dtype)), t.rand((4, 5), dtype=_dt(t, dtype))))
+    same(lambda t: (t.rand(2, 3, dtype=_dt(t, dtype)), t.rand((4, 5), dtype=_dt(t, dtype)),
+                    t.rand(size=(2, 2), dtype=_dt(t, dtype)),
+                    t.randn(size=[3], dtype=_dt(t, dtype)), t.rand([3, 1], dtype=_dt(t, dtype)),
+                    t.rand(t.Size([2]), dtype=_dt(t, dtype))))
 
 
 def _untemper(y: int) -> int:
