@@ -235,12 +235,21 @@ def _normal(g: rnd.Generator, t: Tensor, mean: float = 0.0, std: float = 1.0) ->
 
 def _random_int(g: rnd.Generator, t: Tensor, *args: Any, **kw: Any) -> None:
     """``random_()``, ``random_(to)``, ``random_(from, to)`` (``to=None``: the dtype's top)."""
-    bounds = [*args, *(kw[k] for k in ("from", "to") if k in kw)]
     n = t._data.size
-    if not bounds:
+    if "from" in kw and "to" not in kw and len(args) < 2:
+        raise TypeError("random_() received an invalid combination of arguments - got "
+                        "(from=int, ), but expected one of:\n"
+                        " * (*, torch.Generator generator = None)\n"
+                        " * (int from, int to, *, torch.Generator generator = None)\n"
+                        " * (int to, *, torch.Generator generator = None)\n")
+    if not args and not kw:
         values = rnd.random_full(g, n, t._dtype)
     else:
-        low, high = (0, bounds[0]) if len(bounds) == 1 else bounds
+        if len(args) == 1 and "to" not in kw:
+            low, high = kw.get("from", 0), args[0]
+        else:
+            low, high = args[0] if args else kw.get("from", 0), (
+                args[1] if len(args) > 1 else kw.get("to"))
         if high is None:
             high = rnd.top(t._dtype) + 1
         values = rnd.random_from_to(g, n, t._dtype, int(low), int(high))

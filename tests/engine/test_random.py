@@ -320,7 +320,8 @@ def test_randint_and_random_() -> None:
             out += [t.empty(5, dtype=d).random_(10), t.empty(5, dtype=d).random_(3, 10),
                     t.empty(5, dtype=d).random_(3, None)]
         out += [t.empty(4, dtype=t.int64).random_(-2 ** 63, None),
-                t.empty(4, dtype=t.int16).random_(-7, None)]
+                t.empty(4, dtype=t.int16).random_(-7, None), t.empty(4).random_(to=6),
+                t.empty(4).random_(3, to=6), t.empty(4).random_(**{"from": 2, "to": 4})]
         return out
     for seed in (0, 77):
         same(ints, seed)
@@ -422,6 +423,7 @@ def _message(f: Callable[[], Any]) -> tuple[str, str]:
     lambda t: t.randint(0, 300, (2,), dtype=t.uint8),
     lambda t: t.randint(0, 5, (2,), dtype=t.bool),
     lambda t: t.empty(3).random_(5, 2),
+    lambda t: t.empty(3).random_(**{"from": 2}),
     lambda t: t.randperm(-1),
 ])
 def test_errors(case: Callable[[Any], Any]) -> None:
