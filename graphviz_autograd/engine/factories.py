@@ -9,12 +9,12 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
-from .random import generator
+from . import random as rnd
 from .tensor import Tensor, _unwrap_nested
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "rand",
-           "randn", "randint", "arange", "linspace", "zeros_like", "ones_like", "full_like",
-           "empty_like", "rand_like", "randn_like"]
+           "randn", "randint", "randperm", "arange", "linspace", "zeros_like", "ones_like",
+           "full_like", "empty_like", "rand_like", "randn_like"]
 
 
 def _leaf(arr: np.ndarray, dtype: dt.DType, requires_grad: bool) -> Tensor:
@@ -146,24 +146,76 @@ def eye(n: int, m: int | None = None, dtype: dt.DType | None = None, device: Any
     return _leaf(np.eye(n, m, dtype=d.np), d, requires_grad)
 
 
-def rand(*size: Any, dtype: dt.DType | None = None, device: Any = None,
-         requires_grad: bool = False, generator_: Any = None, **_: Any) -> Tensor:
-    return _make(lambda s, d: np.asarray(generator().random(s)).astype(d), size, dtype,
-                 requires_grad)
+def _uniform_into(arr: np.ndarray, gen: rnd.Generator) -> np.ndarray:
+    rnd.fill(arr, rnd.uniform(gen, arr.size, arr.dtype))
+    return arr
 
 
-def randn(*size: Any, dtype: dt.DType | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(lambda s, d: np.asarray(generator().standard_normal(s)).astype(d), size, dtype,
-                 requires_grad)
+def _normal_into(arr: np.ndarray, gen: rnd.Generator) -> np.ndarray:
+    rnd.normal(gen, arr)
+    return arr
 
 
-def randint(low: int, high: int | None = None, size: Any = (), dtype: dt.DType | None = None,
-            **_: Any) -> Tensor:
-    if high is None:
-        low, high = 0, low
+def _random(draw: Any, kernel: str, size: tuple[Any, ...], dtype: dt.DType | None,
+            requires_grad: bool, generator: Any) -> Tensor:
+    """A new leaf that ``draw`` fills from ``generator`` (the default one for None)."""
+    d = dtype or dt.float32
+    rnd.check_floating(d, kernel)
+    gen = rnd.resolve(generator)
+    shape = checked_size(size if isinstance(size, tuple) else (size,))
+    return _leaf(draw(np.empty(shape, d.np), gen), d, requires_grad)
+
+
+def rand(*size: Any, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
+         requires_grad: bool = False, **kw: Any) -> Tensor:
+    """Uniform on [0, 1): PyTorch's numbers for the same seed.
+
+    >>> _ = rnd.manual_seed(0)
+    >>> rand(3)
+    tensor([0.4963, 0.7682, 0.0885])
+    """
+    return _random(_uniform_into, "check_uniform_bounds", kw.get("size", size), dtype,
+                   requires_grad, generator)
+
+
+def randn(*size: Any, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
+          requires_grad: bool = False, **kw: Any) -> Tensor:
+    """Standard normal: PyTorch's numbers for the same seed.
+
+    >>> _ = rnd.manual_seed(0)
+    >>> randn(3)
+    tensor([ 1.5410, -0.2934, -2.1788])
+    """
+    return _random(_normal_into, "normal_kernel_cpu", kw.get("size", size), dtype,
+                   requires_grad, generator)
+
+
+def randint(*args: Any, size: Any = None, generator: Any = None, dtype: dt.DType | None = None,
+            device: Any = None, requires_grad: bool = False, **kw: Any) -> Tensor:
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    given = list(args)
+    if size is None and given:
+        size = given.pop()
+    if "high" in kw:
+        low, high = kw.get("low", given[0] if given else 0), kw["high"]
+    elif len(given) == 2:
+        low, high = given
+    elif len(given) == 1:
+        low, high = kw.get("low", 0), given[0]
+    else:
+        raise TypeError("randint() missing required arguments 'high' and 'size'")
     d = dtype or dt.int64
-    return _leaf(generator().integers(low, high, checked_size((size,))).astype(d.np), d, False)
+    arr = np.empty(checked_size((size,)), d.np)
+    rnd.fill(arr, rnd.random_from_to(rnd.resolve(generator), arr.size, d, int(low), int(high)))
+    return _leaf(arr, d, requires_grad)
+
+
+def randperm(n: int, *, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
+             requires_grad: bool = False, **_: Any) -> Tensor:
+    """A random permutation of ``range(n)``, PyTorch's for the same seed."""
+    d = dtype or dt.int64
+    checked_size((n,))
+    return _leaf(rnd.randperm(rnd.resolve(generator), int(n)).astype(d.np), d, requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: dt.DType | None = None,
@@ -198,8 +250,22 @@ def _like(fill: Any) -> Any:
 zeros_like = _like(np.zeros)
 ones_like = _like(np.ones)
 empty_like = zeros_like
-rand_like = _like(lambda s, d: np.asarray(generator().random(s)).astype(d))
-randn_like = _like(lambda s, d: np.asarray(generator().standard_normal(s)).astype(d))
+
+
+def _random_like(draw: Any, kernel: str) -> Any:
+    def like(t: Tensor, dtype: dt.DType | None = None, requires_grad: bool = False,
+             generator: Any = None, **_: Any) -> Tensor:
+        d = dtype or t._dtype
+        rnd.check_floating(d, kernel)
+        # NB: laid out as ``t`` (PyTorch's empty_like keeps its strides), so the values are
+        # drawn in t's memory order, and a strided layout takes normal_'s scalar path
+        arr = np.empty_like(t._data, dtype=d.np)
+        return _leaf(draw(arr, rnd.resolve(generator)), d, requires_grad)
+    return like
+
+
+rand_like = _random_like(_uniform_into, "check_uniform_bounds")
+randn_like = _random_like(_normal_into, "normal_kernel_cpu")
 
 
 def full_like(t: Tensor, fill_value: Any, dtype: dt.DType | None = None,

@@ -11,9 +11,9 @@ from . import dtypes as dt
 from . import factories, indexing, selecting
 from . import functional as F
 from . import messages as msg
+from . import random as rnd
 from .autograd import apply_inplace, check_inplace
 from .optable import TABLE
-from .random import generator
 from .tensor import Tensor
 
 _UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)
@@ -206,23 +206,58 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def _random_(fill: Any) -> Any:
-    """In-place initialisers (uniform_, normal_): plain writes that bump the version."""
-    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+    """In-place draws (uniform_, normal_, random_, bernoulli_): plain writes that bump the
+    version, from the ``generator=`` keyword's generator or the default one."""
+    def m(self: Tensor, *args: Any, generator: Any = None, **kw: Any) -> Tensor:
         check_inplace(self)
         if not self._data.flags.writeable:        # an expanded view: elements share memory
             raise RuntimeError(msg.OVERLAPPING_WRITE)
-        self._data[...] = fill(generator(), self._data.shape, *args, **kw).astype(self._dtype.np)
+        fill(rnd.resolve(generator), self, *args, **kw)
         self._vc.v += 1
         return self
     return m
 
 
-def _uniform(g: Any, shape: Any, a: float = 0.0, b: float = 1.0, **_: Any) -> Any:
-    return g.uniform(a, b, shape)
+def _uniform(g: rnd.Generator, t: Tensor, a: float = 0.0, b: float = 1.0) -> None:
+    rnd.check_floating(t._dtype, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={a:g} > to={b:g}")
+    rnd.fill(t._data, rnd.uniform(g, t._data.size, t._dtype.np, a, b))
 
 
-def _normal(g: Any, shape: Any, mean: float = 0.0, std: float = 1.0, **_: Any) -> Any:
-    return g.normal(mean, std, shape)
+def _normal(g: rnd.Generator, t: Tensor, mean: float = 0.0, std: float = 1.0) -> None:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    rnd.check_floating(t._dtype, "normal_kernel_cpu")
+    rnd.normal(g, t._data, mean, std)
+
+
+def _random_int(g: rnd.Generator, t: Tensor, *args: Any, **kw: Any) -> None:
+    """``random_()``, ``random_(to)``, ``random_(from, to)`` (``to=None``: the dtype's top)."""
+    n = t._data.size
+    if "from" in kw and "to" not in kw and len(args) < 2:
+        raise TypeError("random_() received an invalid combination of arguments - got "
+                        "(from=int, ), but expected one of:\n"
+                        " * (*, torch.Generator generator = None)\n"
+                        " * (int from, int to, *, torch.Generator generator = None)\n"
+                        " * (int to, *, torch.Generator generator = None)\n")
+    if not args and not kw:
+        values = rnd.random_full(g, n, t._dtype)
+    else:
+        if len(args) == 1 and "to" not in kw:
+            low, high = kw.get("from", 0), args[0]
+        else:
+            low, high = args[0] if args else kw.get("from", 0), (
+                args[1] if len(args) > 1 else kw.get("to"))
+        if high is None:
+            high = rnd.top(t._dtype) + 1
+        values = rnd.random_from_to(g, n, t._dtype, int(low), int(high))
+    rnd.fill(t._data, values)
+
+
+def _bernoulli(g: rnd.Generator, t: Tensor, p: float = 0.5) -> None:
+    rnd.fill(t._data, rnd.bernoulli(g, t._data.size, float(p)).astype(t._dtype.np))
 
 
 def _softmax(name: str, fn: Any) -> Any:
@@ -405,6 +440,7 @@ METHODS: dict[str, Any] = {
         s, src), "clamp_": _clamp_, "clamp_min_": _clamp_one_("min"),
     "clamp_max_": _clamp_one_("max"), "masked_fill_": _masked_fill_,
     "uniform_": _random_(_uniform), "normal_": _random_(_normal),
+    "random_": _random_(_random_int), "bernoulli_": _random_(_bernoulli),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),

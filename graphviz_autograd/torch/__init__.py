@@ -37,6 +37,7 @@ from ..engine.factories import (
     randint,
     randn,
     randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -49,7 +50,15 @@ from ..engine.grad_mode import (
     set_grad_enabled,
 )
 from ..engine.optable import TABLE as _TABLE
-from ..engine.random import manual_seed, seed
+from ..engine.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from ..engine.tensor import Size, Tensor
 from . import autograd, nn, optim
 

@@ -11,10 +11,10 @@ import numpy as np
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import messages as _msg
+from ...engine import random as rnd
 from ...engine import selecting as _sel
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
-from ...engine.random import generator
 from ...engine.tensor import Tensor
 
 __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
@@ -118,14 +118,24 @@ def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
+    """PyTorch's CPU dropout: ``input * (bernoulli(1 - p) / (1 - p))``, the same mask.
+
+    NB: the mask is laid out as the input (``empty_like``), drawn in its memory order, one
+    53-bit uniform an element; p == 1 multiplies by a zero scalar and draws nothing.
+    """
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
+    if not training or p == 0 or input._data.size == 0:
         return input
-    keep = generator().random(input._data.shape) >= p
-    mask = Tensor._make((keep / (1 - p) if p < 1 else keep * 0.0).astype(input._dtype.np),
-                        input._dtype)
-    return _F.mul(input, mask)
+    npd = input._dtype.np
+    if p == 1:
+        return _F.mul(input, Tensor._make(np.zeros((), npd), input._dtype))
+    noise = np.empty_like(input._data)
+    rnd.fill(noise, rnd.bernoulli(rnd.default_generator, noise.size, 1 - p))
+    # NB: noise.div_(1 - p): the divisor in the tensor's dtype (float32 for half)
+    wide = np.dtype(np.float32) if npd == np.float16 else npd
+    noise = (noise.astype(wide) / np.asarray(1 - p, wide)).astype(npd)
+    return _F.mul(input, Tensor._make(noise, input._dtype))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ...engine.grad_mode import no_grad
@@ -30,14 +31,14 @@ def calculate_gain(nonlinearity: str, param: Any = None) -> float:
     return {"relu": math.sqrt(2.0), "tanh": 5.0 / 3, "selu": 0.75}.get(nonlinearity, 1.0)
 
 
-def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return t.uniform_(a, b)
+        return t.uniform_(a, b, generator=generator)
 
 
-def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     with no_grad():
-        return t.normal_(mean, std)
+        return t.normal_(mean, std, generator=generator)
 
 
 def constant_(t: Tensor, val: float) -> Tensor:
@@ -55,14 +56,20 @@ def ones_(t: Tensor) -> Tensor:
 
 
 def kaiming_uniform_(t: Tensor, a: float = 0.0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
+    if 0 in t._data.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return t
     fan_in, fan_out = _fans(t)
     fan = fan_in if mode == "fan_in" else fan_out
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return uniform_(t, -bound, bound)
+    # NB: PyTorch's order of operations, so the bound rounds as PyTorch's does
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(t, -bound, bound, generator)
 
 
-def xavier_uniform_(t: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     fan_in, fan_out = _fans(t)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(t, -bound, bound)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(t, -bound, bound, generator)
