@@ -11,18 +11,9 @@ import pytest
 
 import graphviz_autograd.torch as ours
 
-from ._support import Recorder, differential
+from ._support import Recorder, differential, fixed_parameters
 
 pytestmark = pytest.mark.torch
-
-
-def _fixed(torch: Any, module: Any) -> None:
-    """The same parameters on both engines (their random numbers differ)."""
-    with torch.no_grad():
-        for i, p in enumerate(module.parameters()):
-            n = int(np.prod(p.shape))
-            values = np.cos(np.arange(n) * 0.7 + i).reshape(tuple(p.shape)) * 0.5
-            p.copy_(torch.tensor(values.tolist(), dtype=p.dtype))
 
 
 def _images(torch: Any, *shape: int) -> Any:
@@ -46,7 +37,7 @@ def test_a_conv_net_trains_as_pytorch(layers: str) -> None:
         torch = rec.torch
         net = eval(f"torch.nn.Sequential({layers})",
                    {"torch": torch, **vars(torch.nn)})
-        _fixed(torch, net)
+        fixed_parameters(torch, net)
         rec.note("repr", repr(net))
         rec.note("parameters", [(name, list(p.shape)) for name, p in net.named_parameters()])
         opt = torch.optim.SGD(net.parameters(), lr=0.1)

@@ -12,18 +12,9 @@ import pytest
 
 import graphviz_autograd.torch as ours
 
-from ._support import Recorder, differential
+from ._support import Recorder, differential, fixed_parameters
 
 pytestmark = pytest.mark.torch
-
-
-def _fixed(torch: Any, module: Any) -> None:
-    """The same parameters on both engines (their random numbers differ)."""
-    with torch.no_grad():
-        for i, p in enumerate(module.parameters()):
-            n = int(np.prod(p.shape))
-            values = np.cos(np.arange(n) * 0.7 + i).reshape(tuple(p.shape)) * 0.5
-            p.copy_(torch.tensor(values.tolist(), dtype=p.dtype))
 
 
 def _batch(torch: Any, shape: tuple[int, ...], k: int, dtype: Any = None) -> Any:
@@ -46,7 +37,7 @@ def _mlp_snippet(norm: str, steps: int = 2, double: bool = False) -> Any:
                               nn.Linear(4, 2))
         dtype = torch.float64 if double else torch.float32
         model.to(dtype)
-        _fixed(torch, model)
+        fixed_parameters(torch, model)
         rec.note("repr", repr(model))
         rec.note("state", [(k, list(v.shape), str(v.dtype)) for k, v in
                            model.state_dict().items()])
@@ -104,7 +95,7 @@ def test_batch_norm_over_more_dims_as_pytorch(shape: tuple[int, ...]) -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
         bn = torch.nn.BatchNorm1d(2) if len(shape) == 3 else torch.nn.BatchNorm2d(2)
-        _fixed(torch, bn)
+        fixed_parameters(torch, bn)
         x = _batch(torch, shape, 1).requires_grad_()
         out = bn(x)
         rec.graph("forward", out=out, x=x)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ._support import Recorder, differential
+from ._support import Recorder, differential, fixed_parameters
 
 pytestmark = pytest.mark.torch
 
@@ -19,20 +19,11 @@ CELLS = ["RNNCell(3, 2)", "RNNCell(3, 2, nonlinearity='relu')", "RNNCell(3, 2, b
          "GRUCell(3, 2, bias=False)"]
 
 
-def _fixed(torch: Any, module: Any) -> None:
-    """The same parameters on both engines (their random numbers differ)."""
-    with torch.no_grad():
-        for i, p in enumerate(module.parameters()):
-            n = int(np.prod(p.shape))
-            values = np.cos(np.arange(n) * 0.7 + i).reshape(tuple(p.shape)) * 0.5
-            p.copy_(torch.tensor(values.tolist(), dtype=p.dtype))
-
-
 def _cell_snippet(spec: str, detach: bool, batched: bool = True) -> Any:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
         cell = eval(f"torch.nn.{spec}", {"torch": torch})
-        _fixed(torch, cell)
+        fixed_parameters(torch, cell)
         rec.note("repr", repr(cell))
         rec.note("parameters", [(name, list(p.shape)) for name, p in cell.named_parameters()])
         lstm = "LSTM" in spec
@@ -87,7 +78,7 @@ def _embedding_snippet(kwargs: str) -> Any:
         emb = eval(f"torch.nn.Embedding(5, 3{kwargs})", {"torch": torch})
         rec.note("repr", repr(emb))
         rec.note("padding_idx", emb.padding_idx)
-        _fixed(torch, emb)
+        fixed_parameters(torch, emb)
         idx = torch.tensor([[0, 2, 4], [2, 1, 2]])
         out = emb(idx)
         rec.graph("forward", out=out)
@@ -139,7 +130,7 @@ def _layer_snippet(spec: str, dtype: str, detach: bool, batched: bool = True,
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
         layer = eval(f"torch.nn.{spec}", {"torch": torch}).to(getattr(torch, dtype))
-        _fixed(torch, layer)
+        fixed_parameters(torch, layer)
         rec.note("repr", repr(layer))
         rec.note("parameters", [(name, list(p.shape)) for name, p in layer.named_parameters()])
         lstm = "LSTM" in spec

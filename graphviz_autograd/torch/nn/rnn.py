@@ -19,6 +19,14 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+def _uniform_by_hidden(m: Any) -> None:
+    """PyTorch's initialisation of recurrent layers and cells: every parameter uniform in
+    +-1/sqrt(hidden_size), in registration order."""
+    stdv = 1.0 / math.sqrt(m.hidden_size) if m.hidden_size > 0 else 0
+    for weight in m.parameters():
+        init.uniform_(weight, -stdv, stdv)
+
+
 class RNNBase(Module):
     """The parameters of a stack of recurrent layers, named and ordered as PyTorch's
     (``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0``, then ``_reverse``)."""
@@ -97,9 +105,7 @@ class RNNBase(Module):
         """A no-op, as in PyTorch off the GPU."""
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_by_hidden(self)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
@@ -247,9 +253,7 @@ class RNNCellBase(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -stdv, stdv)
+        _uniform_by_hidden(self)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
