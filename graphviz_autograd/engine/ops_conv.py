@@ -14,15 +14,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .optable import Op, Save, no_double_backward, register
 
 _LETTERS = "hwdxyz"       # einsum letters of the spatial dims (at most 6)
-
-
-def _no_double(name: str) -> None:
-    raise NotImplementedError(
-        f"create_graph through {name} is not supported by graphviz_autograd (PyTorch would make "
-        f"its double-backward node here)")
 
 
 def _windows(xp: np.ndarray, kernel: tuple[int, ...], stride: tuple[int, ...],
@@ -97,7 +91,7 @@ def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tup
 
 def _conv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        _no_double("ConvolutionBackward0")
+        raise no_double_backward("ConvolutionBackward0")
     x, w = c.input, c.weight
     a = c.attrs
     stride, dilation, groups = a["stride"], a["dilation"], a["groups"]
@@ -148,7 +142,7 @@ def _mode_pad(mode: Literal["reflect", "edge"]
 
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         if D.tensor_mode:
-            _no_double(c.node.name())
+            raise no_double_backward(c.node.name())
         shape = c.shape(0)
         nd = len(c.attrs["padding"]) // 2
         idx = _index_pad(shape, c.attrs["padding"], mode).ravel()
@@ -165,7 +159,7 @@ def _constant_pad_fwd(x: np.ndarray, *, pad: tuple[int, ...], value: float = 0.0
 
 def _constant_pad_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        _no_double("ConstantPadNdBackward0")
+        raise no_double_backward("ConstantPadNdBackward0")
     widths = _pad_widths(g, c.attrs["pad"])
     return (np.ascontiguousarray(g[tuple(slice(a, g.shape[i] - b)
                                          for i, (a, b) in enumerate(widths))]),)
@@ -214,7 +208,7 @@ def _max_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
 
 def _max_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        _no_double("MaxPool2DWithIndicesBackward0")
+        raise no_double_backward("MaxPool2DWithIndicesBackward0")
     shape = c.shape(0)
     plane = shape[-1] * shape[-2]
     idx = c.result1.reshape(-1, g.shape[-1] * g.shape[-2])
@@ -251,7 +245,7 @@ def _avg_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
 
 def _avg_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        _no_double("AvgPool2DBackward0")
+        raise no_double_backward("AvgPool2DBackward0")
     a = c.attrs
     shape = c.shape(0)
     kernel, padding = a["kernel_size"], a["padding"]
@@ -283,7 +277,7 @@ def _adaptive_avg_fwd(x: np.ndarray, *, output_size: tuple[int, int]) -> np.ndar
 
 def _adaptive_avg_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        _no_double("AdaptiveAvgPool2DBackward0")
+        raise no_double_backward("AdaptiveAvgPool2DBackward0")
     shape = c.shape(0)
     gx = np.zeros(shape, g.dtype)
     rows, cols = _bins(shape[-2], g.shape[-2]), _bins(shape[-1], g.shape[-1])

@@ -7,13 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
-
-
-def _no_double_backward(name: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"create_graph through {name} is not supported by graphviz_autograd (PyTorch makes one "
-        f"fused {name.replace('Backward0', 'BackwardBackward0')} node there)")
+from .optable import Op, Save, no_double_backward, register
 
 
 def _normalized_grad(g_hat: np.ndarray, x_hat: np.ndarray, scale: np.ndarray,
@@ -46,7 +40,7 @@ def _layer_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *,
 
 def _layer_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise _no_double_backward("NativeLayerNormBackward0")
+        raise no_double_backward("NativeLayerNormBackward0")
     g = grads[0]
     x, mean, rstd = c.input, c.result1, c.result2
     saved = c.node._saved
@@ -107,7 +101,7 @@ def _batch_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *, running_mean: Any,
 
 def _batch_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise _no_double_backward("NativeBatchNormBackward0")
+        raise no_double_backward("NativeBatchNormBackward0")
     g = grads[0]
     x = c.input
     saved = c.node._saved

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .optable import Op, Save, no_double_backward, register
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -80,10 +80,8 @@ def _layer_fwd(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarr
 
 def _layer_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise NotImplementedError(
-            "create_graph through the fused float32 LSTM layer (MkldnnRnnLayerBackward0) is "
-            "not supported by graphviz_autograd: use a float64 LSTM, whose graph is made of "
-            "plain ops")
+        raise no_double_backward("MkldnnRnnLayerBackward0", ": use a float64 LSTM, whose "
+                                 "graph is made of plain ops")
     x, w_ih, w_hh = c.input, c.weight0, c.weight1
     hx, cx = c.hx_, c.cx_
     reverse, has_biases = c.attrs["reverse"], c.attrs["has_biases"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["Op", "Save", "TABLE", "NP", "TT", "Ctx", "register"]
+__all__ = ["Op", "Save", "TABLE", "NP", "TT", "Ctx", "register", "no_double_backward"]
 
 Backward = Callable[..., tuple[Any, ...]]
 
@@ -73,6 +73,14 @@ class Op:
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.saves)
+
+
+def no_double_backward(node_name: str, hint: str = "") -> NotImplementedError:
+    """The error of a backward formula written on arrays only, when ``create_graph`` asks for
+    its graph (PyTorch makes a double-backward node there)."""
+    return NotImplementedError(f"create_graph through {node_name} is not supported by "
+                               "graphviz_autograd (PyTorch would make its double-backward node "
+                               f"there){hint}")
 
 
 INPUT, RESULT, EXTRA, KWARG = range(4)      # where a saved value comes from

@@ -443,6 +443,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     return Tensor._make(out, tensor._dtype)
 
 
+def _sizes(shape: Any) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
 def _check_norm_dtypes(input: Tensor, params: tuple[Tensor | None, ...]) -> None:
     """PyTorch's CPU check of a normalization's parameters against its input's dtype."""
     if not input._dtype.is_floating_point:
@@ -458,10 +462,6 @@ def _check_norm_dtypes(input: Tensor, params: tuple[Tensor | None, ...]) -> None
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return "[" + ", ".join(map(str, shape)) + "]"
-
-
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalization over the last ``len(normalized_shape)`` dims (NativeLayerNormBackward0)."""
@@ -475,13 +475,13 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     for what, p in (("weight", weight), ("bias", bias)):
         if p is not None and p._data.shape != shape:
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got "
-                               f"{what} of shape {_shape_text(p._data.shape)} and "
-                               f"normalized_shape = {_shape_text(shape)}")
+                               f"{what} of shape {_sizes(p._data.shape)} and "
+                               f"normalized_shape = {_sizes(shape)}")
     x_shape = input._data.shape
     if x_shape[len(x_shape) - len(shape):] != shape or len(x_shape) < len(shape):
-        raise RuntimeError(f"Given normalized_shape={_shape_text(shape)}, expected input with "
-                           f"shape [*, {_shape_text(shape)[1:]}, but got input of size"
-                           f"{_shape_text(x_shape)}")
+        raise RuntimeError(f"Given normalized_shape={_sizes(shape)}, expected input with "
+                           f"shape [*, {_sizes(shape)[1:]}, but got input of size"
+                           f"{_sizes(x_shape)}")
     _check_norm_dtypes(input, (weight, bias))
     out = _apply(_T["native_layer_norm"], (input, weight, bias),
                  {"normalized_shape": shape, "eps": eps}, dtype=input._dtype)
@@ -527,10 +527,6 @@ def _ints(value: Any, n: int) -> tuple[int, ...]:
     if isinstance(value, tuple | list):
         return tuple(int(v) for v in value)
     return (int(value),) * n
-
-
-def _sizes(shape: Any) -> str:
-    return f"[{', '.join(map(str, shape))}]"
 
 
 def _expand_param(name: str, value: tuple[int, ...], dim: int) -> tuple[int, ...]:
