@@ -1,4 +1,5 @@
-"""Table entries: the matmul family (mm, mv, dot, bmm, addmm) and the backward-only outer."""
+"""Table entries: the matmul family (mm, mv, dot, bmm, addmm) and the diagonal view (einsum's
+repeated subscripts)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, element_strides, keep_strides, register, strides_key
+from .optable import Op, Save, element_strides, keep_given, keep_strides, register, strides_key
 
 _KEYS = {name: strides_key(name) for name in ("self", "mat1", "mat2")}
 _MM_KEYS = (_KEYS["self"], _KEYS["mat2"])
@@ -85,6 +86,43 @@ def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             if c.needs[2] else None)
 
 
+# -- diagonal ----------------------------------------------------------------------------------
+def diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """``x.diagonal(offset, dim1, dim2)`` as a writable view (numpy's own is read-only): the
+    other dims in order, then the diagonal."""
+    start: list[Any] = [slice(None)] * x.ndim
+    if offset >= 0:
+        start[dim2] = slice(offset, None)
+    else:
+        start[dim1] = slice(-offset, None)
+    base = x[tuple(start)]
+    n = max(min(base.shape[dim1], base.shape[dim2]), 0)
+    keep = [d for d in range(x.ndim) if d not in (dim1, dim2)]
+    shape = (*(x.shape[d] for d in keep), n)
+    strides = (*(x.strides[d] for d in keep), x.strides[dim1] + x.strides[dim2])
+    return np.lib.stride_tricks.as_strided(base, shape, strides)
+
+
+def _diagonal_backward_fwd(g: np.ndarray, size: tuple[int, ...], offset: int, dim1: int,
+                           dim2: int) -> np.ndarray:
+    out = np.zeros(size, dtype=g.dtype)
+    diagonal_view(out, offset, dim1, dim2)[...] = g
+    return out
+
+
+def _diagonal_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    out = D.diagonal_backward(g, size=c.shape(0), offset=a["offset"], dim1=a["dim1"],
+                              dim2=a["dim2"])
+    return (keep_given(out, a, D),)
+
+
+def _diagonal_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    return (keep_given(D.diagonal(gg, offset=a["offset"], dim1=a["dim1"], dim2=a["dim2"]), a,
+                       D),)
+
+
 register(
     # NB: np.dot, not np.matmul: the same product of two matrices, with less overhead per call
     Op("mm", "MmBackward0", ("self", "mat2"), np.dot, _mm_bw,
@@ -97,4 +135,8 @@ register(
        (Save("mat2", (0,)), Save("self", (1,))), exact=True),
     Op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd, _addmm_bw,
        (Save("mat1", (2,)), Save("mat2", (1,))), ("alpha", "beta")),
+    Op("diagonal", "DiagonalBackward0", ("self",), diagonal_view, _diagonal_bw, (),
+       ("dim1", "dim2", "offset"), view=True),
+    Op("diagonal_backward", "DiagonalBackwardBackward0", ("grad_output",),
+       _diagonal_backward_fwd, _diagonal_backward_bw, (), ("dim1", "dim2", "offset")),
 )

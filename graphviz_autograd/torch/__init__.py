@@ -20,6 +20,7 @@ from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
+from ..engine.einsum import diagonal, einsum, movedim, tensordot
 from ..engine.factories import (
     arange,
     as_tensor,
@@ -235,6 +236,7 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
     return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
 
 
+moveaxis = movedim
 nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
 remainder = _F.remainder
