@@ -351,7 +351,74 @@ def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
 
 # -- tensordot -----------------------------------------------------------------------------------
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
-    raise NotImplementedError("tensordot")
+    """PyTorch's tensordot: each operand permuted (free dims, then contracted), reshaped to a
+    matrix, one ``mm``, and the product reshaped; a contracted dim of size 1 on one side is
+    summed on the other first."""
+    if out is not None:
+        raise NotImplementedError("tensordot(out=) is not supported by this engine")
+    if isinstance(dims, Tensor):
+        dims = dims.tolist() if dims._data.size > 1 else int(dims._data.item())
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a._data.ndim, b._data.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a: list[int] = list(range(-dims, 0))
+        dims_b: list[int] = list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        for d in (dims_a, dims_b):
+            if isinstance(d, int):
+                raise TypeError("tensordot(): argument 'dims_self' (position 3) must be tuple "
+                                "of ints, not int" if d is dims_a else "tensordot(): argument "
+                                "'dims_other' (position 4) must be tuple of ints, not int")
+        dims_a, dims_b = list(dims_a), list(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    na, nb = a._data.ndim, b._data.ndim
+    contracted_a = _dim_set(dims_a, na)
+    contracted_b = _dim_set(dims_b, nb)
+    t1, t2 = a, b
+    for da, db in zip(dims_a, dims_b, strict=True):
+        s1, s2 = t1._data.shape[F._dim(da, na)], t2._data.shape[F._dim(db, nb)]
+        if s2 == 1:
+            t1 = F.sum(t1, da, keepdim=True)
+        elif s1 == 1:
+            t2 = F.sum(t2, db, keepdim=True)
+        elif s1 != s2:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} "
+                               f"in dim {da} and second has size {s2} in dim {db}")
+    free_a = [d for d in range(na) if d not in contracted_a]
+    free_b = [d for d in range(nb) if d not in contracted_b]
+    sizes = [t1._data.shape[d] for d in free_a] + [t2._data.shape[d] for d in free_b]
+    csize = _prod(t1._data.shape[d] for d in contracted_a)
+    rows = _prod(t1._data.shape[d] for d in free_a)
+    cols = _prod(t2._data.shape[d] for d in free_b)
+    p1 = F.permute(t1, (*free_a, *dims_a))
+    p2 = F.permute(t2, (*dims_b, *free_b))
+    if rows == 1 and cols == 1:
+        # NB: one number per side left: PyTorch takes a dot of the flattened operands
+        product = F.dot(F.flatten(p1), F.flatten(p2))
+    else:
+        product = F.mm(F.reshape(p1, (rows, csize)), F.reshape(p2, (csize, cols)))
+    return F.reshape(product, tuple(sizes))
+
+
+def _dim_set(dims: list[int], ndim: int) -> set[int]:
+    out: set[int] = set()
+    for d in dims:
+        k = F._dim(d, ndim)
+        if k in out:
+            raise RuntimeError(f"dim {k} appears multiple times in the list of dims")
+        out.add(k)
+    return out
+
+
+def _prod(xs: Any) -> int:
+    n = 1
+    for x in xs:
+        n *= int(x)
+    return n
 
 
 METHODS = {"diagonal": diagonal, "movedim": movedim, "moveaxis": movedim}
