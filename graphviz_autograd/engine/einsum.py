@@ -394,13 +394,19 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     csize = _prod(t1._data.shape[d] for d in contracted_a)
     rows = _prod(t1._data.shape[d] for d in free_a)
     cols = _prod(t2._data.shape[d] for d in free_b)
-    p1 = F.permute(t1, (*free_a, *dims_a))
-    p2 = F.permute(t2, (*dims_b, *free_b))
-    if rows == 1 and cols == 1:
-        # NB: one number per side left: PyTorch takes a dot of the flattened operands
-        product = F.dot(F.flatten(p1), F.flatten(p2))
+    # NB: one number per side left: PyTorch takes a dot of the flattened operands
+    as_dot = rows == 1 and cols == 1
+    if as_dot:
+        # NB: both permuted, then both flattened, the second first (PyTorch's order, as its
+        # compiler evaluates the arguments of dot; it orders the backward)
+        p1 = F.permute(t1, (*free_a, *dims_a))
+        p2 = F.permute(t2, (*dims_b, *free_b))
+        f2 = F.flatten(p2)
+        product = F.dot(F.flatten(p1), f2)
     else:
-        product = F.mm(F.reshape(p1, (rows, csize)), F.reshape(p2, (csize, cols)))
+        m1 = F.reshape(F.permute(t1, (*free_a, *dims_a)), (rows, csize))
+        m2 = F.reshape(F.permute(t2, (*dims_b, *free_b)), (csize, cols))
+        product = F.mm(m1, m2)
     return F.reshape(product, tuple(sizes))
 
 

@@ -21,6 +21,17 @@ from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import diagonal, einsum, movedim, tensordot
+from ..engine.products import (
+    addbmm,
+    addmv,
+    addr,
+    baddbmm,
+    chain_matmul,
+    inner,
+    kron,
+    matrix_power,
+    vdot,
+)
 from ..engine.factories import (
     arange,
     as_tensor,
@@ -237,6 +248,7 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
 
 
 moveaxis = movedim
+ger = outer
 nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
 remainder = _F.remainder
