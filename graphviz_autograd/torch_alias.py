@@ -21,6 +21,7 @@ ALIASES = {
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
     "torch.autograd": "graphviz_autograd.torch.autograd",
+    "torch.linalg": "graphviz_autograd.torch.linalg",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
 }
 

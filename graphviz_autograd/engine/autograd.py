@@ -526,6 +526,8 @@ def _unwrap(v: Any) -> Any:
 # The modules that fill the table (imported for their registrations).
 from . import (  # noqa: E402, F401
     ops_conv,
+    ops_decomp,
+    ops_distance,
     ops_linalg,
     ops_loss,
     ops_norm,

@@ -21,12 +21,19 @@ from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import diagonal, einsum, movedim, tensordot
+from ..engine.linalg import det, logdet
+from ..engine.linalg import inv as inverse
+from ..engine.linalg import torch_cholesky as cholesky
+from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.products import (
     addbmm,
     addmv,
     addr,
     baddbmm,
+    cdist,
     chain_matmul,
+    cross,
+    dist,
     inner,
     kron,
     matrix_power,
@@ -72,7 +79,7 @@ from ..engine.random import (
     set_rng_state,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim
+from . import autograd, linalg, nn, optim
 
 __version__ = "2.13.0+numpy"
 
@@ -299,10 +306,6 @@ def lstm_cell(input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor |
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
              b_hh: Tensor | None = None) -> Tensor:
     return _recurrent().gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
-
-
-def cdist_unsupported(*_: Any, **__: Any) -> None:
-    raise NotImplementedError("cdist is not supported by this engine")
 
 
 _ = (_apply, _TABLE)

@@ -1,0 +1,293 @@
+"""The user-facing ``torch.linalg`` functions (and their older ``torch.*`` names): norms as
+PyTorch decomposes them onto ``LinalgVectorNormBackward0`` and ``amax``, and the decompositions
+of ``ops_decomp`` with PyTorch's argument checks and messages."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import functional as F
+from . import messages as msg
+from .autograd import apply
+from .optable import TABLE
+from .tensor import Tensor
+
+__all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "logdet", "solve", "cholesky",
+           "cholesky_ex", "vector_norm", "matrix_norm", "norm", "torch_cholesky"]
+
+
+class LinAlgError(RuntimeError):
+    """PyTorch's ``torch.linalg.LinAlgError`` (a RuntimeError)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+
+
+def _named(name: str, fields: str) -> Any:
+    base = namedtuple(name, fields)  # type: ignore[misc]  # noqa: PYI024
+
+    def show(self: Any) -> str:
+        inner = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
+        return f"torch.return_types.{name}(\n{inner})"
+    return type(name, (base,), {"__slots__": (), "__repr__": show, "__str__": show,
+                                "__module__": "torch.return_types"})
+
+
+_SLOGDET = _named("linalg_slogdet", "sign logabsdet")
+_SLOGDET_OLD = _named("slogdet", "sign logabsdet")
+_INV_EX = _named("linalg_inv_ex", "inverse info")
+_CHOLESKY_EX = _named("linalg_cholesky_ex", "L info")
+
+
+def _square(name: str, a: Tensor, what: str = "A") -> None:
+    shape = a._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions.")
+    if shape[-1] != shape[-2]:
+        raise RuntimeError(f"{name}: {what} must be batches of square matrices, but they are "
+                           f"{shape[-2]} by {shape[-1]} matrices")
+
+
+def _floating(name: str, a: Tensor, what: str = "input") -> None:
+    if not a._dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as {what}. Got "
+                           f"{msg.SCALAR_NAME.get(a._dtype.name, a._dtype.name)}")
+
+
+def _no_grad_info(info: Tensor) -> Tensor:
+    # NB: an integer output: PyTorch gives it no grad_fn
+    info._grad_fn = None
+    return info
+
+
+def _singular_pivot(a: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
+    """(batch index, 1-based diagonal position) of each singular matrix's first zero pivot."""
+    from .ops_decomp import lu_factor
+    lu, _ = lu_factor(a.astype(np.float64))
+    out = []
+    for idx in np.ndindex(*a.shape[:-2]):
+        diag = np.diagonal(lu[idx])
+        zero = np.flatnonzero(diag == 0)
+        if zero.size:
+            out.append((idx, int(zero[0]) + 1))
+    return out
+
+
+def _batch_prefix(a: np.ndarray, idx: tuple[int, ...]) -> str:
+    if a.ndim == 2:
+        return ""
+    flat = int(np.ravel_multi_index(idx, a.shape[:-2])) if idx else 0
+    return f"(Batch element {flat}): "
+
+
+# -- inverse, determinants, solve, cholesky ------------------------------------------------------
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    _square("linalg.inv", A)
+    _floating("linalg.inv", A)
+    singular = _singular_pivot(A._data)
+    if singular and check_errors:
+        _raise_singular_inv(A, singular)
+    if singular:
+        with np.errstate(all="ignore"):
+            inverse, info = apply(TABLE["linalg_inv_ex"], (A,))
+        return _INV_EX(inverse, _no_grad_info(info))
+    inverse, info = apply(TABLE["linalg_inv_ex"], (A,))
+    return _INV_EX(inverse, _no_grad_info(info))
+
+
+def _raise_singular_inv(A: Tensor, singular: list[tuple[tuple[int, ...], int]]) -> None:
+    idx, k = singular[0]
+    raise LinAlgError(f"linalg.inv: {_batch_prefix(A._data, idx)}The diagonal element {k} is "
+                      "zero, the inversion could not be completed because the input matrix is "
+                      "singular.")
+
+
+def inv(A: Tensor) -> Tensor:
+    _square("linalg.inv", A)
+    _floating("linalg.inv", A)
+    singular = _singular_pivot(A._data)
+    if singular:
+        _raise_singular_inv(A, singular)
+    return inv_ex(A).inverse
+
+
+def det(A: Tensor) -> Tensor:
+    _square("linalg.det", A)
+    _floating("linalg.det", A)
+    return apply(TABLE["linalg_det"], (A,))
+
+
+def _slogdet(name: str, A: Tensor) -> tuple[Tensor, Tensor]:
+    _square(name, A)
+    _floating(name, A)
+    sign, logabsdet = apply(TABLE["linalg_slogdet"], (A,))
+    return sign, logabsdet
+
+
+def slogdet(A: Tensor) -> Any:
+    return _SLOGDET(*_slogdet("linalg.slogdet", A))
+
+
+def torch_slogdet(A: Tensor) -> Any:
+    return _SLOGDET_OLD(*_slogdet("linalg.slogdet", A))
+
+
+def logdet(A: Tensor) -> Tensor:
+    """PyTorch's logdet: slogdet's log|det|, nan where the determinant is negative."""
+    sign, logabsdet = _slogdet("logdet", A)
+    cond = Tensor._make(np.asarray(sign._data == -1), dt.bool_)
+    nan = Tensor._make(np.array(math.nan, dtype=A._data.dtype), A._dtype)
+    return F.where(cond, nan, logabsdet)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    if not left:
+        raise NotImplementedError("linalg.solve(left=False) is not supported by this engine")
+    _square("linalg.solve", A)
+    _floating("linalg.solve", A)
+    sa, sb = A._data.shape, B._data.shape
+    vector = len(sb) == 1 or (len(sb) == len(sa) - 1 and sb == sa[:-1])
+    rows = sb[-1] if vector else sb[-2]
+    if rows != sa[-1]:
+        cols = 1 if vector else sb[-1]
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({sa[-2]}x{sa[-1]} and {rows}x{cols})")
+    if _singular_pivot(A._data):
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
+                          "singular.")
+    out, info = apply(TABLE["linalg_solve_ex"], (A, B), {"left": True, "vector": vector},
+                      dtype=F.promote(A, B))
+    _no_grad_info(info)
+    return out
+
+
+def _positive_definite(name: str, A: Tensor) -> None:
+    for idx in np.ndindex(*A._data.shape[:-2]):
+        m = A._data[idx].astype(np.float64)
+        for k in range(1, m.shape[-1] + 1):
+            if np.linalg.det(m[:k, :k]) <= 0:
+                raise LinAlgError(f"{name}: {_batch_prefix(A._data, idx)}The factorization could "
+                                  "not be completed because the input is not positive-definite "
+                                  f"(the leading minor of order {k} is not positive-definite).")
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    _square("linalg.cholesky", A)
+    _floating("linalg.cholesky", A)
+    if check_errors:
+        _positive_definite("linalg.cholesky", A)
+    low, info = apply(TABLE["linalg_cholesky_ex"], (A,), {"upper": upper})
+    return _CHOLESKY_EX(low, _no_grad_info(info))
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    _square("linalg.cholesky", A)
+    _floating("linalg.cholesky", A)
+    _positive_definite("linalg.cholesky", A)
+    return cholesky_ex(A, upper=upper).L
+
+
+_CHOLESKY_WARNED = False
+
+
+def torch_cholesky(A: Tensor, upper: bool = False) -> Tensor:
+    """The deprecated ``torch.cholesky`` (its own node, CholeskyBackward0)."""
+    global _CHOLESKY_WARNED
+    if not _CHOLESKY_WARNED:
+        _CHOLESKY_WARNED = True
+        warnings.warn(
+            "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
+            "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+            "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+            "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+            "equivalent results for all valid (symmetric positive definite) inputs.",
+            UserWarning, stacklevel=2)
+    _square("cholesky", A)
+    _positive_definite("cholesky", A)
+    return apply(TABLE["cholesky"], (A,), {"upper": upper})
+
+
+# -- norms ---------------------------------------------------------------------------------------
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    _floating("linalg.vector_norm", x)
+    if dtype is not None:
+        x = F.to_dtype(x, dtype)
+    dims = F.reduce_dims(dim, x._data.ndim)
+    shape = x._data.shape
+    if isinstance(ord, float | int) and math.isinf(ord) and x._data.size == 0 and (
+            not dims or any(shape[d] == 0 for d in dims)):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor "
+                           "because the operation does not have an identity")
+    if ord == -math.inf or (isinstance(ord, float | int) and ord < 0) or ord == 0:
+        raise NotImplementedError(f"linalg.vector_norm(ord={ord}) is not supported by "
+                                  "graphviz_autograd")
+    out = apply(TABLE["norm"], (x,), {"ord": ord, "dim": dims, "keepdim": keepdim},
+                dtype=x._dtype)
+    return F.as_given(out, dim=F.given_dims(dim))
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
+                keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    _floating("linalg.matrix_norm", A)
+    if ord == "fro":
+        n = A._data.ndim
+        # NB: PyTorch passes the dims on normalized
+        return vector_norm(A, 2, tuple(F._dim(d, n) for d in dim), keepdim, dtype=dtype)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm(ord={ord!r}) needs the SVD, which "
+                                  "graphviz_autograd does not support")
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if ord in (-1, -math.inf):
+        raise NotImplementedError(f"linalg.matrix_norm(ord={ord}) is not supported by "
+                                  "graphviz_autograd (it needs amin)")
+    n = A._data.ndim
+    d0, d1 = F._dim(dim[0], n), F._dim(dim[1], n)
+    if ord == math.inf:
+        d0, d1 = d1, d0
+    # NB: the sum of absolute values over one dim, then the largest over the other
+    summed = vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype)
+    if not keepdim and d1 > d0:
+        d1 -= 1
+    out = apply(TABLE["amax"], (summed,), {"dim": (d1,), "keepdim": keepdim},
+                dtype=summed._dtype)
+    return out
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Tensor:
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2.0, None, keepdim, dtype=dtype)
+    if A._data.ndim == 2 or isinstance(ord, str):
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if A._data.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A._data.ndim}D.")
+    return vector_norm(A, ord, None, keepdim, dtype=dtype)
+
+
+def _method(fn: Any) -> Any:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Any:
+        return fn(self, *args, **kw)
+    m.__name__ = fn.__name__
+    return m
+
+
+METHODS = {"inverse": _method(inv), "det": _method(det), "logdet": _method(logdet),
+           "slogdet": _method(torch_slogdet), "cholesky": _method(torch_cholesky)}

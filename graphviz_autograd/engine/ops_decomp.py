@@ -1,0 +1,195 @@
+"""Table entries: the matrix decompositions of ``torch.linalg`` (``linalg_inv_ex``, ``linalg_det``,
+``linalg_slogdet``, ``linalg_solve_ex``, ``linalg_cholesky_ex`` and the older ``cholesky``), each
+one node as PyTorch makes it, with the LU factors PyTorch saves (computed as LAPACK's getrf
+computes them: partial pivoting, the first largest pivot, 1-based pivot indices)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .optable import Op, Save, no_double_backward, register
+
+
+def lu_factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The packed LU factors and int32 pivots of each matrix of ``a`` (getrf's)."""
+    lu = np.array(a, dtype=a.dtype, copy=True)
+    n = a.shape[-1]
+    pivots = np.zeros(a.shape[:-1], dtype=np.int32)
+    for idx in np.ndindex(*a.shape[:-2]):
+        m = lu[idx]
+        piv = pivots[idx]
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(m[k:, k]))) if n else k
+            piv[k] = p + 1
+            if p != k:
+                m[[k, p]] = m[[p, k]]
+            if m[k, k] != 0:
+                m[k + 1:, k] /= m[k, k]
+            m[k + 1:, k + 1:] -= np.outer(m[k + 1:, k], m[k, k + 1:])
+    return lu, pivots
+
+
+def _lu_det(lu: np.ndarray, pivots: np.ndarray) -> np.ndarray:
+    n = lu.shape[-1]
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    swaps = (pivots != np.arange(1, n + 1, dtype=np.int32)).sum(axis=-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(lu.dtype)
+    return sign * np.prod(diag, axis=-1)
+
+
+def _mT(x: Any) -> Any:
+    return np.swapaxes(x, -1, -2)
+
+
+def column_major(x: np.ndarray) -> np.ndarray:
+    """``x`` laid out as LAPACK gives its results (each matrix column-major), as PyTorch's
+    are: the layout decides later strides, views and copies."""
+    return _mT(np.ascontiguousarray(_mT(x))) if x.ndim >= 2 else x
+
+
+def _inv_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
+    inv = (np.linalg.inv(a) if a.shape[-1] else np.array(a, copy=True)).astype(a.dtype)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    # NB: the output PyTorch saves (as ``inverse``) kept as an extra: no cycle through it
+    inv = column_major(inv)
+    return [inv, info], {"inverse": inv}
+
+
+def _inv_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    g = grads[0]
+    inv = c.inverse
+    if not D.tensor_mode:
+        return (-(_mT(inv) @ (g @ _mT(inv))),)
+    from . import functional as F
+    # NB: -(inv^T @ (grad @ inv^T)); the inner product first (its compiler's order)
+    inner = F.matmul(g, F.transpose(inv, -2, -1))
+    return (F.neg(F.matmul(F.transpose(inv, -2, -1), inner)),)
+
+
+def _cofactor_t(a: np.ndarray) -> np.ndarray:
+    """d det(A) / dA for each matrix (the adjugate transposed), singular matrices included."""
+    out = np.empty_like(a)
+    n = a.shape[-1]
+    for idx in np.ndindex(*a.shape[:-2]):
+        m = a[idx]
+        det = np.linalg.det(m) if n else 1.0
+        if n and det != 0 and np.isfinite(det):
+            out[idx] = det * np.linalg.inv(m).T
+            continue
+        for i in range(n):
+            for j in range(n):
+                minor = np.delete(np.delete(m, i, 0), j, 1)
+                out[idx][i, j] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
+    return out
+
+
+def _det_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
+    # NB: PyTorch factors the transpose here (the same determinant, no copy)
+    lu, piv = lu_factor(_mT(a))
+    lu = column_major(lu)
+    return _lu_det(lu, piv).astype(a.dtype), {"LU": lu, "pivots": piv}
+
+
+def _det_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgDetBackward0")
+    return (np.asarray(g)[..., None, None] * _cofactor_t(c.A),)
+
+
+def _slogdet_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
+    lu, piv = lu_factor(_mT(a))
+    lu = column_major(lu)
+    det = _lu_det(lu, piv)
+    with np.errstate(divide="ignore"):
+        logabs = np.log(np.abs(np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)))
+    sign = np.sign(det).astype(a.dtype)
+    return [sign, logabs.astype(a.dtype)], {"LU": lu, "pivots": piv, "sign": sign}
+
+
+def _slogdet_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgSlogdetBackward0")
+    g = grads[1]
+    if g is None:
+        return (None,)
+    with np.errstate(all="ignore"):
+        return (np.asarray(g)[..., None, None] * _mT(np.linalg.inv(c.A)),)
+
+
+def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
+               vector: bool = False) -> tuple[Any, dict[str, Any]]:
+    lu, piv = lu_factor(a)
+    x = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    x = column_major(x.astype(np.result_type(a, b)))
+    return [x, info], {"LU": column_major(lu), "pivots": piv}
+
+
+def _solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgSolveExBackward0")
+    g = grads[0]
+    a, x = c.A, c.result
+    vector = c.attrs.get("vector", False)
+    if vector:
+        gb = np.linalg.solve(_mT(a), g[..., None])[..., 0]
+        ga = -(gb[..., :, None] * x[..., None, :])
+    else:
+        gb = np.linalg.solve(_mT(a), g)
+        ga = -(gb @ _mT(x))
+    return (ga if c.needs[0] else None), (gb if c.needs[1] else None)
+
+
+def _cholesky_fwd(a: np.ndarray, upper: bool = False) -> Any:
+    try:
+        low = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        low = np.full_like(a, np.nan)
+    return column_major(_mT(low) if upper else low)
+
+
+def _cholesky_ex_fwd(a: np.ndarray, upper: bool = False) -> Any:
+    low = _cholesky_fwd(a, upper)
+    return [low, np.zeros(a.shape[:-2], dtype=np.int32)], {"L": low}
+
+
+def _cholesky_grad(low: np.ndarray, gl: np.ndarray) -> np.ndarray:
+    phi = np.tril(_mT(low) @ gl)
+    n = low.shape[-1]
+    phi[..., range(n), range(n)] *= 0.5
+    inv = np.linalg.inv(low)
+    s = _mT(inv) @ phi @ inv
+    return 0.5 * (s + _mT(s))
+
+
+def _cholesky_bw(name: str, key: str) -> Any:
+    def bw(c: Any, grads: Any, D: Any) -> tuple[Any, ...]:
+        if D.tensor_mode:
+            raise no_double_backward(name)
+        g = grads[0] if isinstance(grads, list) else grads
+        low = getattr(c, key)
+        if c.attrs.get("upper"):
+            return (_cholesky_grad(_mT(low), _mT(g)),)
+        return (_cholesky_grad(low, g),)
+    return bw
+
+
+register(
+    Op("linalg_inv_ex", "LinalgInvExBackward0", ("A",), _inv_fwd, _inv_bw,
+       (Save("inverse"),), n_outputs=2, extras=("inverse",)),
+    Op("linalg_det", "LinalgDetBackward0", ("A",), _det_fwd, _det_bw,
+       (Save("A"), Save("LU"), Save("pivots"), Save("result")), extras=("LU", "pivots")),
+    Op("linalg_slogdet", "LinalgSlogdetBackward0", ("A",), _slogdet_fwd, _slogdet_bw,
+       (Save("A"), Save("LU"), Save("pivots"), Save("sign")), n_outputs=2,
+       extras=("LU", "pivots", "sign")),
+    Op("linalg_solve_ex", "LinalgSolveExBackward0", ("A", "B"), _solve_fwd, _solve_bw,
+       (Save("A"), Save("LU"), Save("pivots"), Save("result")), ("left",), n_outputs=2,
+       extras=("LU", "pivots")),
+    Op("linalg_cholesky_ex", "LinalgCholeskyExBackward0", ("self",), _cholesky_ex_fwd,
+       _cholesky_bw("LinalgCholeskyExBackward0", "L"), (Save("L"),), ("upper",), n_outputs=2,
+       extras=("L",)),
+    Op("cholesky", "CholeskyBackward0", ("self",), _cholesky_fwd,
+       _cholesky_bw("CholeskyBackward0", "result"), (Save("result"),), ("upper",)),
+)

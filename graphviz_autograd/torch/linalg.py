@@ -1,0 +1,30 @@
+"""``torch.linalg``: the engine's linear algebra under PyTorch's names.
+
+>>> import graphviz_autograd.torch as torch
+>>> a = torch.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+>>> torch.linalg.inv(a).grad_fn.name()
+'LinalgInvExBackward0'
+"""
+
+# ruff: noqa: F401 -- this module is a namespace: its imports are its API
+from __future__ import annotations
+
+from ..engine.linalg import (
+    LinAlgError,
+    cholesky,
+    cholesky_ex,
+    det,
+    inv,
+    inv_ex,
+    matrix_norm,
+    norm,
+    slogdet,
+    solve,
+    vector_norm,
+)
+from ..engine.products import linalg_cross as cross
+from ..engine.products import matrix_power, multi_dot
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
+           "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve",
+           "vector_norm"]
