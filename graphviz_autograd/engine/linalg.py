@@ -31,7 +31,7 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
 
 def _named(name: str, fields: str) -> Any:
-    base = namedtuple(name, fields)  # type: ignore[misc]  # noqa: PYI024
+    base = namedtuple(name, fields)  # type: ignore[misc]
 
     def show(self: Any) -> str:
         inner = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))

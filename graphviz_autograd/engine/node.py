@@ -30,8 +30,8 @@ ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, a
 _ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False, "scale": 1,
                   "input_scale": 1}
 # attributes PyTorch keeps as int64 and shows unsigned (a dim of -1 reads 18446744073709551615)
-_INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "offset", "index", "start", "end", "step",
-                          "ignore_index", "shifts", "split_size", "padding_idx"})
+_INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "offset", "index", "start",
+                          "end", "step", "ignore_index", "shifts", "split_size", "padding_idx"})
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # a matrix product's inputs, named as PyTorch's _saved_<name>_sym_sizes / _sym_strides, by position
 _MATRIX_INPUTS = {"mm": (("self", 0), ("mat2", 1)), "addmm": (("mat1", 1), ("mat2", 2))}

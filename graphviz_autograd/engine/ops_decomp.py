@@ -52,9 +52,7 @@ def column_major(x: np.ndarray) -> np.ndarray:
 def _inv_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
     inv = (np.linalg.inv(a) if a.shape[-1] else np.array(a, copy=True)).astype(a.dtype)
     info = np.zeros(a.shape[:-2], dtype=np.int32)
-    # NB: the output PyTorch saves (as ``inverse``) kept as an extra: no cycle through it
-    inv = column_major(inv)
-    return [inv, info], {"inverse": inv}
+    return [column_major(inv), info]
 
 
 def _inv_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
@@ -105,7 +103,7 @@ def _slogdet_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
     with np.errstate(divide="ignore"):
         logabs = np.log(np.abs(np.prod(np.diagonal(lu, axis1=-2, axis2=-1), axis=-1)))
     sign = np.sign(det).astype(a.dtype)
-    return [sign, logabs.astype(a.dtype)], {"LU": lu, "pivots": piv, "sign": sign}
+    return [sign, logabs.astype(a.dtype)], {"LU": lu, "pivots": piv}
 
 
 def _slogdet_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
@@ -151,8 +149,7 @@ def _cholesky_fwd(a: np.ndarray, upper: bool = False) -> Any:
 
 
 def _cholesky_ex_fwd(a: np.ndarray, upper: bool = False) -> Any:
-    low = _cholesky_fwd(a, upper)
-    return [low, np.zeros(a.shape[:-2], dtype=np.int32)], {"L": low}
+    return [_cholesky_fwd(a, upper), np.zeros(a.shape[:-2], dtype=np.int32)]
 
 
 def _cholesky_grad(low: np.ndarray, gl: np.ndarray) -> np.ndarray:
@@ -178,18 +175,18 @@ def _cholesky_bw(name: str, key: str) -> Any:
 
 register(
     Op("linalg_inv_ex", "LinalgInvExBackward0", ("A",), _inv_fwd, _inv_bw,
-       (Save("inverse"),), n_outputs=2, extras=("inverse",)),
+       (Save("inverse", output=0),), n_outputs=2),
     Op("linalg_det", "LinalgDetBackward0", ("A",), _det_fwd, _det_bw,
        (Save("A"), Save("LU"), Save("pivots"), Save("result")), extras=("LU", "pivots")),
     Op("linalg_slogdet", "LinalgSlogdetBackward0", ("A",), _slogdet_fwd, _slogdet_bw,
-       (Save("A"), Save("LU"), Save("pivots"), Save("sign")), n_outputs=2,
-       extras=("LU", "pivots", "sign")),
+       (Save("A"), Save("LU"), Save("pivots"), Save("sign", output=0)), n_outputs=2,
+       extras=("LU", "pivots")),
     Op("linalg_solve_ex", "LinalgSolveExBackward0", ("A", "B"), _solve_fwd, _solve_bw,
        (Save("A"), Save("LU"), Save("pivots"), Save("result")), ("left",), n_outputs=2,
        extras=("LU", "pivots")),
     Op("linalg_cholesky_ex", "LinalgCholeskyExBackward0", ("self",), _cholesky_ex_fwd,
-       _cholesky_bw("LinalgCholeskyExBackward0", "L"), (Save("L"),), ("upper",), n_outputs=2,
-       extras=("L",)),
+       _cholesky_bw("LinalgCholeskyExBackward0", "L"), (Save("L", output=0),), ("upper",),
+       n_outputs=2),
     Op("cholesky", "CholeskyBackward0", ("self",), _cholesky_fwd,
        _cholesky_bw("CholeskyBackward0", "result"), (Save("result"),), ("upper",)),
 )

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .ops_reduce import _norm_bw
-from .optable import Op, Save, no_double_backward, register
+from .optable import Op, Save, keep_given, no_double_backward, register
 
 
 def _cross_fwd(a: Any, b: Any, dim: int) -> Any:
@@ -19,13 +19,15 @@ def _cross_fwd(a: Any, b: Any, dim: int) -> Any:
 
 def _cross_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim = c.attrs["dim"]
-    ga = D.linalg_cross(c.other, g, dim=dim) if c.needs[0] else None
-    return ga, (D.linalg_cross(g, c.self, dim=dim) if c.needs[1] else None)
+    # NB: other's first, as PyTorch's generated code
+    gb = keep_given(D.linalg_cross(g, c.self, dim=dim), c.attrs, D) if c.needs[1] else None
+    ga = keep_given(D.linalg_cross(c.other, g, dim=dim), c.attrs, D) if c.needs[0] else None
+    return ga, gb
 
 
 def _vdot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.mul(g, c.other) if c.needs[0] else None,
-            D.mul(g, c.self) if c.needs[1] else None)
+    gb = D.mul(g, c.self) if c.needs[1] else None
+    return (D.mul(g, c.other) if c.needs[0] else None), gb
 
 
 def _p_norm(d: np.ndarray, p: float, axis: Any) -> Any:

@@ -86,7 +86,7 @@ def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             if c.needs[2] else None)
 
 
-# -- the fused products with a bias: beta * self + alpha * product ----------------------------------
+# -- the fused products with a bias: beta * self + alpha * product ------------------------------
 def _biased(prod: Any, bias: Any, beta: Any, alpha: Any) -> Any:
     if alpha != 1:
         prod = prod * alpha

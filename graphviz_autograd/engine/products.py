@@ -309,7 +309,7 @@ def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
 def linalg_cross(a: Tensor, b: Tensor, *, dim: int = -1) -> Tensor:
     na, nb = a._data.ndim, b._data.ndim
     if na != nb:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = F._dim(dim, na)
     sa, sb = a._data.shape[d], b._data.shape[d]
     if sa != 3 or sb != 3:

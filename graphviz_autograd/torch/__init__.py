@@ -21,24 +21,6 @@ from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import diagonal, einsum, movedim, tensordot
-from ..engine.linalg import det, logdet
-from ..engine.linalg import inv as inverse
-from ..engine.linalg import torch_cholesky as cholesky
-from ..engine.linalg import torch_slogdet as slogdet
-from ..engine.products import (
-    addbmm,
-    addmv,
-    addr,
-    baddbmm,
-    cdist,
-    chain_matmul,
-    cross,
-    dist,
-    inner,
-    kron,
-    matrix_power,
-    vdot,
-)
 from ..engine.factories import (
     arange,
     as_tensor,
@@ -68,7 +50,25 @@ from ..engine.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ..engine.linalg import det, logdet
+from ..engine.linalg import inv as inverse
+from ..engine.linalg import torch_cholesky as cholesky
+from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.optable import TABLE as _TABLE
+from ..engine.products import (
+    addbmm,
+    addmv,
+    addr,
+    baddbmm,
+    cdist,
+    chain_matmul,
+    cross,
+    dist,
+    inner,
+    kron,
+    matrix_power,
+    vdot,
+)
 from ..engine.random import (
     Generator,
     default_generator,

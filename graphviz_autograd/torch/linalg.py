@@ -6,7 +6,7 @@
 'LinalgInvExBackward0'
 """
 
-# ruff: noqa: F401 -- this module is a namespace: its imports are its API
+
 from __future__ import annotations
 
 from ..engine.linalg import (

@@ -183,6 +183,22 @@ EXAMPLES: dict[str, list[str]] = {
     "diagonal": ["N.diagonal()", "A.diagonal(1)", "X.diagonal(-1, -1, 0)",
                  "torch.einsum('ii->i', N)", "t = N.clone(); t.diagonal().mul_(2); t"],
     "diagonal_backward": ["dgrad(N.diagonal(), N, bb)", "dgrad(A.diagonal(-1), A, s[None])"],
+    "vdot": ["torch.vdot(a, b)", "a.vdot(c)", "dgrad(torch.vdot(a, b), a, s)"],
+    "linalg_cross": ["torch.linalg.cross(a, b)", "torch.linalg.cross(A, U)",
+                     "torch.cross(A, M, dim=1)", "dgrad(torch.linalg.cross(a, b), a, p)"],
+    "dist": ["torch.dist(a, b)", "torch.dist(A, a, p=3)", "A.dist(M, 1)"],
+    "cdist": ["torch.cdist(A, M)", "torch.cdist(A, B.t(), p=1)", "torch.cdist(X, Y.mT, p=3)"],
+    "euclidean_dist": ["torch.cdist(A, M, compute_mode='use_mm_for_euclid_dist')",
+                       "torch.cdist(X, U, compute_mode='use_mm_for_euclid_dist')"],
+    # -- linear algebra ---------------------------------------------------------------------------
+    "linalg_inv_ex": ["torch.linalg.inv(N)", "N.inverse()", "torch.matrix_power(N, -2)",
+                      "torch.linalg.inv_ex(N).inverse", "dgrad(torch.linalg.inv(N), N, N)"],
+    "linalg_det": ["torch.linalg.det(N)", "torch.det(X[:, :, :2])"],
+    "linalg_slogdet": ["torch.linalg.slogdet(N)[1]", "torch.logdet(N @ N.t())"],
+    "linalg_solve_ex": ["torch.linalg.solve(N, bb)", "torch.linalg.solve(N, A)"],
+    "linalg_cholesky_ex": ["torch.linalg.cholesky(N @ N.t() + torch.eye(2))",
+                           "torch.linalg.cholesky(N @ N.t() + torch.eye(2), upper=True)"],
+    "cholesky": ["torch.cholesky(N @ N.t() + torch.eye(2))"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)"],
@@ -620,7 +636,9 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
                       "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
-                      "avg_pool2d", "adaptive_avg_pool2d"}
+                      "avg_pool2d", "adaptive_avg_pool2d", "dist", "cdist", "euclidean_dist",
+                      "linalg_det", "linalg_slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
+                      "cholesky"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
