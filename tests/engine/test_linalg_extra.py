@@ -235,9 +235,10 @@ def test_einsum_create_graph_as_pytorch() -> None:
     import torch
 
     graphs = []
+    va, vb = _r(2, 3), _r(3, 2)
     for module in (torch, ours):
-        a = module.tensor(_r(2, 3).tolist(), requires_grad=True)
-        b = module.tensor(_r(3, 2).tolist(), requires_grad=True)
+        a = module.tensor(va.tolist(), requires_grad=True)
+        b = module.tensor(vb.tolist(), requires_grad=True)
         out = module.einsum("ij,jk,ii->ik", a, b, module.ones(2, 2) + a[:, :2])
         (g,) = module.autograd.grad(out.sum(), a, create_graph=True)
         graphs.append(([n["name"] for n in _describe(g)], g.detach().tolist()))
