@@ -49,7 +49,7 @@ def column_major(x: np.ndarray) -> np.ndarray:
     return _mT(np.ascontiguousarray(_mT(x))) if x.ndim >= 2 else x
 
 
-def _inv_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
+def _inv_fwd(a: np.ndarray) -> list[np.ndarray]:
     inv = (np.linalg.inv(a) if a.shape[-1] else np.array(a, copy=True)).astype(a.dtype)
     info = np.zeros(a.shape[:-2], dtype=np.int32)
     return [column_major(inv), info]

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import functional as F
 from . import messages as msg
-from .autograd import apply
+from .autograd import apply, apply_inplace
 from .ops_shape import view_array
 from .optable import TABLE
 from .tensor import Tensor
@@ -37,6 +37,11 @@ def _bias_fits(bias: Tensor, size: tuple[int, ...]) -> None:
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _check_addmv(input, mat, vec)
+    return apply(TABLE["addmv"], (input, mat, vec), _attrs(beta, alpha))
+
+
+def _check_addmv(input: Tensor, mat: Tensor, vec: Tensor) -> tuple[int, ...]:
     if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
                            f"{mat._data.ndim}, {vec._data.ndim}")
@@ -50,16 +55,22 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
         size = "" if input._data.ndim == 0 else str(input._data.shape[0])
         raise RuntimeError(f"size mismatch, got input ({size}), mat ({n}x{m}), vec "
                            f"({vec._data.shape[0]})")
-    return apply(TABLE["addmv"], (input, mat, vec), _attrs(beta, alpha))
+    return (n,)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _check_addr(input, vec1, vec2)
+    return apply(TABLE["addr"], (input, vec1, vec2), _attrs(beta, alpha),
+                 dtype=F.promote(input, vec1, vec2))
+
+
+def _check_addr(input: Tensor, vec1: Tensor, vec2: Tensor) -> tuple[int, ...]:
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
-    _bias_fits(input, (vec1._data.shape[0], vec2._data.shape[0]))
-    return apply(TABLE["addr"], (input, vec1, vec2), _attrs(beta, alpha),
-                 dtype=F.promote(input, vec1, vec2))
+    size = (vec1._data.shape[0], vec2._data.shape[0])
+    _bias_fits(input, size)
+    return size
 
 
 def _check_batches(b1: Tensor, b2: Tensor) -> None:
@@ -70,17 +81,30 @@ def _check_batches(b1: Tensor, b2: Tensor) -> None:
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:
+    _check_baddbmm(input, batch1, batch2)
+    return apply(TABLE["baddbmm"], (input, batch1, batch2), _attrs(beta, alpha))
+
+
+def _check_baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor) -> tuple[int, ...]:
     _check_batches(batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape
     _bias_fits(input, (s1[0], s1[1], s2[2]))
     if s2[:2] != (s1[0], s1[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{s1[0]}, {s1[2]}] but got: [{s2[0]}, {s2[1]}].")
-    return apply(TABLE["baddbmm"], (input, batch1, batch2), _attrs(beta, alpha))
+    return (s1[0], s1[1], s2[2])
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1) -> Tensor:
+    _check_addbmm(input, batch1, batch2)
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    attrs = {**_attrs(beta, alpha), "batch1_sym_argsize_0": s1[0], "batch1_sym_argsize_1": s1[1],
+             "batch2_sym_argsize_2": s2[2]}
+    return apply(TABLE["addbmm"], (input, batch1, batch2), attrs)
+
+
+def _check_addbmm(input: Tensor, batch1: Tensor, batch2: Tensor) -> tuple[int, ...]:
     _check_batches(batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape
     _bias_fits(input, (s1[1], s2[2]))
@@ -90,9 +114,26 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
     if s1[2] != s2[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and "
                            f"{s2[1]}x{s2[2]})")
-    attrs = {**_attrs(beta, alpha), "batch1_sym_argsize_0": s1[0], "batch1_sym_argsize_1": s1[1],
-             "batch2_sym_argsize_2": s2[2]}
-    return apply(TABLE["addbmm"], (input, batch1, batch2), attrs)
+    return (s1[1], s2[2])
+
+
+def _inplace(key: str, check: Any) -> Any:
+    """``self.<key>_(a, b)``: the fused product written into ``self`` (its node rebased)."""
+    def m(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        if key == "addr" and self._data.ndim != 2:
+            raise RuntimeError(f"2D tensor expected, got {self._data.ndim}D tensor for input")
+        size = check(self, a, b)
+        if tuple(size) != self._data.shape:
+            raise RuntimeError(f"Bad in-place call: input tensor size {_shape(self._data.shape)} "
+                               f"and output tensor size {_shape(size)} should match")
+        attrs = _attrs(beta, alpha)
+        if key == "addbmm":
+            s1, s2 = a._data.shape, b._data.shape
+            attrs.update(batch1_sym_argsize_0=s1[0], batch1_sym_argsize_1=s1[1],
+                         batch2_sym_argsize_2=s2[2])
+        return apply_inplace(TABLE[key], self, (a, b), attrs)
+    m.__name__ = key + "_"
+    return m
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
@@ -371,3 +412,6 @@ METHODS = {name: _method(globals()[name]) for name in (
     "addmv", "addr", "baddbmm", "addbmm", "outer", "inner", "vdot", "kron", "matrix_power",
     "cross", "dist")}
 METHODS["ger"] = METHODS["outer"]
+METHODS.update({"addmv_": _inplace("addmv", _check_addmv), "addr_": _inplace("addr", _check_addr),
+                "baddbmm_": _inplace("baddbmm", _check_baddbmm),
+                "addbmm_": _inplace("addbmm", _check_addbmm)})

@@ -178,6 +178,12 @@ PRODUCTS = [
     ("torch.baddbmm(p, q, s)", [_r(2, 3, 5), _r(2, 3, 4), _r(2, 3, 5)]),
     ("torch.addbmm(p, q, s, alpha=2)", [_r(5), _r(2, 3, 4), _r(2, 4, 5)]),
     ("torch.addbmm(p, q, s)", [_r(3, 5), _r(2, 3, 4), _r(3, 4, 5)]),
+    ("(p * 1).addmv_(q, s, beta=2, alpha=0.5)", [_r(3), _r(3, 4), _r(4)]),
+    ("(p * 1).addmv_(q, s)", [_r(1), _r(3, 4), _r(4)]),
+    ("(p * 1).addr_(q, s)", [_r(4), _r(3), _r(4)]),
+    ("(p * 1).baddbmm_(q, s)", [_r(2, 3, 5), _r(2, 3, 4), _r(2, 4, 5)]),
+    ("(p * 1)[0].addbmm_(q, s, alpha=2)._base", [_r(2, 3, 5), _r(2, 3, 4), _r(2, 4, 5)]),
+    ("p[0].addmv_(q, s)", [_r(2, 3), _r(3, 4), _r(4)]),
     ("torch.ger(p, q)", [_r(3), _r(4)]), ("torch.inner(p, q)", [_r(2, 3), _r(4, 3)]),
     ("torch.inner(p, q)", [_r(), _r(3)]), ("torch.vdot(p, q)", [_r(3), _r(4)]),
     ("torch.linalg.multi_dot([p, q, s])", [_r(3), _r(3, 4), _r(4)]),
@@ -196,7 +202,8 @@ PRODUCTS = [
     ("torch.dist(p, q, 0)", [_r(2, 3), _r(2, 3)]), ("torch.dist(p, q, 0.5)", [_r(2, 3), _r(3)]),
     ("torch.cdist(p, q)", [_r(30, 3), _r(30, 3)]), ("torch.cdist(p, q)", [_r(2, 30, 3), _r(5, 3)]),
     ("torch.cdist(p, q, p=float('inf'))", [_r(4, 3), _r(5, 3)]),
-    ("torch.cdist(p, q, p=1.5)", [_r(2, 4, 3), _r(5, 3)]), ("torch.cdist(p, q)", [_r(4, 3), _r(5, 2)]),
+    ("torch.cdist(p, q, p=1.5)", [_r(2, 4, 3), _r(5, 3)]),
+    ("torch.cdist(p, q)", [_r(4, 3), _r(5, 2)]),
 ]
 
 LINALG = [
@@ -207,7 +214,8 @@ LINALG = [
     ("torch.slogdet(p)[1]", [_r(3, 3)]), ("torch.logdet(p)", [_r(3, 3)]),
     ("torch.logdet(-p @ p.t())", [_r(3, 3)]), ("p.logdet()", [_r(2, 3)]),
     ("torch.linalg.solve(p, q)", [_r(2, 3, 3), _r(2, 3, 2)]),
-    ("torch.linalg.solve(p, q)", [_r(3, 3), _r(3)]), ("torch.linalg.solve(p * 0, q)", [_r(2, 2), _r(2)]),
+    ("torch.linalg.solve(p, q)", [_r(3, 3), _r(3)]),
+    ("torch.linalg.solve(p * 0, q)", [_r(2, 2), _r(2)]),
     ("torch.linalg.solve(p, q)", [_r(2, 2), _r(3, 1)]),
     ("torch.linalg.cholesky(p, upper=True)", [_spd(3)]), ("torch.cholesky(p)", [_spd(3)]),
     ("torch.linalg.cholesky(-p)", [_spd(2)]), ("torch.linalg.cholesky_ex(p).L", [_spd(3)]),
