@@ -324,19 +324,23 @@ def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
     lonly: list[int] = []
     ronly: list[int] = []
     ls, rs = left._data.shape, right._data.shape
-    n_both = n_left = n_right = n_sum = 1
     for d in range(len(ls)):
         if d in summed:
-            n_sum *= ls[d]
-        elif ls[d] != 1 and rs[d] != 1:
+            continue
+        if ls[d] != 1 and rs[d] != 1:
             both.append(d)
-            n_both *= ls[d]
         elif ls[d] != 1:
             lonly.append(d)
-            n_left *= ls[d]
         else:
             ronly.append(d)
-            n_right *= rs[d]
+    if lonly and ronly and ronly[-1] < lonly[0]:
+        # NB: PyTorch swaps the operands when all of right's own dims come before left's
+        left, right, lonly, ronly = right, left, ronly, lonly
+        ls, rs = rs, ls
+    n_both = _prod(ls[d] for d in both)
+    n_left = _prod(ls[d] for d in lonly)
+    n_right = _prod(rs[d] for d in ronly)
+    n_sum = _prod(ls[d] for d in summed)
     out_shape = (*(ls[d] for d in both), *(ls[d] for d in lonly), *(1 for _ in summed),
                  *(rs[d] for d in ronly))
     lperm = (*both, *lonly, *summed, *ronly)

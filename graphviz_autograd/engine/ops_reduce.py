@@ -269,10 +269,16 @@ def _mean_all(x: np.ndarray) -> Any:
     return np.add.reduce(x, axis=None) / x.size
 
 
+def _sum_dim_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
+    out = np.sum(x, axis=tuple(dim) or None, keepdims=keepdim)
+    # NB: PyTorch's result is contiguous; numpy's follows a permuted input's layout (which would
+    # turn a later reshape's view into an alias, as einsum's)
+    return out if out.flags.c_contiguous else out.copy()
+
+
 register(
     Op("sum", "SumBackward0", ("self",), lambda x: np.sum(x), _sum_bw),
-    Op("sum_dim", "SumBackward1", ("self",),
-       lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim) or None, keepdims=keepdim),
+    Op("sum_dim", "SumBackward1", ("self",), _sum_dim_fwd,
        _sum_dim_bw, (), ("dim", "keepdim"), lift_0d=True),
     Op("mean", "MeanBackward0", ("self",), lambda x: _mean_all(x), _mean_bw),
     Op("mean_dim", "MeanBackward1", ("self",),
