@@ -20,7 +20,8 @@ from .optable import TABLE
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "logdet", "solve", "cholesky",
-           "cholesky_ex", "vector_norm", "matrix_norm", "norm", "torch_cholesky"]
+           "cholesky_ex", "vector_norm", "matrix_norm", "norm", "torch_cholesky", "svd",
+           "torch_svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "pinverse"]
 
 
 class LinAlgError(RuntimeError):
@@ -41,6 +42,10 @@ def _named(name: str, fields: str) -> Any:
 
 
 _SLOGDET = _named("linalg_slogdet", "sign logabsdet")
+_SVD = _named("linalg_svd", "U S Vh")
+_SVD_OLD = _named("svd", "U S V")
+_EIGH = _named("linalg_eigh", "eigenvalues eigenvectors")
+_QR = _named("linalg_qr", "Q R")
 _SLOGDET_OLD = _named("slogdet", "sign logabsdet")
 _INV_EX = _named("linalg_inv_ex", "inverse info")
 _CHOLESKY_EX = _named("linalg_cholesky_ex", "L info")
@@ -214,6 +219,79 @@ def torch_cholesky(A: Tensor, upper: bool = False) -> Tensor:
     return apply(TABLE["cholesky"], (A,), {"upper": upper})
 
 
+# -- svd, eigh, qr, pinv ------------------------------------------------------------------------
+def _matrix(name: str, A: Tensor) -> None:
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _floating(name, A)
+
+
+def _svd_parts(A: Tensor, full_matrices: bool) -> list[Tensor]:
+    _matrix("linalg.svd", A)
+    k = min(A._data.shape[-2:])
+    return apply(TABLE["linalg_svd"], (A,), {"full_matrices": full_matrices,
+                                             "S_sym_argsize_minus_1": k})
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:
+    """NB: the singular vectors' signs are numpy's LAPACK's, which may differ from PyTorch's."""
+    return _SVD(*_svd_parts(A, full_matrices))
+
+
+def torch_svd(A: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    if not compute_uv:
+        raise NotImplementedError("torch.svd(compute_uv=False) is not supported by this engine")
+    u, s, vh = _svd_parts(A, not some)
+    return _SVD_OLD(u, s, F.transpose(vh, -2, -1))
+
+
+def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
+    return _svd_parts(A, False)[1]
+
+
+def _check_uplo(name: str, UPLO: str) -> None:
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"{name}: Expected UPLO to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> Any:
+    """NB: the eigenvectors' signs are numpy's LAPACK's, which may differ from PyTorch's."""
+    _square("linalg.eigh", A)
+    _floating("linalg.eigh", A)
+    _check_uplo("linalg.eigh", UPLO)
+    return _EIGH(*apply(TABLE["linalg_eigh"], (A,), {"uplo": UPLO}))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    _square("linalg.eigh", A)
+    _floating("linalg.eigvalsh", A)
+    _check_uplo("linalg.eigvalsh", UPLO)
+    return apply(TABLE["linalg_eigh"], (A,), {"uplo": UPLO})[0]
+
+
+def qr(A: Tensor, mode: str = "reduced") -> Any:
+    _matrix("linalg.qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    return _QR(*apply(TABLE["linalg_qr"], (A,), {"mode": mode}))
+
+
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+    _matrix("linalg.pinv", A)
+    if atol is not None or hermitian:
+        raise NotImplementedError("linalg.pinv(atol=, hermitian=) is not supported by this "
+                                  "engine")
+    if rtol is None:
+        rtol = float(np.finfo(A._data.dtype).eps) * max(A._data.shape[-2:])
+    out = apply(TABLE["linalg_pinv"], (A,), {"rtol": rtol})
+    return out
+
+
+def pinverse(A: Tensor, rcond: float = 1e-15) -> Tensor:
+    return pinv(A, rtol=rcond)
+
+
 # -- norms ---------------------------------------------------------------------------------------
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
@@ -244,9 +322,27 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
         n = A._data.ndim
         # NB: PyTorch passes the dims on normalized
         return vector_norm(A, 2, tuple(F._dim(d, n) for d in dim), keepdim, dtype=dtype)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm(ord={ord!r}) needs the SVD, which "
-                                  "graphviz_autograd does not support")
+    if ord in ("nuc", 2):
+        n = A._data.ndim
+        d0, d1 = F._dim(dim[0], n), F._dim(dim[1], n)
+        # NB: the two dims moved last (a permute even where they are there), then the
+        # singular values summed or their largest
+        rest = [d for d in range(n) if d not in (d0, d1)]
+        moved = F.permute(A if dtype is None else F.to_dtype(A, dtype), (*rest, d0, d1))
+        values = svdvals(moved)
+        if ord == "nuc":
+            out = F.sum(values, -1)
+        else:
+            out = F.as_given(apply(TABLE["amax"], (values,), {"dim": (values._data.ndim - 1,),
+                                                             "keepdim": False},
+                                   dtype=values._dtype), dim=(-1,))
+        if keepdim:
+            raise NotImplementedError("linalg.matrix_norm(ord='nuc' or 2, keepdim=True) is not "
+                                      "supported by this engine")
+        return out
+    if ord == -2:
+        raise NotImplementedError("linalg.matrix_norm(ord=-2) is not supported by "
+                                  "graphviz_autograd (it needs amin)")
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if ord in (-1, -math.inf):
@@ -290,4 +386,5 @@ def _method(fn: Any) -> Any:
 
 
 METHODS = {"inverse": _method(inv), "det": _method(det), "logdet": _method(logdet),
-           "slogdet": _method(torch_slogdet), "cholesky": _method(torch_cholesky)}
+           "slogdet": _method(torch_slogdet), "cholesky": _method(torch_cholesky),
+           "svd": _method(torch_svd), "pinverse": _method(pinverse)}

@@ -1,7 +1,8 @@
 """Table entries: the matrix decompositions of ``torch.linalg`` (``linalg_inv_ex``, ``linalg_det``,
-``linalg_slogdet``, ``linalg_solve_ex``, ``linalg_cholesky_ex`` and the older ``cholesky``), each
-one node as PyTorch makes it, with the LU factors PyTorch saves (computed as LAPACK's getrf
-computes them: partial pivoting, the first largest pivot, 1-based pivot indices)."""
+``linalg_slogdet``, ``linalg_solve_ex``, ``linalg_cholesky_ex`` and the older ``cholesky``,
+``linalg_svd``, ``linalg_eigh``, ``linalg_qr``, ``linalg_pinv``), each one node as PyTorch makes
+it, with the LU factors PyTorch saves (computed as LAPACK's getrf computes them: partial
+pivoting, the first largest pivot, 1-based pivot indices)."""
 
 from __future__ import annotations
 
@@ -173,6 +174,129 @@ def _cholesky_bw(name: str, key: str) -> Any:
     return bw
 
 
+def _svd_fwd(a: np.ndarray, full_matrices: bool = False, **_: Any) -> list[np.ndarray]:
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return [column_major(u.astype(a.dtype)), s.astype(a.dtype), column_major(vh.astype(a.dtype))]
+
+
+def _svd_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    """The real SVD's gradient (U S Vh = A, the reduced factors)."""
+    if D.tensor_mode:
+        raise no_double_backward("LinalgSvdBackward0")
+    gu, gs, gvh = grads
+    k = c.attrs["S_sym_argsize_minus_1"]
+    u, s, vh = c.U[..., :, :k], c.S, c.Vh[..., :k, :]
+    if gu is not None:
+        gu = gu[..., :, :k]
+    if gvh is not None:
+        gvh = gvh[..., :k, :]
+    v = _mT(vh)
+    ga = np.zeros(u.shape[:-1] + vh.shape[-1:], dtype=u.dtype)
+    if gs is not None:
+        ga = ga + (u * gs[..., None, :]) @ vh
+    if gu is None and gvh is None:
+        return (ga,)
+    sq = s[..., None, :] ** 2 - s[..., :, None] ** 2      # s_j^2 - s_i^2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(sq == 0, 0, 1 / sq)
+    inner = np.zeros((*u.shape[:-2], k, k), dtype=u.dtype)
+    if gu is not None:
+        utgu = _mT(u) @ gu
+        inner = inner + (f * (utgu - _mT(utgu))) * s[..., None, :]
+        ga = ga + (gu - u @ utgu) / s[..., None, :] @ vh
+    if gvh is not None:
+        gv = _mT(gvh)
+        vtgv = _mT(v) @ gv
+        inner = inner + s[..., :, None] * (f * (vtgv - _mT(vtgv)))
+        ga = ga + (u / s[..., None, :]) @ _mT(gv - v @ vtgv)
+    return (ga + u @ inner @ vh,)
+
+
+def _eigh_fwd(a: np.ndarray, uplo: str = "L") -> list[np.ndarray]:
+    w, v = np.linalg.eigh(a, UPLO="U" if uplo == "U" else "L")
+    return [w.astype(a.dtype), column_major(v.astype(a.dtype))]
+
+
+def _eigh_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgEighBackward0")
+    gl, gv = grads
+    w, v = c.eigenvalues, c.eigenvectors
+    inner = np.zeros(v.shape, dtype=v.dtype)
+    if gv is not None:
+        diff = w[..., None, :] - w[..., :, None]          # l_j - l_i
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = np.where(diff == 0, 0, (_mT(v) @ gv) / diff)
+    if gl is not None:
+        n = w.shape[-1]
+        inner[..., range(n), range(n)] += gl
+    ga = v @ inner @ _mT(v)
+    # NB: PyTorch gives the symmetric part (the input is taken as symmetric)
+    return (0.5 * (ga + _mT(ga)),)
+
+
+def _qr_fwd(a: np.ndarray, mode: str = "reduced") -> list[np.ndarray]:
+    if mode == "r":
+        r_only = np.asarray(np.linalg.qr(a, mode="r"))
+        return [np.empty((0,), a.dtype), column_major(r_only.astype(a.dtype))]
+    q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+    return [column_major(q.astype(a.dtype)), column_major(r.astype(a.dtype))]
+
+
+def _copyltu(m: np.ndarray) -> np.ndarray:
+    low = np.tril(m, -1)
+    return low + _mT(low) + np.tril(np.triu(m))
+
+
+def _qr_square_bw(q: np.ndarray, r: np.ndarray, gq: np.ndarray, gr: np.ndarray) -> np.ndarray:
+    """A = QR with R square (m >= n): gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
+    m = r @ _mT(gr) - _mT(gq) @ q
+    b = gq + q @ _copyltu(m)
+    return _mT(np.linalg.solve(r, _mT(b)))
+
+
+def _qr_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgQrBackward0")
+    mode = c.attrs.get("mode", "reduced")
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    q, r = c.Q, c.R
+    m, n = q.shape[-2], r.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    gq = grads[0] if grads[0] is not None else np.zeros_like(q)
+    gr = grads[1] if grads[1] is not None else np.zeros_like(r)
+    if m >= n:
+        return (_qr_square_bw(q, r, gq, gr),)
+    # NB: A = [X | Y] with X = Q U square: X by the square rule, Y = Q V
+    a_y = q @ r[..., :, m:]
+    gx = _qr_square_bw(q, r[..., :, :m], gq + a_y @ _mT(gr[..., :, m:]), gr[..., :, :m])
+    return (np.concatenate([gx, q @ gr[..., :, m:]], axis=-1),)
+
+
+def _pinv_fwd(a: np.ndarray, rtol: float = 0.0) -> np.ndarray:
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    cutoff = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0)
+    with np.errstate(divide="ignore"):
+        inv_s = np.where(s > cutoff, 1 / s, 0)
+    return ((_mT(vh) * inv_s[..., None, :]) @ _mT(u)).astype(a.dtype)
+
+
+def _pinv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgPinvBackward0")
+    a, p = c.self, c.result
+    eye_m = np.eye(a.shape[-2], dtype=a.dtype)
+    eye_n = np.eye(a.shape[-1], dtype=a.dtype)
+    gt = _mT(g)
+    return (-_mT(p) @ g @ _mT(p) + (eye_m - a @ p) @ gt @ p @ _mT(p)
+            + _mT(p) @ p @ gt @ (eye_n - p @ a),)
+
+
 register(
     Op("linalg_inv_ex", "LinalgInvExBackward0", ("A",), _inv_fwd, _inv_bw,
        (Save("inverse", output=0),), n_outputs=2),
@@ -189,4 +313,13 @@ register(
        n_outputs=2),
     Op("cholesky", "CholeskyBackward0", ("self",), _cholesky_fwd,
        _cholesky_bw("CholeskyBackward0", "result"), (Save("result"),), ("upper",)),
+    Op("linalg_svd", "LinalgSvdBackward0", ("A",), _svd_fwd, _svd_bw,
+       (Save("S", output=1), Save("U", output=0), Save("Vh", output=2)),
+       ("S_sym_argsize_minus_1", "full_matrices"), n_outputs=3),
+    Op("linalg_eigh", "LinalgEighBackward0", ("A",), _eigh_fwd, _eigh_bw,
+       (Save("eigenvalues", output=0), Save("eigenvectors", output=1)), n_outputs=2),
+    Op("linalg_qr", "LinalgQrBackward0", ("A",), _qr_fwd, _qr_bw,
+       (Save("Q", output=0), Save("R", output=1)), ("mode",), n_outputs=2),
+    Op("linalg_pinv", "LinalgPinvBackward0", ("self",), _pinv_fwd, _pinv_bw,
+       (Save("result"), Save("self"))),
 )

@@ -50,10 +50,11 @@ from ..engine.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from ..engine.linalg import det, logdet
+from ..engine.linalg import det, logdet, pinverse
 from ..engine.linalg import inv as inverse
 from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
+from ..engine.linalg import torch_svd as svd
 from ..engine.optable import TABLE as _TABLE
 from ..engine.products import (
     addbmm,

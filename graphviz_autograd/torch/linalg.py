@@ -14,17 +14,23 @@ from ..engine.linalg import (
     cholesky,
     cholesky_ex,
     det,
+    eigh,
+    eigvalsh,
     inv,
     inv_ex,
     matrix_norm,
     norm,
+    pinv,
+    qr,
     slogdet,
     solve,
+    svd,
+    svdvals,
     vector_norm,
 )
 from ..engine.products import linalg_cross as cross
 from ..engine.products import matrix_power, multi_dot
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex",
-           "matrix_norm", "matrix_power", "multi_dot", "norm", "slogdet", "solve",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
+           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet",
+           "solve", "svd", "svdvals", "vector_norm"]

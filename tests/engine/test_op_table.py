@@ -202,6 +202,12 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_cholesky_ex": ["torch.linalg.cholesky(N @ N.t() + torch.eye(2))",
                            "torch.linalg.cholesky(N @ N.t() + torch.eye(2), upper=True)"],
     "cholesky": ["torch.cholesky(N @ N.t() + torch.eye(2))"],
+    "linalg_svd": ["torch.linalg.svdvals(A)", "torch.linalg.matrix_norm(X, 'nuc')",
+                   "torch.linalg.svd(B, full_matrices=False).S"],
+    "linalg_eigh": ["torch.linalg.eigvalsh(N @ N.t())", "torch.linalg.eigh(N + N.t())[0]"],
+    "linalg_qr": ["torch.linalg.qr(B)[0]", "torch.linalg.qr(B).R", "torch.linalg.qr(A).Q",
+                  "torch.linalg.qr(X).R"],
+    "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)"],
@@ -641,7 +647,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
                       "avg_pool2d", "adaptive_avg_pool2d", "dist", "cdist", "euclidean_dist",
                       "linalg_det", "linalg_slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
-                      "cholesky"}
+                      "cholesky", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
