@@ -40,7 +40,7 @@ _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", 
                     "view",
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
-                    "unsafe_split", "index_select", "diagonal"})
+                    "unsafe_split", "index_select", "diagonal", "trace"})
 
 
 class SavedTensor:

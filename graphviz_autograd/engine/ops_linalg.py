@@ -1,5 +1,5 @@
-"""Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, baddbmm, addbmm) and
-the diagonal view (einsum's repeated subscripts)."""
+"""Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, baddbmm, addbmm),
+the diagonal view (einsum's repeated subscripts) and the trace."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, element_strides, keep_given, keep_strides, register, strides_key
+from .optable import (
+    Op,
+    Save,
+    element_strides,
+    keep_given,
+    keep_strides,
+    no_double_backward,
+    register,
+    strides_key,
+)
 
 _KEYS = {name: strides_key(name) for name in ("self", "mat1", "mat2")}
 _MM_KEYS = (_KEYS["self"], _KEYS["mat2"])
@@ -194,6 +203,14 @@ def _diagonal_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
                        D),)
 
 
+def _trace_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("TraceBackward0")
+    out = np.zeros(c.shape(0), dtype=np.asarray(g).dtype)
+    diagonal_view(out, 0, 0, 1)[...] = g
+    return (out,)
+
+
 register(
     # NB: np.dot, not np.matmul: the same product of two matrices, with less overhead per call
     Op("mm", "MmBackward0", ("self", "mat2"), np.dot, _mm_bw,
@@ -218,6 +235,7 @@ register(
         "beta")),
     Op("diagonal", "DiagonalBackward0", ("self",), diagonal_view, _diagonal_bw, (),
        ("dim1", "dim2", "offset"), view=True),
+    Op("trace", "TraceBackward0", ("self",), lambda x: np.trace(x), _trace_bw),
     Op("diagonal_backward", "DiagonalBackwardBackward0", ("grad_output",),
        _diagonal_backward_fwd, _diagonal_backward_bw, (), ("dim1", "dim2", "offset")),
 )

@@ -68,6 +68,7 @@ from ..engine.products import (
     inner,
     kron,
     matrix_power,
+    trace,
     vdot,
 )
 from ..engine.random import (

@@ -6,9 +6,10 @@
 'LinalgInvExBackward0'
 """
 
-
 from __future__ import annotations
 
+from ..engine.einsum import diagonal as _diagonal
+from ..engine.functional import matmul
 from ..engine.linalg import (
     LinAlgError,
     cholesky,
@@ -29,8 +30,13 @@ from ..engine.linalg import (
     vector_norm,
 )
 from ..engine.products import linalg_cross as cross
-from ..engine.products import matrix_power, multi_dot
+from ..engine.products import matrix_power, multi_dot, vecdot
+from ..engine.tensor import Tensor
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv",
-           "inv_ex", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "svd", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "inv_ex", "matmul", "matrix_norm", "matrix_power", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vecdot", "vector_norm"]
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    return _diagonal(A, offset, dim1, dim2)

@@ -175,6 +175,10 @@ SHAPES = [
     ("p.diagonal(-1)", [_r(3, 4)]), ("torch.diagonal(p, 1, -1, 0)", [_r(2, 3, 4)]),
     ("p.diagonal(0, 1, 1)", [_r(3, 4)]), ("torch.movedim(p, (0, 1), (2, 0))", [_r(2, 3, 4)]),
     ("torch.moveaxis(p, -1, 0)", [_r(2, 3, 4)]),
+    ("torch.linalg.vecdot(p, q, dim=0)", [_r(2, 3), _r(3)]),
+    ("torch.linalg.matmul(p, q)", [_r(2, 3), _r(3)]),
+    ("torch.linalg.diagonal(p, offset=1, dim1=0, dim2=2)", [_r(2, 3, 3)]),
+    ("torch.trace(p)", [_r(3, 4)]), ("torch.trace(p)", [_r(3)]), ("torch.trace(p.long())", [_r(3, 3)]),
 ]
 
 PRODUCTS = [
@@ -311,7 +315,7 @@ def test_the_linalg_namespace_is_torch_linalg_in_scripts() -> None:
     "torch.linalg.cholesky(N @ N.t() + torch.eye(2))", "torch.dist(N, N[0])",
     "torch.cdist(N, N * 2)", "torch.cdist(N, N * 2, compute_mode='use_mm_for_euclid_dist')",
     "torch.linalg.svdvals(N)", "torch.linalg.eigvalsh(N)", "torch.linalg.qr(N).R",
-    "torch.linalg.pinv(N)"])
+    "torch.linalg.pinv(N)", "torch.trace(N)"])
 def test_create_graph_through_a_decomposition_is_refused(code: str) -> None:
     n = ours.tensor([[2.0, 0.5], [0.25, 1.5]], requires_grad=True)
     out = eval(code, {"torch": ours, "N": n})

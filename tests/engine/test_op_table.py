@@ -185,6 +185,7 @@ EXAMPLES: dict[str, list[str]] = {
                "t = N.clone(); t.addbmm_(X, Y, alpha=2); t"],
     "diagonal": ["N.diagonal()", "A.diagonal(1)", "X.diagonal(-1, -1, 0)",
                  "torch.einsum('ii->i', N)", "t = N.clone(); t.diagonal().mul_(2); t"],
+    "trace": ["torch.trace(N)", "A.trace()"],
     "diagonal_backward": ["dgrad(N.diagonal(), N, bb)", "dgrad(A.diagonal(-1), A, s[None])"],
     "vdot": ["torch.vdot(a, b)", "a.vdot(c)", "dgrad(torch.vdot(a, b), a, s)"],
     "linalg_cross": ["torch.linalg.cross(a, b)", "torch.linalg.cross(A, U)",
@@ -647,7 +648,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
                       "avg_pool2d", "adaptive_avg_pool2d", "dist", "cdist", "euclidean_dist",
                       "linalg_det", "linalg_slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
-                      "cholesky", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv"}
+                      "cholesky", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
+                      "trace"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
