@@ -178,7 +178,8 @@ SHAPES = [
     ("torch.linalg.vecdot(p, q, dim=0)", [_r(2, 3), _r(3)]),
     ("torch.linalg.matmul(p, q)", [_r(2, 3), _r(3)]),
     ("torch.linalg.diagonal(p, offset=1, dim1=0, dim2=2)", [_r(2, 3, 3)]),
-    ("torch.trace(p)", [_r(3, 4)]), ("torch.trace(p)", [_r(3)]), ("torch.trace(p.long())", [_r(3, 3)]),
+    ("torch.trace(p)", [_r(3, 4)]), ("torch.trace(p)", [_r(3)]),
+    ("torch.trace(p.long())", [_r(3, 3)]),
 ]
 
 PRODUCTS = [
