@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from . import functional as F
 from .autograd import apply
 from .optable import TABLE
@@ -311,10 +313,59 @@ def _contract(aligned: list[Tensor], ops: list[Tensor], n_out: int, n_places: in
                 (alone if result._data.shape[d] == 1 else pair).append(d)
         if alone:
             operand = F.sum(operand, tuple(alone), keepdim=True)
-        result = F.mul(result, operand) if not pair else _sumproduct_pair(result, operand, pair)
+        if pair:
+            result = _sumproduct_pair(result, operand, pair)
+        else:
+            result = _iterator_layout(F.mul(result, operand), (result, operand))
     if n_places > n_out:
         result = F.view(result, result._data.shape[:n_out])
     return result
+
+
+def _iterator_layout(out: Tensor, inputs: Sequence[Tensor]) -> Tensor:
+    """``out`` (an elementwise result of ``inputs``) laid out in memory as PyTorch's
+    TensorIterator lays it out: dims ordered by the inputs' strides, fastest first (numpy orders
+    them otherwise in some cases; the layout decides whether a later reshape views or copies)."""
+    shape = out._data.shape
+    nd = len(shape)
+    strides = []
+    for t in inputs:
+        sh, st = t._data.shape, t._data.strides
+        lead = nd - len(sh)
+        strides.append([0] * lead + [0 if sh[i] == 1 and shape[lead + i] != 1 else st[i]
+                                     for i in range(len(sh))])
+    order = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    # NB: TensorIterator's insertion sort, where an ambiguous comparison moves on
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(order[d0], order[d1])
+            if c > 0:
+                order[d0], order[d1] = order[d1], order[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    slowest_first = order[::-1]
+    data = out._data
+    want = np.empty([shape[d] for d in slowest_first], dtype=data.dtype).transpose(
+        np.argsort(slowest_first))
+    if [w for w, n in zip(want.strides, shape, strict=True) if n > 1] != \
+            [h for h, n in zip(data.strides, shape, strict=True) if n > 1]:
+        want[...] = data
+        out._data = want
+    return out
 
 
 def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:

@@ -271,9 +271,15 @@ def _mean_all(x: np.ndarray) -> Any:
 
 def _sum_dim_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
     out = np.sum(x, axis=tuple(dim) or None, keepdims=keepdim)
-    # NB: PyTorch's result is contiguous; numpy's follows a permuted input's layout (which would
-    # turn a later reshape's view into an alias, as einsum's)
-    return out if out.flags.c_contiguous else out.copy()
+    # NB: PyTorch's result is contiguous, with the row-major strides even of its dims of size 1;
+    # numpy's follows a permuted input's layout (a later reshape would then alias where
+    # PyTorch's views, and a later elementwise op lay its result out otherwise, as einsum's)
+    step = out.itemsize
+    for n, s in zip(reversed(out.shape), reversed(out.strides), strict=True):
+        if s != step:
+            return out.copy()
+        step *= n
+    return out
 
 
 register(
