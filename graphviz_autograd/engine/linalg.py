@@ -21,7 +21,8 @@ from .tensor import Tensor
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "logdet", "solve", "cholesky",
            "cholesky_ex", "vector_norm", "matrix_norm", "norm", "torch_cholesky", "svd",
-           "torch_svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "pinverse"]
+           "torch_svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "pinverse",
+           "solve_triangular"]
 
 
 class LinAlgError(RuntimeError):
@@ -219,6 +220,30 @@ def torch_cholesky(A: Tensor, upper: bool = False) -> Tensor:
     return apply(TABLE["cholesky"], (A,), {"upper": upper})
 
 
+_UNSET: Any = object()
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: Any = _UNSET, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    if upper is _UNSET:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: '
+                        '"upper"')
+    for what, t in (("A", A), ("B", B)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {what} must have at "
+                               "least 2 dimensions.")
+    _square("linalg.solve_triangular", A)
+    sa, sb = A._data.shape, B._data.shape
+    rows = sb[-2] if left else sb[-1]
+    if rows != sa[-1]:
+        eq, shown = ("AX = B", f"{sb[-2]}x{sb[-1]}") if left else ("XA = B", f"{sb[-2]}x{sb[-1]}")
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {eq} ({sa[-2]}x{sa[-1]} and {shown})")
+    return apply(TABLE["linalg_solve_triangular"], (A, B),
+                 {"upper": bool(upper), "left": left, "unitriangular": unitriangular},
+                 dtype=F.promote(A, B))
+
+
 # -- svd, eigh, qr, pinv ------------------------------------------------------------------------
 def _matrix(name: str, A: Tensor) -> None:
     if A._data.ndim < 2:
@@ -331,14 +356,15 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
         moved = F.permute(A if dtype is None else F.to_dtype(A, dtype), (*rest, d0, d1))
         values = svdvals(moved)
         if ord == "nuc":
-            out = F.sum(values, -1)
+            out = F.sum(values, -1, keepdim=keepdim)
         else:
             out = F.as_given(apply(TABLE["amax"], (values,), {"dim": (values._data.ndim - 1,),
-                                                             "keepdim": False},
+                                                             "keepdim": keepdim},
                                    dtype=values._dtype), dim=(-1,))
         if keepdim:
-            raise NotImplementedError("linalg.matrix_norm(ord='nuc' or 2, keepdim=True) is not "
-                                      "supported by this engine")
+            # NB: the two dims back in place: one more unit dim, then the inverse permute
+            back = np.argsort((*rest, d0, d1))
+            out = F.permute(F.unsqueeze(out, -1), tuple(int(i) for i in back))
         return out
     if ord == -2:
         raise NotImplementedError("linalg.matrix_norm(ord=-2) is not supported by "

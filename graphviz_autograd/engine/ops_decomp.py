@@ -278,6 +278,47 @@ def _qr_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     return (np.concatenate([gx, q @ gr[..., :, m:]], axis=-1),)
 
 
+def _triangular_solve(a: np.ndarray, b: np.ndarray, upper: bool, left: bool,
+                      unitriangular: bool) -> np.ndarray:
+    tri = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        n = a.shape[-1]
+        tri = tri.copy()
+        tri[..., range(n), range(n)] = 1
+    if left:
+        return np.linalg.solve(tri, b) if tri.ndim == b.ndim else \
+            np.linalg.solve(np.broadcast_to(tri, b.shape[:-2] + tri.shape[-2:]), b)
+    # NB: X A = B, so A^T X^T = B^T
+    return _mT(_triangular_solve(_mT(a), _mT(b), not upper, True, unitriangular))
+
+
+def _solve_triangular_fwd(a: np.ndarray, b: np.ndarray, upper: bool = False, left: bool = True,
+                          unitriangular: bool = False) -> np.ndarray:
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    b = np.broadcast_to(b, shape + b.shape[-2:])
+    x = _triangular_solve(a, b, upper, left, unitriangular)
+    return column_major(x.astype(np.result_type(a, b)))
+
+
+def _solve_triangular_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgSolveTriangularBackward0")
+    a, x = c.self, c.result
+    upper, left = c.attrs["upper"], c.attrs["left"]
+    unit = c.attrs["unitriangular"]
+    # NB: B's gradient solves the transposed system; A's is -gB X^T (left) or -X^T gB
+    # (right), kept to A's triangle
+    gb = _triangular_solve(_mT(np.broadcast_to(a, x.shape[:-2] + a.shape[-2:])), g,
+                           not upper, left, unit)
+    ga = None
+    if c.needs[0]:
+        full = -(gb @ _mT(x)) if left else -(_mT(x) @ gb)
+        k = 1 if unit else 0
+        ga = np.triu(full, k) if upper else np.tril(full, -k)
+    return ga, (gb if c.needs[1] else None)
+
+
 def _pinv_fwd(a: np.ndarray, rtol: float = 0.0) -> np.ndarray:
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     cutoff = rtol * (s.max(axis=-1, keepdims=True) if s.shape[-1] else 0)
@@ -320,6 +361,9 @@ register(
        (Save("eigenvalues", output=0), Save("eigenvectors", output=1)), n_outputs=2),
     Op("linalg_qr", "LinalgQrBackward0", ("A",), _qr_fwd, _qr_bw,
        (Save("Q", output=0), Save("R", output=1)), ("mode",), n_outputs=2),
+    Op("linalg_solve_triangular", "LinalgSolveTriangularBackward0", ("self", "B"),
+       _solve_triangular_fwd, _solve_triangular_bw, (Save("result"), Save("self")),
+       ("left", "unitriangular", "upper")),
     Op("linalg_pinv", "LinalgPinvBackward0", ("self",), _pinv_fwd, _pinv_bw,
        (Save("result"), Save("self"))),
 )

@@ -25,6 +25,7 @@ from ..engine.linalg import (
     qr,
     slogdet,
     solve,
+    solve_triangular,
     svd,
     svdvals,
     vector_norm,
@@ -35,7 +36,8 @@ from ..engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh",
            "eigvalsh", "inv", "inv_ex", "matmul", "matrix_norm", "matrix_power", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vecdot", "vector_norm"]
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
+           "vecdot", "vector_norm"]
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

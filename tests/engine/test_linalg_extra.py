@@ -28,6 +28,10 @@ def _spd(n: int) -> np.ndarray:
     return (m @ m.T + n * np.eye(n)).astype(np.float32)
 
 
+def _tri(n: int) -> np.ndarray:
+    return (_RNG.standard_normal((n, n)) + 3 * np.eye(n)).astype(np.float32)
+
+
 def _describe(t: Any) -> list[dict[str, Any]]:
     """The graph of ``t`` as a list of nodes in first-visit order: name, next (by index) and
     every ``_saved_*`` value (tensors as arrays)."""
@@ -251,6 +255,15 @@ LINALG = [
     ("torch.linalg.qr(p, mode='r').R", [_r(4, 3)]),
     ("torch.linalg.qr(p, mode='x')", [_r(4, 3)]), ("torch.linalg.pinv(p)", [_r(4, 3)]),
     ("torch.linalg.pinv(p)", [_r(3, 5)]), ("p.pinverse()", [_r(2, 3, 4)]),
+    ("torch.linalg.solve_triangular(p, q, upper=False)", [_tri(3), _r(3, 2)]),
+    ("torch.linalg.solve_triangular(p, q, upper=True, unitriangular=True)", [_tri(3), _r(3, 2)]),
+    ("torch.linalg.solve_triangular(p, q, upper=False, left=False)", [_tri(3), _r(2, 3)]),
+    ("torch.linalg.solve_triangular(p, q, upper=True)", [_tri(3), _r(2, 3, 2)]),
+    ("torch.linalg.solve_triangular(p, q)", [_tri(3), _r(3, 2)]),
+    ("torch.linalg.solve_triangular(p, q, upper=True)", [_tri(3), _r(3)]),
+    ("torch.linalg.solve_triangular(p, q, upper=True, left=False)", [_tri(3), _r(4, 2)]),
+    ("torch.linalg.matrix_norm(p, 'nuc', keepdim=True)", [_r(3, 3)]),
+    ("torch.linalg.matrix_norm(p, 2, dim=(0, 2), keepdim=True)", [_r(2, 3, 4)]),
 ]
 
 
@@ -316,7 +329,8 @@ def test_the_linalg_namespace_is_torch_linalg_in_scripts() -> None:
     "torch.linalg.cholesky(N @ N.t() + torch.eye(2))", "torch.dist(N, N[0])",
     "torch.cdist(N, N * 2)", "torch.cdist(N, N * 2, compute_mode='use_mm_for_euclid_dist')",
     "torch.linalg.svdvals(N)", "torch.linalg.eigvalsh(N)", "torch.linalg.qr(N).R",
-    "torch.linalg.pinv(N)", "torch.trace(N)"])
+    "torch.linalg.pinv(N)", "torch.trace(N)",
+    "torch.linalg.solve_triangular(N, N, upper=True)"])
 def test_create_graph_through_a_decomposition_is_refused(code: str) -> None:
     n = ours.tensor([[2.0, 0.5], [0.25, 1.5]], requires_grad=True)
     out = eval(code, {"torch": ours, "N": n})

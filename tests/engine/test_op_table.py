@@ -209,6 +209,9 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_qr": ["torch.linalg.qr(B)[0]", "torch.linalg.qr(B).R", "torch.linalg.qr(A).Q",
                   "torch.linalg.qr(X).R"],
     "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
+    "linalg_solve_triangular": ["torch.linalg.solve_triangular(N + 2, A, upper=True)",
+                                "torch.linalg.solve_triangular(N + 2, B, upper=False, left=False,"
+                                " unitriangular=True)"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)"],
@@ -649,7 +652,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "avg_pool2d", "adaptive_avg_pool2d", "dist", "cdist", "euclidean_dist",
                       "linalg_det", "linalg_slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
                       "cholesky", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
-                      "trace"}
+                      "trace", "linalg_solve_triangular"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
