@@ -19,7 +19,7 @@ from .autograd import apply
 from .optable import TABLE
 from .tensor import Tensor
 
-__all__ = ["einsum", "tensordot", "diagonal", "movedim"]
+__all__ = ["einsum", "tensordot", "diagonal", "diag_embed", "movedim"]
 
 _ELLIPSIS = -1          # the label of an ellipsis in a parsed operand
 _N_LABELS = 52          # A-Z then a-z, PyTorch's order for an implicit output
@@ -31,6 +31,15 @@ def diagonal(t: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     out = apply(TABLE["diagonal"], (t,), {"offset": offset, "dim1": d1, "dim2": d2})
+    return F.as_given(out, dim1=dim1, dim2=dim2)
+
+
+def diag_embed(t: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    n = t._data.ndim + 1
+    d1, d2 = F._dim(dim1, n), F._dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    out = apply(TABLE["diag_embed"], (t,), {"offset": offset, "dim1": d1, "dim2": d2})
     return F.as_given(out, dim1=dim1, dim2=dim2)
 
 
@@ -482,4 +491,5 @@ def _prod(xs: Any) -> int:
     return n
 
 
-METHODS = {"diagonal": diagonal, "movedim": movedim, "moveaxis": movedim}
+METHODS = {"diagonal": diagonal, "diag_embed": diag_embed, "movedim": movedim,
+           "moveaxis": movedim}

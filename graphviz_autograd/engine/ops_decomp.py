@@ -47,7 +47,12 @@ def _mT(x: Any) -> Any:
 def column_major(x: np.ndarray) -> np.ndarray:
     """``x`` laid out as LAPACK gives its results (each matrix column-major), as PyTorch's
     are: the layout decides later strides, views and copies."""
-    return _mT(np.ascontiguousarray(_mT(x))) if x.ndim >= 2 else x
+    if x.ndim < 2:
+        return x
+    # NB: a fresh array: numpy keeps odd strides on dims of size 1, which PyTorch's do not have
+    out = _mT(np.empty((*x.shape[:-2], x.shape[-1], x.shape[-2]), dtype=x.dtype))
+    out[...] = x
+    return out
 
 
 def _inv_fwd(a: np.ndarray) -> list[np.ndarray]:
@@ -67,21 +72,36 @@ def _inv_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     return (F.neg(F.matmul(F.transpose(inv, -2, -1), inner)),)
 
 
-def _cofactor_t(a: np.ndarray) -> np.ndarray:
-    """d det(A) / dA for each matrix (the adjugate transposed), singular matrices included."""
-    out = np.empty_like(a)
-    n = a.shape[-1]
-    for idx in np.ndindex(*a.shape[:-2]):
-        m = a[idx]
-        det = np.linalg.det(m) if n else 1.0
-        if n and det != 0 and np.isfinite(det):
-            out[idx] = det * np.linalg.inv(m).T
-            continue
-        for i in range(n):
-            for j in range(n):
-                minor = np.delete(np.delete(m, i, 0), j, 1)
-                out[idx][i, j] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
-    return out
+def lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve with getrf's factors as LAPACK's getrs does (row swaps, then the unit lower and
+    the upper triangle column by column, skipping zero entries), so a zero pivot gives the
+    same infinities and zeros as PyTorch's."""
+    x = np.array(b, dtype=np.result_type(lu, b), copy=True)
+    n = lu.shape[-1]
+    with np.errstate(all="ignore"):
+        for idx in np.ndindex(*lu.shape[:-2]):
+            m, xs = lu[idx], x[idx]
+            for k, p in enumerate(pivots[idx] - 1):
+                if p != k:
+                    xs[[k, p]] = xs[[p, k]]
+            for j in range(xs.shape[-1]):
+                col = xs[:, j]
+                for k in range(n):
+                    if col[k] != 0:
+                        col[k + 1:] -= col[k] * m[k + 1:, k]
+                for k in range(n - 1, -1, -1):
+                    if col[k] != 0:
+                        col[k] /= m[k, k]
+                        col[:k] -= col[k] * m[:k, k]
+    return x
+
+
+def _times_inverse_transpose(c: Any, g: Any) -> np.ndarray:
+    """``g * A^-T`` from the saved factors of A^T (PyTorch's solve for the transposed system)."""
+    lu, piv = c.LU, c.pivots
+    n = lu.shape[-1]
+    rhs = np.asarray(g, dtype=lu.dtype)[..., None, None] * np.eye(n, dtype=lu.dtype)
+    return lu_solve(lu, piv, rhs)
 
 
 def _det_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
@@ -91,10 +111,42 @@ def _det_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
     return _lu_det(lu, piv).astype(a.dtype), {"LU": lu, "pivots": piv}
 
 
+def _singular(a: np.ndarray) -> bool:
+    lu, _ = lu_factor(a)
+    return bool(np.any(np.diagonal(lu, axis1=-2, axis2=-1) == 0))
+
+
+def _tt_solve(a: Any, b: Any) -> Any:
+    """``linalg.solve(a, b)`` on tensors, as a formula's node (LinalgSolveExBackward0)."""
+    from .autograd import apply
+    from .optable import TABLE
+    return apply(TABLE["linalg_solve_ex"], (a, b), {"left": True, "vector": False})[0]
+
+
+def _tt_inverse_transpose_times(a: Any, g: Any) -> Any:
+    """``g * A^-T`` (g one number per matrix) as PyTorch's formulas build it: A^T solved for
+    the transposed diagonal matrix of g."""
+    from . import functional as F
+    from .einsum import diag_embed
+    n = a._data.shape[-1]
+    wide = F.expand(F.unsqueeze(g, -1), (*g._data.shape, n))
+    rhs = F.transpose(diag_embed(wide), -2, -1)
+    return _tt_solve(F.transpose(a, -2, -1), rhs)
+
+
 def _det_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("LinalgDetBackward0")
-    return (np.asarray(g)[..., None, None] * _cofactor_t(c.A),)
+        from . import functional as F
+        if _singular(c.A._data):
+            # NB: PyTorch differentiates a singular matrix's determinant otherwise (an SVD)
+            raise no_double_backward("LinalgDetBackward0", " for a singular matrix")
+        return (_tt_inverse_transpose_times(c.A, F.mul(g, c.result)),)
+    # NB: PyTorch's gradient is zero where the determinant is (a singular matrix)
+    det = np.asarray(c.result)
+    scale = np.where(det == 0, 0, np.asarray(g) * det)
+    with np.errstate(all="ignore"):
+        out = _times_inverse_transpose(c, scale)
+    return (np.where((det == 0)[..., None, None], 0, out).astype(c.A.dtype),)
 
 
 def _slogdet_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
@@ -108,13 +160,12 @@ def _slogdet_fwd(a: np.ndarray) -> tuple[Any, dict[str, Any]]:
 
 
 def _slogdet_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgSlogdetBackward0")
     g = grads[1]
     if g is None:
         return (None,)
-    with np.errstate(all="ignore"):
-        return (np.asarray(g)[..., None, None] * _mT(np.linalg.inv(c.A)),)
+    if D.tensor_mode:
+        return (_tt_inverse_transpose_times(c.A, g),)
+    return (_times_inverse_transpose(c, g),)
 
 
 def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
@@ -127,11 +178,21 @@ def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
 
 
 def _solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgSolveExBackward0")
     g = grads[0]
     a, x = c.A, c.result
     vector = c.attrs.get("vector", False)
+    if D.tensor_mode:
+        from . import functional as F
+        # NB: B's gradient solves the transposed system (a vector as a column), A's is
+        # -gB X^T
+        gb = _tt_solve(F.transpose(a, -2, -1), F.unsqueeze(g, -1) if vector else g)
+        ga = None
+        if c.needs[0]:
+            xt = F.transpose(F.unsqueeze(x, -1) if vector else x, -2, -1)
+            ga = F.neg(F.matmul(gb, xt))
+        if c.needs[1] and vector:
+            gb = F.squeeze(gb, -1)
+        return ga, (gb if c.needs[1] else None)
     if vector:
         gb = np.linalg.solve(_mT(a), g[..., None])[..., 0]
         ga = -(gb[..., :, None] * x[..., None, :])

@@ -1,5 +1,5 @@
 """Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, baddbmm, addbmm),
-the diagonal view (einsum's repeated subscripts) and the trace."""
+the diagonal view (einsum's repeated subscripts), diag_embed and the trace."""
 
 from __future__ import annotations
 
@@ -203,6 +203,23 @@ def _diagonal_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
                        D),)
 
 
+def _diag_embed_fwd(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    n = x.shape[-1] + abs(offset) if x.ndim else 1 + abs(offset)
+    rest = list(x.shape[:-1])
+    shape = []
+    for d in range(len(rest) + 2):
+        shape.append(n if d in (dim1, dim2) else rest.pop(0))
+    out = np.zeros(shape, dtype=x.dtype)
+    diagonal_view(out, offset, dim1, dim2)[...] = x
+    return out
+
+
+def _diag_embed_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    out = D.diagonal(g, offset=a["offset"], dim1=a["dim1"], dim2=a["dim2"])
+    return (keep_given(out, a, D),)
+
+
 def _trace_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
         raise no_double_backward("TraceBackward0")
@@ -235,6 +252,8 @@ register(
         "beta")),
     Op("diagonal", "DiagonalBackward0", ("self",), diagonal_view, _diagonal_bw, (),
        ("dim1", "dim2", "offset"), view=True),
+    Op("diag_embed", "DiagEmbedBackward0", ("self",), _diag_embed_fwd, _diag_embed_bw, (),
+       ("dim1", "dim2", "offset")),
     Op("trace", "TraceBackward0", ("self",), lambda x: np.trace(x), _trace_bw),
     Op("diagonal_backward", "DiagonalBackwardBackward0", ("grad_output",),
        _diagonal_backward_fwd, _diagonal_backward_bw, (), ("dim1", "dim2", "offset")),

@@ -20,7 +20,7 @@ from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
-from ..engine.einsum import diagonal, einsum, movedim, tensordot
+from ..engine.einsum import diag_embed, diagonal, einsum, movedim, tensordot
 from ..engine.factories import (
     arange,
     as_tensor,

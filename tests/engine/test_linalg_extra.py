@@ -228,13 +228,16 @@ LINALG = [
     ("p.inverse()", [_r(2, 3, 3)]), ("torch.linalg.inv_ex(p).inverse", [_r(3, 3)]),
     ("torch.linalg.inv(p)", [_r(2, 3)]), ("torch.linalg.inv(p * 0)", [_r(2, 2, 2)]),
     ("torch.linalg.inv(p.long())", [_r(2, 2)]), ("torch.det(p)", [_r(2, 3, 3)]),
+    ("torch.det(p)", [np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], dtype=np.float32)]),
+    ("torch.linalg.slogdet(p)[1]", [np.array([[1, 2], [2, 4]], dtype=np.float32)]),
     ("torch.det(p)", [_r(3)]), ("torch.linalg.slogdet(p).logabsdet", [_r(2, 3, 3)]),
     ("torch.slogdet(p)[1]", [_r(3, 3)]), ("torch.logdet(p)", [_r(3, 3)]),
     ("torch.logdet(-p @ p.t())", [_r(3, 3)]), ("p.logdet()", [_r(2, 3)]),
     ("torch.linalg.solve(p, q)", [_r(2, 3, 3), _r(2, 3, 2)]),
     ("torch.linalg.solve(p, q)", [_r(3, 3), _r(3)]),
     ("torch.linalg.solve(p * 0, q)", [_r(2, 2), _r(2)]),
-    ("torch.linalg.solve(p, q)", [_r(2, 2), _r(3, 1)]),
+    ("torch.linalg.solve(p, q)", [_r(2, 2), _r(3, 1)]), ("torch.diag_embed(p)", [_r(2, 3)]),
+    ("torch.diag_embed(p, -1, 2, 0)", [_r(2, 3)]), ("p.diag_embed(0, 1, 1)", [_r(2, 3)]),
     ("torch.linalg.cholesky(p, upper=True)", [_spd(3)]), ("torch.cholesky(p)", [_spd(3)]),
     ("torch.linalg.cholesky(-p)", [_spd(2)]), ("torch.linalg.cholesky_ex(p).L", [_spd(3)]),
     ("torch.linalg.vector_norm(p, ord=1, dim=1)", [_r(3, 3)]),
@@ -325,7 +328,7 @@ def test_the_linalg_namespace_is_torch_linalg_in_scripts() -> None:
 
 
 @pytest.mark.parametrize("code", [
-    "torch.linalg.det(N)", "torch.linalg.slogdet(N)[1]", "torch.linalg.solve(N, N[0])",
+    "torch.linalg.det(N * torch.tensor([[1.0, 1.0], [0.0, 0.0]]))",
     "torch.linalg.cholesky(N @ N.t() + torch.eye(2))", "torch.dist(N, N[0])",
     "torch.cdist(N, N * 2)", "torch.cdist(N, N * 2, compute_mode='use_mm_for_euclid_dist')",
     "torch.linalg.svdvals(N)", "torch.linalg.eigvalsh(N)", "torch.linalg.qr(N).R",

@@ -197,9 +197,16 @@ EXAMPLES: dict[str, list[str]] = {
     # -- linear algebra ---------------------------------------------------------------------------
     "linalg_inv_ex": ["torch.linalg.inv(N)", "N.inverse()", "torch.matrix_power(N, -2)",
                       "torch.linalg.inv_ex(N).inverse", "dgrad(torch.linalg.inv(N), N, N)"],
-    "linalg_det": ["torch.linalg.det(N)", "torch.det(X[:, :, :2])"],
-    "linalg_slogdet": ["torch.linalg.slogdet(N)[1]", "torch.logdet(N @ N.t())"],
-    "linalg_solve_ex": ["torch.linalg.solve(N, bb)", "torch.linalg.solve(N, A)"],
+    "linalg_det": ["torch.linalg.det(N)", "torch.det(X[:, :, :2])",
+                   "dgrad(torch.linalg.det(N), N, s)"],
+    "linalg_slogdet": ["torch.linalg.slogdet(N)[1]", "torch.logdet(N @ N.t())",
+                       "dgrad(torch.linalg.slogdet(X[:, :, :2])[1], X, bb)"],
+    "linalg_solve_ex": ["torch.linalg.solve(N, bb)", "torch.linalg.solve(N, A)",
+                        "torch.linalg.solve(X[:, :, :2], X)",
+                        "dgrad(torch.linalg.solve(N, bb), N, a[:2])",
+                        "dgrad(torch.linalg.solve(N, A), A, M)"],
+    "diag_embed": ["torch.diag_embed(A)", "A.diag_embed(1, 0, 2)",
+                   "dgrad(torch.diag_embed(bb), bb, N)"],
     "linalg_cholesky_ex": ["torch.linalg.cholesky(N @ N.t() + torch.eye(2))",
                            "torch.linalg.cholesky(N @ N.t() + torch.eye(2), upper=True)"],
     "cholesky": ["torch.cholesky(N @ N.t() + torch.eye(2))"],
@@ -650,7 +657,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
                       "avg_pool2d", "adaptive_avg_pool2d", "dist", "cdist", "euclidean_dist",
-                      "linalg_det", "linalg_slogdet", "linalg_solve_ex", "linalg_cholesky_ex",
+                      "linalg_cholesky_ex",
                       "cholesky", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "trace", "linalg_solve_triangular"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
