@@ -321,19 +321,15 @@ def pinverse(A: Tensor, rcond: float = 1e-15) -> Tensor:
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
     _floating("linalg.vector_norm", x)
-    if dtype is not None:
-        x = F.to_dtype(x, dtype)
     dims = F.reduce_dims(dim, x._data.ndim)
     shape = x._data.shape
     if isinstance(ord, float | int) and math.isinf(ord) and x._data.size == 0 and (
             not dims or any(shape[d] == 0 for d in dims)):
         raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor "
                            "because the operation does not have an identity")
-    if ord == -math.inf or (isinstance(ord, float | int) and ord < 0) or ord == 0:
-        raise NotImplementedError(f"linalg.vector_norm(ord={ord}) is not supported by "
-                                  "graphviz_autograd")
+    # NB: dtype= computes in that dtype within the one node (no conversion node)
     out = apply(TABLE["norm"], (x,), {"ord": ord, "dim": dims, "keepdim": keepdim},
-                dtype=x._dtype)
+                dtype=x._dtype if dtype is None else dtype)
     return F.as_given(out, dim=F.given_dims(dim))
 
 

@@ -193,9 +193,14 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
     if ord == float("inf"):
         return np.max(np.abs(x), axis=axis, keepdims=keepdim)
+    if ord == -float("inf"):
+        return np.min(np.abs(x), axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     if ord == 1:
         return np.sum(np.abs(x), axis=axis, keepdims=keepdim)
-    return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    with np.errstate(divide="ignore"):
+        return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -207,7 +212,8 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     p = float(p)
     with np.errstate(all="ignore"):
         if p == 0:
-            return (D.zeros_like(x),)
+            # NB: PyTorch's formula gives no gradient at all (the input's grad stays None)
+            return (None,)
         if p == 1:
             return (D.mul(D.sgn(x), g),)
         if p == 2:
