@@ -154,21 +154,19 @@ def logdet(A: Tensor) -> Tensor:
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
-    if not left:
-        raise NotImplementedError("linalg.solve(left=False) is not supported by this engine")
     _square("linalg.solve", A)
     _floating("linalg.solve", A)
     sa, sb = A._data.shape, B._data.shape
-    vector = len(sb) == 1 or (len(sb) == len(sa) - 1 and sb == sa[:-1])
-    rows = sb[-1] if vector else sb[-2]
-    if rows != sa[-1]:
-        cols = 1 if vector else sb[-1]
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({sa[-2]}x{sa[-1]} and {rows}x{cols})")
+    vector = len(sb) == 1 or (left and len(sb) == len(sa) - 1 and sb == sa[:-1])
+    rows, cols = (sb[-1], 1) if vector else (sb[-2], sb[-1])
+    if (rows if left else cols) != sa[-1] or (vector and not left and sa[-1] != 1):
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({sa[-2]}x{sa[-1]} and "
+                           f"{rows}x{cols})")
     if _singular_pivot(A._data):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
                           "singular.")
-    out, info = apply(TABLE["linalg_solve_ex"], (A, B), {"left": True, "vector": vector},
+    out, info = apply(TABLE["linalg_solve_ex"], (A, B), {"left": left, "vector": vector},
                       dtype=F.promote(A, B))
     _no_grad_info(info)
     return out

@@ -170,9 +170,14 @@ def _slogdet_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
 
 def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
                vector: bool = False) -> tuple[Any, dict[str, Any]]:
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    if not left:
+        # NB: X A = B as A^T X^T = B^T (A itself factored): X row-major
+        lu, piv = lu_factor(a)
+        x = _mT(column_major(np.linalg.solve(_mT(a), _mT(b)).astype(np.result_type(a, b))))
+        return [x, info], {"LU": column_major(lu), "pivots": piv}
     lu, piv = lu_factor(a)
     x = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
-    info = np.zeros(a.shape[:-2], dtype=np.int32)
     x = column_major(x.astype(np.result_type(a, b)))
     return [x, info], {"LU": column_major(lu), "pivots": piv}
 
@@ -181,6 +186,8 @@ def _solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     g = grads[0]
     a, x = c.A, c.result
     vector = c.attrs.get("vector", False)
+    if not c.attrs.get("left", True):
+        return _solve_right_bw(c, g, a, x, D)
     if D.tensor_mode:
         from . import functional as F
         # NB: B's gradient solves the transposed system (a vector as a column), A's is
@@ -199,6 +206,21 @@ def _solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     else:
         gb = np.linalg.solve(_mT(a), g)
         ga = -(gb @ _mT(x))
+    return (ga if c.needs[0] else None), (gb if c.needs[1] else None)
+
+
+def _solve_right_bw(c: Any, g: Any, a: Any, x: Any, D: Any) -> tuple[Any, ...]:
+    """X A = B: gB = g A^-T (the transposed system, from the right), gA = -X^T gB."""
+    if D.tensor_mode:
+        from . import functional as F
+        from .autograd import apply
+        from .optable import TABLE
+        gb = apply(TABLE["linalg_solve_ex"], (F.transpose(a, -2, -1), g),
+                   {"left": False, "vector": False})[0]
+        ga = F.neg(F.matmul(F.transpose(x, -2, -1), gb)) if c.needs[0] else None
+        return ga, (gb if c.needs[1] else None)
+    gb = _mT(np.linalg.solve(a, _mT(g)))
+    ga = -(_mT(x) @ gb)
     return (ga if c.needs[0] else None), (gb if c.needs[1] else None)
 
 

@@ -237,6 +237,10 @@ LINALG = [
     ("torch.linalg.solve(p, q)", [_r(3, 3), _r(3)]),
     ("torch.linalg.solve(p * 0, q)", [_r(2, 2), _r(2)]),
     ("torch.linalg.solve(p, q)", [_r(2, 2), _r(3, 1)]), ("torch.diag_embed(p)", [_r(2, 3)]),
+    ("torch.linalg.solve(p, q, left=False)", [_r(3, 3), _r(2, 3)]),
+    ("torch.linalg.solve(p, q, left=False)", [_r(2, 3, 3), _r(2, 4, 3)]),
+    ("torch.linalg.solve(p, q, left=False)", [_r(3, 3), _r(3)]),
+    ("torch.linalg.solve(p, q, left=False)", [_r(3, 3), _r(3, 2)]),
     ("torch.diag_embed(p, -1, 2, 0)", [_r(2, 3)]), ("p.diag_embed(0, 1, 1)", [_r(2, 3)]),
     ("torch.linalg.cholesky(p, upper=True)", [_spd(3)]), ("torch.cholesky(p)", [_spd(3)]),
     ("torch.linalg.cholesky(-p)", [_spd(2)]), ("torch.linalg.cholesky_ex(p).L", [_spd(3)]),
@@ -346,9 +350,9 @@ def test_create_graph_through_a_decomposition_is_refused(code: str) -> None:
 
 
 def test_unsupported_forms_say_so() -> None:
-    a = ours.ones(2, 2)
+    a = ours.tensor([[2.0, 1.0], [0.5, 3.0]], requires_grad=True)
     for fn in (lambda: ours.linalg.matrix_norm(a, ord=-2),
                lambda: ours.linalg.matrix_norm(a, ord=-1),
-               lambda: ours.linalg.solve(a, a, left=False)):
+               lambda: ours.linalg.svd(a).U.sum().backward(create_graph=True)):
         with pytest.raises(NotImplementedError):
             fn()
