@@ -534,6 +534,7 @@ from . import (  # noqa: E402, F401
     ops_rnn,
     ops_select,
     ops_shape,
+    ops_special,
 )
 
 build_backends(_tt_call, wrap, _unwrap)

@@ -50,6 +50,21 @@ from ..engine.grad_mode import (
     set_grad_enabled,
 )
 from ..engine.optable import TABLE as _TABLE
+from ..engine.pointwise_extra import (
+    addcdiv,
+    addcmul,
+    heaviside,
+    hypot,
+    lerp,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    polygamma,
+    xlogy,
+)
 from ..engine.random import (
     Generator,
     default_generator,
@@ -60,7 +75,7 @@ from ..engine.random import (
     set_rng_state,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim
+from . import autograd, nn, optim, special
 
 __version__ = "2.13.0+numpy"
 
@@ -177,7 +192,8 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "clone", "isnan", "isinf", "isfinite", "all", "any", "eq", "ne", "lt", "le", "gt",
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
-              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit"):
+              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
+              "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
