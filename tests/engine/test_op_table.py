@@ -166,7 +166,7 @@ EXAMPLES: dict[str, list[str]] = {
     "sinc": ["a.sinc()", "torch.sinc(A)", "torch.special.sinc(p)"],
     "frac": ["a.frac()", "torch.frac(A * 3)", "a.clone().frac_()"],
     "heaviside": ["torch.heaviside(a, b)", "torch.heaviside(a, c)", "torch.heaviside(c, a)"],
-    # -- activations (ops_activation) ---------------------------------------------------------------
+    # -- activations (ops_activation) --------------------------------------------------------------
     "elu_": ["t = a * 1; F.elu_(t); t", "t = A * 1; F.elu(t, 0.5, inplace=True); t",
              "t = a * 1; F.selu_(t); t", "t = A * 1; F.selu(t, inplace=True); t"],
     "celu": ["F.celu(a)", "F.celu(A, 0.5)", "torch.nn.CELU(2.0)(a)"],
