@@ -312,7 +312,14 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if self._base is not None:
         _copy_slices(op, self, inputs, kw, extras, original, wiring)
     else:
-        record(op, inputs, [self], kw, extras, original, wiring)
+        node = record(op, inputs, [self], kw, extras, original, wiring)
+        if node._saved and any(o is not None and o._vc is self._vc for o in others):
+            # NB: an operand that is self (``t.mul_(t)``) is saved before the write, as in
+            # PyTorch: reading it after the write finds it modified
+            for slot in node._saved.values():
+                if isinstance(slot, SavedTensor) and slot.tensor is not None \
+                        and slot.vc is self._vc:
+                    slot.version -= 1
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     return self
 

@@ -124,6 +124,16 @@ def _sinc_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (D.where(D.zeros_like(out), out, condition=D.eq(sq, 0)),)
 
 
+def _sinc(x: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return np.sinc(x)
+
+
+def _frac(x: Any) -> Any:
+    with np.errstate(invalid="ignore"):
+        return x - np.trunc(x)
+
+
 def _unary(key: str, name: str, fwd: Any, bw: Any, save: bool = True,
            attrs: tuple[str, ...] = ()) -> Op:
     return Op(key, name, ("self",), fwd, bw, (Save("self"),) if save else (), attrs,
@@ -162,8 +172,8 @@ register(
        _logaddexp_bw(False), (Save("other"), Save("self"))),
     Op("logaddexp2", "Logaddexp2Backward0", ("self", "other"), np.logaddexp2,
        _logaddexp_bw(True), (Save("other"), Save("self"))),
-    _unary("sinc", "SincBackward0", np.sinc, _sinc_bw),
-    _unary("frac", "FracBackward0", lambda x: x - np.trunc(x), lambda c, g, D: (g,), save=False),
+    _unary("sinc", "SincBackward0", _sinc, _sinc_bw),
+    _unary("frac", "FracBackward0", _frac, lambda c, g, D: (g,), save=False),
     # NB: no derivative in PyTorch: a node over the inputs that require grad, which raises
     Op("heaviside", "torch::autograd::NotImplemented", ("*tensors",),
        lambda x, v: np.heaviside(x, v), _not_implemented("heaviside")),

@@ -84,14 +84,18 @@ def _addc_(key: str) -> Any:
 
 
 # -- lerp ----------------------------------------------------------------------------------------
+# the C++ names PyTorch's lerp messages give dtypes
+_CPP_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+             "int32": "int", "int16": "short int", "int8": "signed char",
+             "uint8": "unsigned char", "bool": "bool"}
+
+
 def _lerp_args(input: Tensor, end: Tensor, weight: Any) -> tuple[str, tuple[Tensor, ...]]:
-    if end._dtype is not input._dtype:
-        raise RuntimeError(f"expected dtype {input._dtype.name} for `end` but got dtype "
-                           f"{end._dtype.name}")
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._dtype is not input._dtype:
+            raise RuntimeError(f"expected dtype {_CPP_NAME[input._dtype.name]} for `{name}` but "
+                               f"got dtype {_CPP_NAME[t._dtype.name]}")
     if isinstance(weight, Tensor):
-        if weight._dtype is not input._dtype:
-            raise RuntimeError(f"expected dtype {input._dtype.name} for `weight` but got dtype "
-                               f"{weight._dtype.name}")
         kernel = "lerp_kernel_tensor"
     else:
         kernel = "lerp_kernel_scalar"
@@ -132,7 +136,7 @@ def xlogy(input: Any, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         dtype = F._float(F.promote(input, F.scalar_tensor(other)))
         return apply(TABLE["xlogy_scalar"], (input,), {"other": other}, dtype=dtype)
-    return F.binary("xlogy", input, other, floating=True)
+    return F._quiet(F.binary)("xlogy", input, other, floating=True)
 
 
 def _floating_binary(key: str, kernel: str) -> Any:
@@ -141,7 +145,7 @@ def _floating_binary(key: str, kernel: str) -> Any:
         dtype = F.promote(input, other)
         if not dtype.is_floating_point:
             raise _not_for(kernel, dtype)
-        return F.binary(key, input, other)
+        return F._quiet(F.binary)(key, input, other)
     f.__name__ = key
     return f
 

@@ -54,7 +54,8 @@ class Hardtanh(Module):
                  inplace: bool = False) -> None:
         super().__init__()
         if max_val <= min_val:
-            raise ValueError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+            # NB: PyTorch's assert statement
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def forward(self, input: Tensor) -> Tensor:
