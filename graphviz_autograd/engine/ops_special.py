@@ -1,5 +1,6 @@
 """Table entries: fused elementwise ops (addcmul, addcdiv, lerp) and the special functions
-(erf, erfinv, lgamma, digamma, polygamma, xlogy, hypot, logaddexp, sinc, frac, heaviside)."""
+(erf, erfinv, lgamma, digamma, polygamma, xlogy, hypot, logaddexp, sinc, frac, nan_to_num,
+heaviside)."""
 
 from __future__ import annotations
 
@@ -134,6 +135,12 @@ def _frac(x: Any) -> Any:
         return x - np.trunc(x)
 
 
+def _nan_to_num_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x = c.self
+    # NB: grad * isfinite(self)
+    return (D.mul(g, D.logical_and(D.lt(x, np.inf), D.gt(x, -np.inf))),)
+
+
 def _unary(key: str, name: str, fwd: Any, bw: Any, save: bool = True,
            attrs: tuple[str, ...] = ()) -> Op:
     return Op(key, name, ("self",), fwd, bw, (Save("self"),) if save else (), attrs,
@@ -174,6 +181,9 @@ register(
        _logaddexp_bw(True), (Save("other"), Save("self"))),
     _unary("sinc", "SincBackward0", _sinc, _sinc_bw),
     _unary("frac", "FracBackward0", _frac, lambda c, g, D: (g,), save=False),
+    _unary("nan_to_num", "NanToNumBackward0",
+           lambda x, nan=0.0, posinf=None, neginf=None: np.nan_to_num(
+               x, nan=nan, posinf=posinf, neginf=neginf), _nan_to_num_bw),
     # NB: no derivative in PyTorch: a node over the inputs that require grad, which raises
     Op("heaviside", "torch::autograd::NotImplemented", ("*tensors",),
        lambda x, v: np.heaviside(x, v), _not_implemented("heaviside")),

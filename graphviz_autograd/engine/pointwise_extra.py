@@ -18,8 +18,8 @@ from .optable import TABLE
 from .tensor import Tensor
 
 __all__ = ["addcmul", "addcdiv", "lerp", "xlogy", "hypot", "logaddexp", "logaddexp2",
-           "heaviside", "polygamma", "logical_and", "logical_or", "logical_xor", "logical_not",
-           "METHODS", "UNARY"]
+           "heaviside", "polygamma", "nan_to_num", "logical_and", "logical_or", "logical_xor",
+           "logical_not", "METHODS", "UNARY"]
 
 # unary ops computed in float32 for integer inputs, as PyTorch
 UNARY = ("erf", "erfc", "erfinv", "lgamma", "digamma", "sinc")
@@ -182,6 +182,20 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return F.unary("polygamma", input, n=n)
 
 
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    """nan, inf and -inf replaced (by default: 0 and the dtype's extremes)."""
+    if not input._dtype.is_floating_point:
+        return F.clone(input)
+    return F.unary("nan_to_num", input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
+                 neginf: float | None = None) -> Tensor:
+    return apply_inplace(TABLE["nan_to_num"], self, (), {"nan": nan, "posinf": posinf,
+                                                          "neginf": neginf})
+
+
 def _frac(t: Tensor) -> Tensor:
     if not t._dtype.is_floating_point:
         raise _not_for("frac_cpu", t._dtype)
@@ -247,6 +261,11 @@ METHODS: dict[str, Any] = {
     "polygamma": lambda s, n: polygamma(n, s),
     "polygamma_": lambda s, n: F.unary_("polygamma", s, n=n),
     "frac": _frac, "frac_": _unary_method_("frac"),
+    "nan_to_num": nan_to_num, "nan_to_num_": _nan_to_num_,
+    "logit_": lambda s, eps=None: F.unary_("logit", s, eps=eps),
+    "square_": lambda s: s.pow_(2),
+    "hardshrink": lambda s, lambd=0.5: apply(TABLE["hardshrink"], (s,), {"lambd": lambd},
+                                             dtype=s._dtype),
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not,
     "logical_and_": _logical_(logical_and), "logical_or_": _logical_(logical_or),

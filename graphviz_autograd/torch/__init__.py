@@ -62,6 +62,7 @@ from ..engine.pointwise_extra import (
     logical_not,
     logical_or,
     logical_xor,
+    nan_to_num,
     polygamma,
     xlogy,
 )
@@ -193,7 +194,9 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
               "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
-              "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac"):
+              "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac", "relu_", "sigmoid_",
+              "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
+              "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
@@ -259,6 +262,19 @@ floor_divide = _F.floor_divide
 unsafe_chunk = _F.unsafe_chunk
 unsafe_split = _F.unsafe_split
 bitwise_not = _F.invert
+
+
+def _activation(name: str) -> Any:
+    def f(*args: Any, **kw: Any) -> Any:
+        return getattr(nn.functional, name)(*args, **kw)
+    f.__name__ = name
+    return f
+
+
+# NB: the activations PyTorch also exposes as torch.*
+selu, selu_, celu, celu_, threshold, threshold_, prelu = (
+    _activation(n) for n in ("selu", "selu_", "celu", "celu_", "threshold", "threshold_",
+                             "prelu"))
 
 
 def _recurrent() -> Any:

@@ -26,7 +26,7 @@ _UNIT = np.concatenate([np.linspace(-1.0, 1.0, 101), [0.999999, -0.9999999, 1e-9
                                                        np.nan]])
 
 UNARY = [("erf", _WIDE), ("erfc", _WIDE), ("erfinv", _UNIT), ("lgamma", _WIDE),
-         ("digamma", _WIDE), ("sinc", _WIDE), ("frac", _WIDE)]
+         ("digamma", _WIDE), ("sinc", _WIDE), ("frac", _WIDE), ("nan_to_num", _WIDE)]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
