@@ -18,7 +18,11 @@ from .optable import Op, Save, register
 
 
 def _addcmul_fwd(x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
-    return x + value * t1 * t2
+    # NB: PyTorch's CPU kernel is one fused multiply-add: (value * t1) * t2 + x, rounded once
+    dtype = np.result_type(x, t1, t2)
+    if dtype.kind != "f":
+        return x + value * t1 * t2
+    return sm.fma((value * t1).astype(dtype), t2, x)
 
 
 def _addcmul_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -30,7 +34,8 @@ def _addcmul_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _addcdiv_fwd(x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
     with np.errstate(all="ignore"):
-        return x + value * (t1 / t2)
+        # NB: PyTorch's CPU kernel: x + (value * t1) / t2
+        return x + (value * t1) / t2
 
 
 def _addcdiv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -48,9 +53,11 @@ def _addcdiv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _lerp_fwd(x: Any, end: Any, weight: Any) -> Any:
-    # NB: PyTorch's two-sided formula (exact at weight 0 and 1)
+    # NB: PyTorch's two-sided formula (exact at weight 0 and 1), each side one fused
+    # multiply-add in its CPU kernel
     diff = end - x
-    return np.where(np.abs(weight) < 0.5, x + weight * diff, end - diff * (1 - weight))
+    w = np.asarray(weight, dtype=x.dtype)
+    return np.where(np.abs(w) < 0.5, sm.fma(w, diff, x), sm.fma(-diff, 1 - w, end))
 
 
 def _lerp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:

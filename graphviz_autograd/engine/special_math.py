@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma"]
+__all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "fma"]
 
 
 def _elementwise(fn: Any) -> Any:
@@ -110,3 +110,32 @@ def polygamma(n: int, x: Any) -> Any:
         out = sign * (fact * acc + tail)
         out = np.where((v <= 0) & (v == np.floor(v)), np.inf if n % 2 else -np.inf, out)
     return out.astype(x.dtype)
+
+
+def _split(a: Any) -> tuple[Any, Any]:
+    t = a * 134217729.0             # 2 ** 27 + 1 (Veltkamp)
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def fma(a: Any, b: Any, c: Any) -> Any:
+    """``a * b + c`` rounded once, as a fused multiply-add: float32 through float64 (the product
+    is exact there), float64 through error-free transformations (Dekker's product, Knuth's
+    sum)."""
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dtype = np.result_type(a, b, c)
+    if dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    if dtype != np.float64:
+        return a * b + c
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        t = (p - (s - bb)) + (c - bb)
+        out = s + (t + e)
+        plain = p + c
+    return np.where(np.isfinite(out), out, plain)

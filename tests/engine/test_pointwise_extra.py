@@ -266,3 +266,26 @@ def test_glu_second_derivative_as_pytorch_third_unsupported() -> None:
     np.testing.assert_allclose(got.tolist(), expected.tolist(), rtol=1e-5)
     with pytest.raises(NotImplementedError, match="GluBackwardBackward0"):
         _glu_triple(ours)
+
+
+FUSED = ["torch.addcmul(x, y, z)", "torch.addcmul(x, y, z, value=0.37)",
+         "torch.addcdiv(x, y, z, value=-1.5)", "torch.lerp(x, y, w)", "torch.lerp(x, y, 0.8)",
+         "torch.lerp(x, y, 0.3)", "x.clone().addcmul_(y, z, value=3.1)",
+         "x.clone().lerp_(y, w)"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("code", FUSED)
+def test_fused_ops_are_bit_exact(code: str, dtype: str) -> None:
+    """PyTorch's CPU kernels round a fused multiply-add once: the engine's values are the same
+    bits."""
+    torch = real_torch()
+    rng = np.random.default_rng(7)
+    arrays = {k: rng.standard_normal(2000) for k in "xyz"}
+    arrays["w"] = rng.uniform(-0.5, 1.5, 2000)
+    outs = []
+    for module in (torch, ours):
+        env = {k: module.tensor(v.tolist(), dtype=getattr(module, dtype))
+               for k, v in arrays.items()}
+        outs.append(np.array(eval(code, {"torch": module, **env}).tolist()))
+    np.testing.assert_array_equal(outs[1], outs[0])
