@@ -16,7 +16,7 @@ def _elementwise(fn: Any) -> Any:
 
     def f(x: Any) -> Any:
         x = np.asarray(x)
-        return ufunc(x.astype(np.float64)).astype(x.dtype)
+        return np.asarray(ufunc(x.astype(np.float64))).astype(x.dtype)
     return f
 
 

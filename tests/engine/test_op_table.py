@@ -150,7 +150,7 @@ EXAMPLES: dict[str, list[str]] = {
                     "torch.lerp(A, M, q)", "t = a.clone(); t.lerp_(b, q); t"],
     "erf": ["a.erf()", "torch.erf(A)", "a.clone().erf_()", "torch.special.erf(a)"],
     "erfc": ["torch.erfc(a)", "a.clone().erfc_()"],
-    "erfinv": ["q.erfinv()", "torch.special.erfinv(q * 2 - 1)"],
+    "erfinv": ["q.erfinv()", "torch.special.erfinv(q * 2 - 1)", "(s / 2).erfinv()"],
     "lgamma": ["p.lgamma()", "torch.lgamma(a)", "torch.special.gammaln(p)"],
     "digamma": ["p.digamma()", "torch.special.psi(a)", "dgrad(p.lgamma(), p, b)"],
     "polygamma": ["torch.polygamma(1, p)", "p.polygamma(2)", "torch.special.polygamma(3, a)",
@@ -194,7 +194,8 @@ EXAMPLES: dict[str, list[str]] = {
     "glu": ["F.glu(X, 1)", "F.glu(torch.cat([a, b]), 0)", "F.glu(Y)", "torch.nn.GLU(0)(X)"],
     "glu_backward": ["dgrad(F.glu(X, 1), X, X[:, :1])"],
     "prelu": ["F.prelu(A, bb[:1] + 0.1)", "F.prelu(a, bb[1:])", "F.prelu(A, p)",
-              "F.prelu(X, bb)", "F.prelu(C, bb)", "torch.prelu(a, c[:1])"],
+              "F.prelu(X, bb)", "F.prelu(C, bb)", "torch.prelu(a, c[:1])",
+              "F.prelu(s, bb[1:])"],
     "prelu_kernel_backward": ["dgrad(F.prelu(A, p), A, M)", "dgrad(F.prelu(X, bb), bb, X)"],
     # -- reductions -------------------------------------------------------------------------------
     "sum": ["A.sum()", "torch.sum(X)", "s.sum()"],

@@ -177,9 +177,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if n != 1 and n != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                            f"parameter numbers = {n} and channel size = {channels}.")
-    if input.dim() >= 2:
+    if input.dim() != 1:
+        # NB: a view of the weight with the input's dims, the channels on dim 1
         shape = [1] * input.dim()
-        shape[1] = n
+        if shape:
+            shape[1] = n
         weight = _F.reshape(weight, tuple(shape))
     dtype = _F.promote(input, weight)
     return _apply(_T["prelu"], (input, weight), dtype=dtype)
