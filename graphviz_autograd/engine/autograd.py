@@ -529,6 +529,7 @@ from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
     ops_norm,
+    ops_order,
     ops_pointwise,
     ops_reduce,
     ops_rnn,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import factories, indexing, selecting
+from . import factories, indexing, ordering, selecting
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -446,6 +446,7 @@ METHODS: dict[str, Any] = {
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
+METHODS.update(ordering.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

@@ -177,7 +177,11 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "clone", "isnan", "isinf", "isfinite", "all", "any", "eq", "ne", "lt", "le", "gt",
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
-              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit"):
+              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
+              # ordering, cumulative ops, triangles and diagonals (engine/ordering.py)
+              "sort", "argsort", "msort", "topk", "kthvalue", "mode", "amin", "cumprod",
+              "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
+              "diag_embed", "trace", "index_fill"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
