@@ -533,6 +533,7 @@ from . import (  # noqa: E402, F401
     ops_pointwise,
     ops_reduce,
     ops_rnn,
+    ops_scatter,
     ops_select,
     ops_shape,
 )

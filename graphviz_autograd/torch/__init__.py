@@ -181,7 +181,8 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               # ordering, cumulative ops, triangles and diagonals (engine/ordering.py)
               "sort", "argsort", "msort", "topk", "kthvalue", "mode", "amin", "cumprod",
               "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
-              "diag_embed", "trace", "index_fill"):
+              "diag_embed", "trace", "index_fill", "scatter", "scatter_add", "index_copy",
+              "take_along_dim"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
@@ -204,6 +205,12 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         return tuple(Tensor._make(ix.astype(np.int64), _dt.int64)
                      for ix in np.nonzero(condition._data))
     return _F.where(condition, input, other)
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
+    from ..engine.scattering import repeat_interleave as _ri
+    return _ri(input, repeats, dim, output_size=output_size)
 
 
 def cat(tensors: Any, dim: Any = 0) -> Tensor:
