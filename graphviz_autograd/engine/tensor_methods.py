@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import factories, indexing, ordering, scattering, selecting
+from . import factories, indexing, ordering, scattering, selecting, stacking
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -448,6 +448,7 @@ METHODS: dict[str, Any] = {
 METHODS.update(selecting.METHODS)
 METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
+METHODS.update(stacking.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)
