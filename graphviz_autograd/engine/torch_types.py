@@ -21,17 +21,3 @@ def _return_type(name: str) -> type[_ValuesIndices]:
 RETURN_TYPES = {name: _return_type(name) for name in (
     "max", "min", "median", "sort", "topk", "kthvalue", "mode", "cummax", "cummin")}
 
-
-class _MinMax(NamedTuple):
-    min: Any
-    max: Any
-
-
-class aminmax(_MinMax):  # noqa: N801 -- PyTorch's name
-    __slots__ = ()
-    __module__ = "torch.return_types"
-
-    def __repr__(self) -> str:
-        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
-
-    __str__ = __repr__
