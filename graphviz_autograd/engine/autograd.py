@@ -529,9 +529,11 @@ from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
     ops_norm,
+    ops_order,
     ops_pointwise,
     ops_reduce,
     ops_rnn,
+    ops_scatter,
     ops_select,
     ops_shape,
 )

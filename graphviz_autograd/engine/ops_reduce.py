@@ -103,7 +103,13 @@ def _median_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
 
 def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
     out = x.copy()
-    np.put_along_axis(out, index, src, axis=dim)
+    if np.shape(src) != index.shape:
+        # NB: a source larger than the index gives only the part the index reaches
+        src = np.asarray(src)[tuple(slice(0, n) for n in index.shape)]
+    # NB: an index smaller than the input writes only where it reaches (numpy would broadcast)
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    out[tuple(grid)] = src
     return out
 
 

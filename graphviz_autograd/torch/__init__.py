@@ -59,6 +59,17 @@ from ..engine.random import (
     seed,
     set_rng_state,
 )
+from ..engine.stacking import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    column_stack,
+    dstack,
+    hstack,
+    meshgrid,
+    vstack,
+)
 from ..engine.tensor import Size, Tensor
 from . import autograd, nn, optim
 
@@ -177,7 +188,13 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "clone", "isnan", "isinf", "isfinite", "all", "any", "eq", "ne", "lt", "le", "gt",
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
-              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit"):
+              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
+              # ordering, cumulative ops, triangles and diagonals (engine/ordering.py)
+              "sort", "argsort", "msort", "topk", "kthvalue", "mode", "amin", "cumprod",
+              "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
+              "diag_embed", "trace", "index_fill", "scatter", "scatter_add", "index_copy",
+              "take_along_dim", "movedim", "moveaxis", "swapdims", "broadcast_to",
+              "unflatten", "tile", "tensor_split", "hsplit", "vsplit", "dsplit"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
@@ -200,6 +217,15 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         return tuple(Tensor._make(ix.astype(np.int64), _dt.int64)
                      for ix in np.nonzero(condition._data))
     return _F.where(condition, input, other)
+
+
+row_stack = vstack
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
+    from ..engine.scattering import repeat_interleave as _ri
+    return _ri(input, repeats, dim, output_size=output_size)
 
 
 def cat(tensors: Any, dim: Any = 0) -> Tensor:

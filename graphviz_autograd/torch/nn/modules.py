@@ -625,6 +625,19 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class Unflatten(Module):
+    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        from ...engine.stacking import unflatten
+        return unflatten(x, self.dim, self.unflattened_size)  # type: ignore[arg-type]
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
 class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
