@@ -444,8 +444,10 @@ METHODS: dict[str, Any] = {
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
+    "xlogy": F.xlogy,
 }
 METHODS.update(selecting.METHODS)
+
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

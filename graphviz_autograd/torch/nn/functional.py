@@ -16,6 +16,23 @@ from ...engine import selecting as _sel
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
+from .functional_losses import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    logsigmoid,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 
 __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
@@ -23,7 +40,12 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
            "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
-           "avg_pool2d", "adaptive_avg_pool2d"]
+           "avg_pool2d", "adaptive_avg_pool2d",
+           "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance", "logsigmoid",
+           "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
+           "multilabel_margin_loss"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
