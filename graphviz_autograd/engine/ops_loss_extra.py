@@ -236,10 +236,11 @@ def _xlogy_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, y = c.self, c.other
     gx = gy = None
     # NB: PyTorch: xlogy(grad, other) zeroed where self == 0 and other <= 0; grad * self / other
-    if c.needs[0]:
-        gx = D.masked_fill(D.xlogy(g, y), mask=D.logical_and(D.eq(x, 0), D.le(y, 0)), value=0)
+    # (its generated code computes other's first)
     if c.needs[1]:
         gy = D.div(D.mul(g, x), y)
+    if c.needs[0]:
+        gx = D.masked_fill(D.xlogy(g, y), mask=D.logical_and(D.eq(x, 0), D.le(y, 0)), value=0)
     return gx, gy
 
 
