@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .messages import SCALAR_NAME
 from .ops_loss import MEAN, NONE, _kernel_dtype, _numel, _reduce
 from .ops_reduce import _norm_bw, _norm_fwd
 from .optable import Op, Save, register
@@ -34,6 +35,12 @@ def _huber_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _huber_data_fwd(g: Any, x: Any, t: Any, reduction: int = MEAN, delta: float = 1.0) -> Any:
+    for other in (t, g):
+        if other.dtype != x.dtype:
+            # NB: PyTorch's kernel takes no mix of dtypes (so a huber loss of a float32 input
+            # and a float64 target has no backward)
+            raise RuntimeError(f"Found dtype {SCALAR_NAME[str(other.dtype)]} but expected "
+                               f"{SCALAR_NAME[str(x.dtype)]}")
     ct = _kernel_dtype(g, x, t)
     g = g.astype(ct, copy=False)
     d = x.astype(ct, copy=False) - t.astype(ct, copy=False)

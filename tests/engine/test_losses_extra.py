@@ -138,3 +138,145 @@ def test_a_loss_as_pytorch(expr: str, dtype: str) -> None:
 @pytest.mark.parametrize("expr", LOSSES)
 def test_a_loss_with_create_graph_as_pytorch(expr: str) -> None:
     differential(_snippet(expr, "float64", create_graph=True))
+
+
+ERRORS = [
+    "F.huber_loss(x, v[:2])", "F.huber_loss(x, v)", "F.huber_loss(x, y, delta=0)",
+    "F.huber_loss(cls, cls)", "F.huber_loss(x, y, weight=w3)",
+    "F.huber_loss(x, y, reduction='bad')", "F.huber_loss(x, y, reduction='bad', weight=prob)",
+    "F.kl_div(x, prob)", "F.kl_div(x, prob, reduction='bad')",
+    "F.kl_div(x, prob, size_average=False)", "nn.KLDivLoss()(x, prob)",
+    "F.soft_margin_loss(x, y)", "F.soft_margin_loss(x, t1)", "F.soft_margin_loss(x, w3)",
+    "F.cosine_similarity(v, v)", "F.cosine_similarity(cls, cls, dim=0)",
+    "F.cosine_similarity(x, w3[:2])", "F.pairwise_distance(x, w3[:2])",
+    "F.margin_ranking_loss(x, y, t1)", "F.cosine_embedding_loss(x, y, pm)",
+    "F.cosine_embedding_loss(v, v, t1)", "F.cosine_embedding_loss(x, y, t1[0])",
+    "F.triplet_margin_loss(x, y, v)", "F.triplet_margin_loss(x, y, var, margin=0)",
+    "F.multi_margin_loss(x, cls, p=3)", "F.multi_margin_loss(x, torch.tensor([3, 0]))",
+    "F.multi_margin_loss(x, torch.tensor([1]))", "F.multi_margin_loss(v, cls)",
+    "F.multi_margin_loss(x, cls.view(2, 1))", "F.multi_margin_loss(x[None], cls)",
+    "F.multilabel_margin_loss(v, cls)", "F.multilabel_margin_loss(x[..., None], cls)", "F.multi_margin_loss(x, cls, weight=w3[:2])",
+    "F.multi_margin_loss(x, cls, weight=var[0])", "F.multi_margin_loss(x, cls, weight=prob)",
+    "F.multilabel_margin_loss(x, cls)", "F.multilabel_margin_loss(x, ml + 1)",
+    "F.poisson_nll_loss(x, cnt, reduction='bad')", "F.gaussian_nll_loss(x, y, -1.0)",
+    "F.gaussian_nll_loss(x, y, var[:1, :2])", "F.gaussian_nll_loss(x, y, var, reduction='bad')",
+    "F.gaussian_nll_loss(x, y, var - 1)", "F.multilabel_soft_margin_loss(x, bits, reduction='bad')",
+    "nn.TripletMarginLoss(margin=-1.0)", "nn.MultiMarginLoss(p=3)",
+    "nn.MultiMarginLoss(weight=prob)", "F.margin_ranking_loss(x, y, pm, size_average=False)",
+]
+
+
+@pytest.mark.parametrize("expr", ERRORS)
+def test_bad_arguments_as_pytorch(expr: str) -> None:
+    """PyTorch's errors (types and texts) and warnings, or its result where it takes them."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        scope: dict[str, Any] = {"torch": torch, "F": torch.nn.functional, "nn": torch.nn,
+                                 "dt": torch.float32}
+        exec(SETUP, scope)
+        rec.attempt("call", lambda: _shown(eval(expr, scope)))
+    differential(snippet)
+
+
+def _shown(value: Any) -> Any:
+    return repr(value) if hasattr(value, "forward") else value
+
+
+MODULES = ["nn.HuberLoss()", "nn.HuberLoss(reduction='sum', delta=0.5)", "nn.KLDivLoss()",
+           "nn.KLDivLoss(reduction='batchmean', log_target=True)", "nn.CosineSimilarity()",
+           "nn.CosineSimilarity(dim=0, eps=1e-6)", "nn.PairwiseDistance()",
+           "nn.PairwiseDistance(p=1, keepdim=True)", "nn.SoftMarginLoss()",
+           "nn.MarginRankingLoss(margin=0.5)", "nn.HingeEmbeddingLoss()",
+           "nn.CosineEmbeddingLoss()", "nn.TripletMarginLoss(margin=2.0, p=1, swap=True)",
+           "nn.MultiLabelSoftMarginLoss(weight=torch.ones(3))", "nn.PoissonNLLLoss()",
+           "nn.GaussianNLLLoss(full=True)", "nn.MultiMarginLoss(weight=torch.ones(3))",
+           "nn.MultiLabelMarginLoss()", "nn.LogSigmoid()", "nn.KLDivLoss(size_average=False)"]
+
+
+@pytest.mark.parametrize("expr", MODULES)
+def test_a_module_as_pytorch(expr: str) -> None:
+    """The module's repr, its public attributes and its buffers."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        box: list[Any] = []
+        if not rec.attempt("make", lambda: box.append(eval(expr, {"torch": torch,
+                                                                  "nn": torch.nn})) or None):
+            return
+        m = box[0]
+        rec.note("repr", repr(m))
+        rec.note("attributes", {k: v for k, v in vars(m).items()
+                                if not k.startswith("_") and k != "training"})
+        rec.note("buffers", dict(m.named_buffers()))
+        rec.note("children", list(dict(m.named_children())))
+    differential(snippet)
+
+
+NLL_ND = ["F.nll_loss(img.log_softmax(1), lab)", "F.cross_entropy(img, lab, reduction='none')",
+          "F.cross_entropy(img, lab, weight=w2, ignore_index=1)",
+          "F.nll_loss(img[:, :, 0], lab[:, 0])", "F.nll_loss(img[:, :, 0], lab[:, 0], "
+          "reduction='none')", "F.cross_entropy(img[..., None], lab[..., None], reduction='sum')",
+          "F.cross_entropy(img, lab, label_smoothing=0.1)"]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("expr", NLL_ND)
+def test_nll_loss_over_spatial_dims_as_pytorch(expr: str, create_graph: bool) -> None:
+    """(N, C, H, W) inputs make NllLoss2DBackward0; (N, C, d) and 5-d ones are viewed to
+    (N, C, 1, -1) for it, an unreduced loss viewed back."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        img = torch.tensor([[[[0.3, -1.2], [2.6, 1.7]], [[-0.4, 0.9], [-0.7, 1.1]],
+                             [[0.2, 0.8], [-1.6, 1.4]]],
+                            [[[0.5, 1.3], [0.2, 2.1]], [[0.7, 1.6], [-0.6, 0.6]],
+                             [[-1.3, 2.2], [1.4, 0.7]]]], requires_grad=True)
+        lab = torch.tensor([[[0, 1], [2, 1]], [[1, 1], [0, 2]]])
+        w2 = torch.tensor([0.2, 1.0, 0.5])
+        loss = eval(expr, {"F": F, "img": img, "lab": lab, "w2": w2})
+        rec.note("loss", loss)
+        rec.graph("forward", loss=loss, img=img)
+        if create_graph:
+            g = torch.autograd.grad(loss.sum(), img, create_graph=True)[0]
+            rec.note("grad", g)
+            rec.graph("grad graph", g=g, img=img)
+            return
+        loss.sum().backward()
+        rec.grad("after", img=img)
+        rec.graph("after backward", loss=loss, img=img)
+    differential(snippet)
+
+
+MIXED = ["F.huber_loss(x, y)", "F.huber_loss(x, y, reduction='none', delta=0.5)",
+         "F.soft_margin_loss(x, y.detach().sign())", "F.kl_div(x, y.detach().sigmoid())",
+         "F.cosine_similarity(x, y)", "F.pairwise_distance(x, y)",
+         "F.poisson_nll_loss(x, y.detach().abs())", "F.gaussian_nll_loss(x, y, x.detach().abs())"]
+
+
+@pytest.mark.parametrize(("dx", "dy"), [("float32", "float64"), ("float64", "float32")])
+@pytest.mark.parametrize("expr", MIXED)
+def test_a_loss_over_mixed_dtypes_as_pytorch(expr: str, dx: str, dy: str) -> None:
+    """A float32 input against a float64 target and the reverse: the loss's dtype, graph and
+    gradients (with create_graph)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([[0.3, -1.2, 2.6], [1.7, -0.4, 0.9]], dtype=getattr(torch, dx),
+                         requires_grad=True)
+        y = torch.tensor([[-0.7, 1.1, 0.2], [0.8, -1.6, 1.4]], dtype=getattr(torch, dy),
+                         requires_grad=True)
+        box: list[Any] = []
+        if not rec.attempt("loss", lambda: box.append(eval(expr, {
+                "F": torch.nn.functional, "x": x, "y": y})) or box[-1]):
+            return
+        loss = box[0]
+        rec.note("dtype", loss.dtype)
+        rec.graph("forward", loss=loss, x=x, y=y)
+        grads: list[Any] = []
+        # NB: PyTorch's huber backward refuses the mix (its target gradient has the target's
+        # dtype): the same error
+        rec.attempt("grad", lambda: grads.extend(torch.autograd.grad(
+            loss.sum(), [x, y], create_graph=True, allow_unused=True)))
+        for name, g in zip("xy", grads, strict=False):
+            rec.note(f"d{name}", None if g is None else (g, g.dtype))
+            if g is not None:
+                rec.graph(f"d{name} graph", g=g, x=x, y=y)
+    differential(snippet)

@@ -381,6 +381,16 @@ EXAMPLES: dict[str, list[str]] = {
               "torch.xlogy(c, p)", "dgrad(torch.xlogy(a, p), p, b)"],
     "norm_p": ["F.pairwise_distance(A, M)", "F.pairwise_distance(a, b, p=1.5, keepdim=True)",
                "F.pairwise_distance(A, a, p=3)", "F.triplet_margin_loss(A, M, A.flip(0))"],
+    "nll_loss2d": [
+        "F.nll_loss(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], [1, 1, 0, 0]]]))",
+        "F.cross_entropy(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], "
+        "[1, 1, 0, 0]]]), reduction='none')",
+        "F.cross_entropy(X, torch.tensor([[0, 1, 1], [1, 0, 1]]), ignore_index=0)",
+        "F.nll_loss(X, torch.tensor([[0, 1, 1], [1, 0, 1]]), reduction='none')"],
+    "nll_loss2d_backward": [
+        "dgrad(F.nll_loss(X, torch.tensor([[0, 1, 1], [1, 0, 1]])), X, s)",
+        "dgrad(F.nll_loss(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], "
+        "[1, 1, 0, 0]]]), reduction='sum'), C, s)"],
     "log_sigmoid": ["F.logsigmoid(a)", "F.logsigmoid(A)", "torch.nn.LogSigmoid()(b)"],
     "log_sigmoid_backward": ["dgrad(F.logsigmoid(a), a, b)", "dgrad(F.logsigmoid(A), A, M)"],
 }

@@ -231,9 +231,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if valid.size and (valid.max() >= classes or valid.min() < 0):
         raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
                          f"is out of bounds.")
-    return _apply(_T["nll_loss"], (input,), {"target": target, "weight": weight,
-                                             "reduction": red, "ignore_index": ignore_index},
-                  dtype=input._dtype)
+    kw = {"weight": weight, "reduction": red, "ignore_index": ignore_index}
+    ndim = input._data.ndim
+    if ndim <= 2:
+        return _apply(_T["nll_loss"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    if ndim == 4:
+        return _apply(_T["nll_loss2d"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    # NB: as PyTorch: other ranks are viewed as (N, C, 1, -1) for the 2-d kernel, and an
+    # unreduced loss viewed back
+    n, c = input._data.shape[:2]
+    flat = _F.view(_F.contiguous(input) if input._data.size else input, (n, c, 1, -1))
+    out = _apply(_T["nll_loss2d"], (flat,),
+                 {"target": _F.view(_F.contiguous(target), (n, 1, -1)), **kw},
+                 dtype=input._dtype)
+    return _F.view(out, (n, *input._data.shape[2:])) if red == 0 else out
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

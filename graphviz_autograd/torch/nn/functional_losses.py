@@ -107,7 +107,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
     red = _enum(reduction, size_average, reduce)
     _not_differentiable("soft_margin_loss", "target", target)
     if input._data.shape != target._data.shape:
-        text = _msg.size_mismatch(target._data.shape, input._data.shape)
+        text = _msg.size_mismatch(input._data.shape, target._data.shape)
         if text is not None:
             raise RuntimeError(text)
     return _apply(_T["soft_margin_loss"], (input,), {"target": target, "reduction": red},
@@ -298,13 +298,15 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     x = input._data
     nframe = 1 if x.ndim <= 1 else x.shape[0]
     dim = 1 if x.ndim == 0 else x.shape[-1]
-    if not (x.ndim <= 2 and x.size > 0 and dim > 0):
+    if not (x.ndim <= 2 and dim > 0):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
                            f"but got: {_sizes(input)}")
     t = target._data
     if not (t.ndim <= 1 and t.size == nframe):
-        raise RuntimeError(f"inconsistent target size, expected {nframe} but got "
-                           f"{_sizes(target)}")
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{nframe}], but got {_sizes(target)}. Input has shape "
+                           f"{_sizes(input)}.")
     if weight is not None and weight._data.size != dim:
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got "
                            f"{_sizes(weight)}")
@@ -327,7 +329,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
                            f"inconsistent target size: {_sizes(target)} for input of size: "
                            f"{_sizes(input)}")
     if t.size and (t.min() < -1 or t.max() >= dim):
-        raise RuntimeError(f"Expected target values to be in [-1, {dim - 1}]")
+        raise RuntimeError("argument #2 'target' is out of range")
     return _apply(_T["multilabel_margin_loss"], (input,), {"target": target, "reduction": red},
                   dtype=input._dtype)
 
