@@ -170,8 +170,9 @@ def _nll_data_fwd(g: Any, x: np.ndarray, target: np.ndarray, weight: Any = None,
 def _nll_data_bw(c: Any, gg: Any, D: Any, key: str = "nll_loss") -> tuple[Any, ...]:
     # NB: PyTorch: nll_loss of the incoming gradient for grad_output, zeros for self
     weight = c.weight if c.node._saved.get("weight") is not None else None
-    gg_g = getattr(D, key)(gg, target=c.target, weight=weight, reduction=c.attrs.get("reduction", MEAN),
-                      ignore_index=c.attrs.get("ignore_index", -100)) if c.needs[0] else None
+    gg_g = getattr(D, key)(gg, target=c.target, weight=weight,
+                           reduction=c.attrs.get("reduction", MEAN),
+                           ignore_index=c.attrs.get("ignore_index", -100)) if c.needs[0] else None
     return gg_g, D.zeros_like(gg) if c.needs[1] else None
 
 
