@@ -528,6 +528,7 @@ from . import (  # noqa: E402, F401
     ops_conv,
     ops_linalg,
     ops_loss,
+    ops_loss_extra,
     ops_norm,
     ops_order,
     ops_pointwise,

@@ -207,7 +207,10 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     """PyTorch's norm_backward, op by op (so create_graph builds its nodes), for every p."""
     x, shape = c.self, c.shape(0)
-    dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
+    attrs = c.attrs
+    # NB: LinalgVectorNormBackward0 names the order ``ord``, NormBackward1 ``p``
+    dim, keepdim = attrs.get("dim"), attrs.get("keepdim", False)
+    p = attrs.get("ord", attrs.get("p", 2))
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
     p = float(p)

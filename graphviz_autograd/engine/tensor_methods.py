@@ -444,6 +444,7 @@ METHODS: dict[str, Any] = {
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
+    "xlogy": F.xlogy,
 }
 METHODS.update(selecting.METHODS)
 METHODS.update(ordering.METHODS)

@@ -317,4 +317,17 @@ def cdist_unsupported(*_: Any, **__: Any) -> None:
     raise NotImplementedError("cdist is not supported by this engine")
 
 
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: Any = 1, eps: Any = 1e-8) -> Tensor:
+    return nn.functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
+                      keepdim: Any = False) -> Tensor:
+    return nn.functional.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    return _F.xlogy(input, other)
+
+
 _ = (_apply, _TABLE)

@@ -423,6 +423,44 @@ EXAMPLES: dict[str, list[str]] = {
         "dgrad(F.binary_cross_entropy_with_logits(a, r, weight=wt, reduction='sum'), a, s)"],
     "smooth_l1_loss": ["F.smooth_l1_loss(a, b)", "F.smooth_l1_loss(a, c, beta=0.4)",
                        "F.smooth_l1_loss(A, M, reduction='none')"],
+    # -- the less common losses and their pieces (NB: no |x - t| at a huber delta, no margin
+    # term at 0: kinks, where finite differences fail)
+    "huber_loss": ["F.huber_loss(a, b)", "F.huber_loss(A, M, reduction='none', delta=0.5)",
+                   "F.huber_loss(a, c, reduction='sum', delta=2.0)", "torch.nn.HuberLoss()(b, a)"],
+    "huber_loss_backward": ["dgrad(F.huber_loss(a, b), a, s)",
+                            "dgrad(F.huber_loss(A, M, reduction='none', delta=0.7), A, M)",
+                            "dgrad(F.huber_loss(a, b, reduction='sum'), b, s)"],
+    "soft_margin_loss": ["F.soft_margin_loss(a, c.sign())",
+                         "F.soft_margin_loss(A, M.detach().sign(), reduction='none')",
+                         "F.soft_margin_loss(A, M.detach().sign(), reduction='sum')"],
+    "soft_margin_loss_backward": [
+        "dgrad(F.soft_margin_loss(a, c.sign()), a, s)",
+        "dgrad(F.soft_margin_loss(A, M.detach().sign(), reduction='none'), A, M)"],
+    "multi_margin_loss": ["F.multi_margin_loss(A, tgt)",
+                          "F.multi_margin_loss(A, tgt, p=2, margin=2.0, weight=wt, "
+                          "reduction='none')"],
+    "multi_margin_loss_backward": ["dgrad(F.multi_margin_loss(A, tgt), A, s)"],
+    "multilabel_margin_loss": [
+        "F.multilabel_margin_loss(A, torch.tensor([[2, 0, -1], [1, -1, 0]]))",
+        "F.multilabel_margin_loss(a, torch.tensor([1, 2, -1]), reduction='none')"],
+    "multilabel_margin_loss_backward": [
+        "dgrad(F.multilabel_margin_loss(A, torch.tensor([[2, 0, -1], [1, -1, 0]])), A, s)"],
+    "xlogy": ["torch.xlogy(a, p)", "torch.xlogy(p, b.abs())", "p.xlogy(A.abs())",
+              "torch.xlogy(c, p)", "dgrad(torch.xlogy(a, p), p, b)"],
+    "norm_p": ["F.pairwise_distance(A, M)", "F.pairwise_distance(a, b, p=1.5, keepdim=True)",
+               "F.pairwise_distance(A, a, p=3)", "F.triplet_margin_loss(A, M, A.flip(0))"],
+    "nll_loss2d": [
+        "F.nll_loss(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], [1, 1, 0, 0]]]))",
+        "F.cross_entropy(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], "
+        "[1, 1, 0, 0]]]), reduction='none')",
+        "F.cross_entropy(X, torch.tensor([[0, 1, 1], [1, 0, 1]]), ignore_index=0)",
+        "F.nll_loss(X, torch.tensor([[0, 1, 1], [1, 0, 1]]), reduction='none')"],
+    "nll_loss2d_backward": [
+        "dgrad(F.nll_loss(X, torch.tensor([[0, 1, 1], [1, 0, 1]])), X, s)",
+        "dgrad(F.nll_loss(C, torch.tensor([[[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1], "
+        "[1, 1, 0, 0]]]), reduction='sum'), C, s)"],
+    "log_sigmoid": ["F.logsigmoid(a)", "F.logsigmoid(A)", "torch.nn.LogSigmoid()(b)"],
+    "log_sigmoid_backward": ["dgrad(F.logsigmoid(a), a, b)", "dgrad(F.logsigmoid(A), A, M)"],
 }
 
 # Table keys no torch-API call reaches, with the reason.

@@ -4,6 +4,23 @@ from __future__ import annotations
 
 from . import functional, init
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .loss_modules import (
+    CosineEmbeddingLoss,
+    CosineSimilarity,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    LogSigmoid,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PairwiseDistance,
+    PoissonNLLLoss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+)
 from .modules import (
                       GELU,
                       BatchNorm1d,
@@ -44,4 +61,8 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
            "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "functional", "init"]
+           "functional", "init",
+           "HuberLoss", "KLDivLoss", "CosineSimilarity", "PairwiseDistance", "LogSigmoid",
+           "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+           "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
+           "MultiMarginLoss", "MultiLabelMarginLoss"]
