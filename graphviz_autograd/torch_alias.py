@@ -22,6 +22,11 @@ ALIASES = {
     "torch.optim": "graphviz_autograd.torch.optim",
     "torch.autograd": "graphviz_autograd.torch.autograd",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
+    "torch.utils": "graphviz_autograd.torch.utils",
+    "torch.utils.data": "graphviz_autograd.torch.utils.data",
+    "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
+    "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
+    "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
 }
 
 

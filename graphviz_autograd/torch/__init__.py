@@ -60,7 +60,7 @@ from ..engine.random import (
     set_rng_state,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim
+from . import autograd, nn, optim, utils
 
 __version__ = "2.13.0+numpy"
 
