@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .modules import (
                       GELU,
@@ -33,6 +33,7 @@ from .modules import (
                       Softmax,
                       Tanh,
 )
+from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
@@ -42,4 +43,4 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
            "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "functional", "init"]
+           "ParameterList", "ParameterDict", "functional", "init", "utils"]

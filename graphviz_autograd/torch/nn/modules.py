@@ -241,11 +241,15 @@ class Module(ModuleHooks):
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({n}): " + repr(m).replace("\n", "\n  ") for n, m in self._modules.items()]
-        head = type(self).__name__ + "(" + self.extra_repr()
-        if not lines:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({n}): " + repr(m).replace("\n", "\n  ") for n, m in self._modules.items()]
+        head = type(self).__name__ + "("
+        if len(lines) == 1 and not children:
+            return head + lines[0] + ")"
+        if not lines and not children:
             return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        return head + "\n  " + "\n  ".join(lines + children) + "\n)"
 
 
 class IncompatibleKeys(NamedTuple):
