@@ -61,6 +61,7 @@ from ..engine.random import (
 )
 from ..engine.tensor import Size, Tensor
 from . import autograd, nn, optim, utils
+from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
 
