@@ -149,8 +149,8 @@ def _tensor(arr: np.ndarray) -> Tensor:
 
 
 class SGD(Optimizer):
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
                  maximize: bool = False, **_: Any) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
@@ -189,7 +189,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False,
+                 weight_decay: float = 0, amsgrad: bool = False, maximize: bool = False,
                  **_: Any) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")

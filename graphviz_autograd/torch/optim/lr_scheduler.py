@@ -430,8 +430,8 @@ class OneCycleLR(LRScheduler):
                              "steps_per_epoch)")
         n = self.total_steps
         up = float(pct_start * n) - 1
-        # each phase: (end_step, start_lr, end_lr, start_momentum, end_momentum)
-        self._phases: list[tuple[float, str, str, str, str]] = (
+        keys = ("end_step", "start_lr", "end_lr", "start_momentum", "end_momentum")
+        phases: list[tuple[Any, ...]] = (
             [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
              (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum",
               "max_momentum"),
@@ -439,6 +439,7 @@ class OneCycleLR(LRScheduler):
             if three_phase else
             [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
              (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")])
+        self._schedule_phases = [dict(zip(keys, ph)) for ph in phases]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
@@ -482,12 +483,14 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
-                if step <= end or i == len(self._phases) - 1:
+            for i, ph in enumerate(self._schedule_phases):
+                end = ph["end_step"]
+                if step <= end or i == len(self._schedule_phases) - 1:
                     pct = (step - start) / (end - start)
-                    lrs.append(anneal(group[lr0], group[lr1], pct))
+                    lrs.append(anneal(group[ph["start_lr"]], group[ph["end_lr"]], pct))
                     if self.cycle_momentum:
-                        self._set_momentum(group, anneal(group[m0], group[m1], pct))
+                        self._set_momentum(group, anneal(group[ph["start_momentum"]],
+                                                         group[ph["end_momentum"]], pct))
                     break
                 start = end
         return lrs
