@@ -71,7 +71,8 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim
+from . import autograd, nn, optim, utils
+from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init
+from . import functional, init, utils
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
 from .loss_modules import (
     CosineEmbeddingLoss,
@@ -22,35 +22,36 @@ from .loss_modules import (
     TripletMarginLoss,
 )
 from .modules import (
-                      GELU,
-                      BatchNorm1d,
-                      BatchNorm2d,
-                      BCELoss,
-                      BCEWithLogitsLoss,
-                      CrossEntropyLoss,
-                      Dropout,
-                      Embedding,
-                      Flatten,
-                      Identity,
-                      L1Loss,
-                      LayerNorm,
-                      LeakyReLU,
-                      Linear,
-                      LogSoftmax,
-                      Module,
-                      ModuleDict,
-                      ModuleList,
-                      MSELoss,
-                      NLLLoss,
-                      ReLU,
-                      Sequential,
-                      Sigmoid,
-                      SiLU,
-                      SmoothL1Loss,
-                      Softmax,
-                      Tanh,
-                      Unflatten,
+    GELU,
+    BatchNorm1d,
+    BatchNorm2d,
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    L1Loss,
+    LayerNorm,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    Module,
+    ModuleDict,
+    ModuleList,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    SiLU,
+    SmoothL1Loss,
+    Softmax,
+    Tanh,
+    Unflatten,
 )
+from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
@@ -61,7 +62,7 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "Embedding", "RNNBase", "RNN", "LSTM",
            "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
-           "functional", "init",
+           "ParameterList", "ParameterDict", "functional", "init", "utils",
            "HuberLoss", "KLDivLoss", "CosineSimilarity", "PairwiseDistance", "LogSigmoid",
            "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
            "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
