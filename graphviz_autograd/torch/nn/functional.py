@@ -23,7 +23,8 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
            "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
-           "avg_pool2d", "adaptive_avg_pool2d"]
+           "avg_pool2d", "adaptive_avg_pool2d", "scaled_dot_product_attention",
+           "multi_head_attention_forward"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -768,3 +769,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
+
+
+from .functional_attention import (  # noqa: E402 -- it builds on the functions above
+    _canonical_mask,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
