@@ -104,7 +104,10 @@ def _flash_fwd(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, attn_mask: Any = 
                dropout_p: float = 0.0, is_causal: bool = False, scale: Any = None
                ) -> list[np.ndarray]:
     p, lse, _ = _probabilities(q, k, attn_mask, is_causal, _scale(q, scale))
-    out = np.matmul(p, _repeated(v, q.shape[1])).astype(q.dtype)
+    # NB: the output laid out in memory as the query is (PyTorch's kernel makes it empty_like
+    # the query): a reshape of it may then be a view, as in PyTorch
+    out = np.empty_like(q)
+    out[...] = np.matmul(p, _repeated(v, q.shape[1]))
     # NB: PyTorch's kernel writes the logsumexp as (batch, length, heads), viewed transposed
     lse_t = np.ascontiguousarray(np.swapaxes(lse, 1, 2)).astype(q.dtype)
     return [out, np.swapaxes(lse_t, 1, 2)]
