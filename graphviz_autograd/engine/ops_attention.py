@@ -45,10 +45,10 @@ def _scaled(x: Any, k: Any, D: Any) -> Any:
 
 def _baddbmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha, beta = c.attrs.get("alpha", 1), c.attrs.get("beta", 1)
-    g2 = _scaled(D.bmm(D.transpose(c.batch1, dim0=1, dim1=2), g), alpha, D) \
-        if c.need(2) else None
     g1 = _scaled(D.bmm(g, D.transpose(c.batch2, dim0=1, dim1=2)), alpha, D) \
         if c.need(1) else None
+    g2 = _scaled(D.bmm(D.transpose(c.batch1, dim0=1, dim1=2), g), alpha, D) \
+        if c.need(2) else None
     g0 = None
     if c.need(0):
         # NB: beta == 0 still gives self a gradient: grad * 0

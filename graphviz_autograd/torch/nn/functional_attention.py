@@ -106,6 +106,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     else the composite (the scale's square root on q and k.T, matmul, ``_safe_softmax``,
     dropout, matmul)."""
     _validate(query, key, value, attn_mask)
+    if attn_mask is not None and attn_mask._data.ndim < 2:
+        # NB: PyTorch's kernel choice reads the mask's size(-2)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "-2)")
     mask = attn_mask
     if mask is not None and mask._dtype is _dt.bool_:
         mask = _float_mask(mask._data, query._dtype)

@@ -108,6 +108,11 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(x)
 
 
+def _left_aligned(keep: np.ndarray) -> bool:
+    """Whether each row of ``keep`` is True then False (the padding at the end)."""
+    return bool(np.all(keep[:, 1:] <= keep[:, :-1]))
+
+
 def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
@@ -154,8 +159,6 @@ class TransformerEncoder(Module):
     def forward(self, src: Tensor, mask: Tensor | None = None,
                 src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
-        # NB: PyTorch's nested-tensor fast path (evaluation, no grad, a padding mask) gives the
-        # same values at the positions not padded; this path serves all cases
         src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                  F._none_or_dtype(mask), "mask", src.dtype)
         mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
@@ -165,6 +168,27 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if self._nested(src, mask, src_key_padding_mask):
+            # NB: PyTorch runs the layers on nested tensors here (the same values where not
+            # padded) and pads the result back with zeros
+            keep = src_key_padding_mask._data == 0    # type: ignore[union-attr]
+            output = Tensor._make(np.where(keep[..., None], output._data, 0)
+                                  .astype(output._data.dtype), output._dtype)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> bool:
+        """Whether PyTorch's encoder takes its nested-tensor path (evaluation, no grad, a
+        padding mask at the sequences' ends, no attention mask)."""
+        from ...engine.grad_mode import state as grad_state
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3 or padding is None \
+                or mask is not None:
+            return False
+        if self.mask_check and not _left_aligned(padding._data == 0):
+            return False
+        if grad_state.enabled and (src.requires_grad
+                                   or any(p.requires_grad for p in first.parameters())):
+            return False
+        return True
