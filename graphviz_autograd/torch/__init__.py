@@ -224,7 +224,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
-def _safe_softmax(input: Tensor, dim: int) -> Tensor:
+def _safe_softmax(input: Tensor, dim: Any) -> Tensor:
     from .nn.functional_attention import safe_softmax
     return safe_softmax(input, dim)
 

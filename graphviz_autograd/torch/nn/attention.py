@@ -56,10 +56,13 @@ class MultiheadAttention(Module):
         # in PyTorch: the random numbers come in the same order
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
                                                         dtype=dtype)
+        self.bias_k: Parameter | None
+        self.bias_v: Parameter | None
         if add_bias_kv:
             self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype))
             self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype))
         else:
+            # NB: plain attributes, not registered parameters, as in PyTorch
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
         self._reset_parameters()
@@ -71,7 +74,7 @@ class MultiheadAttention(Module):
             init.xavier_uniform_(self.q_proj_weight)
             init.xavier_uniform_(self.k_proj_weight)
             init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
+        if self.in_proj_bias is not None and self.out_proj.bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
         if self.bias_k is not None:

@@ -771,7 +771,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
 
 
-from .functional_attention import (  # noqa: E402 -- it builds on the functions above
+from .functional_attention import (  # noqa: E402, F401 -- they build on the functions above
     _canonical_mask,
     _in_projection_packed,
     _mha_shape_check,

@@ -35,15 +35,15 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:
     """``torch.baddbmm``: ``beta * input + alpha * batch1 @ batch2`` (BaddbmmBackward0)."""
     if batch1._data.ndim != 3 or batch2._data.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if batch1._data.ndim != 3
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1._data.ndim != 3
                            else "batch2 must be a 3D tensor")
     b, n, m = batch1._data.shape
+    # NB: input is expanded to the product's size before the sizes are checked, as in PyTorch
+    _F.check_expand(input._data.shape, (b, n, batch2._data.shape[2]))
     if batch2._data.shape[0] != b or batch2._data.shape[1] != m:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {m}] but got: [{batch2._data.shape[0]}, "
                            f"{batch2._data.shape[1]}].")
-    p = batch2._data.shape[2]
-    _F.check_expand(input._data.shape, (b, n, p))
     kw = {"alpha": alpha, "beta": beta} if alpha != 1 or beta != 1 else None
     return _apply(_T["baddbmm"], (input, batch1, batch2), kw, dtype=_F.promote(input, batch1,
                                                                               batch2))
@@ -348,9 +348,10 @@ def multi_head_attention_forward(
             key_padding_mask = F.pad(key_padding_mask, (0, 1))
     src_len = k.size(1)
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"Expected key_padded_mask.shape to be {(bsz, src_len)}, but "
-                                 f"got {tuple(key_padding_mask.shape)}")
+        for i, size in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[i] != size:
+                raise AssertionError(f"Expected key_padded_mask.shape[{i}] to be {size}, but "
+                                     f"got {key_padding_mask.shape[i]}")
         key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len) \
             .expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
         attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
