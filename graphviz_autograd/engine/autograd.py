@@ -525,6 +525,7 @@ def _unwrap(v: Any) -> Any:
 
 # The modules that fill the table (imported for their registrations).
 from . import (  # noqa: E402, F401
+    ops_attention,
     ops_conv,
     ops_linalg,
     ops_loss,

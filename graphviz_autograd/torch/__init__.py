@@ -245,6 +245,17 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
     return _F.addmm(input, mat1, mat2, beta, alpha)
 
 
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    from .nn.functional_attention import baddbmm as _baddbmm
+    return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _safe_softmax(input: Tensor, dim: Any) -> Tensor:
+    from .nn.functional_attention import safe_softmax
+    return safe_softmax(input, dim)
+
+
 def outer(a: Tensor, b: Tensor) -> Tensor:
     for name, v in (("self", a), ("vec2", b)):
         if v._data.ndim != 1:

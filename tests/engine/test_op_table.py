@@ -282,6 +282,23 @@ EXAMPLES: dict[str, list[str]] = {
         "F.batch_norm(M, c * 0, c * 0 + 1, training=True, momentum=0.3)",
         "F.batch_norm(torch.stack([c, r]), c, r + 0.5, a, b, eps=0.1)",
         "F.batch_norm(X, None, None, None, bb, training=True)"],
+    # -- attention (C: one batch of 2 heads of 4 positions of 4 features) -----------------------
+    "safe_softmax": ["torch._safe_softmax(A, -1)", "torch._safe_softmax(X, 1)",
+                     "torch._safe_softmax(A + torch.tensor([[0.0, -float('inf'), 0.0], "
+                     "[-float('inf'), -float('inf'), 0.0]]), 0)",
+                     "dgrad(torch._safe_softmax(A, 1), A, M)"],
+    "baddbmm": ["torch.baddbmm(X[:, :, :2], X, Y)", "torch.baddbmm(bb, X, Y, beta=0.5, alpha=2)",
+                "torch.baddbmm(N, X, torch.ones(2, 3, 2, dtype=X.dtype))",
+                "torch.baddbmm(N, torch.ones(2, 2, 3, dtype=Y.dtype), Y, beta=0)"],
+    "scaled_dot_product_flash_attention_for_cpu": [
+        "F.scaled_dot_product_attention(C, C, C)",
+        "F.scaled_dot_product_attention(C, torch.ones(1, 2, 4, 4, dtype=C.dtype), C * 2, "
+        "is_causal=True)",
+        "F.scaled_dot_product_attention(C, C, torch.ones(1, 2, 4, 4, dtype=C.dtype), "
+        "attn_mask=torch.tensor([[True, False, True, True]]), scale=0.3)",
+        "F.scaled_dot_product_attention(C, C[:, :1], C[:, :1], enable_gqa=True)",
+        "F.scaled_dot_product_attention(C, C, C, "
+        "attn_mask=torch.tensor([[0.5, -1.0, 0.0, 2.0]], dtype=C.dtype))"],
     # -- selecting by index or mask, and the scatters of their backward formulas -----------------
     "embedding": ["F.embedding(I, B)", "F.embedding(tgt, B, padding_idx=0)",
                   "F.embedding(I, B, scale_grad_by_freq=True)", "F.embedding(I, B, padding_idx=-1)",
@@ -712,7 +729,8 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
                       "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
-                      "avg_pool2d", "adaptive_avg_pool2d"}
+                      "avg_pool2d", "adaptive_avg_pool2d",
+                      "scaled_dot_product_flash_attention_for_cpu"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

@@ -45,7 +45,8 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
-           "multilabel_margin_loss"]
+           "multilabel_margin_loss", "scaled_dot_product_attention",
+           "multi_head_attention_forward"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -801,3 +802,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
+
+
+from .functional_attention import (  # noqa: E402, F401 -- they build on the functions above
+    _canonical_mask,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)

@@ -524,6 +524,21 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __repr__(self) -> str:
+        # NB: as PyTorch's: a run of modules printed alike is one line, "(0-2): 3 x Linear(...)"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return "ModuleList()"
+        runs: list[list[Any]] = []
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}")
+                 .replace("\n", "\n  ") for a, b, r in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     def __init__(self, mods: Any = None) -> None:
