@@ -533,13 +533,17 @@ def _unwrap(v: Any) -> Any:
 # The modules that fill the table (imported for their registrations).
 from . import (  # noqa: E402, F401
     ops_activation,
+    ops_attention,
     ops_conv,
     ops_linalg,
     ops_loss,
+    ops_loss_extra,
     ops_norm,
+    ops_order,
     ops_pointwise,
     ops_reduce,
     ops_rnn,
+    ops_scatter,
     ops_select,
     ops_shape,
     ops_special,

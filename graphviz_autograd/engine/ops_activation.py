@@ -1,5 +1,5 @@
 """Table entries: the activations with nodes of their own beyond ops_pointwise's (celu,
-logsigmoid, hardswish, hardsigmoid, mish, threshold, glu, hardshrink, softshrink, prelu, the
+hardswish, hardsigmoid, mish, threshold, glu, hardshrink, softshrink, prelu, the
 in-place forms that save their result) and the named backward ops their formulas call."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .ops_pointwise import _not_implemented, _np_only, _sigmoid, elu_fwd, elu_kw
+from .ops_pointwise import _not_implemented, _sigmoid, elu_fwd, elu_kw
 from .optable import Op, Save, no_double_backward, register
 
 
@@ -29,29 +29,6 @@ def _elu_result_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _celu_kw(c: Any) -> dict[str, Any]:
     alpha = c.attrs.get("alpha", 1.0)
     return {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha}
-
-
-# -- logsigmoid ----------------------------------------------------------------------------------
-def _logsigmoid_fwd(x: Any) -> Any:
-    # NB: PyTorch's CPU kernel: -(max(-x, 0) + log1p(exp(-|x|))), the exp kept as buffer
-    buffer = np.exp(-np.abs(x))
-    return -(np.maximum(-x, 0) + np.log1p(buffer)), {"buffer": buffer}
-
-
-def _logsigmoid_data_fwd(g: Any, x: Any, buffer: Any) -> Any:
-    neg = x < 0
-    return ((neg.astype(g.dtype) - np.where(neg, 1, -1).astype(g.dtype) * (buffer / (1 + buffer)))
-            * g).astype(g.dtype)
-
-
-def _logsigmoid_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    gx = None
-    if c.needs[1]:
-        _np_only(D, "log_sigmoid's backward")
-        s = _sigmoid(c.self)
-        gx = (-(gg * c.grad_output) * s * (1 - s)).astype(gg.dtype)
-    go = D.log_sigmoid_backward(gg, c.self, buffer=c.buffer) if c.needs[0] else None
-    return go, gx
 
 
 # -- hardswish, hardsigmoid ----------------------------------------------------------------------
@@ -230,12 +207,6 @@ register(
                lambda c, g, D: (D.leaky_relu_backward(
                    g, c.result, negative_slope=c.attrs.get("negative_slope", 0.01)),),
                ("negative_slope",)),
-    Op("log_sigmoid", "LogSigmoidBackward0", ("self",), _logsigmoid_fwd,
-       lambda c, g, D: (D.log_sigmoid_backward(g, c.self, buffer=c.buffer),),
-       (Save("buffer"), Save("self")), extras=("buffer",)),
-    Op("log_sigmoid_backward", "LogSigmoidBackwardBackward0", ("grad_output", "self"),
-       _logsigmoid_data_fwd, _logsigmoid_data_bw,
-       (Save("buffer"), Save("grad_output", (1,)), Save("self"))),
     _self_op("hardswish", "HardswishBackward0", _hardswish_fwd,
              lambda c, g, D: (D.hardswish_backward(g, c.self),)),
     Op("hardswish_backward", "HardswishBackwardBackward0", ("grad_output", "self"),

@@ -103,7 +103,13 @@ def _median_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
 
 def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
     out = x.copy()
-    np.put_along_axis(out, index, src, axis=dim)
+    if np.shape(src) != index.shape:
+        # NB: a source larger than the index gives only the part the index reaches
+        src = np.asarray(src)[tuple(slice(0, n) for n in index.shape)]
+    # NB: an index smaller than the input writes only where it reaches (numpy would broadcast)
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    out[tuple(grid)] = src
     return out
 
 
@@ -201,7 +207,10 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     """PyTorch's norm_backward, op by op (so create_graph builds its nodes), for every p."""
     x, shape = c.self, c.shape(0)
-    dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
+    attrs = c.attrs
+    # NB: LinalgVectorNormBackward0 names the order ``ord``, NormBackward1 ``p``
+    dim, keepdim = attrs.get("dim"), attrs.get("keepdim", False)
+    p = attrs.get("ord", attrs.get("p", 2))
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
     p = float(p)

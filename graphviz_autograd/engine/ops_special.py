@@ -1,6 +1,6 @@
 """Table entries: fused elementwise ops (addcmul, addcdiv, lerp) and the special functions
-(erf, erfinv, lgamma, digamma, polygamma, xlogy, hypot, logaddexp, sinc, frac, nan_to_num,
-heaviside)."""
+(erf, erfinv, lgamma, digamma, polygamma, xlogy of a number, hypot, logaddexp, sinc, frac,
+nan_to_num, heaviside)."""
 
 from __future__ import annotations
 
@@ -94,17 +94,10 @@ def _xlogy(x: Any, y: Any) -> Any:
         return np.where(np.isnan(y), np.nan, out)
 
 
-def _xlogy_self_bw(c: Any, g: Any, D: Any, other: Any) -> Any:
-    # NB: (self == 0) & (other <= 0), a number other too
+def _xlogy_self_bw(c: Any, g: Any, D: Any, other: float) -> Any:
+    # NB: xlogy(grad, other) zeroed where (self == 0) & (other <= 0), as PyTorch's
     mask = D.logical_and(D.eq(c.self, 0), D.le(other, 0))
-    xl = D.xlogy(g, other) if not isinstance(other, float | int) else D.xlogy_scalar(
-        g, other=other)
-    return D.masked_fill(xl, mask=mask, value=0.0)
-
-
-def _xlogy_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    go = D.div(D.mul(g, c.self), c.other) if c.needs[1] else None
-    return (_xlogy_self_bw(c, g, D, c.other) if c.needs[0] else None), go
+    return D.masked_fill(D.xlogy_scalar(g, other=other), mask=mask, value=0.0)
 
 
 def _hypot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -171,9 +164,8 @@ register(
            lambda c, g, D: (D.mul(g, D.polygamma(c.self, n=1)),)),
     _unary("polygamma", "PolygammaBackward0", lambda x, n: sm.polygamma(n, x),
            lambda c, g, D: (D.mul(g, D.polygamma(c.self, n=c.attrs["n"] + 1)),), attrs=("n",)),
-    Op("xlogy", "XlogyBackward0", ("self", "other"), _xlogy, _xlogy_bw,
-       (Save("other"), Save("self"))),
-    # NB: a number as other (XlogyBackward2) or as self (XlogyBackward1): no slot for it
+    # NB: xlogy of two tensors (XlogyBackward0) is ops_loss_extra's; a number as other
+    # (XlogyBackward2) or as self (XlogyBackward1) has no slot
     Op("xlogy_scalar", "XlogyBackward2", ("self",), lambda x, other: _xlogy(x, other),
        lambda c, g, D: (_xlogy_self_bw(c, g, D, c.attrs["other"]),), (Save("self"),),
        ("other",)),

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import factories, indexing, pointwise_extra, selecting
+from . import factories, indexing, ordering, pointwise_extra, scattering, selecting, stacking
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -445,6 +445,9 @@ METHODS: dict[str, Any] = {
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
+METHODS.update(ordering.METHODS)
+METHODS.update(scattering.METHODS)
+METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
@@ -459,4 +462,16 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
-Tensor.mT = property(lambda s: F.transpose(s, -2, -1))  # type: ignore[attr-defined]
+
+
+def _matrix_transpose(name: str) -> Any:
+    def get(self: Tensor) -> Tensor:
+        if self._data.ndim < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self._data.ndim}-D tensor.")
+        return F.transpose(self, -2, -1)
+    return property(get)
+
+
+Tensor.mT = _matrix_transpose("mT")  # type: ignore[attr-defined]
+Tensor.mH = _matrix_transpose("mH")  # type: ignore[attr-defined]

@@ -75,8 +75,20 @@ from ..engine.random import (
     seed,
     set_rng_state,
 )
+from ..engine.stacking import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    column_stack,
+    dstack,
+    hstack,
+    meshgrid,
+    vstack,
+)
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim, special
+from . import autograd, nn, optim, special, utils
+from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
 
@@ -194,6 +206,13 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
               "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
+              # ordering, cumulative ops, triangles and diagonals (engine/ordering.py)
+              "sort", "argsort", "msort", "topk", "kthvalue", "mode", "amin", "cumprod",
+              "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
+              "diag_embed", "trace", "index_fill", "scatter", "scatter_add", "index_copy",
+              "take_along_dim", "movedim", "moveaxis", "swapdims", "broadcast_to",
+              "unflatten", "tile", "tensor_split", "hsplit", "vsplit", "dsplit",
+              # special functions and in-place forms (engine/pointwise_extra.py)
               "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac", "relu_", "sigmoid_",
               "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
               "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink"):
@@ -221,6 +240,15 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return _F.where(condition, input, other)
 
 
+row_stack = vstack
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
+    from ..engine.scattering import repeat_interleave as _ri
+    return _ri(input, repeats, dim, output_size=output_size)
+
+
 def cat(tensors: Any, dim: Any = 0) -> Tensor:
     return _F.cat(tensors, dim)
 
@@ -235,6 +263,17 @@ def stack(tensors: Any, dim: Any = 0) -> Tensor:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
           alpha: Any = 1) -> Tensor:
     return _F.addmm(input, mat1, mat2, beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    from .nn.functional_attention import baddbmm as _baddbmm
+    return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _safe_softmax(input: Tensor, dim: Any) -> Tensor:
+    from .nn.functional_attention import safe_softmax
+    return safe_softmax(input, dim)
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
@@ -321,6 +360,17 @@ def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
 
 def cdist_unsupported(*_: Any, **__: Any) -> None:
     raise NotImplementedError("cdist is not supported by this engine")
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: Any = 1, eps: Any = 1e-8) -> Tensor:
+    return nn.functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
+                      keepdim: Any = False) -> Tensor:
+    return nn.functional.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
 
 
 _ = (_apply, _TABLE)

@@ -11,7 +11,7 @@ from . import functional as F
 from .modules import Module
 from .parameter import Parameter
 
-__all__ = ["ELU", "Hardtanh", "ReLU6", "Softplus", "PReLU", "SELU", "CELU", "LogSigmoid",
+__all__ = ["ELU", "Hardtanh", "ReLU6", "Softplus", "PReLU", "SELU", "CELU",
            "Hardswish", "Hardsigmoid", "Mish", "Softsign", "Softmin", "Tanhshrink", "Threshold",
            "GLU", "Hardshrink", "Softshrink"]
 
@@ -144,11 +144,6 @@ class Hardsigmoid(_InplaceOnly):
 class Mish(_InplaceOnly):
     def forward(self, input: Tensor) -> Tensor:
         return F.mish(input, self.inplace)
-
-
-class LogSigmoid(Module):
-    def forward(self, input: Tensor) -> Tensor:
-        return F.logsigmoid(input)
 
 
 class Softsign(Module):

@@ -1,5 +1,5 @@
 """``torch.nn.functional``'s activations beyond relu/tanh/sigmoid/softmax (elu, selu, celu,
-relu6, hardtanh, leaky_relu, threshold, logsigmoid, hardswish, hardsigmoid, mish, softsign,
+relu6, hardtanh, leaky_relu, threshold, hardswish, hardsigmoid, mish, softsign,
 softmin, tanhshrink, glu, hardshrink, softshrink, prelu) and their in-place forms, made of the
 nodes PyTorch makes (``ops_activation``)."""
 
@@ -15,7 +15,7 @@ from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 
 __all__ = ["elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
-           "hardtanh", "hardtanh_", "relu6", "threshold", "threshold_", "logsigmoid",
+           "hardtanh", "hardtanh_", "relu6", "threshold", "threshold_",
            "hardswish", "hardsigmoid", "mish", "silu", "softsign", "softmin", "tanhshrink",
            "glu", "hardshrink", "softshrink", "prelu"]
 
@@ -105,10 +105,6 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     return _inplace("threshold_", input, threshold=threshold, value=value)
-
-
-def logsigmoid(input: Tensor) -> Tensor:
-    return _unary("log_sigmoid", input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:

@@ -29,7 +29,6 @@ from .activation_functional import (
     hardtanh_,
     leaky_relu,
     leaky_relu_,
-    logsigmoid,
     mish,
     prelu,
     relu6,
@@ -43,6 +42,23 @@ from .activation_functional import (
     threshold,
     threshold_,
 )
+from .functional_losses import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    logsigmoid,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 
 __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
@@ -50,10 +66,16 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
            "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
-           "avg_pool2d", "adaptive_avg_pool2d", "elu_", "selu", "selu_", "celu", "celu_",
-           "leaky_relu_", "hardtanh_", "relu6", "threshold", "threshold_", "logsigmoid",
-           "hardswish", "hardsigmoid", "mish", "softsign", "softmin", "tanhshrink", "glu",
-           "hardshrink", "softshrink", "prelu"]
+           "avg_pool2d", "adaptive_avg_pool2d",
+           "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance", "logsigmoid",
+           "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
+           "multilabel_margin_loss", "scaled_dot_product_attention",
+           "multi_head_attention_forward",
+           "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu_", "hardtanh_", "relu6",
+           "threshold", "threshold_", "hardswish", "hardsigmoid", "mish", "softsign", "softmin",
+           "tanhshrink", "glu", "hardshrink", "softshrink", "prelu"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -221,9 +243,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if valid.size and (valid.max() >= classes or valid.min() < 0):
         raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
                          f"is out of bounds.")
-    return _apply(_T["nll_loss"], (input,), {"target": target, "weight": weight,
-                                             "reduction": red, "ignore_index": ignore_index},
-                  dtype=input._dtype)
+    kw = {"weight": weight, "reduction": red, "ignore_index": ignore_index}
+    ndim = input._data.ndim
+    if ndim <= 2:
+        return _apply(_T["nll_loss"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    if ndim == 4:
+        return _apply(_T["nll_loss2d"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    # NB: as PyTorch: other ranks are viewed as (N, C, 1, -1) for the 2-d kernel, and an
+    # unreduced loss viewed back
+    n, c = input._data.shape[:2]
+    flat = _F.view(_F.contiguous(input) if input._data.size else input, (n, c, 1, -1))
+    out = _apply(_T["nll_loss2d"], (flat,),
+                 {"target": _F.view(_F.contiguous(target), (n, 1, -1)), **kw},
+                 dtype=input._dtype)
+    return _F.view(out, (n, *input._data.shape[2:])) if red == 0 else out
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -780,3 +813,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
+
+
+from .functional_attention import (  # noqa: E402, F401 -- they build on the functions above
+    _canonical_mask,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
