@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from . import random_math as rm
+
 __all__ = ["erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "fma"]
 
 
@@ -112,30 +114,13 @@ def polygamma(n: int, x: Any) -> Any:
     return out.astype(x.dtype)
 
 
-def _split(a: Any) -> tuple[Any, Any]:
-    t = a * 134217729.0             # 2 ** 27 + 1 (Veltkamp)
-    hi = t - (t - a)
-    return hi, a - hi
-
-
 def fma(a: Any, b: Any, c: Any) -> Any:
-    """``a * b + c`` rounded once, as a fused multiply-add: float32 through float64 (the product
-    is exact there), float64 through error-free transformations (Dekker's product, Knuth's
-    sum)."""
+    """``a * b + c`` rounded once, as a fused multiply-add (``random_math``'s, which the
+    random draws use too), in the arrays' float dtype."""
     a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
     dtype = np.result_type(a, b, c)
     if dtype == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
-    if dtype != np.float64:
-        return a * b + c
-    with np.errstate(all="ignore"):
-        p = a * b
-        ah, al = _split(a)
-        bh, bl = _split(b)
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = p + c
-        bb = s - p
-        t = (p - (s - bb)) + (c - bb)
-        out = s + (t + e)
-        plain = p + c
-    return np.where(np.isfinite(out), out, plain)
+        return rm.fma32(a, b, c)
+    if dtype == np.float64:
+        return rm.fma64(a, b, c)
+    return a * b + c
