@@ -1,5 +1,5 @@
 """Table entries: the activations with nodes of their own beyond ops_pointwise's (celu,
-hardswish, hardsigmoid, mish, threshold, glu, hardshrink, softshrink, prelu, the
+hardswish, hardsigmoid, mish, threshold, glu, hardshrink, softshrink, prelu, rrelu, the
 in-place forms that save their result) and the named backward ops their formulas call."""
 
 from __future__ import annotations
@@ -186,6 +186,32 @@ def _prelu_data_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
             np.where(pos, 0, g * ggx).astype(g.dtype) if c.needs[2] else None)
 
 
+# -- rrelu ---------------------------------------------------------------------------------------
+def _rrelu_fwd(x: Any, noise: Any, lower: float, upper: float, training: bool) -> Any:
+    if training:
+        return np.where(x > 0, x, x * noise).astype(x.dtype)
+    slope = np.asarray((lower + upper) / 2, x.dtype)
+    return np.where(x > 0, x, x * slope).astype(x.dtype)
+
+
+def _rrelu_kw(c: Any) -> dict[str, Any]:
+    return {k: c.attrs[k] for k in ("lower", "upper", "training")}
+
+
+def _rrelu_data_fwd(g: Any, x: Any, noise: Any, lower: float, upper: float,
+                    training: bool) -> Any:
+    if training and upper - lower > 1e-6:
+        return (g * noise).astype(g.dtype)
+    slope = np.asarray((lower + upper) / 2, g.dtype)
+    return np.where(x > 0, g, g * slope).astype(g.dtype)
+
+
+def _rrelu_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    go = D.rrelu_with_noise_backward(gg, c.self, noise=c.noise, **_rrelu_kw(c)) \
+        if c.needs[0] else None
+    return go, (D.zeros_like(c.self) if c.needs[1] else None)
+
+
 def _self_op(key: str, name: str, fwd: Any, bw: Any, attrs: tuple[str, ...] = ()) -> Op:
     return Op(key, name, ("self",), fwd, bw, (Save("self"),), attrs)
 
@@ -230,6 +256,16 @@ register(
              lambda c, g, D: (D.glu_backward(g, c.self, dim=c.attrs["dim"]),), ("dim",)),
     Op("glu_backward", "GluBackwardBackward0", ("grad_output", "self"), _glu_data_fwd,
        _glu_data_bw, (Save("grad_output", (1,)), Save("self")), ("dim",)),
+    Op("rrelu_with_noise", "RreluWithNoiseBackward0", ("self",), _rrelu_fwd,
+       lambda c, g, D: (D.rrelu_with_noise_backward(g, c.self, noise=c.noise, **_rrelu_kw(c)),),
+       (Save("noise"), Save("self")), ("lower", "training", "upper")),
+    Op("rrelu_with_noise_", "RreluWithNoiseBackward1", ("self",), _rrelu_fwd,
+       lambda c, g, D: (D.rrelu_with_noise_backward(g, c.result, noise=c.noise,
+                                                    **_rrelu_kw(c)),),
+       (Save("noise"), Save("result")), ("lower", "training", "upper")),
+    Op("rrelu_with_noise_backward", "RreluWithNoiseBackwardBackward0", ("grad_output", "self"),
+       _rrelu_data_fwd, _rrelu_data_bw, (Save("noise"), Save("self")),
+       ("lower", "training", "upper")),
     Op("prelu", "PreluKernelBackward0", ("self", "weight"), _prelu_fwd, _prelu_bw,
        (Save("self"), Save("weight"))),
     Op("prelu_kernel_backward", "PreluKernelBackwardBackward0",

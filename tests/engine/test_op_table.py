@@ -191,6 +191,12 @@ EXAMPLES: dict[str, list[str]] = {
     "prelu": ["F.prelu(A, bb[:1] + 0.1)", "F.prelu(a, bb[1:])", "F.prelu(A, p)",
               "F.prelu(X, bb)", "F.prelu(C, bb)", "torch.prelu(a, c[:1])",
               "F.prelu(s, bb[1:])"],
+    # NB: in evaluation PyTorch leaves the noise buffer unwritten (test_pointwise_extra)
+    "rrelu_with_noise": ["torch.manual_seed(0); F.rrelu(a, training=True)",
+                         "torch.manual_seed(1); torch.nn.RReLU(0.1, 0.5)(A)"],
+    "rrelu_with_noise_": ["torch.manual_seed(2); t = A * 1; F.rrelu_(t, training=True); t",
+                          "torch.manual_seed(3); t = a * 1; F.rrelu(t, 0.2, 0.3, True, True); t"],
+    "rrelu_with_noise_backward": ["torch.manual_seed(0); dgrad(F.rrelu(A, training=True), A, M)"],
     "prelu_kernel_backward": ["dgrad(F.prelu(A, p), A, M)", "dgrad(F.prelu(X, bb), bb, X)"],
     # -- reductions -------------------------------------------------------------------------------
     "sum": ["A.sum()", "torch.sum(X)", "s.sum()"],

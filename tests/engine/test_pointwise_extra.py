@@ -145,7 +145,8 @@ MODULES = ["ELU()", "ELU(0.5)", "SELU()", "CELU(0.7)", "ReLU6()", "Hardtanh(-0.5
            "Threshold(0.1, -0.5)", "Hardshrink(0.3)", "Softshrink(0.2)", "LeakyReLU(0.2)",
            "SiLU()", "ELU(inplace=True)", "SELU(True)", "CELU(inplace=True)", "ReLU6(True)",
            "Hardtanh(inplace=True)", "Hardswish(True)", "Hardsigmoid(True)", "Mish(True)",
-           "Threshold(0.1, 2.0, True)", "LeakyReLU(0.1, True)", "SiLU(True)"]
+           "Threshold(0.1, 2.0, True)", "LeakyReLU(0.1, True)", "SiLU(True)", "RReLU()",
+           "RReLU(0.1, 0.6, True)"]
 
 
 @pytest.mark.parametrize("act", MODULES)
@@ -157,6 +158,7 @@ def test_an_mlp_with_the_activation_as_pytorch(act: str) -> None:
         nn = torch.nn
         model = nn.Sequential(nn.Linear(3, 4), eval(f"nn.{act}", {"nn": nn}), nn.Linear(4, 2))
         fixed_parameters(torch, model)
+        torch.manual_seed(5)            # NB: RReLU's slopes
         rec.note("repr", repr(model))
         for step in range(2):
             x = torch.tensor((np.sin(np.arange(15) * (step + 1.7)) * 3).reshape(5, 3).tolist())
@@ -178,7 +180,8 @@ def test_activation_reprs_as_pytorch() -> None:
         nn = rec.torch.nn
         for code in [*MODULES, "ELU(0.5, True)", "Hardtanh(-2, 2, True)", "Softplus()",
                      "PReLU(3)", "Softmin()", "GLU()", "GLU(1)", "Hardshrink()",
-                     "Softshrink()", "Threshold(0.1, 20)", "Hardtanh(1.0, 1.0)"]:
+                     "Softshrink()", "Threshold(0.1, 20)", "Hardtanh(1.0, 1.0)", "Softmax2d()",
+                     "RReLU(0.2, 0.1)"]:
             rec.attempt(code, lambda code=code: repr(eval(f"nn.{code}", {"nn": nn})))
         m = nn.PReLU(3, 0.1)
         rec.note("prelu parameters", [(k, v) for k, v in m.named_parameters()])
@@ -289,3 +292,42 @@ def test_fused_ops_are_bit_exact(code: str, dtype: str) -> None:
                for k, v in arrays.items()}
         outs.append(np.array(eval(code, {"torch": module, **env}).tolist()))
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_draws_pytorchs_slopes(dtype: str) -> None:
+    """In training each element <= 0 takes a slope drawn as PyTorch's CPU kernel draws it: the
+    same bits, the same numbers left for the next draw."""
+    torch = real_torch()
+    x = np.sin(np.arange(3000) * 1.3)
+    outs = []
+    for module in (torch, ours):
+        module.manual_seed(11)
+        t = module.tensor(x.tolist(), dtype=getattr(module, dtype), requires_grad=True)
+        y = module.nn.functional.rrelu(t, 0.05, 0.45, training=True)
+        outs.append((np.array(y.tolist()), np.array(y.grad_fn._saved_noise.tolist()),
+                     module.rand(3).tolist()))
+    np.testing.assert_array_equal(outs[1][0], outs[0][0])
+    np.testing.assert_array_equal(outs[1][1], outs[0][1])
+    assert outs[1][2] == outs[0][2]
+
+
+def test_rrelu_and_softmax2d_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        a = torch.tensor([[0.6, -1.3, 2.2], [-0.2, 0.0, -3.1]], requires_grad=True)
+        out = F.rrelu(a)                 # NB: evaluation: the mean slope
+        rec.note("eval", out)
+        rec.note("eval node", (out.grad_fn.name(), out.grad_fn._saved_lower,
+                               out.grad_fn._saved_upper, out.grad_fn._saved_training))
+        rec.attempt("eval grad", lambda: torch.autograd.grad(out.sum(), a, create_graph=True))
+        rec.attempt("bounds", lambda: F.rrelu(a, 0.5, 0.1, training=True))
+        rec.attempt("module eval", lambda: torch.nn.RReLU(0.1, 0.2).eval()(a))
+        x = torch.tensor(np.cos(np.arange(24) * 0.7).reshape(2, 3, 4).tolist(),
+                         requires_grad=True)
+        s2 = torch.nn.Softmax2d()(x)
+        rec.graph("softmax2d", s2=s2)
+        rec.attempt("softmax2d 4d", lambda: torch.nn.Softmax2d()(x[None]).sum(1))
+        rec.attempt("softmax2d 2d", lambda: torch.nn.Softmax2d()(a))
+    differential(snippet)

@@ -15,6 +15,8 @@ from .activation import (
     Mish,
     PReLU,
     ReLU6,
+    RReLU,
+    Softmax2d,
     Softmin,
     Softplus,
     Softshrink,
@@ -98,4 +100,4 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
            "ELU", "CELU", "SELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "Mish", "PReLU", "ReLU6", "Softmin", "Softplus", "Softshrink", "Softsign",
-           "Tanhshrink", "Threshold"]
+           "Tanhshrink", "Threshold", "RReLU", "Softmax2d"]

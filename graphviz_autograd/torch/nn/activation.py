@@ -13,7 +13,7 @@ from .parameter import Parameter
 
 __all__ = ["ELU", "Hardtanh", "ReLU6", "Softplus", "PReLU", "SELU", "CELU",
            "Hardswish", "Hardsigmoid", "Mish", "Softsign", "Softmin", "Tanhshrink", "Threshold",
-           "GLU", "Hardshrink", "Softshrink"]
+           "GLU", "Hardshrink", "Softshrink", "RReLU", "Softmax2d"]
 
 
 def _inplace_repr(inplace: bool, sep: str = ", ") -> str:
@@ -195,3 +195,26 @@ class Hardshrink(Module):
 class Softshrink(Hardshrink):
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace)}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of a 3-D or 4-D input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)

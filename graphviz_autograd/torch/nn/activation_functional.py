@@ -8,7 +8,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ...engine import functional as _F
+from ...engine import random as _rnd
 from ...engine.autograd import apply as _apply
 from ...engine.autograd import apply_inplace as _apply_inplace
 from ...engine.optable import TABLE as _T
@@ -17,7 +20,7 @@ from ...engine.tensor import Tensor
 __all__ = ["elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_",
            "hardtanh", "hardtanh_", "relu6", "threshold", "threshold_",
            "hardswish", "hardsigmoid", "mish", "silu", "softsign", "softmin", "tanhshrink",
-           "glu", "hardshrink", "softshrink", "prelu"]
+           "glu", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_"]
 
 # SELU's constants, as PyTorch keeps them (its node shows them)
 SELU_ALPHA = 1.6732632423543772
@@ -181,3 +184,50 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         weight = _F.reshape(weight, tuple(shape))
     dtype = _F.promote(input, weight)
     return _apply(_T["prelu"], (input, weight), dtype=dtype)
+
+
+def _rrelu_noise(input: Tensor, lower: float, upper: float, training: bool,
+                 generator: Any) -> Tensor:
+    """The slopes of the negative elements (PyTorch's noise buffer): in training one
+    ``uniform(lower, upper)`` double per element <= 0, in memory order, 1 elsewhere; in
+    evaluation PyTorch leaves the buffer unwritten (zeros here)."""
+    x = input._data
+    noise = np.zeros(x.shape, x.dtype)
+    if training:
+        flat = np.ascontiguousarray(x).reshape(-1)
+        neg = flat <= 0
+        k = int(neg.sum())
+        # NB: uniform_real_distribution<double>: 53 bits of a draw, u * (upper - lower) + lower
+        # unfused, the bounds first cast to the input's dtype
+        u = _rnd._unit(_rnd.resolve(generator), k, np.dtype(np.float64))
+        lo, hi = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+        out = np.ones(flat.shape, x.dtype)
+        out[neg] = (u * (hi - lo) + lo).astype(x.dtype)
+        noise = out.reshape(x.shape)
+    return Tensor._make(noise, input._dtype)
+
+
+def _check_rrelu(lower: float, upper: float) -> None:
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky relu with a random slope per negative element in training (PyTorch's CPU draws),
+    the mean slope in evaluation: ``RreluWithNoiseBackward0``."""
+    if inplace:
+        return rrelu_(input, lower, upper, training)
+    _check_rrelu(lower, upper)
+    noise = _rrelu_noise(input, lower, upper, training, None)
+    return _apply(_T["rrelu_with_noise"], (input,), {"noise": noise, "lower": lower,
+                                                    "upper": upper, "training": training},
+                  dtype=input._dtype)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    _check_rrelu(lower, upper)
+    noise = _rrelu_noise(input, lower, upper, training, None)
+    return _apply_inplace(_T["rrelu_with_noise_"], input, (), {
+        "noise": noise, "lower": lower, "upper": upper, "training": training})

@@ -32,6 +32,8 @@ from .activation_functional import (
     mish,
     prelu,
     relu6,
+    rrelu,
+    rrelu_,
     selu,
     selu_,
     silu,
@@ -75,7 +77,7 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "multi_head_attention_forward",
            "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu_", "hardtanh_", "relu6",
            "threshold", "threshold_", "hardswish", "hardsigmoid", "mish", "softsign", "softmin",
-           "tanhshrink", "glu", "hardshrink", "softshrink", "prelu"]
+           "tanhshrink", "glu", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
