@@ -321,6 +321,10 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                         and slot.vc is self._vc:
                     slot.version -= 1
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
+    if original is not None and original._grad_fn is not None:
+        # NB: PyTorch clones the input after it made the op's node: the clone's node comes
+        # later in sequence (a backward runs it first)
+        original._grad_fn._seq = new_uid()
     return self
 
 
