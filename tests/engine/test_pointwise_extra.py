@@ -183,6 +183,9 @@ def test_activation_reprs_as_pytorch() -> None:
                      "Softshrink()", "Threshold(0.1, 20)", "Hardtanh(1.0, 1.0)", "Softmax2d()",
                      "RReLU(0.2, 0.1)"]:
             rec.attempt(code, lambda code=code: repr(eval(f"nn.{code}", {"nn": nn})))
+        rec.note("classes", [[isinstance(eval(f"nn.{a}()", {"nn": nn}), getattr(nn, b))
+                              for b in ("ReLU", "Hardtanh", "ELU", "Hardshrink", "Softmax")]
+                             for a in ("SiLU", "ReLU6", "CELU", "Softshrink", "Softmin", "SELU")])
         m = nn.PReLU(3, 0.1)
         rec.note("prelu parameters", [(k, v) for k, v in m.named_parameters()])
         rec.note("attributes", [sorted((k, v) for k, v in vars(eval(f"nn.{code}", {"nn": nn}))

@@ -20,19 +20,24 @@ def _inplace_repr(inplace: bool, sep: str = ", ") -> str:
     return f"{sep}inplace=True" if inplace else ""
 
 
-class ELU(Module):
+class _Alpha(Module):
+    """An activation of ``alpha`` and ``inplace`` (PyTorch's ELU and CELU are unrelated
+    classes: so are these)."""
+
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}{_inplace_repr(self.inplace)}"
 
 
-class CELU(ELU):
+class ELU(_Alpha):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class CELU(_Alpha):
     def forward(self, input: Tensor) -> Tensor:
         return F.celu(input, self.alpha, self.inplace)
 
@@ -180,19 +185,21 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Hardshrink(Module):
+class _Lambd(Module):
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
-class Softshrink(Hardshrink):
+class Hardshrink(_Lambd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+
+class Softshrink(_Lambd):
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
 

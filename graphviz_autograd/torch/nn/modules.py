@@ -590,9 +590,16 @@ Sigmoid = _activation("Sigmoid", F.sigmoid)
 Identity = _activation("Identity", lambda x: x)
 
 
-class SiLU(ReLU):
+class SiLU(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
     def forward(self, x: Tensor) -> Tensor:
         return F.silu(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Module):
