@@ -61,14 +61,11 @@ def _hardsigmoid_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     # NB: PyTorch has no derivative for hardsigmoid_backward: its node (NotImplemented) has an
     # edge for each of its inputs that requires grad only
     from .autograd import apply
-    from .node import ACC_SEQ
     from .optable import TABLE
     x = c.self
     graph = [t for t in (g, x) if t._rg or t._grad_fn is not None]
-    out = apply(TABLE["hardsigmoid_backward"], graph, arrays=(g._data, x._data), dtype=g._dtype)
-    if out._grad_fn is not None:
-        out._grad_fn._seq = ACC_SEQ     # NB: PyTorch's NotImplemented has no sequence number
-    return (out,)
+    return (apply(TABLE["hardsigmoid_backward"], graph, arrays=(g._data, x._data),
+                  dtype=g._dtype),)
 
 
 # -- mish ----------------------------------------------------------------------------------------

@@ -13,7 +13,6 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from .autograd import apply, apply_inplace
-from .node import ACC_SEQ
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -170,10 +169,8 @@ def heaviside(input: Tensor, values: Any) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     F._check_broadcast(input, values)
     graph = [t for t in (input, values) if t._rg or t._grad_fn is not None]
-    out = apply(TABLE["heaviside"], graph, arrays=(input._data, values._data), dtype=input._dtype)
-    if out._grad_fn is not None:
-        out._grad_fn._seq = ACC_SEQ     # NB: PyTorch's NotImplemented has no sequence number
-    return out
+    return apply(TABLE["heaviside"], graph, arrays=(input._data, values._data),
+                 dtype=input._dtype)
 
 
 def polygamma(n: int, input: Tensor) -> Tensor:
