@@ -123,6 +123,27 @@ def test_logical_ops_as_pytorch() -> None:
     differential(snippet)
 
 
+@pytest.mark.parametrize("code", ["torch.heaviside(a, b)", "a // 0.3", "2.0 % a",
+                                  "F.hardsigmoid(a * 3)"])
+def test_a_node_without_derivative_runs_as_soon_as_ready(code: str) -> None:
+    """PyTorch's NotImplemented node has no sequence number: a backward reaches it before the
+    nodes made earlier, so what ran before it raised (the grads accumulated) is PyTorch's."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([0.6, -1.3, 2.2], requires_grad=True)
+        b = torch.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        env = {"torch": torch, "F": torch.nn.functional, "a": a, "b": b}
+        first = (a * b).exp()
+        out = eval(code, env)
+        if "hardsigmoid" in code:
+            out, = torch.autograd.grad(out.sum(), a, create_graph=True)
+        rec.note("unset", out.grad_fn._sequence_nr() > 2 ** 62)
+        loss = (first * 2).sum() + (out * a).sum()
+        rec.attempt("backward", loss.backward)
+        rec.grad("grads", a=a, b=b)
+    differential(snippet)
+
+
 def test_heaviside_has_no_derivative_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
