@@ -293,7 +293,7 @@ register(
        (Save("index"),), ("dim",), lift_0d=True),
     Op("masked_fill", "MaskedFillBackward0", ("self",),
        lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
-       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask),), (Save("mask"),)),
+       lambda c, g, D: (D.masked_fill(g, mask=c.mask, value=0),), (Save("mask"),)),
     Op("repeat", "RepeatBackward0", ("self",), lambda x, repeats: np.tile(x, repeats),
        _repeat_bw, (), ("repeats",)),
     Op("zero", "ZeroBackward0", ("self",), lambda x: np.zeros_like(x),
@@ -306,9 +306,11 @@ register(
                         D.sum(g) if c.needs[1] else None)),
     Op("masked_fill_tensor", "MaskedFillBackward1", ("self", "value"),
        lambda x, v, mask: np.where(mask, np.asarray(v, dtype=x.dtype), x),
-       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask) if c.needs[0] else None,
-                        D.sum(D.where(g, D.zeros_like(g), condition=c.mask))
-                        if c.needs[1] else None), (Save("mask"),)),
+       # NB: PyTorch's formulas: grad.masked_fill(mask, 0), and the value's
+       # grad.masked_select(mask).sum() (so their create_graph nodes)
+       lambda c, g, D: (D.masked_fill(g, mask=c.mask, value=0) if c.needs[0] else None,
+                        D.sum(D.masked_select(g, mask=c.mask)) if c.needs[1] else None),
+       (Save("mask"),)),
     Op("copy", "torch::autograd::CopyBackwards", ("self", "src"),
        lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
        lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None, g if c.needs[1] else None)),
