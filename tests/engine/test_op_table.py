@@ -911,3 +911,59 @@ def test_exact_ops_need_no_validation(monkeypatch: pytest.MonkeyPatch, key: str)
             runs += len(checked)
     assert runs, f"no example of {key!r} ran {op.name} on a non-0-d output"
     assert not problems, f"{op.name} gave gradients that need fixing:\n" + "\n".join(problems)
+
+
+# the engine's refusals of create_graph through an in-place op on a view (README's known
+# differences), where PyTorch builds CopySlices / AsStrided graphs
+_INPLACE_VIEW_DOUBLE = {
+    "RuntimeError: create_graph through an in-place op on a view is not supported by this engine",
+    "RuntimeError: double backward through a view modified in place is not supported by this "
+    "engine"}
+
+
+def _weight_like(module: Any, out: Any) -> Any:
+    """A leaf of ``out``'s shape and dtype that requires grad, with distinct values."""
+    n = int(np.prod(out.shape))
+    values = (np.cos(np.arange(n) * 1.3 + 0.2) * 0.9 + 0.05).reshape(tuple(out.shape))
+    return module.tensor(values.tolist(), dtype=out.dtype, requires_grad=True)
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), DOUBLE_CASES)
+def test_double_backward_under_a_gradient_with_a_graph(key: str, code: str) -> None:
+    """``create_graph=True`` through the example weighted by a leaf ``w`` (the gradient of
+    ``(out * w).sum()`` by every input that requires grad): each backward formula then runs on
+    a gradient that has a graph, so every node it makes shows (a constant gradient of ones
+    hides the nodes made from it). The gradients' graphs are PyTorch's, node for node."""
+    import torch
+
+    graphs = []
+    wrts = [n for n in input_names(code) if INPUTS[n].requires_grad]
+    for module in (torch, ours):
+        inputs = build_inputs(module, input_names(code))
+        out = run_snippet(module, code, inputs)
+        if not out.requires_grad or not wrts or not out.is_floating_point():
+            pytest.skip("no graph")
+        w = _weight_like(module, out)
+        try:
+            grads = module.autograd.grad((out * w).sum(), [inputs[n] for n in wrts],
+                                         create_graph=True, allow_unused=True)
+        except RuntimeError as e:     # NB: an op with no derivative: the same error, no graph
+            graphs.append(f"RuntimeError: {e}")
+            continue
+        named = [*inputs.items(), ("w", w)]
+        graphs.append([None if g is None or g.grad_fn is None else
+                       HARNESS.canonical_graph(g.grad_fn, named) for g in grads])
+    expected, got = graphs
+    if isinstance(got, str) and got in _INPLACE_VIEW_DOUBLE and not isinstance(expected, str):
+        return                        # NB: a known difference (README): refused, never wrong
+    if isinstance(expected, str) or isinstance(got, str):
+        assert expected == got, f"torch: {expected}\nours: {got}"
+        return
+    for name, e, g in zip(wrts, expected, got, strict=True):
+        if e is None or g is None:
+            assert e == g, f"d/d{name}: torch: {e}\nours: {g}"
+            continue
+        diffs = HARNESS.diff(e, g)
+        assert not diffs, f"d/d{name}:\n" + "\n".join(diffs) + \
+            f"\n  ours:\n{compact_graph(g)}\n  torch:\n{compact_graph(e)}"
