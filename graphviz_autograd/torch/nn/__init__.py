@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import functional, init
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from .modules import (
                       GELU,
                       BatchNorm1d,
@@ -43,3 +44,4 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "functional", "init"]
+__all__ += ["BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]

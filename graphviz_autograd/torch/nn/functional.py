@@ -768,3 +768,9 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
+
+
+# NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
+from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+
+__all__ += ["group_norm", "instance_norm", "rms_norm"]

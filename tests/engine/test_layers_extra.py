@@ -1,0 +1,163 @@
+"""The layers beyond the first convolution, pool and norm families (group, instance and RMS norm,
+transposed convolutions, 1-d and adaptive max pools, upsampling, pixel shuffles, padding and
+channel-dropout modules, unfold and fold), checked against real PyTorch 2.13: small nets trained
+a few steps (graphs before and after each backward, grads, running statistics), the nodes of
+each call form, reprs, initialisation after ``manual_seed`` and the argument errors word for
+word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphviz_autograd.torch as ours
+
+from ._support import Recorder, differential, fixed_parameters
+
+pytestmark = pytest.mark.torch
+
+
+def _images(torch: Any, *shape: int) -> Any:
+    n = int(np.prod(shape))
+    return torch.tensor(np.sin(np.arange(n) * 1.3 + 0.1).reshape(shape).tolist())
+
+
+def _stats(rec: Recorder, label: str, net: Any) -> None:
+    for name, buf in net.named_buffers():
+        rec.note(f"{label}: {name}", (buf, buf._version))
+
+
+NETS = [
+    "Conv2d(2, 4, 3, padding=1), GroupNorm(2, 4), ReLU(), AdaptiveAvgPool2d(1), Flatten(), "
+    "Linear(4, 2)",
+    "Conv2d(2, 4, 3, padding=1), InstanceNorm2d(4, affine=True, track_running_stats=True), "
+    "Tanh(), AdaptiveMaxPool2d((2, 1)), Flatten(), Linear(8, 2)",
+    "Conv2d(2, 3, 3), InstanceNorm2d(3), RMSNorm([2, 2]), Flatten(), Linear(12, 2)",
+    "Conv2d(2, 3, 1), BatchNorm2d(3), GroupNorm(1, 3, affine=False), Flatten(), Linear(48, 2)",
+]
+
+
+@pytest.mark.parametrize("layers", NETS)
+def test_a_net_trains_as_pytorch(layers: str) -> None:
+    """Two SGD steps: forward, graphs, backward, graphs after, grads, step, buffers; then one
+    evaluation forward."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        net = eval(f"torch.nn.Sequential({layers})", {"torch": torch, **vars(torch.nn)})
+        fixed_parameters(torch, net)
+        rec.note("repr", repr(net))
+        rec.note("state", [(k, list(v.shape)) for k, v in net.state_dict().items()])
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x = _images(torch, 2, 2, 4, 4)
+        target = torch.tensor([1, 0])
+        for step in range(2):
+            opt.zero_grad()
+            out = net(x * (step + 1))
+            loss = torch.nn.functional.cross_entropy(out, target)
+            rec.graph(f"forward {step}", loss=loss)
+            rec.attempt(f"backward {step}", lambda loss=loss: loss.backward())
+            rec.graph(f"after backward {step}", loss=loss)
+            rec.grad(f"grads {step}", **dict(net.named_parameters()))
+            opt.step()
+            rec.note(f"loss {step}", loss)
+            _stats(rec, f"buffers {step}", net)
+        net.eval()
+        out = net(x)
+        rec.note("eval out", out)
+        rec.graph("eval", out=out)
+        _stats(rec, "buffers after eval", net)
+    differential(snippet)
+
+
+CALLS = [
+    "F.group_norm(x, 2, w4, b4)", "F.group_norm(x, 4)", "F.group_norm(x[:, :, 0], 1, w4)",
+    "F.group_norm(x[:, :, 0, 0], 2, None, b4, eps=0.1)",
+    "F.instance_norm(x)", "F.instance_norm(x, weight=w4, bias=b4)",
+    "F.instance_norm(x[:, :, 0], rm, rv, w4, b4, momentum=0.3)",
+    "F.instance_norm(x, rm, rv, use_input_stats=False)",
+    "torch.nn.InstanceNorm1d(4)(x[0, :, 0])", "torch.nn.InstanceNorm2d(3)(x)",
+    "F.rms_norm(x, (5,))", "F.rms_norm(x, (5, 5), x[0, 0].detach() + 1)",
+    "F.rms_norm(x, [5], w4[:1].repeat(5), eps=0.1)", "torch.nn.RMSNorm(5)(x.double())",
+    "torch.nn.BatchNorm3d(4)(x[:, :, None])",
+]
+
+
+def _call_snippet(call: str) -> Any:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _images(torch, 2, 4, 5, 5).requires_grad_()
+        w4 = torch.tensor([0.5, -1.0, 1.5, 2.0], requires_grad=True)
+        b4 = torch.tensor([0.1, 0.2, -0.3, 0.4], requires_grad=True)
+        w = (_images(torch, 4, 3, 3, 3) * 0.5).requires_grad_()
+        b = torch.tensor([0.1, -0.2, 0.3], requires_grad=True)
+        rm, rv = torch.zeros(4) + 0.5, torch.ones(4) * 2
+        scope = {"torch": torch, "F": torch.nn.functional, "x": x, "w4": w4, "b4": b4,
+                 "w": w, "b": b, "rm": rm, "rv": rv}
+        made: list[Any] = []
+        if not rec.attempt("call", lambda: made.append(eval(call, scope)), False):
+            return
+        out = made[0]
+        outs = out if isinstance(out, tuple) else (out,)
+        rec.graph("forward", **{f"out{i}": o for i, o in enumerate(outs)})
+        rec.note("stats", [(rm, rm._version), (rv, rv._version)])
+        if outs[0].requires_grad:
+            weights = torch.tensor(np.cos(np.arange(outs[0].numel())).reshape(
+                tuple(outs[0].shape)).tolist(), dtype=outs[0].dtype)
+            total = (outs[0] * weights).sum()
+            rec.attempt("backward", lambda: total.backward())
+            rec.graph("after backward", out0=outs[0])
+        rec.grad("grads", x=x, w4=w4, b4=b4, w=w, b=b)
+    return snippet
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_call_makes_pytorchs_graph(call: str) -> None:
+    differential(_call_snippet(call))
+
+
+ERRORS = [
+    "F.group_norm(x, 3)", "F.group_norm(x[0, 0, 0], 2)", "F.group_norm(x, 2, torch.ones(3))",
+    "F.group_norm(x[:1, :, :1, :1], 4)", "torch.nn.GroupNorm(3, 4)",
+    "F.group_norm(x, 2, torch.ones(4).double())", "F.group_norm(x.double(), 2, None, b4)",
+    "F.group_norm(torch.ones(2, 4, dtype=torch.long), 2)",
+    "F.instance_norm(x[:, :, :1, :1])", "F.instance_norm(x, use_input_stats=False)",
+    "torch.nn.InstanceNorm2d(4)(x[0, 0])", "torch.nn.InstanceNorm1d(4)(x)",
+    "torch.nn.InstanceNorm2d(3, affine=True)(x)", "F.instance_norm(x, torch.zeros(3), rv)",
+    "F.rms_norm(x, (4,))", "F.rms_norm(x, 3)", "F.rms_norm(x, (5,), torch.ones(4))",
+    "F.rms_norm(x, [])", "F.rms_norm(x, (2, 5, 5, 5, 5))",
+    "torch.nn.BatchNorm3d(4)(x)",
+    "repr(torch.nn.GroupNorm(2, 4))", "repr(torch.nn.GroupNorm(2, 4, eps=1e-3, affine=False))",
+    "repr(torch.nn.GroupNorm(2, 4, bias=False))",
+    "repr(torch.nn.InstanceNorm1d(3))",
+    "repr(torch.nn.InstanceNorm2d(3, affine=True, track_running_stats=True))",
+    "repr(torch.nn.BatchNorm3d(3, momentum=None))", "repr(torch.nn.RMSNorm(3))",
+    "repr(torch.nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False))",
+    "[(k, v, v._version) for k, v in torch.nn.InstanceNorm2d(2, affine=True, "
+    "track_running_stats=True).state_dict().items()]",
+    "[(k, v, v._version) for k, v in torch.nn.GroupNorm(1, 2).state_dict().items()]",
+    "[(k, v, v._version) for k, v in torch.nn.RMSNorm((2,)).state_dict().items()]",
+]
+
+
+@pytest.mark.parametrize("call", ERRORS)
+def test_arguments_as_pytorch(call: str) -> None:
+    """Errors, warnings and reprs word for word."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _images(torch, 2, 4, 5, 5).requires_grad_()
+        b4 = torch.ones(4)
+        rv = torch.ones(4)
+        scope = {"torch": torch, "F": torch.nn.functional, "x": x, "b4": b4, "rv": rv}
+        rec.attempt("call", lambda: eval(call, scope))
+    differential(snippet)
+
+
+@pytest.mark.parametrize("call", ["F.group_norm(x, 2)"])
+def test_create_graph_is_refused_clearly(call: str) -> None:
+    x = ours.ones(1, 4, 4, 4, requires_grad=True)
+    w = ours.ones(2, 4, 3, 3, requires_grad=True)
+    out = eval(call, {"F": ours.nn.functional, "x": x * x, "w": w})
+    with pytest.raises(NotImplementedError, match=r"create_graph through .*Backward0"):
+        ours.autograd.grad((out * out).sum(), x, create_graph=True)
