@@ -95,8 +95,12 @@ def _call_snippet(call: str) -> Any:
         rm, rv = torch.zeros(4) + 0.5, torch.ones(4) * 2
         scope = {"torch": torch, "F": torch.nn.functional, "x": x, "w4": w4, "b4": b4,
                  "w": w, "b": b, "rm": rm, "rv": rv}
+        scope["fix"] = lambda m: fixed_parameters(torch, m)
+        *setup, last = call.split("; ")
+        for line in setup:
+            exec(line, scope)
         made: list[Any] = []
-        if not rec.attempt("call", lambda: made.append(eval(call, scope)), False):
+        if not rec.attempt("call", lambda: made.append(eval(last, scope)), False):
             return
         out = made[0]
         outs = out if isinstance(out, tuple) else (out,)
@@ -118,6 +122,22 @@ def test_a_call_makes_pytorchs_graph(call: str) -> None:
 
 
 ERRORS = [
+    "F.conv_transpose2d(x[:, :3], w)", "F.conv_transpose2d(x, w, torch.ones(4))",
+    "F.conv_transpose2d(x, w, output_padding=1)",
+    "F.conv_transpose2d(x, w, stride=2, output_padding=2)",
+    "F.conv_transpose2d(x, w, groups=3)", "F.conv_transpose2d(x, w, padding=-1)",
+    "F.conv_transpose2d(x[0, 0], w)", "F.conv_transpose1d(x, w)",
+    "F.conv_transpose2d(x, w, padding='same')", "F.conv_transpose2d(x, w.double())",
+    "torch.nn.ConvTranspose2d(4, 3, 3, padding_mode='reflect')",
+    "torch.nn.ConvTranspose2d(4, 3, 3, stride=2)(x, output_size=(14, 12))",
+    "torch.nn.ConvTranspose2d(4, 3, 3, stride=2)(x, output_size=(12,))",
+    "torch.nn.ConvTranspose2d(4, 6, 3, groups=4)", "torch.nn.ConvTranspose2d(4, 3, 3, groups=2)",
+    "repr(torch.nn.ConvTranspose2d(2, 4, 3))", "repr(torch.nn.ConvTranspose1d(2, 4, 3))",
+    "repr(torch.nn.ConvTranspose2d(2, 4, 3, stride=2, padding=1, output_padding=1, groups=2, "
+    "bias=False, dilation=2))",
+    "[(k, v.shape) for k, v in torch.nn.ConvTranspose2d(4, 6, (3, 2), groups=2).state_dict()"
+    ".items()]",
+
     "F.group_norm(x, 3)", "F.group_norm(x[0, 0, 0], 2)", "F.group_norm(x, 2, torch.ones(3))",
     "F.group_norm(x[:1, :, :1, :1], 4)", "torch.nn.GroupNorm(3, 4)",
     "F.group_norm(x, 2, torch.ones(4).double())", "F.group_norm(x.double(), 2, None, b4)",
@@ -149,7 +169,8 @@ def test_arguments_as_pytorch(call: str) -> None:
         x = _images(torch, 2, 4, 5, 5).requires_grad_()
         b4 = torch.ones(4)
         rv = torch.ones(4)
-        scope = {"torch": torch, "F": torch.nn.functional, "x": x, "b4": b4, "rv": rv}
+        w = torch.ones(4, 3, 3, 3)
+        scope = {"torch": torch, "F": torch.nn.functional, "x": x, "b4": b4, "rv": rv, "w": w}
         rec.attempt("call", lambda: eval(call, scope))
     differential(snippet)
 
@@ -161,3 +182,21 @@ def test_create_graph_is_refused_clearly(call: str) -> None:
     out = eval(call, {"F": ours.nn.functional, "x": x * x, "w": w})
     with pytest.raises(NotImplementedError, match=r"create_graph through .*Backward0"):
         ours.autograd.grad((out * out).sum(), x, create_graph=True)
+
+
+CONV_CALLS = [
+    "F.conv_transpose2d(x, w, b)", "F.conv_transpose2d(x, w, b, stride=2, padding=1)",
+    "F.conv_transpose2d(x, w, None, 2, (1, 0), (1, 0), 1, (1, 2))",
+    "F.conv_transpose2d(x, w[:, :2], b[:2].repeat(2), 2, 0, 1, groups=2)",
+    "F.conv_transpose2d(x.detach(), w, b, dilation=2)", "F.conv_transpose2d(x[0], w.detach())",
+    "F.conv_transpose1d(x[:, :, 0], w[:, :, 0], b, 3, 2, 1)",
+    "F.conv_transpose1d(x[0, :, 0], w[:, :, 0], groups=4)",
+    "F.conv_transpose2d(x, w, stride=2, output_padding=1, dilation=2)",
+    "m = torch.nn.ConvTranspose2d(4, 3, 3, 2); fix(m); m(x, output_size=(12, 11))",
+    "m = torch.nn.ConvTranspose1d(4, 3, 3, 2, bias=False); fix(m); m(x[0], output_size=[12])",
+]
+
+
+@pytest.mark.parametrize("call", CONV_CALLS)
+def test_a_transposed_convolution_as_pytorch(call: str) -> None:
+    differential(_call_snippet(call))

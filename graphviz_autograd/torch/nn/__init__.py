@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from . import functional, init
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .conv import (
+    AdaptiveAvgPool2d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    MaxPool2d,
+)
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
 from .modules import (
                       GELU,
@@ -44,4 +52,4 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm", "BatchNorm1d",
            "BatchNorm2d", "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "functional", "init"]
-__all__ += ["BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]

@@ -7,23 +7,25 @@ import math
 from typing import Any
 
 from ...engine.factories import zeros
-from ...engine.tensor import Tensor
+from ...engine.tensor import Size, Tensor
 from . import functional as F
 from . import init
 from .modules import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
 
 
 
 
 class _ConvNd(Module):
     _dim = 0
+    _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
+                 output_padding: Any = 0) -> None:
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -49,7 +51,7 @@ class _ConvNd(Module):
         self.stride = F._ints(stride, n)
         self.padding: Any = padding if isinstance(padding, str) else F._ints(padding, n)
         self.dilation = F._ints(dilation, n)
-        self.transposed, self.output_padding = False, (0,) * n
+        self.transposed, self.output_padding = self._transposed, F._ints(output_padding, n)
         self.groups, self.padding_mode = groups, padding_mode
         if isinstance(self.padding, str):
             self._reversed_padding_repeated_twice = [0, 0] * n
@@ -62,8 +64,10 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding)
                                                      for _ in range(2)]
-        self.weight = Parameter(zeros(out_channels, in_channels // groups, *self.kernel_size,
-                                      dtype=dtype))
+        # NB: a transposed convolution's weight is (in, out / groups, *kernel)
+        shape = (in_channels, out_channels // groups) if self.transposed else \
+            (out_channels, in_channels // groups)
+        self.weight = Parameter(zeros(*shape, *self.kernel_size, dtype=dtype))
         if bias:
             self.bias: Parameter | None = Parameter(zeros(out_channels, dtype=dtype))
         else:
@@ -86,6 +90,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * self._dim:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._dim:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -111,6 +117,55 @@ class Conv1d(_ConvNd):
 
 
 class Conv2d(_ConvNd):
+    _dim = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, output_padding: Any = 0, groups: int = 1, bias: bool = True,
+                 dilation: Any = 1, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f"{type(self).__name__}")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...]:
+        """The output padding that gives ``output_size`` (PyTorch's checks and messages)."""
+        if output_size is None:
+            return tuple(self.output_padding)
+        n = self._dim
+        lead = 2 if input.dim() == n + 2 else 1
+        size = list(output_size)
+        if len(size) == lead + n:
+            size = size[lead:]
+        if len(size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must "
+                             f"have {n} or {lead + n} elements (got {len(size)})")
+        smallest = [(input.size(d + lead) - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [m + s - 1 for m, s in zip(smallest, self.stride, strict=True)]
+        for s, lo, hi in zip(size, smallest, largest, strict=True):
+            if s < lo or s > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {smallest} to {largest} (for an input of "
+                                 f"{Size(input.size()[2:])!r})")
+        return tuple(s - lo for s, lo in zip(size, smallest, strict=True))
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        conv = F.conv_transpose1d if self._dim == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding,
+                    self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dim = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     _dim = 2
 
 

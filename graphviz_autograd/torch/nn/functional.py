@@ -771,6 +771,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
 
 
 # NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
+from .functional_layers import conv_transpose1d, conv_transpose2d  # noqa: E402
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
 
-__all__ += ["group_norm", "instance_norm", "rms_norm"]
+__all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d"]

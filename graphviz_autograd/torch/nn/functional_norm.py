@@ -4,7 +4,6 @@ the input viewed as one batch of N * C channels; RMS norm out of pow, mean, add,
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -106,10 +105,11 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     _floating(input, "rms_norm")
     if weight is not None and weight._dtype is not input._dtype:
         names = {"float32": "float", "float64": "double", "float16": "c10::Half"}
-        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
-                      f"{names.get(input._dtype.name)}, weight dtype = "
-                      f"{names.get(weight._dtype.name)}, Cannot dispatch to fused "
-                      "implementation.", UserWarning, stacklevel=2)
+        # NB: once per process, as PyTorch's TORCH_WARN_ONCE
+        _msg.warn_once(f"Mismatch dtype between input and weight: input dtype = "
+                       f"{names.get(input._dtype.name)}, weight dtype = "
+                       f"{names.get(weight._dtype.name)}, Cannot dispatch to fused "
+                       "implementation.")
     # NB: half precision computes in float32 (a to_copy each way), as PyTorch's opmath type
     wide = _dt.float32 if input._dtype is _dt.float16 else input._dtype
     up = _F.to_dtype(input, wide)
