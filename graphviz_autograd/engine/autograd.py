@@ -526,6 +526,7 @@ def _unwrap(v: Any) -> Any:
 # The modules that fill the table (imported for their registrations).
 from . import (  # noqa: E402, F401
     ops_conv,
+    ops_layers,
     ops_linalg,
     ops_loss,
     ops_norm,

@@ -771,7 +771,26 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
 
 
 # NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
-from .functional_layers import conv_transpose1d, conv_transpose2d  # noqa: E402
+from .functional_layers import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    dropout1d,
+    dropout2d,
+    fold,
+    interpolate,
+    max_pool1d,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+    upsample,
+)
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
 
-__all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d"]
+__all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
+            "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
+            "dropout1d", "dropout2d", "unfold", "fold"]
