@@ -122,6 +122,38 @@ def test_a_call_makes_pytorchs_graph(call: str) -> None:
 
 
 ERRORS = [
+    "F.max_pool1d(x[:, :, 0], 7)", "F.max_pool1d(x[:, :, 0], 2, padding=2)",
+    "F.max_pool1d(x[0, 0, 0], 2)", "F.max_pool1d(x[:, :, 0], 0)",
+    "F.max_pool1d(x[:, :, 0], (2, 2))", "F.max_pool1d(x[:, :, 0], 2, stride=0)",
+    "F.max_pool1d(x, 2)", "F.avg_pool1d(x[:, :, 0], 7)", "F.avg_pool1d(x[:, :, 0], 2, padding=2)",
+    "F.avg_pool1d(x[0, 0, 0], 2)", "F.avg_pool1d(x, 2)", "F.avg_pool1d(x[:, :, 0], (2, 2))",
+    "F.adaptive_avg_pool1d(x[0, 0, 0], 2)", "F.adaptive_avg_pool1d(x[:, :, 0], (2, 3))",
+    "F.adaptive_max_pool1d(x[0, 0, 0], 2)", "F.adaptive_max_pool2d(x[0, 0, 0], 2)",
+    "F.interpolate(x, size=(4,))", "F.interpolate(x)", "F.interpolate(x, 3, 2)",
+    "F.interpolate(x, scale_factor=2, mode='nearest', align_corners=True)",
+    "F.interpolate(x[0, 0], scale_factor=2)", "F.interpolate(x, scale_factor=2, mode='foo')",
+    "F.interpolate(x[0], scale_factor=2, mode='bilinear')",
+    "F.interpolate(x, scale_factor=(2, 3, 4))",
+    "F.interpolate(x, size=3, recompute_scale_factor=True)",
+    "F.pixel_shuffle(x, 3)", "F.pixel_shuffle(x[0, 0], 2)", "F.pixel_unshuffle(x, 4)",
+    "F.unfold(x[0, 0], 2)", "F.unfold(x, 7)", "F.fold(x[0], (3, 3), 2)",
+    "F.fold(x[0, :, :3], (3, 3), 2)", "F.fold(x[0, :4], (3, 3), 2)",
+    "F.dropout1d(x)", "F.dropout2d(x, 1.5)", "torch.nn.Dropout2d(-0.1)",
+    "repr(torch.nn.MaxPool1d(2))", "repr(torch.nn.MaxPool1d(3, 2, 1, 2, True, True))",
+    "repr(torch.nn.AvgPool1d(2))", "repr(torch.nn.AvgPool1d(3, 2, 1, True, False))",
+    "repr(torch.nn.AdaptiveAvgPool1d(3))", "repr(torch.nn.AdaptiveMaxPool1d(3))",
+    "repr(torch.nn.AdaptiveMaxPool2d((2, 3), return_indices=True))",
+    "repr(torch.nn.Upsample(scale_factor=2))",
+    "repr(torch.nn.Upsample(size=(3, 4), mode='bilinear', align_corners=True))",
+    "repr(torch.nn.Upsample(scale_factor=(2, 3), mode='bilinear'))",
+    "repr(torch.nn.PixelShuffle(2))", "repr(torch.nn.PixelUnshuffle(2))",
+    "repr(torch.nn.ZeroPad2d(1))", "repr(torch.nn.ZeroPad1d((1, 2)))",
+    "repr(torch.nn.ConstantPad1d(2, 3.5))", "repr(torch.nn.ConstantPad2d((1, 2, 3, 4), 0.))",
+    "repr(torch.nn.ReflectionPad1d(2))", "repr(torch.nn.ReflectionPad2d((1, 0, 2, 1)))",
+    "repr(torch.nn.ReplicationPad1d(1))", "repr(torch.nn.ReplicationPad2d(2))",
+    "repr(torch.nn.Dropout1d())", "repr(torch.nn.Dropout2d(0.3))",
+    "repr(torch.nn.Unfold(2))", "repr(torch.nn.Unfold((2, 3), dilation=2, padding=1))",
+    "repr(torch.nn.Fold((4, 5), 2))", "repr(torch.nn.Identity(3, a=4))",
     "F.conv_transpose2d(x[:, :3], w)", "F.conv_transpose2d(x, w, torch.ones(4))",
     "F.conv_transpose2d(x, w, output_padding=1)",
     "F.conv_transpose2d(x, w, stride=2, output_padding=2)",
@@ -200,3 +232,90 @@ CONV_CALLS = [
 @pytest.mark.parametrize("call", CONV_CALLS)
 def test_a_transposed_convolution_as_pytorch(call: str) -> None:
     differential(_call_snippet(call))
+
+
+LAYER_CALLS = [
+    "F.max_pool1d(x[:, :, 0], 2)", "F.max_pool1d(x[:, :, 0], 3, 2, 1, 1, True, True)",
+    "F.max_pool1d(x[0, :, 0], 2, dilation=2, return_indices=True)",
+    "F.avg_pool1d(x[:, :, 0], 3, 2, 1, True, False)", "F.avg_pool1d(x[0, :, 0], 2)",
+    "F.adaptive_avg_pool1d(x[:, :, 0], 3)", "F.adaptive_avg_pool1d(x[:, :, 0], 1)",
+    "F.adaptive_max_pool1d(x[:, :, 0], 3, True)", "F.adaptive_max_pool2d(x, (2, 3))",
+    "F.adaptive_max_pool2d(x[0], 1, return_indices=True)", "F.adaptive_max_pool2d(x, (None, 2))",
+    "F.adaptive_avg_pool2d(x, (4, 3))",
+    "torch.nn.MaxPool1d(2, return_indices=True)(x[:, :, 0])",
+    "torch.nn.AvgPool1d(2, 1, 1)(x[:, :, 0])", "torch.nn.AdaptiveMaxPool1d(2)(x[:, :, 0])",
+    "torch.nn.AdaptiveAvgPool1d(4)(x[:, :, 0])",
+    "F.interpolate(x, scale_factor=2)", "F.interpolate(x, size=(3, 7))",
+    "F.interpolate(x, size=(8, 9), mode='nearest')",
+    "F.interpolate(x[:, :, 0], scale_factor=1.5)", "F.interpolate(x[:, :, 0], size=3)",
+    "F.interpolate(x, scale_factor=0.5, recompute_scale_factor=True)",
+    "F.interpolate(x, scale_factor=(2.0, 3.0))",
+    "F.interpolate(x, size=(3, 7), mode='bilinear')",
+    "F.interpolate(x, scale_factor=1.5, mode='bilinear', align_corners=True)",
+    "F.interpolate(x, scale_factor=2, mode='bilinear')",
+    "F.interpolate(x, size=(9, 4), mode='bilinear', align_corners=True)",
+    "F.interpolate(x, size=(2, 1), mode='bilinear')",
+    "torch.nn.Upsample(scale_factor=2, mode='bilinear')(x)",
+    "F.pixel_shuffle(x[:, :, :2], 2)", "F.pixel_unshuffle(x[:, :, :4, :4], 2)",
+    "torch.nn.PixelShuffle(2)(x[0])", "torch.nn.PixelUnshuffle(1)(x)",
+    "torch.nn.ZeroPad2d((1, 0, 2, 1))(x)", "torch.nn.ZeroPad1d(1)(x[0])",
+    "torch.nn.ConstantPad2d(1, 3.5)(x)", "torch.nn.ConstantPad1d((2, 1), -1.0)(x)",
+    "torch.nn.ReflectionPad2d(2)(x)", "torch.nn.ReflectionPad1d((1, 3))(x[0])",
+    "torch.nn.ReplicationPad2d((1, 0, 2, 1))(x)", "torch.nn.ReplicationPad1d(2)(x[0])",
+    "F.unfold(x, 2)", "F.unfold(x[0], (2, 3), dilation=2, padding=1, stride=(1, 2))",
+    "F.fold(F.unfold(x, 2, stride=2), (4, 4), 2, stride=2)",
+    "F.fold(x.reshape(2, 100)[None, :, :36], (4, 5), 2, padding=1, stride=(1, 2))",
+    "torch.nn.Fold((6, 6), 3)(x.reshape(2, 36, 25)[:, :18])",
+    "torch.nn.Unfold(3, padding=1)(x)",
+]
+
+
+@pytest.mark.parametrize("call", LAYER_CALLS)
+def test_a_layer_as_pytorch(call: str) -> None:
+    differential(_call_snippet(call))
+
+
+DROPOUT = ["F.dropout2d(x)", "F.dropout2d(x, 0.3, inplace=False)", "F.dropout1d(x[:, :, 0])",
+           "F.dropout1d(x[0, :, 0], 0.7)", "F.dropout2d(x[0])", "F.dropout2d(x, 1.0)",
+           "F.dropout2d(x, training=False)", "F.dropout2d(x[0, 0])",
+           "torch.nn.Dropout2d(0.4)(x)", "torch.nn.Dropout1d()(x[:, :, 1])",
+           "m = torch.nn.Dropout2d(); m.eval(); m(x)"]
+
+
+@pytest.mark.parametrize("call", DROPOUT)
+def test_channel_dropout_draws_pytorchs_mask(call: str) -> None:
+    """After the same seed, the same channels dropped (PyTorch's generator, bit for bit); the
+    warnings of the deprecated input shapes."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        torch.manual_seed(7)
+        x = _images(torch, 2, 4, 5, 5).requires_grad_()
+        scope = {"torch": torch, "F": torch.nn.functional, "x": x}
+        *setup, last = call.split("; ")
+        for line in setup:
+            exec(line, scope)
+        made: list[Any] = []
+        rec.attempt("call", lambda: made.append(eval(last, scope)))
+        out = made[0]
+        rec.note("out", out)
+        rec.graph("graph", out=out)
+        out.sum().backward()
+        rec.grad("grad", x=x)
+        rec.note("next draw", torch.rand(3))
+    differential(snippet)
+
+
+INIT = ["torch.nn.ConvTranspose2d(4, 6, 3, groups=2)", "torch.nn.ConvTranspose1d(3, 2, 2)",
+        "torch.nn.GroupNorm(2, 4)", "torch.nn.RMSNorm([2, 3])",
+        "torch.nn.InstanceNorm1d(3, affine=True)", "torch.nn.BatchNorm3d(2)"]
+
+
+@pytest.mark.parametrize("module", INIT)
+def test_initialisation_after_manual_seed_is_pytorchs(module: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        torch.manual_seed(3)
+        m = eval(module, {"torch": torch})
+        rec.note("params", [(k, v, v._version) for k, v in m.state_dict().items()])
+        rec.note("next draw", torch.rand(2))
+    differential(snippet)
