@@ -142,7 +142,8 @@ def _conv_t_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tupl
                  zip(x.shape[2:], stride, dilation, kernel, output_padding * nd
                      if len(output_padding) == 1 else output_padding, strict=True))
     acc = _scatter(cols, (n, cols.shape[1], *full), stride, dilation)
-    y = acc[(..., *(slice(p, f - p) for p, f in zip(padding, full, strict=True)))]
+    crop = tuple(slice(p, f - p) for p, f in zip(padding, full, strict=True))
+    y = acc[(..., *crop)]  # type: ignore[arg-type]
     if b is not None:
         y = y + b.reshape(-1, *(1,) * nd)
     return np.ascontiguousarray(y, dtype=np.result_type(x, w))
