@@ -36,6 +36,16 @@ NETS = [
     "Tanh(), AdaptiveMaxPool2d((2, 1)), Flatten(), Linear(8, 2)",
     "Conv2d(2, 3, 3), InstanceNorm2d(3), RMSNorm([2, 2]), Flatten(), Linear(12, 2)",
     "Conv2d(2, 3, 1), BatchNorm2d(3), GroupNorm(1, 3, affine=False), Flatten(), Linear(48, 2)",
+    "Conv2d(2, 4, 3, stride=2, padding=1), ReLU(), ConvTranspose2d(4, 2, 3, stride=2, padding=1, "
+    "output_padding=1), Upsample(scale_factor=2, mode='bilinear'), PixelUnshuffle(2), "
+    "Flatten(), Linear(128, 2)",
+    "Flatten(2), Conv1d(2, 4, 3, padding=1), MaxPool1d(2), GroupNorm(2, 4), AvgPool1d(2, 1), "
+    "InstanceNorm1d(4), ConvTranspose1d(4, 3, 2, groups=1), AdaptiveMaxPool1d(3), Flatten(), "
+    "Linear(9, 2)",
+    "ReflectionPad2d(1), ZeroPad2d((1, 0, 0, 1)), Unfold(3, stride=2), Flatten(), "
+    "Linear(162, 2)",
+    "Conv2d(2, 4, 1), PixelShuffle(2), Upsample(size=(6, 6)), Conv2d(1, 2, 3), "
+    "AdaptiveAvgPool2d((2, 3)), Flatten(), Linear(12, 2)",
 ]
 
 
