@@ -56,15 +56,19 @@ def _scale(n_in: int, n_out: int, scale: float | None, align_corners: bool = Fal
         else float(np.float32(n_in) / np.float32(n_out))
 
 
-def _nearest_matrix(n_in: int, n_out: int, scale: float | None) -> np.ndarray:
+def _nearest_matrix(n_in: int, n_out: int, scale: float | None, exact: bool = False
+                    ) -> np.ndarray:
+    """Each output position copies one input position: ``floor(dst * scale)`` (PyTorch's
+    legacy ``nearest``) or ``floor((dst + 0.5) * scale)`` (``nearest-exact``)."""
     dst = np.arange(n_out)
     if n_out == n_in:
         src = dst
-    elif n_out == 2 * n_in:
+    elif n_out == 2 * n_in and not exact:
         src = dst >> 1
     else:
         s = np.float32(_scale(n_in, n_out, scale))
-        src = np.minimum(np.floor(dst.astype(np.float32) * s).astype(np.int64), n_in - 1)
+        at = dst.astype(np.float32) + np.float32(0.5 if exact else 0.0)
+        src = np.minimum(np.floor(at * s).astype(np.int64), n_in - 1)
     m = np.zeros((n_out, n_in))
     m[dst, src] = 1.0
     return m
@@ -86,15 +90,16 @@ def _linear_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bo
     return m
 
 
-def _matrices(shape: tuple[int, ...], a: dict[str, Any]) -> list[np.ndarray]:
+def _matrices(shape: tuple[int, ...], a: dict[str, Any], kind: str) -> list[np.ndarray]:
     out = a["output_size"]
     nd = len(out)
     scales = (a["scales"],) if nd == 1 else (a["scales_h"], a["scales_w"])
     ins = shape[-nd:]
-    if "align_corners" in a:
+    if kind == "linear":
         return [_linear_matrix(i, o, s, a["align_corners"])
                 for i, o, s in zip(ins, out, scales, strict=True)]
-    return [_nearest_matrix(i, o, s) for i, o, s in zip(ins, out, scales, strict=True)]
+    return [_nearest_matrix(i, o, s, kind == "exact")
+            for i, o, s in zip(ins, out, scales, strict=True)]
 
 
 def _apply_matrices(x: np.ndarray, mats: list[np.ndarray], transpose: bool) -> np.ndarray:
@@ -106,14 +111,14 @@ def _apply_matrices(x: np.ndarray, mats: list[np.ndarray], transpose: bool) -> n
     return np.ascontiguousarray(out.astype(x.dtype))
 
 
-def _upsample(name: str) -> tuple[Any, Any]:
+def _upsample(name: str, kind: str) -> tuple[Any, Any]:
     def fwd(x: np.ndarray, **a: Any) -> np.ndarray:
-        return _apply_matrices(x, _matrices(x.shape, a), False)
+        return _apply_matrices(x, _matrices(x.shape, a, kind), False)
 
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         if D.tensor_mode:
             raise no_double_backward(name)
-        return (_apply_matrices(g, _matrices(c.shape(0), c.attrs), True),)
+        return (_apply_matrices(g, _matrices(c.shape(0), c.attrs, kind), True),)
     return fwd, bw
 
 
@@ -185,19 +190,24 @@ def _col2im_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
                      self_sym_argsize_minus_1=shape[-1], self_sym_argsize_minus_2=shape[-2]),)
 
 
-_nearest1d = _upsample("UpsampleNearest1DBackward0")
-_nearest2d = _upsample("UpsampleNearest2DBackward0")
-_bilinear2d = _upsample("UpsampleBilinear2DBackward0")
+_UPSAMPLES = (
+    # (key, node, kind, the attributes besides output_size and self_sym_sizes)
+    ("upsample_nearest1d", "UpsampleNearest1DBackward0", "nearest", ("scales",)),
+    ("upsample_nearest2d", "UpsampleNearest2DBackward0", "nearest", ("scales_h", "scales_w")),
+    ("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0", "exact", ("scales",)),
+    ("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0", "exact",
+     ("scales_h", "scales_w")),
+    ("upsample_linear1d", "UpsampleLinear1DBackward0", "linear", ("align_corners", "scales")),
+    ("upsample_bilinear2d", "UpsampleBilinear2DBackward0", "linear",
+     ("align_corners", "scales_h", "scales_w")),
+)
 
 register(
     Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd,
        _adaptive_max_bw, (Save("self"), Save("result1")), extras=("result1",)),
-    Op("upsample_nearest1d", "UpsampleNearest1DBackward0", ("self",), *_nearest1d,
-       attr_names=("output_size", "scales", "self_sym_sizes")),
-    Op("upsample_nearest2d", "UpsampleNearest2DBackward0", ("self",), *_nearest2d,
-       attr_names=("output_size", "scales_h", "scales_w", "self_sym_sizes")),
-    Op("upsample_bilinear2d", "UpsampleBilinear2DBackward0", ("self",), *_bilinear2d,
-       attr_names=("align_corners", "output_size", "scales_h", "scales_w", "self_sym_sizes")),
+    *(Op(key, name, ("self",), *_upsample(name, kind),
+         attr_names=tuple(sorted((*attrs, "output_size", "self_sym_sizes"))))
+      for key, name, kind, attrs in _UPSAMPLES),
     Op("pixel_shuffle", "PixelShuffleBackward0", ("self",),
        lambda x, upscale_factor: _shuffle(x, upscale_factor),
        lambda c, g, D: (D.pixel_unshuffle(g, downscale_factor=c.attrs["upscale_factor"]),),

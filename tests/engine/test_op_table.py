@@ -246,6 +246,10 @@ EXAMPLES: dict[str, list[str]] = {
                             "F.adaptive_max_pool1d(X, 2)"],
     "upsample_nearest1d": ["F.interpolate(X, scale_factor=2)", "F.interpolate(X, size=5)"],
     "upsample_nearest2d": ["F.interpolate(C, scale_factor=2)", "F.interpolate(C, size=(3, 7))"],
+    "upsample_nearest_exact1d": ["F.interpolate(X, scale_factor=1.7, mode='nearest-exact')"],
+    "upsample_nearest_exact2d": ["F.interpolate(C, size=(3, 7), mode='nearest-exact')"],
+    "upsample_linear1d": ["F.interpolate(X, size=5, mode='linear')",
+                          "F.interpolate(X, scale_factor=2, mode='linear', align_corners=True)"],
     "upsample_bilinear2d": ["F.interpolate(C, size=(3, 7), mode='bilinear')",
                             "F.interpolate(C, scale_factor=1.5, mode='bilinear', "
                             "align_corners=True)"],
@@ -625,7 +629,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
                       "avg_pool2d", "adaptive_avg_pool2d", "native_group_norm",
                       "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
-                      "upsample_bilinear2d"}
+                      "upsample_bilinear2d", "upsample_nearest_exact1d",
+                      "upsample_nearest_exact2d", "upsample_linear1d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

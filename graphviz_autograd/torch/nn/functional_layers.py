@@ -220,8 +220,8 @@ _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | n
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """Modes ``nearest`` (3-d and 4-d inputs) and ``bilinear`` (4-d): UpsampleNearest1DBackward0,
-    UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0."""
+    """Modes ``nearest`` and ``nearest-exact`` (3-d and 4-d inputs), ``linear`` (3-d),
+    ``bilinear`` (4-d), ``area`` (an adaptive average pool): one Upsample*Backward0 node."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -263,25 +263,36 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if recompute_scale_factor:
         scales = None
+    if mode == "area":
+        # NB: PyTorch's area mode is the adaptive average pool to the output size
+        if input.dim() == 3:
+            return adaptive_avg_pool1d(input, out[0])
+        if input.dim() == 4:
+            return F.adaptive_avg_pool2d(input, tuple(out))
     kw: dict[str, Any] = {"output_size": tuple(out),
                           "self_sym_sizes": tuple(input._data.shape)}
-    if mode == "nearest" and input.dim() == 3:
-        kw["scales"] = scales[0] if scales else None
-        key = "upsample_nearest1d"
-    elif mode == "nearest" and input.dim() == 4:
-        key = "upsample_nearest2d"
-    elif mode == "bilinear" and input.dim() == 4:
-        key = "upsample_bilinear2d"
-        kw["align_corners"] = bool(align_corners)
-    elif mode == "bilinear" and input.dim() == 3:
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    elif input.dim() in (3, 4, 5) and mode in _MODES.split(" | "):
-        raise NotImplementedError(f"F.interpolate with mode={mode!r} on a {input.dim()}-d input "
-                                  f"is not supported by graphviz_autograd")
-    else:
+    kinds = {("nearest", 3): "upsample_nearest1d", ("nearest", 4): "upsample_nearest2d",
+             ("nearest-exact", 3): "upsample_nearest_exact1d",
+             ("nearest-exact", 4): "upsample_nearest_exact2d",
+             ("linear", 3): "upsample_linear1d", ("bilinear", 4): "upsample_bilinear2d"}
+    key = kinds.get((mode, input.dim()), "")
+    if mode in ("linear", "bilinear", "trilinear") and not key and input.dim() in (3, 4, 5):
+        wants = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wants}D "
+                                  f"input")
+    if not key:
+        # NB: the forms PyTorch has and this engine has not
+        if (mode, input.dim()) in (("nearest", 5), ("nearest-exact", 5), ("area", 5),
+                                   ("bicubic", 4), ("lanczos", 4)):
+            raise NotImplementedError(f"F.interpolate with mode={mode!r} on a {input.dim()}-d "
+                                      f"input is not supported by graphviz_autograd")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
-    if input.dim() == 4:
+    if "linear" in mode:
+        kw["align_corners"] = bool(align_corners)
+    if input.dim() == 3:
+        kw["scales"] = scales[0] if scales else None
+    else:
         kw["scales_h"], kw["scales_w"] = scales if scales else (None, None)
     return _apply(_T[key], (input,), kw, dtype=input._dtype)
 
