@@ -167,7 +167,17 @@ ERRORS = [
     "repr(torch.nn.ReplicationPad1d(1))", "repr(torch.nn.ReplicationPad2d(2))",
     "repr(torch.nn.Dropout1d())", "repr(torch.nn.Dropout2d(0.3))",
     "repr(torch.nn.Unfold(2))", "repr(torch.nn.Unfold((2, 3), dilation=2, padding=1))",
-    "repr(torch.nn.Fold((4, 5), 2))", "repr(torch.nn.Identity(3, a=4))",
+    "repr(torch.nn.Fold((4, 5), 2))", "F.pad(x[0, 0, 0], (1, 1), mode='reflect')",
+    "F.pad(x, (1, 1, 1), mode='replicate')", "F.pad(x, (1, 1) * 4, mode='replicate')",
+    "F.pad(x[0, 0], (1, 1) * 3, mode='reflect')", "F.pad(x, (1, 1), mode='foo')",
+    "F.pad(x, (1, 1), mode='circular')", "F.conv3d(x, torch.ones(2, 2, 2, 2))",
+    "repr(torch.nn.Conv3d(2, 3, 3, padding_mode='reflect'))", "repr(torch.nn.Dropout3d())",
+    "repr(torch.nn.InstanceNorm3d(3))", "torch.nn.InstanceNorm3d(3)(x[0, 0])",
+    "repr(torch.nn.ZeroPad3d(1))", "repr(torch.nn.ConstantPad3d(1, 2.))",
+    "repr(torch.nn.ReflectionPad3d(1))", "repr(torch.nn.ReplicationPad3d((1, 2, 3, 4, 5, 6)))",
+    "repr(torch.nn.UpsamplingNearest2d(scale_factor=2))",
+    "repr(torch.nn.UpsamplingBilinear2d(size=3))",
+    "F.interpolate(x, scale_factor=2, mode='nearest', antialias=True)",
     "F.conv_transpose2d(x[:, :3], w)", "F.conv_transpose2d(x, w, torch.ones(4))",
     "F.conv_transpose2d(x, w, output_padding=1)",
     "F.conv_transpose2d(x, w, stride=2, output_padding=2)",
@@ -288,6 +298,14 @@ LAYER_CALLS = [
     "F.fold(x.reshape(2, 100)[None, :, :36], (4, 5), 2, padding=1, stride=(1, 2))",
     "torch.nn.Fold((6, 6), 3)(x.reshape(2, 36, 25)[:, :18])",
     "torch.nn.Unfold(3, padding=1)(x)",
+    "F.conv3d(x[None], w[:, :, None].expand(4, 3, 2, 3, 3)[:3], b, padding=1)",
+    "F.conv3d(x[:, None, :1], torch.ones(2, 1, 1, 2, 2), stride=(1, 2, 1))",
+    "m = torch.nn.Conv3d(4, 2, 2, padding=1, padding_mode='reflect'); fix(m); m(x[None])",
+    "m = torch.nn.Conv3d(4, 2, 3, padding='same', padding_mode='replicate'); fix(m); m(x)",
+    "torch.nn.ZeroPad3d((1, 0, 2, 1, 0, 1))(x)", "torch.nn.ConstantPad3d(1, 0.5)(x)",
+    "torch.nn.ReflectionPad3d(1)(x)", "torch.nn.ReplicationPad3d((1, 0, 2, 1, 0, 1))(x[None])",
+    "torch.nn.InstanceNorm3d(2)(x[:, :2, None])", "torch.nn.InstanceNorm3d(4)(x)",
+    "torch.nn.UpsamplingNearest2d(scale_factor=2)(x)", "torch.nn.UpsamplingBilinear2d((7, 3))(x)",
 ]
 
 
@@ -300,7 +318,8 @@ DROPOUT = ["F.dropout2d(x)", "F.dropout2d(x, 0.3, inplace=False)", "F.dropout1d(
            "F.dropout1d(x[0, :, 0], 0.7)", "F.dropout2d(x[0])", "F.dropout2d(x, 1.0)",
            "F.dropout2d(x, training=False)", "F.dropout2d(x[0, 0])",
            "torch.nn.Dropout2d(0.4)(x)", "torch.nn.Dropout1d()(x[:, :, 1])",
-           "m = torch.nn.Dropout2d(); m.eval(); m(x)"]
+           "m = torch.nn.Dropout2d(); m.eval(); m(x)", "F.dropout3d(x[None])", "F.dropout3d(x)",
+           "torch.nn.Dropout3d(0.2)(x[:, None].expand(2, 3, 4, 5, 5))", "F.dropout3d(x[0])"]
 
 
 @pytest.mark.parametrize("call", DROPOUT)

@@ -235,6 +235,10 @@ EXAMPLES: dict[str, list[str]] = {
     "reflection_pad1d": ["F.pad(X, (2, 1), mode='reflect')"],
     "replication_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='replicate')",
                           "F.conv2d(F.pad(C, (1, 1, 1, 1), mode='replicate'), W)"],
+    "reflection_pad3d": ["F.pad(C, (1, 2, 0, 3, 1, 0), mode='reflect')"],
+    "replication_pad3d": ["F.pad(C, (1, 2, 0, 3, 1, 0), mode='replicate')",
+                          "F.conv3d(F.pad(C[None, :, :1], (1, 0, 0, 1, 0, 0), "
+                          "mode='replicate'), W[:, :1, None])"],
     "replication_pad1d": ["F.pad(X, (2, 1), mode='replicate')"],
     "max_pool2d_with_indices": ["F.max_pool2d(C, 2)", "F.max_pool2d(C, 3, 2, 1, ceil_mode=True)",
                                 "F.max_pool2d(C[0], 2, 1, dilation=2)",
@@ -627,6 +631,7 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
                       "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
+                      "reflection_pad3d", "replication_pad3d",
                       "avg_pool2d", "adaptive_avg_pool2d", "native_group_norm",
                       "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",

@@ -12,6 +12,7 @@ from .conv import (
     AvgPool2d,
     Conv1d,
     Conv2d,
+    Conv3d,
     ConvTranspose1d,
     ConvTranspose2d,
     MaxPool1d,
@@ -20,19 +21,26 @@ from .conv import (
 from .layers import (
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     Dropout1d,
     Dropout2d,
+    Dropout3d,
     Fold,
     PixelShuffle,
     PixelUnshuffle,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     Unfold,
     Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .modules import (
     GELU,
@@ -63,7 +71,7 @@ from .modules import (
     Softmax,
     Tanh,
 )
-from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm
+from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
@@ -79,4 +87,6 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
             "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
             "Dropout1d", "Dropout2d", "Unfold", "Fold", "BatchNorm3d", "GroupNorm",
-            "InstanceNorm1d", "InstanceNorm2d", "RMSNorm"]
+            "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "Conv3d", "InstanceNorm3d",
+            "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d"]

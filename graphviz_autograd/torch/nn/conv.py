@@ -13,9 +13,9 @@ from . import init
 from .modules import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
-           "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
 
@@ -103,7 +103,7 @@ class _ConvNd(Module):
         return s
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        conv = F.conv1d if self._dim == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._dim - 1]
         if self.padding_mode == "zeros":
             return conv(input, weight, bias, self.stride, self.padding, self.dilation,
                         self.groups)
@@ -120,6 +120,10 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     _dim = 2
+
+
+class Conv3d(_ConvNd):
+    _dim = 3
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -21,8 +21,8 @@ from .functional import _expand_param, _ints, _sizes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate",
-           "upsample", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "unfold",
-           "fold"]
+           "upsample", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "dropout3d",
+           "unfold", "fold"]
 
 
 # -- transposed convolution -----------------------------------------------------------------------
@@ -263,6 +263,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if recompute_scale_factor:
         scales = None
+    if antialias:
+        if not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                             "modes and requires a 4-D tensor as input")
+        raise NotImplementedError("F.interpolate with antialias=True is not supported by "
+                                  "graphviz_autograd")
     if mode == "area":
         # NB: PyTorch's area mode is the adaptive average pool to the output size
         if input.dim() == 3:
@@ -388,6 +394,22 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
                       "behavior, please switch to using dropout1d instead.", UserWarning,
                       stacklevel=2)
     return _feature_dropout(input, p, training)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    _check_p(p)
+    n = input.dim()
+    if n not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {n}-D input to dropout3d, which is deprecated and "
+                      "will result in an error in a future release. To retain the behavior and "
+                      "silence this warning, please use dropout instead. Note that dropout3d "
+                      "exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      "4D or 5D inputs).", UserWarning, stacklevel=2)
+    if n == 5:
+        return _feature_dropout(input, p, training)
+    return _F.squeeze(_feature_dropout(_F.unsqueeze(input, 0), p, training), 0)
 
 
 # -- unfold / fold --------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ from .modules import Module
 
 __all__ = ["Upsample", "PixelShuffle", "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d",
            "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "Dropout1d", "Dropout2d", "Unfold", "Fold"]
+           "ReplicationPad1d", "ReplicationPad2d", "Dropout1d", "Dropout2d", "Unfold", "Fold",
+           "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
+           "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
@@ -35,6 +37,16 @@ class Upsample(Module):
         info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None \
             else f"size={self.size!r}"
         return f"{info}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class PixelShuffle(Module):
@@ -99,6 +111,10 @@ class ConstantPad2d(_ConstantPadNd):
     _dim = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    _dim = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding: Any) -> None:
         super().__init__(padding, 0.0)
@@ -115,6 +131,14 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     _dim, _mode = 1, "reflect"
 
@@ -123,12 +147,20 @@ class ReflectionPad2d(_PadNd):
     _dim, _mode = 2, "reflect"
 
 
+class ReflectionPad3d(_PadNd):
+    _dim, _mode = 3, "reflect"
+
+
 class ReplicationPad1d(_PadNd):
     _dim, _mode = 1, "replicate"
 
 
 class ReplicationPad2d(_PadNd):
     _dim, _mode = 2, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    _dim, _mode = 3, "replicate"
 
 
 class _DropoutNd(Module):
@@ -150,6 +182,11 @@ class Dropout1d(_DropoutNd):
 class Dropout2d(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class Unfold(Module):
