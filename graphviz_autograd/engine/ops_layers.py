@@ -1,5 +1,5 @@
-"""Table entries: the adaptive max pool, upsampling (nearest, bilinear), pixel shuffles and
-im2col / col2im, each one node as PyTorch makes it.
+"""Table entries: the adaptive max pool, max unpooling, upsampling (nearest, nearest-exact,
+linear, bilinear), pixel shuffles and im2col / col2im, each one node as PyTorch makes it.
 
 Upsampling is linear along each spatial dim: a matrix (output length x input length) per dim
 holds each output position's weights, so the forward and the backward are one product each.
@@ -45,6 +45,25 @@ def _adaptive_max_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     flat = (idx + np.arange(idx.shape[0])[:, None] * plane).ravel()
     gx = np.bincount(flat, g.ravel(), idx.shape[0] * plane)
     return (gx.reshape(shape).astype(g.dtype, copy=False),)
+
+
+# -- max unpool -----------------------------------------------------------------------------------
+def _max_unpool_fwd(x: np.ndarray, *, indices: np.ndarray, output_size: tuple[int, int]
+                    ) -> np.ndarray:
+    plane = output_size[0] * output_size[1]
+    rows = x.reshape(-1, x.shape[-1] * x.shape[-2])
+    out = np.zeros((rows.shape[0], plane), x.dtype)
+    np.put_along_axis(out, indices.reshape(rows.shape), rows, axis=1)
+    return out.reshape(*x.shape[:-2], *output_size)
+
+
+def _max_unpool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("MaxUnpool2DBackward0")
+    idx = c.indices
+    planes = g.reshape(-1, g.shape[-1] * g.shape[-2])
+    picked = np.take_along_axis(planes, idx.reshape(planes.shape[0], -1), axis=1)
+    return (picked.reshape(idx.shape).astype(g.dtype, copy=False),)
 
 
 # -- upsampling -----------------------------------------------------------------------------------
@@ -205,6 +224,8 @@ _UPSAMPLES = (
 register(
     Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd,
        _adaptive_max_bw, (Save("self"), Save("result1")), extras=("result1",)),
+    Op("max_unpool2d", "MaxUnpool2DBackward0", ("self",), _max_unpool_fwd, _max_unpool_bw,
+       (Save("indices"),)),
     *(Op(key, name, ("self",), *_upsample(name, kind),
          attr_names=tuple(sorted((*attrs, "output_size", "self_sym_sizes"))))
       for key, name, kind, attrs in _UPSAMPLES),

@@ -248,6 +248,9 @@ EXAMPLES: dict[str, list[str]] = {
     "adaptive_avg_pool2d": ["F.adaptive_avg_pool2d(C, (3, 2))", "F.adaptive_avg_pool2d(C[0], 3)"],
     "adaptive_max_pool2d": ["F.adaptive_max_pool2d(C, (3, 2))", "F.adaptive_max_pool2d(C[0], 1)",
                             "F.adaptive_max_pool1d(X, 2)"],
+    "max_unpool2d": ["F.max_unpool2d(*F.max_pool2d(C, 2, return_indices=True), 2)",
+                     "F.max_unpool1d(*F.max_pool1d(X, 2, return_indices=True), 2, "
+                     "output_size=[3])"],
     "upsample_nearest1d": ["F.interpolate(X, scale_factor=2)", "F.interpolate(X, size=5)"],
     "upsample_nearest2d": ["F.interpolate(C, scale_factor=2)", "F.interpolate(C, size=(3, 7))"],
     "upsample_nearest_exact1d": ["F.interpolate(X, scale_factor=1.7, mode='nearest-exact')"],
@@ -635,7 +638,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "avg_pool2d", "adaptive_avg_pool2d", "native_group_norm",
                       "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
-                      "upsample_nearest_exact2d", "upsample_linear1d"}
+                      "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

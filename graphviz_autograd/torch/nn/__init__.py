@@ -17,6 +17,8 @@ from .conv import (
     ConvTranspose2d,
     MaxPool1d,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from .layers import (
     ConstantPad1d,
@@ -89,4 +91,4 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "Dropout1d", "Dropout2d", "Unfold", "Fold", "BatchNorm3d", "GroupNorm",
             "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "Conv3d", "InstanceNorm3d",
             "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
-            "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]

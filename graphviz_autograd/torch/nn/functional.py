@@ -799,6 +799,8 @@ from .functional_layers import (  # noqa: E402
     fold,
     interpolate,
     max_pool1d,
+    max_unpool1d,
+    max_unpool2d,
     pixel_shuffle,
     pixel_unshuffle,
     unfold,
@@ -809,4 +811,5 @@ from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
 __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
-            "dropout1d", "dropout2d", "dropout3d", "unfold", "fold"]
+            "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
+            "max_unpool2d"]

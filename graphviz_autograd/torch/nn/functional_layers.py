@@ -12,6 +12,7 @@ import numpy as np
 
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
+from ...engine import messages as _msg
 from ...engine import random as rnd
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
@@ -20,7 +21,8 @@ from . import functional as F
 from .functional import _expand_param, _ints, _sizes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
-           "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d",
+           "max_unpool2d", "interpolate",
            "upsample", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "dropout3d",
            "unfold", "fold"]
 
@@ -211,6 +213,66 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
              "{name}() argument '{what}' should contain one int (got {n})")
     _check_1d_input(name, input)
     return _pooled_1d(input, lambda x: adaptive_max_pool2d(x, (1, o), return_indices))
+
+
+# -- max unpool -----------------------------------------------------------------------------------
+def _unpool_output_size(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
+                        padding: tuple[int, ...], output_size: Any) -> list[int]:
+    n = len(kernel)
+    default = [(input._data.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        return default
+    size = list(output_size)
+    if len(size) == n + 2:
+        size = size[2:]
+    if len(size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(size)}'")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} '
+                             f"and {hi})")
+    return [int(s) for s in size]
+
+
+def _max_unpool(input: Tensor, indices: Tensor, size: list[int]) -> Tensor:
+    """PyTorch's max_unpool2d: each value written at its index in a zero plane of ``size``."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {input.dim()} dimensions.")
+    if indices._dtype is not _dt.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{_msg.SCALAR_NAME.get(indices._dtype.name, indices._dtype.name)}")
+    if indices._data.shape != input._data.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({_sizes(input._data.shape)}) but got indices tensor with shape: "
+                           f"{_sizes(indices._data.shape)}")
+    idx = indices._data
+    bad = idx[(idx < 0) | (idx >= size[0] * size[1])]
+    if bad.size:
+        raise RuntimeError(f"Found an invalid max index: {int(bad.flat[0])} (output volumes are "
+                           f"of size {size[0]}x{size[1]})")
+    return _apply(_T["max_unpool2d"], (input,),
+                  {"indices": indices, "output_size": (size[0], size[1])}, dtype=input._dtype)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel = _ints(kernel_size, 2)
+    strides = _ints(stride, 2) if stride is not None else kernel
+    size = _unpool_output_size(input, kernel, strides, _ints(padding, 2), output_size)
+    return _max_unpool(input, indices, size)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel = _ints(kernel_size, 1)
+    strides = _ints(stride, 1) if stride is not None else kernel
+    size = _unpool_output_size(input, kernel, strides, _ints(padding, 1), output_size)
+    out = _max_unpool(_F.unsqueeze(input, -1), _F.unsqueeze(indices, -1), [*size, 1])
+    return _F.squeeze(out, -1)
 
 
 # -- upsampling -----------------------------------------------------------------------------------
