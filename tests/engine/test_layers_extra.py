@@ -238,13 +238,38 @@ def test_arguments_as_pytorch(call: str) -> None:
     differential(snippet)
 
 
-@pytest.mark.parametrize("call", ["F.group_norm(x, 2)"])
+@pytest.mark.parametrize("call", [
+    "F.group_norm(x, 2)", "F.adaptive_max_pool2d(x, 2)", "F.interpolate(x, scale_factor=2)",
+    "F.interpolate(x, size=(3, 5), mode='bilinear')", "F.interpolate(x[0], size=3, mode='linear')",
+    "F.interpolate(x, scale_factor=2, mode='nearest-exact')",
+    "F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)",
+    "F.conv_transpose2d(x, w)", "F.pad(x[None], (1, 1, 1, 1, 1, 1), mode='reflect')"])
 def test_create_graph_is_refused_clearly(call: str) -> None:
+    """No double-backward formula yet: a NotImplementedError naming the node."""
     x = ours.ones(1, 4, 4, 4, requires_grad=True)
-    w = ours.ones(2, 4, 3, 3, requires_grad=True)
+    w = ours.ones(4, 2, 3, 3, requires_grad=True)
     out = eval(call, {"F": ours.nn.functional, "x": x * x, "w": w})
     with pytest.raises(NotImplementedError, match=r"create_graph through .*Backward0"):
         ours.autograd.grad((out * out).sum(), x, create_graph=True)
+
+
+@pytest.mark.parametrize("call", ["F.pixel_shuffle(x, 2)", "F.pixel_unshuffle(x, 2)",
+                                  "F.fold(F.unfold(x, 2), (4, 4), 2)",
+                                  "F.rms_norm(x, (4, 4))", "F.rms_norm(x, (4,), x[0, 0, 0])"])
+def test_create_graph_through_the_differentiable_layers(call: str) -> None:
+    """The shuffles and im2col / col2im differentiate through each other, RMS norm is a
+    composite: their second derivatives are PyTorch's."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        x = _images(torch, 1, 4, 4, 4).double().requires_grad_()
+        out = eval(call, {"F": F, "x": x * x})
+        (g,) = torch.autograd.grad((out ** 3).sum(), x, create_graph=True)
+        rec.graph("grad", g=g)
+        rec.note("grad", g)
+        (gg,) = torch.autograd.grad((g * g).sum(), x)
+        rec.note("second", gg)
+    differential(snippet)
 
 
 CONV_CALLS = [
