@@ -357,7 +357,11 @@ DROPOUT = ["F.dropout2d(x)", "F.dropout2d(x, 0.3, inplace=False)", "F.dropout1d(
            "F.dropout2d(x, training=False)", "F.dropout2d(x[0, 0])",
            "torch.nn.Dropout2d(0.4)(x)", "torch.nn.Dropout1d()(x[:, :, 1])",
            "m = torch.nn.Dropout2d(); m.eval(); m(x)", "F.dropout3d(x[None])", "F.dropout3d(x)",
-           "torch.nn.Dropout3d(0.2)(x[:, None].expand(2, 3, 4, 5, 5))", "F.dropout3d(x[0])"]
+           "torch.nn.Dropout3d(0.2)(x[:, None].expand(2, 3, 4, 5, 5))", "F.dropout3d(x[0])",
+           "y = x * 1; torch.nn.Dropout2d(inplace=True)(y) is y", "F.dropout2d(x, inplace=True)",
+           "y = x[:, :, 0] * 1; F.dropout1d(y, 0.3, inplace=True); y",
+           "y = x * 1; F.dropout2d(y, 1.0, True, True)",
+           "y = x[None] * 1; F.dropout3d(y, inplace=True); (y, y._version)"]
 
 
 @pytest.mark.parametrize("call", DROPOUT)
@@ -373,8 +377,14 @@ def test_channel_dropout_draws_pytorchs_mask(call: str) -> None:
         for line in setup:
             exec(line, scope)
         made: list[Any] = []
-        rec.attempt("call", lambda: made.append(eval(last, scope)))
+        if not rec.attempt("call", lambda: made.append(eval(last, scope))):
+            return
         out = made[0]
+        if isinstance(out, bool):
+            out = scope["y"]
+        elif isinstance(out, tuple):
+            rec.note("version", out[1])
+            out = out[0]
         rec.note("out", out)
         rec.graph("graph", out=out)
         out.sum().backward()
@@ -385,7 +395,8 @@ def test_channel_dropout_draws_pytorchs_mask(call: str) -> None:
 
 INIT = ["torch.nn.ConvTranspose2d(4, 6, 3, groups=2)", "torch.nn.ConvTranspose1d(3, 2, 2)",
         "torch.nn.GroupNorm(2, 4)", "torch.nn.RMSNorm([2, 3])",
-        "torch.nn.InstanceNorm1d(3, affine=True)", "torch.nn.BatchNorm3d(2)"]
+        "torch.nn.InstanceNorm1d(3, affine=True)", "torch.nn.BatchNorm3d(2)",
+        "torch.nn.Conv3d(2, 3, (2, 1, 2))", "torch.nn.ConvTranspose2d(2, 2, 3, bias=False)"]
 
 
 @pytest.mark.parametrize("module", INIT)

@@ -403,19 +403,22 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 
 # -- channel dropout ------------------------------------------------------------------------------
-def _feature_dropout(input: Tensor, p: float, training: bool) -> Tensor:
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool = False) -> Tensor:
     """PyTorch's feature_dropout: one mask value per (sample, channel), drawn as ``dropout``
-    draws its mask, broadcast over the other dims."""
+    draws its mask, broadcast over the other dims; ``inplace``: the input times the mask in
+    place (``mul_``)."""
     if not training or p == 0 or input._data.size == 0:
         return input
     npd = input._dtype.np
     if p == 1:
-        return _F.mul(input, Tensor._make(np.zeros((), npd), input._dtype))
+        zero = Tensor._make(np.zeros((), npd), input._dtype)
+        return input.mul_(zero) if inplace else _F.mul(input, zero)
     noise = np.empty((*input._data.shape[:2], *(1,) * (input.dim() - 2)), npd)
     rnd.fill(noise, rnd.bernoulli(rnd.default_generator, noise.size, 1 - p))
     wide = np.dtype(np.float32) if npd == np.float16 else npd
     noise = (noise.astype(wide) / np.asarray(1 - p, wide)).astype(npd)
-    return _F.mul(input, Tensor._make(noise, input._dtype))
+    mask = Tensor._make(noise, input._dtype)
+    return input.mul_(mask) if inplace else _F.mul(input, mask)
 
 
 def _check_p(p: float) -> None:
@@ -432,7 +435,8 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
                            "inputs with 1 spatial dimension, a channel dimension, and an optional "
                            "batch dimension (i.e. 2D or 3D inputs).")
     if input.dim() == 3:
-        return _feature_dropout(input, p, training)
+        return _feature_dropout(input, p, training, inplace)
+    # NB: an unbatched input is not written in place here (PyTorch's unsqueeze_ then mul_)
     return _F.squeeze(_feature_dropout(_F.unsqueeze(input, 0), p, training), 0)
 
 
@@ -455,7 +459,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
                       "behavior, please switch to using dropout1d instead.", UserWarning,
                       stacklevel=2)
-    return _feature_dropout(input, p, training)
+    return _feature_dropout(input, p, training, inplace)
 
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
@@ -470,7 +474,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. "
                       "4D or 5D inputs).", UserWarning, stacklevel=2)
     if n == 5:
-        return _feature_dropout(input, p, training)
+        return _feature_dropout(input, p, training, inplace)
     return _F.squeeze(_feature_dropout(_F.unsqueeze(input, 0), p, training), 0)
 
 
