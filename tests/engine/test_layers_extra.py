@@ -185,6 +185,8 @@ ERRORS = [
     "repr(torch.nn.UpsamplingNearest2d(scale_factor=2))",
     "repr(torch.nn.UpsamplingBilinear2d(size=3))",
     "F.interpolate(x, scale_factor=2, mode='nearest', antialias=True)",
+    "F.upsample(x, scale_factor=2)", "F.upsample_nearest(x, (3, 4))",
+    "F.upsample_bilinear(x, scale_factor=2)",
     "F.conv_transpose2d(x[:, :3], w)", "F.conv_transpose2d(x, w, torch.ones(4))",
     "F.conv_transpose2d(x, w, output_padding=1)",
     "F.conv_transpose2d(x, w, stride=2, output_padding=2)",

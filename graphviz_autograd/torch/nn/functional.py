@@ -805,6 +805,8 @@ from .functional_layers import (  # noqa: E402
     pixel_unshuffle,
     unfold,
     upsample,
+    upsample_bilinear,
+    upsample_nearest,
 )
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
 
@@ -812,4 +814,4 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
-            "max_unpool2d"]
+            "max_unpool2d", "upsample_nearest", "upsample_bilinear"]

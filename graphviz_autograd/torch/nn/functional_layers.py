@@ -22,9 +22,9 @@ from .functional import _expand_param, _ints, _sizes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d",
-           "max_unpool2d", "interpolate",
-           "upsample", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "dropout3d",
-           "unfold", "fold"]
+           "max_unpool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "dropout2d", "dropout3d", "unfold",
+           "fold"]
 
 
 # -- transposed convolution -----------------------------------------------------------------------
@@ -367,7 +367,21 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", UserWarning, stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", UserWarning, stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # -- pixel shuffles -------------------------------------------------------------------------------
