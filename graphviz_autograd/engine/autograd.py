@@ -527,6 +527,7 @@ def _unwrap(v: Any) -> Any:
 from . import (  # noqa: E402, F401
     ops_attention,
     ops_conv,
+    ops_layers,
     ops_linalg,
     ops_loss,
     ops_loss_extra,

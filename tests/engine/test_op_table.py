@@ -236,7 +236,9 @@ EXAMPLES: dict[str, list[str]] = {
         "h = torch.zeros(1, 2, 1, dtype=X.dtype); torch.lstm(X, (h, bb.reshape(1, 2, 1)), "
         "[A.repeat(2, 1), b[:1].repeat(4, 1)], False, 1, 0.0, False, False, False)[2]"],
     # -- convolution, padding and pooling (C an image batch, W a conv weight) -------------------
-    "convolution": ["F.conv2d(C, W)", "F.conv2d(C, W, a, stride=2, padding=1)",
+    "convolution": ["F.conv_transpose2d(C, W.transpose(0, 1), a, stride=2, padding=1, "
+                    "output_padding=1)", "F.conv_transpose1d(X, W[:2, :, 0], groups=2)",
+                    "F.conv2d(C, W)", "F.conv2d(C, W, a, stride=2, padding=1)",
                     "F.conv2d(C, W, c, padding=(1, 0), dilation=2)",
                     "F.conv2d(C, W, padding='valid')",
                     "F.conv2d(C, W[:2, :1], bb, groups=2, padding='same')",
@@ -247,6 +249,10 @@ EXAMPLES: dict[str, list[str]] = {
     "reflection_pad1d": ["F.pad(X, (2, 1), mode='reflect')"],
     "replication_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='replicate')",
                           "F.conv2d(F.pad(C, (1, 1, 1, 1), mode='replicate'), W)"],
+    "reflection_pad3d": ["F.pad(C, (1, 2, 0, 3, 1, 0), mode='reflect')"],
+    "replication_pad3d": ["F.pad(C, (1, 2, 0, 3, 1, 0), mode='replicate')",
+                          "F.conv3d(F.pad(C[None, :, :1], (1, 0, 0, 1, 0, 0), "
+                          "mode='replicate'), W[:, :1, None])"],
     "replication_pad1d": ["F.pad(X, (2, 1), mode='replicate')"],
     "max_pool2d_with_indices": ["F.max_pool2d(C, 2)", "F.max_pool2d(C, 3, 2, 1, ceil_mode=True)",
                                 "F.max_pool2d(C[0], 2, 1, dilation=2)",
@@ -254,6 +260,26 @@ EXAMPLES: dict[str, list[str]] = {
     "avg_pool2d": ["F.avg_pool2d(C, 2)", "F.avg_pool2d(C, 3, 2, 1, True, False)",
                    "F.avg_pool2d(C[0], (2, 3), 1, divisor_override=4)"],
     "adaptive_avg_pool2d": ["F.adaptive_avg_pool2d(C, (3, 2))", "F.adaptive_avg_pool2d(C[0], 3)"],
+    "adaptive_max_pool2d": ["F.adaptive_max_pool2d(C, (3, 2))", "F.adaptive_max_pool2d(C[0], 1)",
+                            "F.adaptive_max_pool1d(X, 2)"],
+    "max_unpool2d": ["F.max_unpool2d(*F.max_pool2d(C, 2, return_indices=True), 2)",
+                     "F.max_unpool1d(*F.max_pool1d(X, 2, return_indices=True), 2, "
+                     "output_size=[3])"],
+    "upsample_nearest1d": ["F.interpolate(X, scale_factor=2)", "F.interpolate(X, size=5)"],
+    "upsample_nearest2d": ["F.interpolate(C, scale_factor=2)", "F.interpolate(C, size=(3, 7))"],
+    "upsample_nearest_exact1d": ["F.interpolate(X, scale_factor=1.7, mode='nearest-exact')"],
+    "upsample_nearest_exact2d": ["F.interpolate(C, size=(3, 7), mode='nearest-exact')"],
+    "upsample_linear1d": ["F.interpolate(X, size=5, mode='linear')",
+                          "F.interpolate(X, scale_factor=2, mode='linear', align_corners=True)"],
+    "upsample_bilinear2d": ["F.interpolate(C, size=(3, 7), mode='bilinear')",
+                            "F.interpolate(C, scale_factor=1.5, mode='bilinear', "
+                            "align_corners=True)"],
+    "pixel_shuffle": ["F.pixel_shuffle(C[:, :, :2].reshape(1, 4, 2, 2), 2)",
+                      "F.pixel_shuffle(C, 1)"],
+    "pixel_unshuffle": ["F.pixel_unshuffle(C, 2)", "F.pixel_unshuffle(C[0], 2)"],
+    "im2col": ["F.unfold(C, 2)", "F.unfold(C[0], (2, 3), dilation=(2, 1), padding=1)"],
+    "col2im": ["F.fold(C.reshape(1, 8, 4), (3, 3), 2)",
+               "F.fold(C.reshape(8, 4), (4, 4), 2, stride=2)"],
     "flip": ["A.flip(1)", "X.flip(0, 2)", "s.flip(0)"],
     "gather": ["A.gather(1, I)", "torch.gather(A, 1, I)", "s.gather(0, torch.tensor(0))",
                "torch.take_along_dim(A, I, 1)", "A.take_along_dim(torch.tensor([[1], [0]]), -1)",
@@ -275,6 +301,8 @@ EXAMPLES: dict[str, list[str]] = {
                           "F.layer_norm(X, [3], a)", "F.layer_norm(X, (3,), None, b, eps=1e-3)",
                           "F.layer_norm(M, (3,), c, b)",
                           "F.layer_norm(torch.stack([c, r]), (3,), a, b)"],
+    "native_group_norm": ["F.group_norm(C, 2)", "F.group_norm(X, 1, bb, bb)",
+                          "F.group_norm(A, 3, a, b, eps=0.1)"],
     "native_batch_norm": [
         "F.batch_norm(A, None, None, a, b, training=True)",
         "F.batch_norm(X, torch.zeros(2, dtype=X.dtype), torch.ones(2, dtype=X.dtype), bb, None, "
@@ -731,7 +759,11 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
                       "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
                       "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
-                      "avg_pool2d", "adaptive_avg_pool2d",
+                      "reflection_pad3d", "replication_pad3d",
+                      "avg_pool2d", "adaptive_avg_pool2d", "native_group_norm",
+                      "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
+                      "upsample_bilinear2d", "upsample_nearest_exact1d",
+                      "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
