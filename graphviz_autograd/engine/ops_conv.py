@@ -363,7 +363,7 @@ register(
     Op("constant_pad_nd", "ConstantPadNdBackward0", ("self",), _constant_pad_fwd,
        _constant_pad_bw, (), ("pad",)),
     Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self",), _max_pool_fwd,
-       _max_pool_bw, (Save("self"), Save("result1")),
+       _max_pool_bw, (Save("result1"), Save("self")),
        ("ceil_mode", "dilation", "kernel_size", "padding", "stride"), extras=("result1",)),
     Op("avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool_fwd, _avg_pool_bw,
        (Save("self"),),

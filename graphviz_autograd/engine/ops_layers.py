@@ -223,7 +223,7 @@ _UPSAMPLES = (
 
 register(
     Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd,
-       _adaptive_max_bw, (Save("self"), Save("result1")), extras=("result1",)),
+       _adaptive_max_bw, (Save("result1"), Save("self")), extras=("result1",)),
     Op("max_unpool2d", "MaxUnpool2DBackward0", ("self",), _max_unpool_fwd, _max_unpool_bw,
        (Save("indices"),)),
     *(Op(key, name, ("self",), *_upsample(name, kind),

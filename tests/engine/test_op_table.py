@@ -543,6 +543,15 @@ def _mismatch(what: str, expected: np.ndarray, got: np.ndarray) -> str | None:
 
 
 # -- coverage -------------------------------------------------------------------------------------
+def test_every_op_lists_its_saved_values_by_name() -> None:
+    """A node's saved values in alphabetical order, as PyTorch's ``_saved_*`` attributes list
+    (``dir()``), which is how the real-torch recorder reads them: so both recorders list a
+    node's buffers, and a diagnosis names them, in one order."""
+    unsorted = {key: names for key, op in TABLE.items()
+                if (names := list(op.saved_names())) != sorted(names)}
+    assert not unsorted, unsorted
+
+
 def test_every_table_op_has_examples() -> None:
     keys = set(TABLE)
     missing = sorted(keys - set(EXAMPLES) - set(INTERNAL_ONLY))
