@@ -539,6 +539,7 @@ from . import (  # noqa: E402, F401
     ops_activation,
     ops_attention,
     ops_conv,
+    ops_layers,
     ops_linalg,
     ops_loss,
     ops_loss_extra,

@@ -300,7 +300,7 @@ register(
     Op("multilabel_margin_loss_backward", "torch::autograd::NotImplemented", ("*tensors",),
        _multilabel_data_fwd, _no_derivative("multilabel_margin_loss_backward")),
     Op("multilabel_margin_loss", "MultilabelMarginLossBackward0", ("self",), _multilabel_fwd,
-       _multilabel_bw, (Save("self"), Save("target"), Save("is_target")), ("reduction",),
+       _multilabel_bw, (Save("is_target"), Save("self"), Save("target")), ("reduction",),
        extras=("is_target",)),
     Op("xlogy", "XlogyBackward0", ("self", "other"), _xlogy_fwd, _xlogy_bw,
        (Save("other"), Save("self"))),

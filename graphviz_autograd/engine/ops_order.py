@@ -37,8 +37,8 @@ def _scatter_back(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     """PyTorch's value_selecting_reduction_backward with keepdim: the gradient scattered into
     zeros of the input's shape at the saved indices."""
     shape = c.shape(0)
-    if not shape:
-        return (g,) if D.tensor_mode else (np.asarray(g).reshape(()),)
+    if not shape and not D.tensor_mode:
+        return (np.asarray(g).reshape(()),)
     out = D.scatter(D.zeros(shape, like=g), g, dim=c.attrs["dim"], index=c.indices)
     return (keep_given(out, c.attrs, D),)
 
@@ -98,7 +98,7 @@ def _cumulative_arg(better: Any) -> Any:
 
 def _cummaxmin_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     # NB: PyTorch: zeros_like(self).scatter_add(dim, indices, grad)
-    if not c.shape(0):
+    if not c.shape(0) and not D.tensor_mode:
         return (g,)
     return (D.scatter_add(D.zeros_like(c.self), g, dim=c.attrs["dim"], index=c.indices),)
 

@@ -26,7 +26,9 @@ def _add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _sub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha = c.attrs.get("alpha", 1)
     return (g if c.needs[0] else None,
-            (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.needs[1] else None)
+            # NB: PyTorch's maybe_multiply(-grad, alpha): a negation, then the product
+            (D.neg(g) if alpha == 1 else D.mul_scalar(D.neg(g), other=alpha))
+            if c.needs[1] else None)
 
 
 # NB: PyTorch's generated backward of a two-input op with a formula per input computes the
@@ -509,8 +511,10 @@ register(
         g, D.rsqrt(D.add_scalar(D.pow(c.self, exponent=2), other=1))), "self"),
     _unary("acosh", "AcoshBackward0", np.arccosh, lambda c, g, D: D.mul(
         g, D.rsqrt(D.sub_scalar(D.mul(c.self, c.self), other=1))), "self"),
+    # NB: PyTorch's grad * 1 / (1 - self.pow(2)): the product by 1 is a node too
     _unary("atanh", "AtanhBackward0", np.arctanh, lambda c, g, D: D.div(
-        g, D.sub(D.ones_like(c.self), D.pow(c.self, exponent=2))), "self"),
+        D.mul_scalar(g, other=1), D.sub(D.ones_like(c.self), D.pow(c.self, exponent=2))),
+        "self"),
     Op("atan2", "Atan2Backward0", ("self", "other"), np.arctan2, _atan2_bw,
        (Save("other"), Save("self"))),
     _unary("floor", "FloorBackward0", np.floor, lambda c, g, D: D.zeros_like(g), None),

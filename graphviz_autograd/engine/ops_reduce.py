@@ -62,6 +62,10 @@ def _evenly(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, r = c.self, c.result
     # NB: a nan result came from the nan inputs: they share the gradient
     mask = D.isnan(x) if np.isnan(np.asarray(r)).any() else D.eq(x, r)
+    if D.tensor_mode:
+        # NB: PyTorch's zeros.masked_fill_(mask, grad / mask.sum()): its nodes
+        return (D.masked_fill_tensor(D.zeros(c.shape(0), like=g), D.div(g, D.sum(mask)),
+                                     mask=mask),)
     count = max(int(np.count_nonzero(np.asarray(mask))), 1)
     return (D.div_scalar(D.where(D.expand(g, size=c.shape(0)), D.zeros_like(x), condition=mask),
                          other=count),)
@@ -114,10 +118,10 @@ def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
 
 
 def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    idx = c.index
-    gs = D.scatter(gg, D.zeros_like(D.gather(gg, dim=c.attrs["dim"], index=idx)),
-                   dim=c.attrs["dim"], index=idx) if c.needs[0] else None
-    return (gs, D.gather(gg, dim=c.attrs["dim"], index=idx) if c.needs[1] else None)
+    # NB: PyTorch's grad.scatter(dim, index, 0) and grad.gather(dim, index), the second first
+    idx, dim = c.index, c.attrs["dim"]
+    gsrc = D.gather(gg, dim=dim, index=idx) if c.needs[1] else None
+    return (D.scatter_value(gg, dim=dim, index=idx, value=0) if c.needs[0] else None, gsrc)
 
 
 def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -268,6 +272,9 @@ def _lse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _cumsum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     d = c.attrs["dim"]
+    shape = c.shape(0)
+    if int(np.prod(shape)) <= 1 or shape[d] == 1:
+        return (g,)               # NB: PyTorch's trivial case: the gradient as it is
     return (D.flip(D.cumsum(D.flip(g, dims=(d,)), dim=d), dims=(d,)),)
 
 
@@ -333,7 +340,7 @@ def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
     dims = _dims(dim, len(shape))
     r = c.result
-    if shape and not keepdim:
+    if not keepdim and (shape or D.tensor_mode):
         # NB: PyTorch restores the reduced dims with one view here (the dims as given: none
         # for ``amax()``, a view of the 0-d gradient as 0-d, which broadcasts)
         kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) if dim else ()

@@ -89,15 +89,22 @@ def _erfinv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 def _xlogy(x: Any, y: Any) -> Any:
+    # NB: a number on either side takes the array's dtype
+    dtype = np.result_type(x, y)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
     with np.errstate(all="ignore"):
-        out = np.where(x == 0, 0, x * np.log(y))
-        return np.where(np.isnan(y), np.nan, out)
+        out = x * np.log(y)
+        out = np.where(x == 0, np.zeros((), out.dtype), out)
+        return np.where(np.isnan(y), y, out)
 
 
 def _xlogy_self_bw(c: Any, g: Any, D: Any, other: float) -> Any:
-    # NB: xlogy(grad, other) zeroed where (self == 0) & (other <= 0), as PyTorch's
-    mask = D.logical_and(D.eq(c.self, 0), D.le(other, 0))
-    return D.masked_fill(D.xlogy_scalar(g, other=other), mask=mask, value=0.0)
+    # NB: xlogy(grad, other), zeroed where self == 0 when other <= 0 (PyTorch makes the
+    # masked_fill only then)
+    out = D.xlogy_scalar(g, other=other)
+    if other <= 0:
+        out = D.masked_fill(out, mask=D.eq(c.self, 0), value=0.0)
+    return out
 
 
 def _hypot_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:

@@ -153,7 +153,9 @@ def diff(t: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
             a, b = narrow(out, dim, 1, length), narrow(out, dim, 0, length)
             out = Tensor._make(np.logical_xor(a._data, b._data), dt.bool_)
         else:
-            out = sub(narrow(out, dim, 1, length), narrow(out, dim, 0, length))
+            # NB: PyTorch's C++ makes the second operand's slice first (its argument order)
+            before = narrow(out, dim, 0, length)
+            out = sub(narrow(out, dim, 1, length), before)
         length -= 1
     return out
 

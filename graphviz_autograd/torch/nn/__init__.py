@@ -25,7 +25,47 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
-from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .conv import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+)
+from .layers import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    Fold,
+    PixelShuffle,
+    PixelUnshuffle,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    Unfold,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .loss_modules import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -73,6 +113,7 @@ from .modules import (
     Tanh,
     Unflatten,
 )
+from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -101,3 +142,11 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "ELU", "CELU", "SELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "Mish", "PReLU", "ReLU6", "Softmin", "Softplus", "Softshrink", "Softsign",
            "Tanhshrink", "Threshold", "RReLU", "Softmax2d"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
+            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle",
+            "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+            "Dropout1d", "Dropout2d", "Unfold", "Fold", "BatchNorm3d", "GroupNorm",
+            "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "Conv3d", "InstanceNorm3d",
+            "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]

@@ -67,7 +67,7 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
-           "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
+           "layer_norm", "batch_norm", "conv1d", "conv2d", "conv3d", "pad", "max_pool2d",
            "avg_pool2d", "adaptive_avg_pool2d",
            "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance", "logsigmoid",
            "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
@@ -698,6 +698,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def _pool_pair(name: str, what: str, value: Any, default: tuple[int, ...] | None = None
                ) -> tuple[int, ...]:
     if value is None or (isinstance(value, tuple | list) and not value and default is not None):
@@ -786,22 +791,32 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one or two
-    dims (ReflectionPad{1,2}DBackward0, ReplicationPad{1,2}DBackward0)."""
+    """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one, two or
+    three dims (ReflectionPad{1,2,3}DBackward0, ReplicationPad{1,2,3}DBackward0)."""
     pads = tuple(int(p) for p in pad)
     if mode == "constant":
         return _apply(_T["constant_pad_nd"], (input,),
                       {"pad": pads, "value": 0.0 if value is None else value},
                       dtype=input._dtype)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    ndim = input._data.ndim
+    if len(pads) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pads) // 2 > ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pads)} and input of dimension "
+                           f"{ndim}")
+    if len(pads) not in (2, 4, 6) or ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pads)} is not supported for {ndim}D input tensor.\nSupported "
+            "combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads "
+            "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
         # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
         raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
                                   "supported by graphviz_autograd")
-    if mode not in ("reflect", "replicate") or len(pads) not in (2, 4) \
-            or input._data.ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
-        raise NotImplementedError(f"F.pad with mode={mode!r}, pad={list(pads)} on a "
-                                  f"{input._data.ndim}-d input is not supported by "
-                                  f"graphviz_autograd")
     nd = len(pads) // 2
     shape = input._data.shape
     if mode == "reflect":
@@ -825,3 +840,34 @@ from .functional_attention import (  # noqa: E402, F401 -- they build on the fun
     multi_head_attention_forward,
     scaled_dot_product_attention,
 )
+
+# NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
+from .functional_layers import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    fold,
+    interpolate,
+    max_pool1d,
+    max_unpool1d,
+    max_unpool2d,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
+from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+
+__all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
+            "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
+            "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
+            "max_unpool2d", "upsample_nearest", "upsample_bilinear"]
