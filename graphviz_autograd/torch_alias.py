@@ -22,6 +22,7 @@ ALIASES = {
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
     "torch.optim.lr_scheduler": "graphviz_autograd.torch.optim.lr_scheduler",
+    "torch.special": "graphviz_autograd.torch.special",
     "torch.autograd": "graphviz_autograd.torch.autograd",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
     "torch.utils": "graphviz_autograd.torch.utils",

@@ -301,6 +301,10 @@ def node_class(op: Op) -> type[Node]:
         if op.key in _SIZED:
             sizes = _SIZE_ATTRS if op.key.startswith("mean") else _SIZE_ATTRS[:1]
             ns.update({"_saved_" + key: property(_size_getter(key)) for key in sizes})
+        if op.name == "torch::autograd::NotImplemented":
+            # NB: PyTorch's NotImplemented node has no sequence number (the largest): a backward
+            # runs it as soon as it is ready; the one written when it is made is ignored
+            ns["_seq"] = property(lambda self: ACC_SEQ, lambda self, value: None)
         ns.update({"_saved_" + key: property(_attr_getter(key)) for key in op.attr_names})
         for key in op.saved_names():
             # NB: as in PyTorch, only saved tensors also have a _raw_saved_ form

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import factories, indexing, ordering, scattering, selecting, stacking
+from . import factories, indexing, ordering, pointwise_extra, scattering, selecting, stacking
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -376,8 +376,7 @@ METHODS: dict[str, Any] = {
     "__gt__": _cmp(np.greater), "__ge__": _cmp(np.greater_equal),
     **{f"__{k}__": _bitwise(k, False) for k in ("and", "or", "xor", "lshift", "rshift")},
     **{f"__r{k}__": _bitwise(k, True) for k in ("and", "or", "xor", "lshift", "rshift")},
-    "__invert__": F.invert, "bitwise_not": F.invert, "logical_not": lambda s: Tensor._make(
-        np.logical_not(s._data), dt.bool_),
+    "__invert__": F.invert, "bitwise_not": F.invert,
     "bitwise_and": _bitwise("and", False), "bitwise_or": _bitwise("or", False),
     "bitwise_xor": _bitwise("xor", False),
     "__floordiv__": F.floor_divide, "__rfloordiv__": lambda s, o: F.floor_divide(o, s),
@@ -444,12 +443,12 @@ METHODS: dict[str, Any] = {
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
-    "xlogy": F.xlogy,
 }
 METHODS.update(selecting.METHODS)
 METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
 METHODS.update(stacking.METHODS)
+METHODS.update(pointwise_extra.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

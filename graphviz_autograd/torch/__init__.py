@@ -50,6 +50,22 @@ from ..engine.grad_mode import (
     set_grad_enabled,
 )
 from ..engine.optable import TABLE as _TABLE
+from ..engine.pointwise_extra import (
+    addcdiv,
+    addcmul,
+    heaviside,
+    hypot,
+    lerp,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    nan_to_num,
+    polygamma,
+    xlogy,
+)
 from ..engine.random import (
     Generator,
     default_generator,
@@ -71,7 +87,7 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim, utils
+from . import autograd, nn, optim, special, utils
 from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
@@ -195,7 +211,11 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
               "diag_embed", "trace", "index_fill", "scatter", "scatter_add", "index_copy",
               "take_along_dim", "movedim", "moveaxis", "swapdims", "broadcast_to",
-              "unflatten", "tile", "tensor_split", "hsplit", "vsplit", "dsplit"):
+              "unflatten", "tile", "tensor_split", "hsplit", "vsplit", "dsplit",
+              # special functions and in-place forms (engine/pointwise_extra.py)
+              "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac", "relu_", "sigmoid_",
+              "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
+              "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
@@ -283,6 +303,19 @@ unsafe_split = _F.unsafe_split
 bitwise_not = _F.invert
 
 
+def _activation(name: str) -> Any:
+    def f(*args: Any, **kw: Any) -> Any:
+        return getattr(nn.functional, name)(*args, **kw)
+    f.__name__ = name
+    return f
+
+
+# NB: the activations PyTorch also exposes as torch.*
+selu, selu_, celu, celu_, threshold, threshold_, prelu = (
+    _activation(n) for n in ("selu", "selu_", "celu", "celu_", "threshold", "threshold_",
+                             "prelu"))
+
+
 def _recurrent() -> Any:
     from .nn import recurrent
     return recurrent
@@ -338,8 +371,6 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
     return nn.functional.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
-def xlogy(input: Any, other: Any) -> Tensor:
-    return _F.xlogy(input, other)
 
 
 _ = (_apply, _TABLE)

@@ -3,6 +3,27 @@
 from __future__ import annotations
 
 from . import functional, init, utils
+from .activation import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    Mish,
+    PReLU,
+    ReLU6,
+    RReLU,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
 from .attention import MultiheadAttention
 from .conv import (
     AdaptiveAvgPool1d,
@@ -117,7 +138,10 @@ __all__ = ["Module", "Parameter", "Linear", "Sequential", "ModuleList", "ModuleD
            "TripletMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "MultiMarginLoss", "MultiLabelMarginLoss",
            "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+           "ELU", "CELU", "SELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+           "Mish", "PReLU", "ReLU6", "Softmin", "Softplus", "Softshrink", "Softsign",
+           "Tanhshrink", "Threshold", "RReLU", "Softmax2d"]
 __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle",
             "PixelUnshuffle", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",

@@ -16,6 +16,34 @@ from ...engine import selecting as _sel
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
+from .activation_functional import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    mish,
+    prelu,
+    relu6,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    silu,
+    softmin,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
 from .functional_losses import (
     cosine_embedding_loss,
     cosine_similarity,
@@ -46,7 +74,10 @@ __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "lea
            "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
            "multilabel_margin_loss", "scaled_dot_product_attention",
-           "multi_head_attention_forward"]
+           "multi_head_attention_forward",
+           "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu_", "hardtanh_", "relu6",
+           "threshold", "threshold_", "hardswish", "hardsigmoid", "mish", "softsign", "softmin",
+           "tanhshrink", "glu", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -111,28 +142,10 @@ def _unary(key: str, t: Tensor, **kw: Any) -> Tensor:
     return _apply(_T[key], (t,), kw or None, dtype=t._dtype)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01,
-               inplace: bool = False) -> Tensor:
-    return _unary("leaky_relu", input, negative_slope=negative_slope)
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
-             inplace: bool = False) -> Tensor:
-    return _unary("hardtanh", input, min_val=min_val, max_val=max_val)
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _unary("gelu", input, approximate=approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _unary("silu", input)
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _unary("elu", input, alpha=alpha)
 
 
 def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
