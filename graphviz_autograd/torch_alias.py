@@ -17,12 +17,20 @@ ALIASES = {
     "torch.nn": "graphviz_autograd.torch.nn",
     "torch.nn.functional": "graphviz_autograd.torch.nn.functional",
     "torch.nn.init": "graphviz_autograd.torch.nn.init",
+    "torch.nn.utils": "graphviz_autograd.torch.nn.utils",
     "torch.nn.parameter": "graphviz_autograd.torch.nn.parameter",
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
+    "torch.optim.lr_scheduler": "graphviz_autograd.torch.optim.lr_scheduler",
+    "torch.special": "graphviz_autograd.torch.special",
     "torch.autograd": "graphviz_autograd.torch.autograd",
     "torch.linalg": "graphviz_autograd.torch.linalg",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
+    "torch.utils": "graphviz_autograd.torch.utils",
+    "torch.utils.data": "graphviz_autograd.torch.utils.data",
+    "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
+    "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
+    "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
 }
 
 

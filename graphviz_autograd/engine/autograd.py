@@ -312,8 +312,19 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if self._base is not None:
         _copy_slices(op, self, inputs, kw, extras, original, wiring)
     else:
-        record(op, inputs, [self], kw, extras, original, wiring)
+        node = record(op, inputs, [self], kw, extras, original, wiring)
+        if node._saved and any(o is not None and o._vc is self._vc for o in others):
+            # NB: an operand that is self (``t.mul_(t)``) is saved before the write, as in
+            # PyTorch: reading it after the write finds it modified
+            for slot in node._saved.values():
+                if isinstance(slot, SavedTensor) and slot.tensor is not None \
+                        and slot.vc is self._vc:
+                    slot.version -= 1
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
+    if original is not None and original._grad_fn is not None:
+        # NB: PyTorch clones the input after it made the op's node: the clone's node comes
+        # later in sequence (a backward runs it first)
+        original._grad_fn._seq = new_uid()
     return self
 
 
@@ -525,17 +536,24 @@ def _unwrap(v: Any) -> Any:
 
 # The modules that fill the table (imported for their registrations).
 from . import (  # noqa: E402, F401
+    ops_activation,
+    ops_attention,
     ops_conv,
     ops_decomp,
     ops_distance,
+    ops_layers,
     ops_linalg,
     ops_loss,
+    ops_loss_extra,
     ops_norm,
+    ops_order,
     ops_pointwise,
     ops_reduce,
     ops_rnn,
+    ops_scatter,
     ops_select,
     ops_shape,
+    ops_special,
 )
 
 build_backends(_tt_call, wrap, _unwrap)

@@ -15,50 +15,14 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
-from .autograd import apply
-from .optable import TABLE
+from .ordering import diagonal
+from .stacking import movedim
 from .tensor import Tensor
 
-__all__ = ["einsum", "tensordot", "diagonal", "diag_embed", "movedim"]
+__all__ = ["einsum", "tensordot"]
 
 _ELLIPSIS = -1          # the label of an ellipsis in a parsed operand
 _N_LABELS = 52          # A-Z then a-z, PyTorch's order for an implicit output
-
-
-def diagonal(t: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    n = t._data.ndim
-    d1, d2 = F._dim(dim1, n), F._dim(dim2, n)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    out = apply(TABLE["diagonal"], (t,), {"offset": offset, "dim1": d1, "dim2": d2})
-    return F.as_given(out, dim1=dim1, dim2=dim2)
-
-
-def diag_embed(t: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    n = t._data.ndim + 1
-    d1, d2 = F._dim(dim1, n), F._dim(dim2, n)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    out = apply(TABLE["diag_embed"], (t,), {"offset": offset, "dim1": d1, "dim2": d2})
-    return F.as_given(out, dim1=dim1, dim2=dim2)
-
-
-def movedim(t: Tensor, source: Any, destination: Any) -> Tensor:
-    """PyTorch's movedim: always a permute (even where nothing moves)."""
-    n = t._data.ndim
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    if len(src) != len(dst):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
-                           f"should contain the same number of dims as destination ({dst} dims)")
-    src = [F._dim(d, n) for d in src]
-    dst = [F._dim(d, n) for d in dst]
-    order = [-1] * n
-    for s, d in zip(src, dst, strict=True):
-        order[d] = s
-    rest = iter(d for d in range(n) if d not in src)
-    perm = tuple(o if o != -1 else next(rest) for o in order)
-    return F.permute(t, perm)
 
 
 # -- parsing -------------------------------------------------------------------------------------
@@ -490,6 +454,3 @@ def _prod(xs: Any) -> int:
         n *= int(x)
     return n
 
-
-METHODS = {"diagonal": diagonal, "diag_embed": diag_embed, "movedim": movedim,
-           "moveaxis": movedim}

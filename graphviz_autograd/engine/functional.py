@@ -305,6 +305,13 @@ def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
     return Tensor._make(np.asarray(np.isclose(a._data, b._data, rtol, atol, equal_nan)), dt.bool_)
 
 
+def xlogy(a: Any, b: Any) -> Tensor:
+    """``torch.xlogy`` of two tensors: XlogyBackward0 (0 where ``a`` is 0)."""
+    ta, tb = as_tensor_arg(a), as_tensor_arg(b)
+    _check_broadcast(ta, tb)
+    return apply(_T["xlogy"], (ta, tb), dtype=_float(promote(ta, tb)))
+
+
 def rdiv(t: Tensor, v: Any) -> Tensor:
     # NB: `2 / t` is reciprocal(t) * 2 in PyTorch: MulBackward0 over ReciprocalBackward0
     return mul(unary("reciprocal", t), v)

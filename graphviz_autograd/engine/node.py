@@ -27,11 +27,12 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_cla
 # NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
-_ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False, "scale": 1,
+_ATTR_DEFAULTS = {"alpha": 1, "beta": 1, "keepdim": False, "sparse_grad": False, "scale": 1,
                   "input_scale": 1}
 # attributes PyTorch keeps as int64 and shows unsigned (a dim of -1 reads 18446744073709551615)
-_INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "offset", "index", "start",
-                          "end", "step", "ignore_index", "shifts", "split_size", "padding_idx"})
+_INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "index", "start", "end", "step",
+                          "ignore_index", "shifts", "split_size", "padding_idx", "dim2", "offset",
+                          "diagonal"})
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # a matrix product's inputs, named as PyTorch's _saved_<name>_sym_sizes / _sym_strides, by position
 _MATRIX_INPUTS = {"mm": (("self", 0), ("mat2", 1)), "addmm": (("mat1", 1), ("mat2", 2))}
@@ -40,7 +41,8 @@ _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", 
                     "view",
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
-                    "unsafe_split", "index_select", "diagonal", "trace"})
+                    "unsafe_split", "index_select", "sort", "sort_stable", "topk", "kthvalue",
+                    "mode", "diagonal", "diagonal_copy", "trace"})
 
 
 class SavedTensor:
@@ -299,6 +301,10 @@ def node_class(op: Op) -> type[Node]:
         if op.key in _SIZED:
             sizes = _SIZE_ATTRS if op.key.startswith("mean") else _SIZE_ATTRS[:1]
             ns.update({"_saved_" + key: property(_size_getter(key)) for key in sizes})
+        if op.name == "torch::autograd::NotImplemented":
+            # NB: PyTorch's NotImplemented node has no sequence number (the largest): a backward
+            # runs it as soon as it is ready; the one written when it is made is ignored
+            ns["_seq"] = property(lambda self: ACC_SEQ, lambda self, value: None)
         ns.update({"_saved_" + key: property(_attr_getter(key)) for key in op.attr_names})
         for key in op.saved_names():
             # NB: as in PyTorch, only saved tensors also have a _raw_saved_ form

@@ -71,9 +71,12 @@ def _subscripts(nd: int) -> tuple[str, str]:
 
 def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tuple[int, ...],
               padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+              transposed: bool = False, output_padding: tuple[int, ...] = (0,),
               **_: Any) -> np.ndarray:
     nd = w.ndim - 2
     padding = padding * nd if len(padding) == 1 else padding
+    if transposed:
+        return _conv_t_fwd(x, w, b, stride, padding, dilation, groups, output_padding)
     out = _conv_out(x.shape[2:], w.shape[2:], stride, padding, dilation)
     cols = _windows(_pad_zeros(x, padding, padding), w.shape[2:], stride, dilation, out)
     n, c = x.shape[:2]
@@ -97,6 +100,8 @@ def _conv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     stride, dilation, groups = a["stride"], a["dilation"], a["groups"]
     nd = w.ndim - 2
     padding = a["padding"] * nd if len(a["padding"]) == 1 else a["padding"]
+    if a["transposed"]:
+        return _conv_t_bw(c, g, x, w, stride, padding, dilation, groups)
     n, ch = x.shape[:2]
     out = g.shape[2:]
     gg = g.reshape(n, groups, w.shape[0] // groups, *out)
@@ -114,6 +119,54 @@ def _conv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         cols = _windows(_pad_zeros(x, padding, padding), w.shape[2:], stride, dilation, out)
         cols = cols.reshape(n, groups, ch // groups, *cols.shape[2:])
         gw = np.einsum(f"ngo{sp},ngc{sp}{ker}->goc{ker}", gg, cols, optimize=True)
+        gw = gw.reshape(w.shape).astype(w.dtype, copy=False)
+    if c.need(2):
+        gb = g.sum(axis=(0, *range(2, g.ndim))).astype(g.dtype, copy=False)
+    return gx, gw, gb
+
+
+def _conv_t_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
+                output_padding: tuple[int, ...]) -> np.ndarray:
+    """The transposed convolution: each input element spreads its kernel-weighted copy over
+    the output (the adjoint of the convolution's windows), the padding then cut off each side."""
+    nd = w.ndim - 2
+    n, ch = x.shape[:2]
+    kernel = w.shape[2:]
+    xg = x.reshape(n, groups, ch // groups, *x.shape[2:])
+    wg = w.reshape(groups, ch // groups, *w.shape[1:])
+    sp, ker = _subscripts(nd)
+    cols = np.einsum(f"ngc{sp},gco{ker}->ngo{sp}{ker}", xg, wg, optimize=True)
+    cols = cols.reshape(n, groups * w.shape[1], *cols.shape[3:])
+    full = tuple((i - 1) * s + d * (k - 1) + 1 + op for i, s, d, k, op in
+                 zip(x.shape[2:], stride, dilation, kernel, output_padding * nd
+                     if len(output_padding) == 1 else output_padding, strict=True))
+    acc = _scatter(cols, (n, cols.shape[1], *full), stride, dilation)
+    crop = tuple(slice(p, f - p) for p, f in zip(padding, full, strict=True))
+    y = acc[(..., *crop)]  # type: ignore[arg-type]
+    if b is not None:
+        y = y + b.reshape(-1, *(1,) * nd)
+    return np.ascontiguousarray(y, dtype=np.result_type(x, w))
+
+
+def _conv_t_bw(c: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
+               padding: tuple[int, ...], dilation: tuple[int, ...], groups: int
+               ) -> tuple[Any, ...]:
+    """A transposed convolution's gradients: the output's gradient, padded back, read through
+    the same windows a convolution of it would read."""
+    nd = w.ndim - 2
+    n, ch = x.shape[:2]
+    cols = _windows(_pad_zeros(g, padding, padding), w.shape[2:], stride, dilation, x.shape[2:])
+    cols = cols.reshape(n, groups, w.shape[1], *cols.shape[2:])
+    wg = w.reshape(groups, ch // groups, *w.shape[1:])
+    sp, ker = _subscripts(nd)
+    gx = gw = gb = None
+    if c.need(0):
+        gx = np.einsum(f"ngo{sp}{ker},gco{ker}->ngc{sp}", cols, wg, optimize=True)
+        gx = np.ascontiguousarray(gx.reshape(x.shape), dtype=x.dtype)
+    if c.need(1):
+        xg = x.reshape(n, groups, ch // groups, *x.shape[2:])
+        gw = np.einsum(f"ngc{sp},ngo{sp}{ker}->gco{ker}", xg, cols, optimize=True)
         gw = gw.reshape(w.shape).astype(w.dtype, copy=False)
     if c.need(2):
         gb = g.sum(axis=(0, *range(2, g.ndim))).astype(g.dtype, copy=False)
@@ -303,10 +356,14 @@ register(
        (Save("self"),), ("padding",)),
     Op("replication_pad2d", "ReplicationPad2DBackward0", ("self",), _replicate[0], _replicate[1],
        (Save("self"),), ("padding",)),
+    Op("reflection_pad3d", "ReflectionPad3DBackward0", ("self",), _reflect[0], _reflect[1],
+       (Save("self"),), ("padding",)),
+    Op("replication_pad3d", "ReplicationPad3DBackward0", ("self",), _replicate[0], _replicate[1],
+       (Save("self"),), ("padding",)),
     Op("constant_pad_nd", "ConstantPadNdBackward0", ("self",), _constant_pad_fwd,
        _constant_pad_bw, (), ("pad",)),
     Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self",), _max_pool_fwd,
-       _max_pool_bw, (Save("self"), Save("result1")),
+       _max_pool_bw, (Save("result1"), Save("self")),
        ("ceil_mode", "dilation", "kernel_size", "padding", "stride"), extras=("result1",)),
     Op("avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool_fwd, _avg_pool_bw,
        (Save("self"),),

@@ -127,7 +127,7 @@ def _tt_inverse_transpose_times(a: Any, g: Any) -> Any:
     """``g * A^-T`` (g one number per matrix) as PyTorch's formulas build it: A^T solved for
     the transposed diagonal matrix of g."""
     from . import functional as F
-    from .einsum import diag_embed
+    from .ordering import diag_embed
     n = a._data.shape[-1]
     wide = F.expand(F.unsqueeze(g, -1), (*g._data.shape, n))
     rhs = F.transpose(diag_embed(wide), -2, -1)

@@ -1,5 +1,5 @@
-"""Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, baddbmm, addbmm),
-the diagonal view (einsum's repeated subscripts), diag_embed and the trace."""
+"""Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, addbmm; baddbmm is
+``ops_attention``'s)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import (
-    Op,
-    Save,
-    element_strides,
-    keep_given,
-    keep_strides,
-    no_double_backward,
-    register,
-    strides_key,
-)
+from .optable import Op, Save, element_strides, keep_strides, register, strides_key
 
 _KEYS = {name: strides_key(name) for name in ("self", "mat1", "mat2")}
 _MM_KEYS = (_KEYS["self"], _KEYS["mat2"])
@@ -113,10 +104,6 @@ def _addr_fwd(bias: Any, v1: Any, v2: Any, beta: Any = 1, alpha: Any = 1) -> Any
     return _biased(np.multiply.outer(v1, v2), bias, beta, alpha)
 
 
-def _baddbmm_fwd(bias: Any, b1: Any, b2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-    return _biased(np.matmul(b1, b2), bias, beta, alpha)
-
-
 def _addbmm_fwd(bias: Any, b1: Any, b2: Any, beta: Any = 1, alpha: Any = 1, **_: Any) -> Any:
     return _biased(np.matmul(b1, b2).sum(axis=0), bias, beta, alpha)
 
@@ -141,16 +128,6 @@ def _addr_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return g0, g1, _scale(D.mv(D.t(g), c.vec1), alpha, D) if c.needs[2] else None
 
 
-def _baddbmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    alpha, beta = _ab(c)
-    g0 = _scale(g, beta, D) if c.needs[0] else None
-    g1 = (_scale(D.bmm(g, D.transpose(c.batch2, dim0=1, dim1=2)), alpha, D)
-          if c.needs[1] else None)
-    g2 = (_scale(D.bmm(D.transpose(c.batch1, dim0=1, dim1=2), g), alpha, D)
-          if c.needs[2] else None)
-    return g0, g1, g2
-
-
 def _addbmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha, beta = _ab(c)
     a = c.attrs
@@ -164,68 +141,6 @@ def _addbmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         wide = D.expand(D.unsqueeze(g, dim=0), size=size)
         g2 = _scale(D.bmm(D.transpose(c.batch1, dim0=1, dim1=2), wide), alpha, D)
     return g0, g1, g2
-
-
-# -- diagonal ----------------------------------------------------------------------------------
-def diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    """``x.diagonal(offset, dim1, dim2)`` as a writable view (numpy's own is read-only): the
-    other dims in order, then the diagonal."""
-    start: list[Any] = [slice(None)] * x.ndim
-    if offset >= 0:
-        start[dim2] = slice(offset, None)
-    else:
-        start[dim1] = slice(-offset, None)
-    base = x[tuple(start)]
-    n = max(min(base.shape[dim1], base.shape[dim2]), 0)
-    keep = [d for d in range(x.ndim) if d not in (dim1, dim2)]
-    shape = (*(x.shape[d] for d in keep), n)
-    strides = (*(x.strides[d] for d in keep), x.strides[dim1] + x.strides[dim2])
-    return np.lib.stride_tricks.as_strided(base, shape, strides)
-
-
-def _diagonal_backward_fwd(g: np.ndarray, size: tuple[int, ...], offset: int, dim1: int,
-                           dim2: int) -> np.ndarray:
-    out = np.zeros(size, dtype=g.dtype)
-    diagonal_view(out, offset, dim1, dim2)[...] = g
-    return out
-
-
-def _diagonal_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    out = D.diagonal_backward(g, size=c.shape(0), offset=a["offset"], dim1=a["dim1"],
-                              dim2=a["dim2"])
-    return (keep_given(out, a, D),)
-
-
-def _diagonal_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    return (keep_given(D.diagonal(gg, offset=a["offset"], dim1=a["dim1"], dim2=a["dim2"]), a,
-                       D),)
-
-
-def _diag_embed_fwd(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
-    n = x.shape[-1] + abs(offset) if x.ndim else 1 + abs(offset)
-    rest = list(x.shape[:-1])
-    shape = []
-    for d in range(len(rest) + 2):
-        shape.append(n if d in (dim1, dim2) else rest.pop(0))
-    out = np.zeros(shape, dtype=x.dtype)
-    diagonal_view(out, offset, dim1, dim2)[...] = x
-    return out
-
-
-def _diag_embed_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    out = D.diagonal(g, offset=a["offset"], dim1=a["dim1"], dim2=a["dim2"])
-    return (keep_given(out, a, D),)
-
-
-def _trace_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("TraceBackward0")
-    out = np.zeros(c.shape(0), dtype=np.asarray(g).dtype)
-    diagonal_view(out, 0, 0, 1)[...] = g
-    return (out,)
 
 
 register(
@@ -244,17 +159,8 @@ register(
        (Save("mat", (2,)), Save("vec", (1,))), ("alpha", "beta")),
     Op("addr", "AddrBackward0", ("self", "vec1", "vec2"), _addr_fwd, _addr_bw,
        (Save("vec1", (2,)), Save("vec2", (1,))), ("alpha", "beta")),
-    Op("baddbmm", "BaddbmmBackward0", ("self", "batch1", "batch2"), _baddbmm_fwd, _baddbmm_bw,
-       (Save("batch1", (2,)), Save("batch2", (1,))), ("alpha", "beta")),
     Op("addbmm", "AddbmmBackward0", ("self", "batch1", "batch2"), _addbmm_fwd, _addbmm_bw,
        (Save("batch1", (2,)), Save("batch2", (1,))),
        ("alpha", "batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2",
         "beta")),
-    Op("diagonal", "DiagonalBackward0", ("self",), diagonal_view, _diagonal_bw, (),
-       ("dim1", "dim2", "offset"), view=True),
-    Op("diag_embed", "DiagEmbedBackward0", ("self",), _diag_embed_fwd, _diag_embed_bw, (),
-       ("dim1", "dim2", "offset")),
-    Op("trace", "TraceBackward0", ("self",), lambda x: np.trace(x), _trace_bw),
-    Op("diagonal_backward", "DiagonalBackwardBackward0", ("grad_output",),
-       _diagonal_backward_fwd, _diagonal_backward_bw, (), ("dim1", "dim2", "offset")),
 )

@@ -147,9 +147,9 @@ def _nll_fwd(x: np.ndarray, target: np.ndarray, weight: Any = None, reduction: i
     return np.asarray(out, dtype=x.dtype), {"total_weight": total}
 
 
-def _nll_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+def _nll_bw(c: Any, g: Any, D: Any, key: str = "nll_loss_backward") -> tuple[Any, ...]:
     weight = c.weight if c.node._saved.get("weight") is not None else None
-    return (D.nll_loss_backward(g, c.self, target=c.target, weight=weight,
+    return (getattr(D, key)(g, c.self, target=c.target, weight=weight,
                                 reduction=c.attrs.get("reduction", MEAN),
                                 ignore_index=c.attrs.get("ignore_index", -100),
                                 total_weight=float(c.total_weight)),)
@@ -167,11 +167,12 @@ def _nll_data_fwd(g: Any, x: np.ndarray, target: np.ndarray, weight: Any = None,
     return out
 
 
-def _nll_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+def _nll_data_bw(c: Any, gg: Any, D: Any, key: str = "nll_loss") -> tuple[Any, ...]:
     # NB: PyTorch: nll_loss of the incoming gradient for grad_output, zeros for self
     weight = c.weight if c.node._saved.get("weight") is not None else None
-    gg_g = D.nll_loss(gg, target=c.target, weight=weight, reduction=c.attrs.get("reduction", MEAN),
-                      ignore_index=c.attrs.get("ignore_index", -100)) if c.needs[0] else None
+    gg_g = getattr(D, key)(gg, target=c.target, weight=weight,
+                           reduction=c.attrs.get("reduction", MEAN),
+                           ignore_index=c.attrs.get("ignore_index", -100)) if c.needs[0] else None
     return gg_g, D.zeros_like(gg) if c.needs[1] else None
 
 
@@ -369,6 +370,14 @@ register(
     Op("nll_loss_backward", "NllLossBackwardBackward0", ("grad_output", "self"), _nll_data_fwd,
        _nll_data_bw, (Save("target"), Save("weight")), ("ignore_index", "reduction")),
     Op("nll_loss", "NllLossBackward0", ("self",), _nll_fwd, _nll_bw,
+       (Save("self"), Save("target"), Save("total_weight"), Save("weight")),
+       ("ignore_index", "reduction"), extras=("total_weight",)),
+    # NB: PyTorch's kernels for (N, C, H, W) inputs: the same formulas, nodes of their own
+    Op("nll_loss2d_backward", "NllLoss2DBackwardBackward0", ("grad_output", "self"),
+       _nll_data_fwd, lambda c, gg, D: _nll_data_bw(c, gg, D, "nll_loss2d"),
+       (Save("target"), Save("weight")), ("ignore_index", "reduction")),
+    Op("nll_loss2d", "NllLoss2DBackward0", ("self",), _nll_fwd,
+       lambda c, g, D: _nll_bw(c, g, D, "nll_loss2d_backward"),
        (Save("self"), Save("target"), Save("total_weight"), Save("weight")),
        ("ignore_index", "reduction"), extras=("total_weight",)),
     Op("binary_cross_entropy_backward", "BinaryCrossEntropyBackwardBackward0",

@@ -1,5 +1,6 @@
-"""Table entries: layer and batch normalization (``native_layer_norm``,
-``native_batch_norm``), each one fused node as PyTorch's CPU kernels make it."""
+"""Table entries: layer, batch and group normalization (``native_layer_norm``,
+``native_batch_norm``, ``native_group_norm``), each one fused node as PyTorch's CPU kernels make
+it."""
 
 from __future__ import annotations
 
@@ -125,6 +126,52 @@ def _batch_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
             g.sum(axis=axes) if c.need(2) else None)
 
 
+# -- group norm ------------------------------------------------------------------------------------
+def _grouped(x: np.ndarray, group: int) -> np.ndarray:
+    """``x`` (N, C, *) as (N, group, C / group * prod(*)): each group's values in one row."""
+    return x.reshape(x.shape[0], group, -1)
+
+
+def _group_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *, N: int, C: int, HxW: int,
+                    group: int, eps: float) -> list[np.ndarray]:
+    rows = _grouped(x.astype(np.float64), group)
+    count = max(rows.shape[-1], 1)
+    mean = rows.sum(axis=-1) / count
+    centered = rows - mean[..., None]
+    rstd = 1 / np.sqrt((centered * centered).sum(axis=-1) / count + eps)
+    out = (centered * rstd[..., None]).reshape(x.shape)
+    shape = _channel_shape(x)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return [out.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)]
+
+
+def _group_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("NativeGroupNormBackward0")
+    g = grads[0]
+    x, mean, rstd = c.input, c.result1, c.result2
+    group = c.attrs["group"]
+    saved = c.node._saved
+    weight = c.weight if saved.get("weight") is not None else None
+    if weight is None and c.need(2):
+        # NB: PyTorch's CPU kernel fails so for a bias's gradient without a weight
+        raise RuntimeError("tensor does not have a device")
+    shape = _channel_shape(x)
+    x_hat = ((_grouped(x, group) - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    g_hat = g * weight.reshape(shape) if weight is not None else g
+    axes = _batch_axes(x)
+    gx = None
+    if c.need(0):
+        gx = _normalized_grad(_grouped(g_hat, group), _grouped(x_hat, group),
+                              rstd[..., None], (-1,)).reshape(x.shape)
+    return (gx,
+            (g * x_hat).sum(axis=axes) if c.need(1) else None,
+            g.sum(axis=axes) if c.need(2) else None)
+
+
 register(
     Op("native_layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"),
        _layer_norm_fwd, _layer_norm_bw,
@@ -135,4 +182,8 @@ register(
        (Save("input"), Save("result1"), Save("result2"), Save("running_mean"),
         Save("running_var"), Save("weight")),
        ("eps", "training"), n_outputs=3),
+    Op("native_group_norm", "NativeGroupNormBackward0", ("input", "weight", "bias"),
+       _group_norm_fwd, _group_norm_bw,
+       (Save("input"), Save("result1"), Save("result2"), Save("weight")),
+       ("C", "HxW", "N", "eps", "group"), n_outputs=3),
 )

@@ -26,7 +26,9 @@ def _add_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _sub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     alpha = c.attrs.get("alpha", 1)
     return (g if c.needs[0] else None,
-            (D.neg(g) if alpha == 1 else D.mul_scalar(g, other=-alpha)) if c.needs[1] else None)
+            # NB: PyTorch's maybe_multiply(-grad, alpha): a negation, then the product
+            (D.neg(g) if alpha == 1 else D.mul_scalar(D.neg(g), other=alpha))
+            if c.needs[1] else None)
 
 
 # NB: PyTorch's generated backward of a two-input op with a formula per input computes the
@@ -337,23 +339,42 @@ def _gelu_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
     return (D.gelu_backward(gg, x, approximate=approximate) if c.needs[0] else None, gx)
 
 
+def elu_fwd(x: Any, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Any:
+    with np.errstate(over="ignore"):
+        return scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) * input_scale))
+
+
+def elu_kw(c: Any) -> dict[str, Any]:
+    """The elu node's alpha, scale and input_scale (selu's and celu's too) as given."""
+    return {k: c.attrs[k] for k in ("alpha", "scale", "input_scale") if k in c.attrs}
+
+
 def _elu_data_fwd(g: Any, x: Any, alpha: float = 1.0, scale: float = 1.0,
-                  input_scale: float = 1.0) -> Any:
-    neg = g * (input_scale * alpha * scale) * np.exp(np.minimum(x, 0) * input_scale)
+                  input_scale: float = 1.0, is_result: bool = False) -> Any:
+    if is_result:
+        # NB: x is the output: its negative part is alpha * scale * (exp(input_scale * z) - 1)
+        neg = g * input_scale * (x + alpha * scale)
+    else:
+        neg = g * (input_scale * alpha * scale) * np.exp(np.minimum(x, 0) * input_scale)
     return np.where(x <= 0, neg, g * scale).astype(g.dtype)
 
 
 def _elu_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    kw = {k: c.attrs[k] for k in ("alpha", "scale", "input_scale") if k in c.attrs}
+    kw = elu_kw(c)
     x = c.self_or_result
     gx = None
-    if c.needs[1]:
+    if c.needs[1] and c.attrs.get("is_result"):
+        # NB: PyTorch's elu_double_backward (result form): gg * g * input_scale where x < 0
+        v = D.mul_scalar(D.mul(gg, c.grad_output), other=kw.get("input_scale", 1.0))
+        gx = D.where(v, D.zeros_like(v), condition=D.lt(x, 0))
+    elif c.needs[1]:
         # NB: PyTorch's elu_double_backward (input form): elu_backward(gg * g * input_scale)
         # where x < 0, else 0
         v = D.elu_backward(D.mul_scalar(D.mul(gg, c.grad_output),
                                         other=kw.get("input_scale", 1.0)), x, **kw)
         gx = D.where(v, D.zeros_like(v), condition=D.lt(x, 0))
-    return (D.elu_backward(gg, x, **kw) if c.needs[0] else None, gx)
+    return (D.elu_backward(gg, x, is_result=c.attrs.get("is_result", False), **kw)
+            if c.needs[0] else None, gx)
 
 
 def _softplus_data_fwd(g: Any, x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
@@ -490,8 +511,10 @@ register(
         g, D.rsqrt(D.add_scalar(D.pow(c.self, exponent=2), other=1))), "self"),
     _unary("acosh", "AcoshBackward0", np.arccosh, lambda c, g, D: D.mul(
         g, D.rsqrt(D.sub_scalar(D.mul(c.self, c.self), other=1))), "self"),
+    # NB: PyTorch's grad * 1 / (1 - self.pow(2)): the product by 1 is a node too
     _unary("atanh", "AtanhBackward0", np.arctanh, lambda c, g, D: D.div(
-        g, D.sub(D.ones_like(c.self), D.pow(c.self, exponent=2))), "self"),
+        D.mul_scalar(g, other=1), D.sub(D.ones_like(c.self), D.pow(c.self, exponent=2))),
+        "self"),
     Op("atan2", "Atan2Backward0", ("self", "other"), np.arctan2, _atan2_bw,
        (Save("other"), Save("self"))),
     _unary("floor", "FloorBackward0", np.floor, lambda c, g, D: D.zeros_like(g), None),
@@ -503,10 +526,8 @@ register(
            lambda c, g, D: D.leaky_relu_backward(
                g, c.self, negative_slope=c.attrs.get("negative_slope", 0.01)), "self",
            ("negative_slope",)),
-    _unary("elu", "EluBackward0",
-           lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-           lambda c, g, D: D.elu_backward(g, c.self, alpha=c.attrs.get("alpha", 1.0)), "self",
-           ("alpha", "input_scale", "scale")),
+    _unary("elu", "EluBackward0", elu_fwd, lambda c, g, D: D.elu_backward(g, c.self, **elu_kw(c)),
+           "self", ("alpha", "input_scale", "scale")),
     _unary("logit", "LogitBackward0", _logit_fwd, _logit_bw, "self", ("eps",)),
     _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_bw, "self"),
     _unary("hardtanh", "HardtanhBackward0",

@@ -62,6 +62,10 @@ def _evenly(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, r = c.self, c.result
     # NB: a nan result came from the nan inputs: they share the gradient
     mask = D.isnan(x) if np.isnan(np.asarray(r)).any() else D.eq(x, r)
+    if D.tensor_mode:
+        # NB: PyTorch's zeros.masked_fill_(mask, grad / mask.sum()): its nodes
+        return (D.masked_fill_tensor(D.zeros(c.shape(0), like=g), D.div(g, D.sum(mask)),
+                                     mask=mask),)
     count = max(int(np.count_nonzero(np.asarray(mask))), 1)
     return (D.div_scalar(D.where(D.expand(g, size=c.shape(0)), D.zeros_like(x), condition=mask),
                          other=count),)
@@ -103,15 +107,21 @@ def _median_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
 
 def _scatter_fwd(x: Any, src: Any, dim: int, index: Any) -> Any:
     out = x.copy()
-    np.put_along_axis(out, index, src, axis=dim)
+    if np.shape(src) != index.shape:
+        # NB: a source larger than the index gives only the part the index reaches
+        src = np.asarray(src)[tuple(slice(0, n) for n in index.shape)]
+    # NB: an index smaller than the input writes only where it reaches (numpy would broadcast)
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    out[tuple(grid)] = src
     return out
 
 
 def _scatter_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    idx = c.index
-    gs = D.scatter(gg, D.zeros_like(D.gather(gg, dim=c.attrs["dim"], index=idx)),
-                   dim=c.attrs["dim"], index=idx) if c.needs[0] else None
-    return (gs, D.gather(gg, dim=c.attrs["dim"], index=idx) if c.needs[1] else None)
+    # NB: PyTorch's grad.scatter(dim, index, 0) and grad.gather(dim, index), the second first
+    idx, dim = c.index, c.attrs["dim"]
+    gsrc = D.gather(gg, dim=dim, index=idx) if c.needs[1] else None
+    return (D.scatter_value(gg, dim=dim, index=idx, value=0) if c.needs[0] else None, gsrc)
 
 
 def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -206,7 +216,10 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     """PyTorch's norm_backward, op by op (so create_graph builds its nodes), for every p."""
     x, shape = c.self, c.shape(0)
-    dim, keepdim, p = c.attrs.get("dim"), c.attrs.get("keepdim", False), c.attrs.get("ord", 2)
+    attrs = c.attrs
+    # NB: LinalgVectorNormBackward0 names the order ``ord``, NormBackward1 ``p``
+    dim, keepdim = attrs.get("dim"), attrs.get("keepdim", False)
+    p = attrs.get("ord", attrs.get("p", 2))
     r = _restore(c.result, shape, dim, keepdim, D)
     g = _restore(g, shape, dim, keepdim, D)
     p = float(p)
@@ -265,6 +278,9 @@ def _lse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _cumsum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     d = c.attrs["dim"]
+    shape = c.shape(0)
+    if int(np.prod(shape)) <= 1 or shape[d] == 1:
+        return (g,)               # NB: PyTorch's trivial case: the gradient as it is
     return (D.flip(D.cumsum(D.flip(g, dims=(d,)), dim=d), dims=(d,)),)
 
 
@@ -342,7 +358,7 @@ def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
     dims = _dims(dim, len(shape))
     r = c.result
-    if shape and not keepdim:
+    if not keepdim and (shape or D.tensor_mode):
         # NB: PyTorch restores the reduced dims with one view here (the dims as given: none
         # for ``amax()``, a view of the 0-d gradient as 0-d, which broadcasts)
         kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) if dim else ()

@@ -27,6 +27,26 @@ def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
 
 
 
+def _unsqueeze_to(dims: Any) -> Any:
+    """A squeeze's backward: PyTorch's unsqueeze_to, an unsqueeze for each squeezed dim of size
+    1 (``dims``: the squeezed dims, None for all) where a graph is built; else one reshape."""
+    def backward(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        shape = c.shape(0)
+        if not D.tensor_mode:
+            return (D.reshape(g, shape=shape),)
+        chosen = range(len(shape)) if dims is None else dims(c.attrs["dim"], len(shape))
+        for d in sorted(chosen):
+            if shape[d] == 1:
+                g = D.unsqueeze(g, dim=d)
+        return (g,)
+    return backward
+
+
+def _wrapped(dim: Any, n: int) -> list[int]:
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return [d % n for d in dims] if n else []
+
+
 def _expand_fwd(x: Any, size: tuple[int, ...]) -> Any:
     """A view; writable where no element is repeated (only new dims of size 1), as in PyTorch."""
     lead = len(size) - x.ndim
@@ -223,14 +243,14 @@ register(
        view=True),
     Op("unsqueeze", "UnsqueezeBackward0", ("self",), lambda x, dim: np.expand_dims(x, dim),
        lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),
-    Op("squeeze", "SqueezeBackward0", ("self",), lambda x: np.squeeze(x),
-       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
+    Op("squeeze", "SqueezeBackward0", ("self",), lambda x: np.squeeze(x), _unsqueeze_to(None),
+       view=True),
     Op("squeeze_dim", "SqueezeBackward1", ("self",),
        lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), (), ("dim",), view=True),
+       _unsqueeze_to(_wrapped), (), ("dim",), view=True),
     Op("squeeze_dims", "SqueezeBackward4", ("self",),
        lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-       lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), (), ("dim",), view=True),
+       _unsqueeze_to(_wrapped), (), ("dim",), view=True),
     Op("expand", "ExpandBackward0", ("self",), _expand_fwd,
        lambda c, g, D: (D.sum_to(g, c.shape(0)),), view=True),
     Op("select", "SelectBackward0", ("self",), _select_fwd,
@@ -293,7 +313,7 @@ register(
        (Save("index"),), ("dim",), lift_0d=True),
     Op("masked_fill", "MaskedFillBackward0", ("self",),
        lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
-       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask),), (Save("mask"),)),
+       lambda c, g, D: (D.masked_fill(g, mask=c.mask, value=0),), (Save("mask"),)),
     Op("repeat", "RepeatBackward0", ("self",), lambda x, repeats: np.tile(x, repeats),
        _repeat_bw, (), ("repeats",)),
     Op("zero", "ZeroBackward0", ("self",), lambda x: np.zeros_like(x),
@@ -306,9 +326,11 @@ register(
                         D.sum(g) if c.needs[1] else None)),
     Op("masked_fill_tensor", "MaskedFillBackward1", ("self", "value"),
        lambda x, v, mask: np.where(mask, np.asarray(v, dtype=x.dtype), x),
-       lambda c, g, D: (D.where(D.zeros_like(g), g, condition=c.mask) if c.needs[0] else None,
-                        D.sum(D.where(g, D.zeros_like(g), condition=c.mask))
-                        if c.needs[1] else None), (Save("mask"),)),
+       # NB: PyTorch's formulas: grad.masked_fill(mask, 0), and the value's
+       # grad.masked_select(mask).sum() (so their create_graph nodes)
+       lambda c, g, D: (D.masked_fill(g, mask=c.mask, value=0) if c.needs[0] else None,
+                        D.sum(D.masked_select(g, mask=c.mask)) if c.needs[1] else None),
+       (Save("mask"),)),
     Op("copy", "torch::autograd::CopyBackwards", ("self", "src"),
        lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
        lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None, g if c.needs[1] else None)),

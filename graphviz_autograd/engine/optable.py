@@ -62,6 +62,9 @@ class Op:
     # the output takes this input's dtype, not the inputs' promoted one (PyTorch's loss
     # ``*_backward`` kernels give self's dtype); -1: promoted
     dtype_of: int = -1
+    # the outputs' names where PyTorch's node saves them by name (``output``, ``logsumexp``),
+    # not as ``result``/``result1``
+    result_names: tuple[str, ...] = ()
     # filled by register(): the node and context classes, and the save plan as
     # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)
@@ -103,6 +106,8 @@ def register(*ops: Op) -> None:
                 plan.append((s.name, s.needed_by, RESULT, s.output))
             elif s.name in op.extras:
                 plan.append((s.name, s.needed_by, EXTRA, 0))
+            elif s.name in op.result_names:
+                plan.append((s.name, s.needed_by, RESULT, op.result_names.index(s.name)))
             elif s.name == "result":
                 plan.append((s.name, s.needed_by, RESULT, 0))
             elif s.name[:6] == "result" and s.name[6:].isdigit():

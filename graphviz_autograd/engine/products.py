@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from .autograd import apply, apply_inplace
@@ -21,7 +20,7 @@ from .tensor import Tensor
 
 __all__ = ["addmv", "addr", "baddbmm", "addbmm", "outer", "inner", "vdot", "chain_matmul",
            "multi_dot", "kron", "matrix_power", "cross", "linalg_cross", "dist", "cdist",
-           "trace", "vecdot"]
+           "vecdot"]
 
 
 def _attrs(beta: Any, alpha: Any) -> dict[str, Any]:
@@ -403,13 +402,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
     return F.view(out, (*batch, r1, r2))
 
 
-def trace(t: Tensor) -> Tensor:
-    if t._data.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {t._data.ndim}")
-    dtype = t._dtype if t._dtype.is_floating_point else dt.int64
-    return apply(TABLE["trace"], (t,), dtype=dtype)
-
-
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """PyTorch's linalg.vecdot for real tensors: the product summed over ``dim``."""
     return F.sum(F.mul(x, y), dim)
@@ -424,7 +416,7 @@ def _method(fn: Any) -> Any:
 
 METHODS = {name: _method(globals()[name]) for name in (
     "addmv", "addr", "baddbmm", "addbmm", "outer", "inner", "vdot", "kron", "matrix_power",
-    "cross", "dist", "trace")}
+    "cross", "dist")}
 METHODS["ger"] = METHODS["outer"]
 METHODS.update({"addmv_": _inplace("addmv", _check_addmv), "addr_": _inplace("addr", _check_addr),
                 "baddbmm_": _inplace("baddbmm", _check_baddbmm),

@@ -20,6 +20,7 @@ import os
 import platform
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -81,22 +82,23 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - bb)) + (b - bb)
 
 
-def fma64(a: np.ndarray, b: float, c: float) -> np.ndarray:
-    """``a * b + c`` in float64, rounded once.
+def fma64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` in float64, rounded once (``b`` and ``c`` numbers or arrays that
+    broadcast with ``a``).
 
     Error-free transforms give ``a * b + c`` as ``s + low + err`` exactly (Dekker's product,
     TwoSum); rounding ``s + low`` is the FMA's result unless ``low`` is inexact and ``s + low``
     sits exactly on a tie (or ``low`` is not small beside ``s``): those rare elements are
     computed with exact fractions.
     """
-    a = np.asarray(a, np.float64)
-    b64, c64 = np.float64(b), np.float64(c)
+    a, b64, c64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                      np.asarray(c, np.float64))
     with np.errstate(all="ignore"):
         p = a * b64
         ah, al = _split(a)
-        bh, bl = _split(np.asarray(b64))
+        bh, bl = _split(b64)
         e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s, t = _two_sum(p, np.broadcast_to(c64, p.shape))
+        s, t = _two_sum(p, c64)
         low, err2 = _two_sum(t, e)
         r, err3 = _two_sum(s, low)
         # NB: rounding s + low misses the rounding of s + low + err2 only if a tie lies between
@@ -110,7 +112,7 @@ def fma64(a: np.ndarray, b: float, c: float) -> np.ndarray:
     if doubt.any():
         r = np.array(r, copy=True)
         for i in zip(*np.nonzero(doubt)):
-            r[i] = _exact_fma(float(a[i]), float(b64), float(c64))
+            r[i] = _exact_fma(float(a[i]), float(b64[i]), float(c64[i]))
     return r
 
 

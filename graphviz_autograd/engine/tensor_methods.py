@@ -8,7 +8,17 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import einsum, factories, indexing, linalg, products, selecting
+from . import (
+    factories,
+    indexing,
+    linalg,
+    ordering,
+    pointwise_extra,
+    products,
+    scattering,
+    selecting,
+    stacking,
+)
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -376,8 +386,7 @@ METHODS: dict[str, Any] = {
     "__gt__": _cmp(np.greater), "__ge__": _cmp(np.greater_equal),
     **{f"__{k}__": _bitwise(k, False) for k in ("and", "or", "xor", "lshift", "rshift")},
     **{f"__r{k}__": _bitwise(k, True) for k in ("and", "or", "xor", "lshift", "rshift")},
-    "__invert__": F.invert, "bitwise_not": F.invert, "logical_not": lambda s: Tensor._make(
-        np.logical_not(s._data), dt.bool_),
+    "__invert__": F.invert, "bitwise_not": F.invert,
     "bitwise_and": _bitwise("and", False), "bitwise_or": _bitwise("or", False),
     "bitwise_xor": _bitwise("xor", False),
     "__floordiv__": F.floor_divide, "__rfloordiv__": lambda s, o: F.floor_divide(o, s),
@@ -446,7 +455,10 @@ METHODS: dict[str, Any] = {
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
-METHODS.update(einsum.METHODS)
+METHODS.update(ordering.METHODS)
+METHODS.update(scattering.METHODS)
+METHODS.update(stacking.METHODS)
+METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)
 METHODS.update(linalg.METHODS)
 for _k in _UNARY:
@@ -462,4 +474,16 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
-Tensor.mT = property(lambda s: F.transpose(s, -2, -1))  # type: ignore[attr-defined]
+
+
+def _matrix_transpose(name: str) -> Any:
+    def get(self: Tensor) -> Tensor:
+        if self._data.ndim < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
+                               f"matrices. Got {self._data.ndim}-D tensor.")
+        return F.transpose(self, -2, -1)
+    return property(get)
+
+
+Tensor.mT = _matrix_transpose("mT")  # type: ignore[attr-defined]
+Tensor.mH = _matrix_transpose("mH")  # type: ignore[attr-defined]

@@ -18,4 +18,6 @@ def _return_type(name: str) -> type[_ValuesIndices]:
                                           "__module__": "torch.return_types"})
 
 
-RETURN_TYPES = {name: _return_type(name) for name in ("max", "min", "median")}
+RETURN_TYPES = {name: _return_type(name) for name in (
+    "max", "min", "median", "sort", "topk", "kthvalue", "mode", "cummax", "cummin")}
+

@@ -273,6 +273,19 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
                    names: tuple[list[str], str]) -> Diagnosis:
     attempt = _call(current) if current is not None else "the next backward"
     tense = "failed" if backward is not None else "fails"
+    code = (node.source or {}).get("code") or ""
+    if not any(op in code for op in ("//", "%", "floor_divide", "remainder")):
+        # NB: another op PyTorch builds a NotImplemented node for (a multi-margin loss's
+        # gradient under create_graph, ...): no rewrite to offer but not differentiating it
+        summary = (f"{attempt} {tense} at {_what(node, names)}: PyTorch has no derivative "
+                   "for this op (its graph holds a `NotImplemented` node), so the backward "
+                   "raises when it reaches it.")
+        fixes = [Fix("detach", "Keep it out of the backward",
+                     "If no gradient should flow through it, compute it from detached tensors "
+                     "(or under `torch.no_grad()`); if it is a gradient taken with "
+                     "`create_graph=True`, differentiate another quantity a second time.")]
+        return Diagnosis(backward, backward is None, "no_derivative", node.id, node.name, [],
+                         [], built, summary, fixes, snap.index)
     summary = (f"{attempt} {tense} at {_what(node, names)}: PyTorch has no derivative for "
                "this op (a floor division `a // b`, or a number's remainder `2.0 % t`), so "
                "the backward raises when it reaches it.")

@@ -20,7 +20,7 @@ from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
-from ..engine.einsum import diag_embed, diagonal, einsum, movedim, tensordot
+from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
     arange,
     as_tensor,
@@ -56,11 +56,26 @@ from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
 from ..engine.optable import TABLE as _TABLE
+from ..engine.pointwise_extra import (
+    addcdiv,
+    addcmul,
+    heaviside,
+    hypot,
+    lerp,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    nan_to_num,
+    polygamma,
+    xlogy,
+)
 from ..engine.products import (
     addbmm,
     addmv,
     addr,
-    baddbmm,
     cdist,
     chain_matmul,
     cross,
@@ -68,7 +83,6 @@ from ..engine.products import (
     inner,
     kron,
     matrix_power,
-    trace,
     vdot,
 )
 from ..engine.random import (
@@ -80,8 +94,20 @@ from ..engine.random import (
     seed,
     set_rng_state,
 )
+from ..engine.stacking import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    column_stack,
+    dstack,
+    hstack,
+    meshgrid,
+    vstack,
+)
 from ..engine.tensor import Size, Tensor
-from . import autograd, linalg, nn, optim
+from . import autograd, linalg, nn, optim, special, utils
+from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
 
@@ -198,7 +224,17 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "clone", "isnan", "isinf", "isfinite", "all", "any", "eq", "ne", "lt", "le", "gt",
               "ge", "clamp_min", "clamp_max", "detach", "index_select", "masked_select", "take",
               "roll", "index_add", "masked_scatter", "put", "log10", "exp2", "sinh", "cosh",
-              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit"):
+              "atan", "asin", "acos", "asinh", "acosh", "atanh", "atan2", "median", "logit",
+              # ordering, cumulative ops, triangles and diagonals (engine/ordering.py)
+              "sort", "argsort", "msort", "topk", "kthvalue", "mode", "amin", "cumprod",
+              "cummax", "cummin", "logcumsumexp", "diff", "triu", "tril", "diagonal", "diag",
+              "diag_embed", "trace", "index_fill", "scatter", "scatter_add", "index_copy",
+              "take_along_dim", "movedim", "moveaxis", "swapdims", "broadcast_to",
+              "unflatten", "tile", "tensor_split", "hsplit", "vsplit", "dsplit",
+              # special functions and in-place forms (engine/pointwise_extra.py)
+              "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac", "relu_", "sigmoid_",
+              "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
+              "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
@@ -223,6 +259,15 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return _F.where(condition, input, other)
 
 
+row_stack = vstack
+
+
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
+                      output_size: Any = None) -> Tensor:
+    from ..engine.scattering import repeat_interleave as _ri
+    return _ri(input, repeats, dim, output_size=output_size)
+
+
 def cat(tensors: Any, dim: Any = 0) -> Tensor:
     return _F.cat(tensors, dim)
 
@@ -237,6 +282,17 @@ def stack(tensors: Any, dim: Any = 0) -> Tensor:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
           alpha: Any = 1) -> Tensor:
     return _F.addmm(input, mat1, mat2, beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    from .nn.functional_attention import baddbmm as _baddbmm
+    return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _safe_softmax(input: Tensor, dim: Any) -> Tensor:
+    from .nn.functional_attention import safe_softmax
+    return safe_softmax(input, dim)
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
@@ -256,7 +312,6 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
     return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
 
 
-moveaxis = movedim
 ger = outer
 nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
@@ -266,6 +321,19 @@ floor_divide = _F.floor_divide
 unsafe_chunk = _F.unsafe_chunk
 unsafe_split = _F.unsafe_split
 bitwise_not = _F.invert
+
+
+def _activation(name: str) -> Any:
+    def f(*args: Any, **kw: Any) -> Any:
+        return getattr(nn.functional, name)(*args, **kw)
+    f.__name__ = name
+    return f
+
+
+# NB: the activations PyTorch also exposes as torch.*
+selu, selu_, celu, celu_, threshold, threshold_, prelu = (
+    _activation(n) for n in ("selu", "selu_", "celu", "celu_", "threshold", "threshold_",
+                             "prelu"))
 
 
 def _recurrent() -> Any:
@@ -308,6 +376,15 @@ def lstm_cell(input: Tensor, hx: Any, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor |
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
              b_hh: Tensor | None = None) -> Tensor:
     return _recurrent().gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: Any = 1, eps: Any = 1e-8) -> Tensor:
+    return nn.functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
+                      keepdim: Any = False) -> Tensor:
+    return nn.functional.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 _ = (_apply, _TABLE)

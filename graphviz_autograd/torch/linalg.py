@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-from ..engine.einsum import diagonal as _diagonal
 from ..engine.functional import matmul
 from ..engine.linalg import (
     LinAlgError,
@@ -30,6 +29,7 @@ from ..engine.linalg import (
     svdvals,
     vector_norm,
 )
+from ..engine.ordering import diagonal as _diagonal
 from ..engine.products import linalg_cross as cross
 from ..engine.products import matrix_power, multi_dot, vecdot
 from ..engine.tensor import Tensor

@@ -355,6 +355,32 @@ def test_an_op_with_no_derivative_is_predicted_and_explained(expr: str, op: str,
     assert fix_keys(d) == ["detach", "differentiable_form"]
 
 
+@pytest.mark.parametrize("module", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_penalty_through_a_gradient_with_no_derivative_is_explained(module: str) -> None:
+    """A gradient penalty on a multi-margin loss: PyTorch's gradient of that loss has no
+    derivative (a NotImplemented node made by ``create_graph=True``). The diagnosis says so
+    without the floor-division advice, which does not apply."""
+    tm = torch if module == "native" else _real_torch()
+    engine = None
+    if module == "torch":
+        from graphviz_autograd.recording.torch_engine import TorchEngine
+        engine = TorchEngine()
+    with record(engine=engine) as rec:
+        x = tm.tensor([[0.2, 0.9, -0.3], [1.1, -0.5, 0.4]], requires_grad=True)
+        loss = tm.nn.functional.multi_margin_loss(x, tm.tensor([1, 0]))
+        g, = tm.autograd.grad(loss, x, create_graph=True)
+        penalty = (g ** 2).sum()
+        with pytest.raises(RuntimeError) as info:
+            penalty.backward()
+    assert str(info.value) == "derivative for aten::multi_margin_loss_backward is not implemented"
+    (d,) = diagnose(rec)
+    node = next(n for n in before(rec, 2).nodes if n.id == d.node)
+    assert (d.kind, d.backward, node.name) == ("no_derivative", 2,
+                                               "torch::autograd::NotImplemented")
+    assert "no derivative" in d.summary and "floor" not in d.summary
+    assert fix_keys(d) == ["detach"]
+
+
 def test_a_differentiable_remainder_is_not_predicted_to_fail() -> None:
     with record() as rec:
         x = torch.tensor([1.5, -2.5, 4.0], requires_grad=True)

@@ -157,6 +157,51 @@ def test_a_recurrent_cell_loop_tells_the_same_story_on_both_engines(spec: str) -
         [d.summary for d in graphviz_autograd.diagnose(on_native)]
 
 
+_TRUNKS = {
+    "transformer encoder": "nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, "
+                           "dropout=0.0, batch_first=True), 2, enable_nested_tensor=False)",
+    "attention with weights": "nn.MultiheadAttention(8, 2, batch_first=True)",
+    "conv, group norm, transposed conv, upsampling": "nn.Sequential(nn.Conv2d(8, 4, 3), "
+        "nn.GroupNorm(2, 4), nn.ReLU(), nn.ConvTranspose2d(4, 2, 2, stride=2), "
+        "nn.Upsample(scale_factor=2, mode='bilinear'), nn.AdaptiveMaxPool2d(3))",
+}
+
+
+def _trunk_loop(module: Any, engine: Any, trunk: str) -> Recording:
+    """A trunk's output computed once, then two heads' backwards through it: the second one
+    reaches the buffers the first freed."""
+    module.manual_seed(0)
+    with graphviz_autograd.record(engine=engine, sources=False) as rec:
+        net = eval(_TRUNKS[trunk], {"nn": module.nn})
+        if "Conv" in _TRUNKS[trunk]:
+            x = module.randn(1, 8, 5, 5)
+            features = net(x)
+        elif "Multihead" in _TRUNKS[trunk]:
+            x = module.randn(2, 3, 8)
+            features, _weights = net(x, x, x)
+        else:
+            features = net(module.randn(2, 3, 8))
+        for k in range(2):
+            loss = (features * (k + 1)).sum()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    return rec
+
+
+@pytest.mark.parametrize("trunk", list(_TRUNKS))
+def test_a_shared_trunk_of_newer_layers_tells_the_same_story_on_both_engines(trunk: str
+                                                                            ) -> None:
+    """Attention (PyTorch's fused CPU node, or its composite with the weights), transformer
+    layers, group norm, a transposed convolution and upsampling: the same nodes, freed buffers,
+    steps and diagnosis on both engines when a second backward reaches the trunk."""
+    on_torch = _trunk_loop(torch, TorchEngine(), trunk)
+    on_native = _trunk_loop(native, None, trunk)
+    assert story(on_torch) == story(on_native)
+    assert [b.error is None for b in on_torch.backwards] == [True, False]
+    assert [d.summary for d in graphviz_autograd.diagnose(on_torch)] == \
+        [d.summary for d in graphviz_autograd.diagnose(on_native)]
+
+
 def test_the_recorder_keeps_no_torch_graph_alive() -> None:
     with graphviz_autograd.record(engine=TorchEngine()) as rec:
         x = torch.ones(3, requires_grad=True)

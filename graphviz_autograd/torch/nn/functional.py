@@ -16,14 +16,68 @@ from ...engine import selecting as _sel
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
+from .activation_functional import (
+    celu,
+    celu_,
+    elu,
+    elu_,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    hardtanh_,
+    leaky_relu,
+    leaky_relu_,
+    mish,
+    prelu,
+    relu6,
+    rrelu,
+    rrelu_,
+    selu,
+    selu_,
+    silu,
+    softmin,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+    threshold_,
+)
+from .functional_losses import (
+    cosine_embedding_loss,
+    cosine_similarity,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    logsigmoid,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
 
 __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
            "smooth_l1_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "normalize", "one_hot", "relu_", "embedding",
-           "layer_norm", "batch_norm", "conv1d", "conv2d", "pad", "max_pool2d",
-           "avg_pool2d", "adaptive_avg_pool2d"]
+           "layer_norm", "batch_norm", "conv1d", "conv2d", "conv3d", "pad", "max_pool2d",
+           "avg_pool2d", "adaptive_avg_pool2d",
+           "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance", "logsigmoid",
+           "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
+           "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
+           "multilabel_margin_loss", "scaled_dot_product_attention",
+           "multi_head_attention_forward",
+           "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu_", "hardtanh_", "relu6",
+           "threshold", "threshold_", "hardswish", "hardsigmoid", "mish", "softsign", "softmin",
+           "tanhshrink", "glu", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_"]
 
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
@@ -88,28 +142,10 @@ def _unary(key: str, t: Tensor, **kw: Any) -> Tensor:
     return _apply(_T[key], (t,), kw or None, dtype=t._dtype)
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01,
-               inplace: bool = False) -> Tensor:
-    return _unary("leaky_relu", input, negative_slope=negative_slope)
-
-
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
-             inplace: bool = False) -> Tensor:
-    return _unary("hardtanh", input, min_val=min_val, max_val=max_val)
-
-
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _unary("gelu", input, approximate=approximate)
-
-
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _unary("silu", input)
-
-
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _unary("elu", input, alpha=alpha)
 
 
 def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
@@ -209,9 +245,20 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if valid.size and (valid.max() >= classes or valid.min() < 0):
         raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
                          f"is out of bounds.")
-    return _apply(_T["nll_loss"], (input,), {"target": target, "weight": weight,
-                                             "reduction": red, "ignore_index": ignore_index},
-                  dtype=input._dtype)
+    kw = {"weight": weight, "reduction": red, "ignore_index": ignore_index}
+    ndim = input._data.ndim
+    if ndim <= 2:
+        return _apply(_T["nll_loss"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    if ndim == 4:
+        return _apply(_T["nll_loss2d"], (input,), {"target": target, **kw}, dtype=input._dtype)
+    # NB: as PyTorch: other ranks are viewed as (N, C, 1, -1) for the 2-d kernel, and an
+    # unreduced loss viewed back
+    n, c = input._data.shape[:2]
+    flat = _F.view(_F.contiguous(input) if input._data.size else input, (n, c, 1, -1))
+    out = _apply(_T["nll_loss2d"], (flat,),
+                 {"target": _F.view(_F.contiguous(target), (n, 1, -1)), **kw},
+                 dtype=input._dtype)
+    return _F.view(out, (n, *input._data.shape[2:])) if red == 0 else out
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -651,6 +698,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def _pool_pair(name: str, what: str, value: Any, default: tuple[int, ...] | None = None
                ) -> tuple[int, ...]:
     if value is None or (isinstance(value, tuple | list) and not value and default is not None):
@@ -739,22 +791,32 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one or two
-    dims (ReflectionPad{1,2}DBackward0, ReplicationPad{1,2}DBackward0)."""
+    """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one, two or
+    three dims (ReflectionPad{1,2,3}DBackward0, ReplicationPad{1,2,3}DBackward0)."""
     pads = tuple(int(p) for p in pad)
     if mode == "constant":
         return _apply(_T["constant_pad_nd"], (input,),
                       {"pad": pads, "value": 0.0 if value is None else value},
                       dtype=input._dtype)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    ndim = input._data.ndim
+    if len(pads) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pads) // 2 > ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pads)} and input of dimension "
+                           f"{ndim}")
+    if len(pads) not in (2, 4, 6) or ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pads)} is not supported for {ndim}D input tensor.\nSupported "
+            "combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads "
+            "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
         # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
         raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
                                   "supported by graphviz_autograd")
-    if mode not in ("reflect", "replicate") or len(pads) not in (2, 4) \
-            or input._data.ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
-        raise NotImplementedError(f"F.pad with mode={mode!r}, pad={list(pads)} on a "
-                                  f"{input._data.ndim}-d input is not supported by "
-                                  f"graphviz_autograd")
     nd = len(pads) // 2
     shape = input._data.shape
     if mode == "reflect":
@@ -768,3 +830,44 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
+
+
+from .functional_attention import (  # noqa: E402, F401 -- they build on the functions above
+    _canonical_mask,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
+
+# NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
+from .functional_layers import (  # noqa: E402
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    conv_transpose1d,
+    conv_transpose2d,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    fold,
+    interpolate,
+    max_pool1d,
+    max_unpool1d,
+    max_unpool2d,
+    pixel_shuffle,
+    pixel_unshuffle,
+    unfold,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
+from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+
+__all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
+            "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
+            "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
+            "max_unpool2d", "upsample_nearest", "upsample_bilinear"]

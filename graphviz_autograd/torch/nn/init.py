@@ -10,7 +10,7 @@ from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 
 __all__ = ["uniform_", "normal_", "zeros_", "ones_", "constant_", "kaiming_uniform_",
-           "xavier_uniform_", "calculate_gain"]
+           "xavier_uniform_", "xavier_normal_", "calculate_gain"]
 
 
 def _fans(t: Tensor) -> tuple[int, int]:
@@ -73,3 +73,9 @@ def xavier_uniform_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tens
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std
     return uniform_(t, -bound, bound, generator)
+
+
+def xavier_normal_(t: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    fan_in, fan_out = _fans(t)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(t, 0.0, std, generator)

@@ -216,13 +216,27 @@ class Module(ModuleHooks):
                     out[f"{mname}.{k}" if mname else k] = v.detach()
         return out
 
-    def load_state_dict(self, state: dict[str, Tensor], strict: bool = True) -> Any:
-        params = dict(self.named_parameters())
-        missing = [k for k in params if k not in state]
-        unexpected = [k for k in state if k not in params]
+    def _state_targets(self) -> dict[str, Tensor]:
+        """The tensors ``state_dict`` names, themselves (not detached)."""
+        out: dict[str, Tensor] = {}
+        for mname, m in self.named_modules():
+            kept = [*m._parameters.items(),
+                    *((k, b) for k, b in m._buffers.items() if k not in m._non_persistent)]
+            for k, v in kept:
+                if v is not None:
+                    out[f"{mname}.{k}" if mname else k] = v
+        return out
+
+    def load_state_dict(self, state: dict[str, Tensor], strict: bool = True,
+                        assign: bool = False) -> Any:
+        """Copy parameters and persistent buffers from ``state``; PyTorch's messages for
+        missing, unexpected and mis-shaped keys."""
+        targets = self._state_targets()
+        missing = [k for k in targets if k not in state]
+        unexpected = [k for k in state if k not in targets]
         errors = [f"size mismatch for {k}: copying a param with shape {v.shape} from checkpoint, "
-                  f"the shape in current model is {params[k].shape}."
-                  for k, v in state.items() if k in params and v.shape != params[k].shape]
+                  f"the shape in current model is {targets[k].shape}."
+                  for k, v in state.items() if k in targets and v.shape != targets[k].shape]
         if strict:
             for what, keys in (("Unexpected", unexpected), ("Missing", missing)):
                 if keys:
@@ -233,19 +247,23 @@ class Module(ModuleHooks):
                                + "\n\t".join(errors))
         with no_grad():
             for k, v in state.items():
-                if k in params:
-                    params[k].copy_(v)
+                if k in targets:
+                    targets[k].copy_(v)
         return IncompatibleKeys(missing, unexpected)
 
     def extra_repr(self) -> str:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"({n}): " + repr(m).replace("\n", "\n  ") for n, m in self._modules.items()]
-        head = type(self).__name__ + "(" + self.extra_repr()
-        if not lines:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({n}): " + repr(m).replace("\n", "\n  ") for n, m in self._modules.items()]
+        head = type(self).__name__ + "("
+        if len(lines) == 1 and not children:
+            return head + lines[0] + ")"
+        if not lines and not children:
             return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        return head + "\n  " + "\n  ".join(lines + children) + "\n)"
 
 
 class IncompatibleKeys(NamedTuple):
@@ -506,6 +524,21 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __repr__(self) -> str:
+        # NB: as PyTorch's: a run of modules printed alike is one line, "(0-2): 3 x Linear(...)"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return "ModuleList()"
+        runs: list[list[Any]] = []
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}")
+                 .replace("\n", "\n  ") for a, b, r in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     def __init__(self, mods: Any = None) -> None:
@@ -554,20 +587,32 @@ class ReLU(Module):
 
 Tanh = _activation("Tanh", F.tanh)
 Sigmoid = _activation("Sigmoid", F.sigmoid)
-SiLU = _activation("SiLU", F.silu)
 Identity = _activation("Identity", lambda x: x)
+
+
+class SiLU(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace
+                                                          else "")
 
 
 class GELU(Module):
@@ -623,6 +668,19 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim: int | str, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        from ...engine.stacking import unflatten
+        return unflatten(x, self.dim, self.unflattened_size)  # type: ignore[arg-type]
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class _Loss(Module):

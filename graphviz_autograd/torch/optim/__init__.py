@@ -1,7 +1,10 @@
-"""``torch.optim``: SGD and Adam, updating parameters in place (one version bump per step)."""
+"""``torch.optim``: the ``Optimizer`` base (param groups, ``state_dict``), SGD, Adam and AdamW,
+updating parameters in place (PyTorch's version bumps per step); the adaptive optimizers are in
+``adaptive.py``, the learning-rate schedulers in ``lr_scheduler.py``."""
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections import defaultdict
@@ -14,7 +17,8 @@ from ...engine import events
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "NAdam", "RAdam", "lr_scheduler"]
 
 
 class Optimizer:
@@ -91,7 +95,47 @@ class Optimizer:
         raise NotImplementedError
 
     def state_dict(self) -> dict[str, Any]:
-        return {"state": self.state, "param_groups": self.param_groups}
+        """PyTorch's layout: parameters numbered in group order; the state's tensors are the
+        optimizer's own (not copies)."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = copy.deepcopy(state_dict)
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        by_id = {i: p for g, s in zip(self.param_groups, saved)
+                 for i, p in zip(s["params"], g["params"])}
+        self.state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k not in by_id:
+                continue
+            p = by_id[k]
+            self.state[p] = {
+                name: (value.to(p.dtype) if isinstance(value, Tensor) and name != "step"
+                       and p.dtype.is_floating_point else value)
+                for name, value in v.items()}
+        self.param_groups = [{**s, "params": g["params"]}
+                             for g, s in zip(self.param_groups, saved)]
+
+    def __repr__(self) -> str:
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
+        return "\n".join(lines) + "\n)"
 
 
 def _check(ok: bool, message: str) -> None:
@@ -105,8 +149,8 @@ def _tensor(arr: np.ndarray) -> Tensor:
 
 
 class SGD(Optimizer):
-    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
                  maximize: bool = False, **_: Any) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
@@ -115,7 +159,8 @@ class SGD(Optimizer):
                "Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize})
+                                  "maximize": maximize, "foreach": None,
+                                  "differentiable": False, "fused": None})
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
@@ -144,7 +189,7 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False,
+                 weight_decay: float = 0, amsgrad: bool = False, maximize: bool = False,
                  **_: Any) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
@@ -153,7 +198,9 @@ class Adam(Optimizer):
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize})
+                                  "maximize": maximize, "foreach": None, "capturable": False,
+                                  "differentiable": False, "fused": None,
+                                  "decoupled_weight_decay": self._decoupled})
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
@@ -198,3 +245,7 @@ class AdamW(Adam):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 1e-2, amsgrad: bool = False, **kw: Any) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kw)
+
+
+from . import lr_scheduler  # noqa: E402 -- they build on the classes above
+from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402

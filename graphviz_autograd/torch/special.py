@@ -1,0 +1,34 @@
+"""``torch.special``: PyTorch's aliases of the engine's special functions (the same nodes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.pointwise_extra import polygamma, xlogy
+from ..engine.tensor import Tensor
+
+__all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "xlogy", "sinc",
+           "expit", "logit", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax"]
+
+
+def _method(name: str) -> Any:
+    def f(input: Tensor, *args: Any, **kw: Any) -> Any:
+        return getattr(input, name)(*args, **kw)
+    f.__name__ = name
+    return f
+
+
+erf = _method("erf")
+erfc = _method("erfc")
+erfinv = _method("erfinv")
+gammaln = _method("lgamma")
+digamma = psi = _method("digamma")
+sinc = _method("sinc")
+expit = _method("sigmoid")
+logit = _method("logit")
+log1p = _method("log1p")
+expm1 = _method("expm1")
+exp2 = _method("exp2")
+logsumexp = _method("logsumexp")
+softmax = _method("softmax")
+log_softmax = _method("log_softmax")
