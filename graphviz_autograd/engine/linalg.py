@@ -341,44 +341,38 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Sequence[int] = (-2, -1),
         n = A._data.ndim
         # NB: PyTorch passes the dims on normalized
         return vector_norm(A, 2, tuple(F._dim(d, n) for d in dim), keepdim, dtype=dtype)
-    if ord in ("nuc", 2):
+    if ord in ("nuc", 2, -2):
         n = A._data.ndim
         d0, d1 = F._dim(dim[0], n), F._dim(dim[1], n)
         # NB: the two dims moved last (a permute even where they are there), then the
-        # singular values summed or their largest
+        # singular values summed, or their largest or smallest
         rest = [d for d in range(n) if d not in (d0, d1)]
         moved = F.permute(A if dtype is None else F.to_dtype(A, dtype), (*rest, d0, d1))
         values = svdvals(moved)
         if ord == "nuc":
             out = F.sum(values, -1, keepdim=keepdim)
         else:
-            out = F.as_given(apply(TABLE["amax"], (values,), {"dim": (values._data.ndim - 1,),
-                                                             "keepdim": keepdim},
+            key = "amax" if ord == 2 else "amin"
+            out = F.as_given(apply(TABLE[key], (values,), {"dim": (values._data.ndim - 1,),
+                                                          "keepdim": keepdim},
                                    dtype=values._dtype), dim=(-1,))
         if keepdim:
             # NB: the two dims back in place: one more unit dim, then the inverse permute
             back = np.argsort((*rest, d0, d1))
             out = F.permute(F.unsqueeze(out, -1), tuple(int(i) for i in back))
         return out
-    if ord == -2:
-        raise NotImplementedError("linalg.matrix_norm(ord=-2) is not supported by "
-                                  "graphviz_autograd (it needs amin)")
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    if ord in (-1, -math.inf):
-        raise NotImplementedError(f"linalg.matrix_norm(ord={ord}) is not supported by "
-                                  "graphviz_autograd (it needs amin)")
     n = A._data.ndim
     d0, d1 = F._dim(dim[0], n), F._dim(dim[1], n)
-    if ord == math.inf:
+    if ord in (math.inf, -math.inf):
         d0, d1 = d1, d0
-    # NB: the sum of absolute values over one dim, then the largest over the other
+    # NB: the sum of absolute values over one dim, then the largest (smallest) over the other
     summed = vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype)
     if not keepdim and d1 > d0:
         d1 -= 1
-    out = apply(TABLE["amax"], (summed,), {"dim": (d1,), "keepdim": keepdim},
-                dtype=summed._dtype)
-    return out
+    return apply(TABLE["amax" if ord > 0 else "amin"], (summed,),
+                 {"dim": (d1,), "keepdim": keepdim}, dtype=summed._dtype)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
