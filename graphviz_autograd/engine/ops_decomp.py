@@ -245,12 +245,31 @@ def _cholesky_grad(low: np.ndarray, gl: np.ndarray) -> np.ndarray:
     return 0.5 * (s + _mT(s))
 
 
+def _tt_solve_triangular(a: Any, b: Any, upper: bool, left: bool, unit: bool = False) -> Any:
+    from .autograd import apply
+    from .optable import TABLE
+    return apply(TABLE["linalg_solve_triangular"], (a, b),
+                 {"upper": upper, "left": left, "unitriangular": unit})
+
+
+def _tt_cholesky_grad(low: Any, g: Any, upper: bool, D: Any) -> Any:
+    """PyTorch's cholesky_backward, op by op: tril(L^T gL) symmetrized with its diagonal
+    halved, then L^T solved from the left and L from the right."""
+    from . import functional as F
+    if upper:
+        low, g = F.transpose(low, -2, -1), F.transpose(g, -2, -1)
+    phi = D.tril(F.matmul(F.transpose(low, -2, -1), g), diagonal=0)
+    p = D.mul_scalar(F.add(phi, F.transpose(D.tril(phi, diagonal=-1), -2, -1)), other=0.5)
+    x = _tt_solve_triangular(F.transpose(low, -2, -1), p, True, True)
+    return _tt_solve_triangular(low, x, False, False)
+
+
 def _cholesky_bw(name: str, key: str) -> Any:
     def bw(c: Any, grads: Any, D: Any) -> tuple[Any, ...]:
-        if D.tensor_mode:
-            raise no_double_backward(name)
         g = grads[0] if isinstance(grads, list) else grads
         low = getattr(c, key)
+        if D.tensor_mode:
+            return (_tt_cholesky_grad(low, g, bool(c.attrs.get("upper")), D),)
         if c.attrs.get("upper"):
             return (_cholesky_grad(_mT(low), _mT(g)),)
         return (_cholesky_grad(low, g),)
@@ -385,11 +404,19 @@ def _solve_triangular_fwd(a: np.ndarray, b: np.ndarray, upper: bool = False, lef
 
 
 def _solve_triangular_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgSolveTriangularBackward0")
     a, x = c.self, c.result
     upper, left = c.attrs["upper"], c.attrs["left"]
     unit = c.attrs["unitriangular"]
+    if D.tensor_mode:
+        from . import functional as F
+        gbt = _tt_solve_triangular(F.transpose(a, -2, -1), g, not upper, left, unit)
+        gat = None
+        if c.needs[0]:
+            xt = F.transpose(x, -2, -1)
+            gat = F.neg(F.matmul(gbt, xt) if left else F.matmul(xt, gbt))
+            k = 1 if unit else 0
+            gat = D.triu(gat, diagonal=k) if upper else D.tril(gat, diagonal=-k)
+        return gat, (gbt if c.needs[1] else None)
     # NB: B's gradient solves the transposed system; A's is -gB X^T (left) or -X^T gB
     # (right), kept to A's triangle
     gb = _triangular_solve(_mT(np.broadcast_to(a, x.shape[:-2] + a.shape[-2:])), g,

@@ -339,11 +339,10 @@ def test_the_linalg_namespace_is_torch_linalg_in_scripts() -> None:
 
 @pytest.mark.parametrize("code", [
     "torch.linalg.det(N * torch.tensor([[1.0, 1.0], [0.0, 0.0]]))",
-    "torch.linalg.cholesky(N @ N.t() + torch.eye(2))", "torch.dist(N, N[0])",
+    "torch.dist(N, N[0])",
     "torch.cdist(N, N * 2)", "torch.cdist(N, N * 2, compute_mode='use_mm_for_euclid_dist')",
     "torch.linalg.svdvals(N)", "torch.linalg.eigvalsh(N)", "torch.linalg.qr(N).R",
-    "torch.linalg.pinv(N)",
-    "torch.linalg.solve_triangular(N, N, upper=True)"])
+    "torch.linalg.pinv(N)"])
 def test_create_graph_through_a_decomposition_is_refused(code: str) -> None:
     n = ours.tensor([[2.0, 0.5], [0.25, 1.5]], requires_grad=True)
     out = eval(code, {"torch": ours, "N": n})

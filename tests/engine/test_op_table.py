@@ -267,7 +267,8 @@ EXAMPLES: dict[str, list[str]] = {
                         "dgrad(torch.linalg.solve(N, A), A, M)",
                         "torch.linalg.solve(N, B, left=False)"],
     "linalg_cholesky_ex": ["torch.linalg.cholesky(N @ N.t() + torch.eye(2))",
-                           "torch.linalg.cholesky(N @ N.t() + torch.eye(2), upper=True)"],
+                           "torch.linalg.cholesky(N @ N.t() + torch.eye(2), upper=True)",
+                           "dgrad(torch.linalg.cholesky(N @ N.t() + torch.eye(2)), N, N)"],
     "cholesky": ["torch.cholesky(N @ N.t() + torch.eye(2))"],
     "linalg_svd": ["torch.linalg.svdvals(A)", "torch.linalg.matrix_norm(X, 'nuc')",
                    "torch.linalg.svd(B, full_matrices=False).S"],
@@ -277,7 +278,10 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
     "linalg_solve_triangular": ["torch.linalg.solve_triangular(N + 2, A, upper=True)",
                                 "torch.linalg.solve_triangular(N + 2, B, upper=False, left=False,"
-                                " unitriangular=True)"],
+                                " unitriangular=True)",
+                                "dgrad(torch.linalg.solve_triangular(N + 2, A, upper=True), N, A)",
+                                "dgrad(torch.linalg.solve_triangular(N + 2, B, upper=False, "
+                                "left=False), B, B)"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)",
@@ -884,8 +888,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu", "dist", "cdist",
-                      "euclidean_dist", "linalg_cholesky_ex", "cholesky", "linalg_svd",
-                      "linalg_eigh", "linalg_qr", "linalg_pinv", "linalg_solve_triangular"}
+                      "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
