@@ -51,19 +51,29 @@ def _dist_fwd(a: Any, b: Any, p: Any = 2) -> Any:
 
 
 def _dist_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("DistBackward0")
     p = float(c.attrs["p"])
     if p == 0:
         # NB: PyTorch's formula gives no gradient for p=0, and its engine refuses that
         raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in "
                            "C++) for argument #0 'self'")
-    diff = np.subtract(c.self, c.other)
-    r = c.result
     if p == -math.inf:
         # NB: as the inf norm's, the gradient shared by the elements at the minimum
         p = math.inf
-    ctx = SimpleNamespace(self=diff, result=r, attrs={"ord": p}, shape=lambda i=0: diff.shape)
+    if D.tensor_mode:
+        from . import functional as F
+
+        def norm_grad() -> Any:
+            # NB: PyTorch's norm_backward of self - other, the difference taken anew per input
+            diff = F.sub(c.self, c.other)
+            ctx = SimpleNamespace(self=diff, result=c.result, attrs={"ord": p},
+                                  shape=lambda i=0: diff._data.shape)
+            return _norm_bw(ctx, g, D)[0]
+        # NB: other's first, as PyTorch's generated code
+        gb = F.neg(norm_grad()) if c.needs[1] else None
+        return (norm_grad() if c.needs[0] else None), gb
+    diff = np.subtract(c.self, c.other)
+    ctx = SimpleNamespace(self=diff, result=c.result, attrs={"ord": p},
+                          shape=lambda i=0: diff.shape)
     (gd,) = _norm_bw(ctx, g, D)
     return (gd if c.needs[0] else None), (-gd if c.needs[1] else None)
 

@@ -339,7 +339,6 @@ def test_the_linalg_namespace_is_torch_linalg_in_scripts() -> None:
 
 @pytest.mark.parametrize("code", [
     "torch.linalg.det(N * torch.tensor([[1.0, 1.0], [0.0, 0.0]]))",
-    "torch.dist(N, N[0])",
     "torch.cdist(N, N * 2)", "torch.cdist(N, N * 2, compute_mode='use_mm_for_euclid_dist')",
     "torch.linalg.svdvals(N)", "torch.linalg.eigvalsh(N)", "torch.linalg.qr(N).R",
     "torch.linalg.pinv(N)"])

@@ -250,7 +250,9 @@ EXAMPLES: dict[str, list[str]] = {
     "vdot": ["torch.vdot(a, b)", "a.vdot(c)", "dgrad(torch.vdot(a, b), a, s)"],
     "linalg_cross": ["torch.linalg.cross(a, b)", "torch.linalg.cross(A, U)",
                      "torch.cross(A, M, dim=1)", "dgrad(torch.linalg.cross(a, b), a, p)"],
-    "dist": ["torch.dist(a, b)", "torch.dist(A, a, p=3)", "A.dist(M, 1)"],
+    "dist": ["torch.dist(a, b)", "torch.dist(A, a, p=3)", "A.dist(M, 1)",
+             "torch.dist(A, a, float('inf'))", "dgrad(torch.dist(A, a), a, s)",
+             "dgrad(torch.dist(A, M, 1.5), A, s)"],
     "cdist": ["torch.cdist(A, M)", "torch.cdist(A, B.t(), p=1)", "torch.cdist(X, Y.mT, p=3)"],
     "euclidean_dist": ["torch.cdist(A, M, compute_mode='use_mm_for_euclid_dist')",
                        "torch.cdist(X, U, compute_mode='use_mm_for_euclid_dist')"],
@@ -887,7 +889,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
-                      "scaled_dot_product_flash_attention_for_cpu", "dist", "cdist",
+                      "scaled_dot_product_flash_attention_for_cpu", "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
