@@ -24,6 +24,7 @@ ALIASES = {
     "torch.optim.lr_scheduler": "graphviz_autograd.torch.optim.lr_scheduler",
     "torch.special": "graphviz_autograd.torch.special",
     "torch.autograd": "graphviz_autograd.torch.autograd",
+    "torch.linalg": "graphviz_autograd.torch.linalg",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",

@@ -539,6 +539,8 @@ from . import (  # noqa: E402, F401
     ops_activation,
     ops_attention,
     ops_conv,
+    ops_decomp,
+    ops_distance,
     ops_layers,
     ops_linalg,
     ops_loss,

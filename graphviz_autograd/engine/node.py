@@ -27,7 +27,7 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_cla
 # NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
 ACC_SEQ = sys.maxsize            # AccumulateGrad runs as soon as it is ready, as in PyTorch
-_ATTR_DEFAULTS = {"alpha": 1, "keepdim": False, "sparse_grad": False, "scale": 1,
+_ATTR_DEFAULTS = {"alpha": 1, "beta": 1, "keepdim": False, "sparse_grad": False, "scale": 1,
                   "input_scale": 1}
 # attributes PyTorch keeps as int64 and shows unsigned (a dim of -1 reads 18446744073709551615)
 _INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "index", "start", "end", "step",

@@ -1,4 +1,5 @@
-"""Table entries: the matmul family (mm, mv, dot, bmm, addmm) and the backward-only outer."""
+"""Table entries: the matmul family (mm, mv, dot, bmm, addmm, addmv, addr, addbmm; baddbmm is
+``ops_attention``'s)."""
 
 from __future__ import annotations
 
@@ -85,6 +86,63 @@ def _addmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             if c.needs[2] else None)
 
 
+# -- the fused products with a bias: beta * self + alpha * product ------------------------------
+def _biased(prod: Any, bias: Any, beta: Any, alpha: Any) -> Any:
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        # NB: as PyTorch, beta=0 ignores self (nan and inf in it included)
+        return prod + np.zeros_like(bias)
+    return prod + bias if beta == 1 else prod + beta * bias
+
+
+def _addmv_fwd(bias: Any, mat: Any, vec: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    return _biased(mat @ vec, bias, beta, alpha)
+
+
+def _addr_fwd(bias: Any, v1: Any, v2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
+    return _biased(np.multiply.outer(v1, v2), bias, beta, alpha)
+
+
+def _addbmm_fwd(bias: Any, b1: Any, b2: Any, beta: Any = 1, alpha: Any = 1, **_: Any) -> Any:
+    return _biased(np.matmul(b1, b2).sum(axis=0), bias, beta, alpha)
+
+
+def _ab(c: Any) -> tuple[Any, Any]:
+    return c.attrs.get("alpha", 1), c.attrs.get("beta", 1)
+
+
+def _addmv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha, beta = _ab(c)
+    # NB: the matrix's gradient as PyTorch's grad.ger(vec): grad as a column times vec
+    # NB: in input order, as PyTorch's generated code for these fused products
+    g0 = _scale(g, beta, D) if c.needs[0] else None
+    g1 = _scale(D.mul(D.reshape(g, shape=(-1, 1)), c.vec), alpha, D) if c.needs[1] else None
+    return g0, g1, _scale(D.mv(D.t(c.mat), g), alpha, D) if c.needs[2] else None
+
+
+def _addr_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha, beta = _ab(c)
+    g0 = _scale(g, beta, D) if c.needs[0] else None
+    g1 = _scale(D.mv(g, c.vec2), alpha, D) if c.needs[1] else None
+    return g0, g1, _scale(D.mv(D.t(g), c.vec1), alpha, D) if c.needs[2] else None
+
+
+def _addbmm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha, beta = _ab(c)
+    a = c.attrs
+    size = (a["batch1_sym_argsize_0"], a["batch1_sym_argsize_1"], a["batch2_sym_argsize_2"])
+    g0 = _scale(g, beta, D) if c.needs[0] else None
+    g2 = g1 = None
+    if c.needs[1]:
+        wide = D.expand(D.unsqueeze(g, dim=0), size=size)
+        g1 = _scale(D.bmm(wide, D.transpose(c.batch2, dim0=1, dim1=2)), alpha, D)
+    if c.needs[2]:
+        wide = D.expand(D.unsqueeze(g, dim=0), size=size)
+        g2 = _scale(D.bmm(D.transpose(c.batch1, dim0=1, dim1=2), wide), alpha, D)
+    return g0, g1, g2
+
+
 register(
     # NB: np.dot, not np.matmul: the same product of two matrices, with less overhead per call
     Op("mm", "MmBackward0", ("self", "mat2"), np.dot, _mm_bw,
@@ -97,4 +155,12 @@ register(
        (Save("mat2", (0,)), Save("self", (1,))), exact=True),
     Op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd, _addmm_bw,
        (Save("mat1", (2,)), Save("mat2", (1,))), ("alpha", "beta")),
+    Op("addmv", "AddmvBackward0", ("self", "mat", "vec"), _addmv_fwd, _addmv_bw,
+       (Save("mat", (2,)), Save("vec", (1,))), ("alpha", "beta")),
+    Op("addr", "AddrBackward0", ("self", "vec1", "vec2"), _addr_fwd, _addr_bw,
+       (Save("vec1", (2,)), Save("vec2", (1,))), ("alpha", "beta")),
+    Op("addbmm", "AddbmmBackward0", ("self", "batch1", "batch2"), _addbmm_fwd, _addbmm_bw,
+       (Save("batch1", (2,)), Save("batch2", (1,))),
+       ("alpha", "batch1_sym_argsize_0", "batch1_sym_argsize_1", "batch2_sym_argsize_2",
+        "beta")),
 )

@@ -203,9 +203,14 @@ def _norm_fwd(x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False) -> A
         return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
     if ord == float("inf"):
         return np.max(np.abs(x), axis=axis, keepdims=keepdim)
+    if ord == -float("inf"):
+        return np.min(np.abs(x), axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
     if ord == 1:
         return np.sum(np.abs(x), axis=axis, keepdims=keepdim)
-    return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+    with np.errstate(divide="ignore"):
+        return np.sum(np.abs(x) ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
 
 
 def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -220,7 +225,8 @@ def _norm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     p = float(p)
     with np.errstate(all="ignore"):
         if p == 0:
-            return (D.zeros_like(x),)
+            # NB: PyTorch's formula gives no gradient at all (the input's grad stays None)
+            return (None,)
         if p == 1:
             return (D.mul(D.sgn(x), g),)
         if p == 2:
@@ -285,10 +291,22 @@ def _mean_all(x: np.ndarray) -> Any:
     return np.add.reduce(x, axis=None) / x.size
 
 
+def _sum_dim_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
+    out = np.sum(x, axis=tuple(dim) or None, keepdims=keepdim)
+    # NB: PyTorch's result is contiguous, with the row-major strides even of its dims of size 1;
+    # numpy's follows a permuted input's layout (a later reshape would then alias where
+    # PyTorch's views, and a later elementwise op lay its result out otherwise, as einsum's)
+    step = out.itemsize
+    for n, s in zip(reversed(out.shape), reversed(out.strides), strict=True):
+        if s != step:
+            return out.copy()
+        step *= n
+    return out
+
+
 register(
     Op("sum", "SumBackward0", ("self",), lambda x: np.sum(x), _sum_bw),
-    Op("sum_dim", "SumBackward1", ("self",),
-       lambda x, dim, keepdim=False: np.sum(x, axis=tuple(dim) or None, keepdims=keepdim),
+    Op("sum_dim", "SumBackward1", ("self",), _sum_dim_fwd,
        _sum_dim_bw, (), ("dim", "keepdim"), lift_0d=True),
     Op("mean", "MeanBackward0", ("self",), lambda x: _mean_all(x), _mean_bw),
     Op("mean_dim", "MeanBackward1", ("self",),

@@ -36,6 +36,7 @@ class Save:
 
     name: str
     needed_by: tuple[int, ...] = ()
+    output: int = -1            # the op's output of that index, under a name of its own
 
 
 @dataclass(eq=False)
@@ -101,6 +102,8 @@ def register(*ops: Op) -> None:
         for s in op.saves:
             if s.name in op.inputs:
                 plan.append((s.name, s.needed_by, INPUT, op.inputs.index(s.name)))
+            elif s.output >= 0:
+                plan.append((s.name, s.needed_by, RESULT, s.output))
             elif s.name in op.extras:
                 plan.append((s.name, s.needed_by, EXTRA, 0))
             elif s.name in op.result_names:

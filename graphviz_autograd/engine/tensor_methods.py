@@ -8,7 +8,17 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
-from . import factories, indexing, ordering, pointwise_extra, scattering, selecting, stacking
+from . import (
+    factories,
+    indexing,
+    linalg,
+    ordering,
+    pointwise_extra,
+    products,
+    scattering,
+    selecting,
+    stacking,
+)
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -449,6 +459,8 @@ METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
 METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
+METHODS.update(products.METHODS)
+METHODS.update(linalg.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

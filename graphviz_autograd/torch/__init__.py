@@ -20,6 +20,7 @@ from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
+from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
     arange,
     as_tensor,
@@ -49,6 +50,11 @@ from ..engine.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from ..engine.linalg import det, logdet, pinverse
+from ..engine.linalg import inv as inverse
+from ..engine.linalg import torch_cholesky as cholesky
+from ..engine.linalg import torch_slogdet as slogdet
+from ..engine.linalg import torch_svd as svd
 from ..engine.optable import TABLE as _TABLE
 from ..engine.pointwise_extra import (
     addcdiv,
@@ -65,6 +71,19 @@ from ..engine.pointwise_extra import (
     nan_to_num,
     polygamma,
     xlogy,
+)
+from ..engine.products import (
+    addbmm,
+    addmv,
+    addr,
+    cdist,
+    chain_matmul,
+    cross,
+    dist,
+    inner,
+    kron,
+    matrix_power,
+    vdot,
 )
 from ..engine.random import (
     Generator,
@@ -87,7 +106,7 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, nn, optim, special, utils
+from . import autograd, linalg, nn, optim, special, utils
 from .serialization import load, save
 
 __version__ = "2.13.0+numpy"
@@ -293,6 +312,7 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
     return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
 
 
+ger = outer
 nonzero = argwhere = _F.nonzero
 isclose = _F.isclose
 remainder = _F.remainder
@@ -358,10 +378,6 @@ def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor
     return _recurrent().gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
 
 
-def cdist_unsupported(*_: Any, **__: Any) -> None:
-    raise NotImplementedError("cdist is not supported by this engine")
-
-
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: Any = 1, eps: Any = 1e-8) -> Tensor:
     return nn.functional.cosine_similarity(x1, x2, dim, eps)
 
@@ -369,8 +385,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: Any = 1, eps: Any = 1e-8) -> 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
                       keepdim: Any = False) -> Tensor:
     return nn.functional.pairwise_distance(x1, x2, p, eps, keepdim)
-
-
 
 
 _ = (_apply, _TABLE)
