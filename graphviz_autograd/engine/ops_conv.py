@@ -259,15 +259,19 @@ def _max_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
         {"result1": (rows * x.shape[-1] + cols_).astype(np.int64)}
 
 
-def _max_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("MaxPool2DWithIndicesBackward0")
-    shape = c.shape(0)
-    plane = shape[-1] * shape[-2]
-    idx = c.result1.reshape(-1, g.shape[-1] * g.shape[-2])
-    flat = (idx + np.arange(idx.shape[0])[:, None] * plane).ravel()
-    gx = np.bincount(flat, g.ravel(), idx.shape[0] * plane)
-    return (gx.reshape(shape).astype(g.dtype, copy=False),)
+def max_indices_bw(node_name: str) -> Any:
+    """The backward of a 2-d max pool (``node_name``'s): each output's gradient added at the
+    input position its saved index (``result1``, within its plane) names."""
+    def backward(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        if D.tensor_mode:
+            raise no_double_backward(node_name)
+        shape = c.shape(0)
+        plane = shape[-1] * shape[-2]
+        idx = c.result1.reshape(-1, g.shape[-1] * g.shape[-2])
+        flat = (idx + np.arange(idx.shape[0])[:, None] * plane).ravel()
+        gx = np.bincount(flat, g.ravel(), idx.shape[0] * plane)
+        return (gx.reshape(shape).astype(g.dtype, copy=False),)
+    return backward
 
 
 def _avg_divisors(shape: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...],
@@ -363,7 +367,7 @@ register(
     Op("constant_pad_nd", "ConstantPadNdBackward0", ("self",), _constant_pad_fwd,
        _constant_pad_bw, (), ("pad",)),
     Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self",), _max_pool_fwd,
-       _max_pool_bw, (Save("result1"), Save("self")),
+       max_indices_bw("MaxPool2DWithIndicesBackward0"), (Save("result1"), Save("self")),
        ("ceil_mode", "dilation", "kernel_size", "padding", "stride"), extras=("result1",)),
     Op("avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool_fwd, _avg_pool_bw,
        (Save("self"),),

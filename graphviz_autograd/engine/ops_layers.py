@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .ops_conv import _bins, _pad_zeros, _scatter, _windows
+from .ops_conv import _bins, _pad_zeros, _scatter, _windows, max_indices_bw
 from .optable import Op, Save, no_double_backward, register
 
 
@@ -35,16 +35,6 @@ def _adaptive_max_fwd(x: np.ndarray, *, output_size: tuple[int, int]
             idx[..., i, j] = (r0 + wi) * w + c0 + wj
     return y, {"result1": idx}
 
-
-def _adaptive_max_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("AdaptiveMaxPool2DBackward0")
-    shape = c.shape(0)
-    plane = shape[-1] * shape[-2]
-    idx = c.result1.reshape(-1, g.shape[-1] * g.shape[-2])
-    flat = (idx + np.arange(idx.shape[0])[:, None] * plane).ravel()
-    gx = np.bincount(flat, g.ravel(), idx.shape[0] * plane)
-    return (gx.reshape(shape).astype(g.dtype, copy=False),)
 
 
 # -- max unpool -----------------------------------------------------------------------------------
@@ -223,7 +213,8 @@ _UPSAMPLES = (
 
 register(
     Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd,
-       _adaptive_max_bw, (Save("result1"), Save("self")), extras=("result1",)),
+       max_indices_bw("AdaptiveMaxPool2DBackward0"), (Save("result1"), Save("self")),
+       extras=("result1",)),
     Op("max_unpool2d", "MaxUnpool2DBackward0", ("self",), _max_unpool_fwd, _max_unpool_bw,
        (Save("indices"),)),
     *(Op(key, name, ("self",), *_upsample(name, kind),
