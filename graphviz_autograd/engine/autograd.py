@@ -541,6 +541,7 @@ from . import (  # noqa: E402, F401
     ops_conv,
     ops_decomp,
     ops_distance,
+    ops_double,
     ops_layers,
     ops_linalg,
     ops_loss,
