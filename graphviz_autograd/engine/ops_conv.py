@@ -162,7 +162,8 @@ def _conv_t_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tupl
 
 
 def _conv_t_bw(need: tuple[bool, ...], g: np.ndarray, x: np.ndarray, w: np.ndarray,
-               stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...], groups: int
+               stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...],
+               groups: int
                ) -> tuple[Any, ...]:
     """A transposed convolution's gradients: the output's gradient, padded back, read through
     the same windows a convolution of it would read."""
