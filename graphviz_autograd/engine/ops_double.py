@@ -13,6 +13,7 @@ import numpy as np
 
 from . import ops_conv as cv
 from .ops_conv import ArrayCtx, conv_fwd, conv_grads
+from .ops_norm import batch_norm_grads, layer_norm_grads
 from .optable import NP, Op, Save, no_double_backward, register
 
 
@@ -106,12 +107,125 @@ def _max_backward(name: str) -> tuple[Any, Any]:
 _max2d = _max_backward("MaxPool2DWithIndicesBackwardBackward0")
 _max_adaptive = _max_backward("AdaptiveMaxPool2DBackwardBackward0")
 
+# -- layer and batch norm ------------------------------------------------------------------------
+def _normalized_double(g: Any, x_hat: Any, r: Any, w: Any, gg_x: Any, gg_w: Any,
+                       axes: tuple[int, ...], count: int) -> tuple[Any, Any, Any]:
+    """The second derivatives of ``gx = r (g_hat - m(g_hat) - x_hat m(g_hat x_hat))`` (``m`` the
+    mean over ``axes``, ``g_hat = g w``, the statistics taken from ``x``), weighted by the
+    incoming ``gg_x`` (of gx) and ``gg_w`` (of the weight's gradient, broadcast): by g, by x and
+    the per-element factor whose sum over the batch is the weight's."""
+    def s(v: Any) -> Any:
+        return v.sum(axis=axes, keepdims=True)
+    c = x_hat / r                                   # x - mean
+    g_hat = g * w
+    go = gg_w * x_hat
+    gx = gg_w * g * r
+    gx = gx - s(gx) / count
+    wf = 0
+    if gg_x is not None:
+        proj = gg_x - s(gg_x) / count - x_hat * s(gg_x * x_hat) / count
+        go = go + w * r * proj
+        wf = r * proj * g
+        k1 = s(gg_x * g_hat) - s(gg_x) * s(g_hat) / count
+        alpha, beta = s(gg_x * c), s(g_hat * c) / count
+        explicit = -r ** 3 * (beta * gg_x + alpha * g_hat / count)
+        gx = gx + explicit - s(explicit) / count - r ** 3 / count * c * (k1 - 3 * r ** 2 * alpha
+                                                                         * beta)
+    gamma = s(gg_w * g * c)
+    gx = gx - r ** 3 / count * c * gamma
+    return go, gx, wf
+
+
+def _ln_backward_fwd(g: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                     weight: Any, bias: Any, *, normalized_shape: tuple[int, ...],
+                     output_mask: tuple[bool, ...] = (True, True, True)) -> list[np.ndarray]:
+    gx, gw, gb = layer_norm_grads(g, x, mean, rstd, weight, normalized_shape, output_mask)
+    wshape = normalized_shape
+    return [np.zeros_like(x) if gx is None else gx,
+            np.zeros(wshape, x.dtype) if gw is None else gw,
+            np.zeros(wshape, x.dtype) if gb is None else gb]
+
+
+def _ln_backward_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("NativeLayerNormBackwardBackward0")
+    ggx, ggw, ggb = grads
+    g, x, mean, rstd = c.grad_out, c.input, c.mean, c.rstd
+    weight = c.weight if c.node._in_meta[4] is not None else None
+    n_norm = len(c.attrs["normalized_shape"])
+    axes = tuple(range(x.ndim - n_norm, x.ndim))
+    count = max(int(np.prod(x.shape[x.ndim - n_norm:])), 1)
+    w = 1.0 if weight is None else weight
+    go, gx, wf = _normalized_double(g, (x - mean) * rstd, rstd, w, ggx,
+                                    0.0 if ggw is None else ggw, axes, count)
+    if ggb is not None:
+        go = go + ggb
+    batch = tuple(range(x.ndim - n_norm))
+    gw = np.sum(wf, axis=batch) if ggx is not None and weight is not None else None
+    return (np.broadcast_to(go, g.shape).astype(g.dtype) if c.need(0) else None,
+            gx.astype(x.dtype) if c.need(1) else None, None, None,
+            gw if c.need(4) else None, None)
+
+
+def _bn_backward_fwd(g: np.ndarray, x: np.ndarray, weight: Any, save_mean: np.ndarray,
+                     save_invstd: np.ndarray, *, running_mean: Any, running_var: Any,
+                     train: bool, eps: float, output_mask: tuple[bool, ...] = (True, True, True)
+                     ) -> list[np.ndarray]:
+    mean, invstd = (save_mean, save_invstd) if train else (running_mean, running_var)
+    gx, gw, gb = batch_norm_grads(g, x, weight, mean, invstd, train, eps, output_mask)
+    ch = (x.shape[1],)
+    return [np.zeros_like(x) if gx is None else gx,
+            np.zeros(ch, x.dtype) if gw is None else gw,
+            np.zeros(ch, x.dtype) if gb is None else gb]
+
+
+def _bn_backward_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("NativeBatchNormBackwardBackward0")
+    ggx, ggw, ggb = grads
+    g, x, train, eps = c.grad_out, c.input, c.attrs["train"], c.attrs["eps"]
+    weight = c.weight if c.node._in_meta[2] is not None else None
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    axes = (0, *range(2, x.ndim))
+    if train:
+        mean, r = c.save_mean.reshape(shape), c.save_invstd.reshape(shape)
+    else:
+        mean = c.running_mean.reshape(shape)  # NB: saved in evaluation
+        r = (1 / np.sqrt(c.running_var.astype(np.float64) + eps)).astype(x.dtype).reshape(shape)
+    w = 1.0 if weight is None else weight.reshape(shape)
+    gw_b = 0.0 if ggw is None else ggw.reshape(shape)
+    x_hat = (x - mean) * r
+    if train:
+        count = max(x.size // max(x.shape[1], 1), 1)
+        go, gx, wf = _normalized_double(g, x_hat, r, w, ggx, gw_b, axes, count)
+    else:
+        go, gx = gw_b * x_hat, gw_b * g * r
+        wf = 0 if ggx is None else r * ggx * g
+        if ggx is not None:
+            go = go + w * r * ggx
+    if ggb is not None:
+        go = go + ggb.reshape(shape)
+    gw = np.sum(wf, axis=axes) if ggx is not None and weight is not None else None
+    return (np.broadcast_to(go, g.shape).astype(g.dtype) if c.need(0) else None,
+            np.broadcast_to(gx, x.shape).astype(x.dtype) if c.need(1) else None,
+            gw if c.need(2) else None, None, None)
+
+
 register(
     Op("convolution_backward", "ConvolutionBackwardBackward0",
        ("grad_output", "input", "weight"), _conv_backward_fwd, _conv_backward_bw,
        (Save("grad_output"), Save("input"), Save("weight")),
        ("dilation", "groups", "output_padding", "padding", "stride", "transposed"),
        n_outputs=3),
+    Op("native_layer_norm_backward", "NativeLayerNormBackwardBackward0",
+       ("grad_out", "input", "mean", "rstd", "weight", "bias"), _ln_backward_fwd,
+       _ln_backward_bw, (Save("grad_out"), Save("input"), Save("mean"), Save("rstd"),
+                         Save("weight")), ("normalized_shape",), n_outputs=3),
+    Op("native_batch_norm_backward", "NativeBatchNormBackwardBackward0",
+       ("grad_out", "input", "weight", "save_mean", "save_invstd"), _bn_backward_fwd,
+       _bn_backward_bw, (Save("grad_out"), Save("input"), Save("running_mean"),
+                         Save("running_var"), Save("save_invstd"), Save("save_mean"),
+                         Save("weight")), ("eps", "train"), n_outputs=3),
     _pad_backward("reflection_pad1d", "ReflectionPad1DBackwardBackward0"),
     _pad_backward("reflection_pad2d", "ReflectionPad2DBackwardBackward0"),
     _pad_backward("reflection_pad3d", "ReflectionPad3DBackwardBackward0"),

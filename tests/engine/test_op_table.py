@@ -440,6 +440,13 @@ EXAMPLES: dict[str, list[str]] = {
                           "F.layer_norm(X, [3], a)", "F.layer_norm(X, (3,), None, b, eps=1e-3)",
                           "F.layer_norm(M, (3,), c, b)",
                           "F.layer_norm(torch.stack([c, r]), (3,), a, b)"],
+    "native_layer_norm_backward": ["dgrad(F.layer_norm(A, (3,), a, b), A, M * A)",
+                                   "dgrad(F.layer_norm(X, (2, 3)), X, X.exp())",
+                                   "dgrad(F.layer_norm(A, (3,), a, b), a, A * A)"],
+    "native_batch_norm_backward": [
+        "dgrad(F.batch_norm(A, None, None, a, b, training=True), A, M * A)",
+        "dgrad(F.batch_norm(X, None, None, bb, training=True), bb, X * X)",
+        "dgrad(F.batch_norm(A, c, r + 0.5, a, b), a, M * A)"],
     "native_group_norm": ["F.group_norm(C, 2)", "F.group_norm(X, 1, bb, bb)",
                           "F.group_norm(A, 3, a, b, eps=0.1)"],
     "native_batch_norm": [
@@ -905,11 +912,10 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-# NB: create_graph through the fused LSTM layer, the normalizations, the convolution, the
-# padding ops and the pools raises NotImplementedError (the README's known differences;
-# test_recurrent, test_norm and test_conv check the error)
-NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
-                      "native_group_norm", "upsample_nearest1d", "upsample_nearest2d",
+# NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
+# NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
+NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest1d",
+                      "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu", "cdist",
