@@ -513,14 +513,16 @@ def register_post_accumulate_hook(t: Tensor, hook: Callable[[Tensor], None]) -> 
 
 # -- the tensor backend for backward formulas (create_graph=True) -------------------------------
 def _tt_call(op: Op, args: Sequence[Any], kw: dict[str, Any]) -> Any:
-    tensors = [a if isinstance(a, Tensor) else _scalar_tensor(a) for a in args]
+    # NB: None stays an absent optional tensor (a layer's weight)
+    tensors = [a if isinstance(a, Tensor) or a is None else _scalar_tensor(a) for a in args]
+    given = [t for t in tensors if t is not None]
     dtype = None
     if op.dtype_of >= 0:
-        dtype = tensors[op.dtype_of]._dtype
-    elif len(tensors) >= 2:
-        dtype = dt.result_type([t._dtype for t in tensors if t._data.ndim and not t._wrapped],
-                               [t._dtype for t in tensors if not t._data.ndim and not t._wrapped],
-                               [t._dtype for t in tensors if t._wrapped])
+        dtype = tensors[op.dtype_of]._dtype  # type: ignore[union-attr]
+    elif len(given) >= 2:
+        dtype = dt.result_type([t._dtype for t in given if t._data.ndim and not t._wrapped],
+                               [t._dtype for t in given if not t._data.ndim and not t._wrapped],
+                               [t._dtype for t in given if t._wrapped])
     return apply(op, tensors, kw or None, dtype=dtype)
 
 
@@ -541,6 +543,7 @@ from . import (  # noqa: E402, F401
     ops_conv,
     ops_decomp,
     ops_distance,
+    ops_double,
     ops_layers,
     ops_linalg,
     ops_loss,

@@ -2,8 +2,7 @@
 ops a convolution's padding mode runs first, and the 2-d pools (max, average, adaptive average).
 
 Forwards run in numpy on sliding windows; backwards scatter the gradient back window position by
-window position. None of them has a create_graph formula yet: they raise NotImplementedError
-there (see README, known differences)."""
+window position; under create_graph they make PyTorch's double-backward nodes (``ops_double``)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .optable import Op, Save, no_double_backward, register
+from .optable import Op, Save, register
 
 _LETTERS = "hwdxyz"       # einsum letters of the spatial dims (at most 6)
 
@@ -69,7 +68,7 @@ def _subscripts(nd: int) -> tuple[str, str]:
     return sp, ker
 
 
-def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tuple[int, ...],
+def conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tuple[int, ...],
               padding: tuple[int, ...], dilation: tuple[int, ...], groups: int,
               transposed: bool = False, output_padding: tuple[int, ...] = (0,),
               **_: Any) -> np.ndarray:
@@ -93,34 +92,47 @@ def _conv_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, *, stride: tup
 
 
 def _conv_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    need = c.needs
     if D.tensor_mode:
-        raise no_double_backward("ConvolutionBackward0")
-    x, w = c.input, c.weight
-    a = c.attrs
+        # NB: one ConvolutionBackwardBackward0 node gives the three gradients, as PyTorch's
+        outs = D.convolution_backward(g, c.input, c.weight, output_mask=need,
+                                      **{k: c.attrs[k] for k in DOUBLE_ATTRS})
+        return tuple(o if n else None for o, n in zip(outs, need, strict=True))
+    return conv_grads(g, c.input, c.weight, c.attrs, need)
+
+
+# the convolution's arguments its double-backward node keeps
+DOUBLE_ATTRS = ("dilation", "groups", "output_padding", "padding", "stride", "transposed")
+
+
+def conv_grads(g: np.ndarray, x: np.ndarray, w: np.ndarray, a: dict[str, Any],
+               need: tuple[bool, ...]) -> tuple[Any, ...]:
+    """The gradients of a convolution (``a``: its arguments) by its input, weight and bias,
+    given its output's gradient ``g``; None where ``need`` says no."""
     stride, dilation, groups = a["stride"], a["dilation"], a["groups"]
     nd = w.ndim - 2
     padding = a["padding"] * nd if len(a["padding"]) == 1 else a["padding"]
     if a["transposed"]:
-        return _conv_t_bw(c, g, x, w, stride, padding, dilation, groups)
+        return _conv_t_bw(need, g, x, w, stride, padding, dilation, groups)
     n, ch = x.shape[:2]
     out = g.shape[2:]
     gg = g.reshape(n, groups, w.shape[0] // groups, *out)
     wg = w.reshape(groups, w.shape[0] // groups, *w.shape[1:])
     sp, ker = _subscripts(nd)
     gx = gw = gb = None
-    if c.need(0):
+    if need[0]:
         cols = np.einsum(f"ngo{sp},goc{ker}->ngc{sp}{ker}", gg, wg, optimize=True)
         padded = tuple(s + 2 * p for s, p in zip(x.shape[2:], padding, strict=True))
         full = _scatter(cols.reshape(n, ch, *cols.shape[3:]), (n, ch, *padded), stride, dilation)
         inner = tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:], strict=True))
         gx = full[(..., *inner)]  # type: ignore[arg-type]
         gx = np.ascontiguousarray(gx, dtype=x.dtype)
-    if c.need(1):
+    if need[1]:
         cols = _windows(_pad_zeros(x, padding, padding), w.shape[2:], stride, dilation, out)
         cols = cols.reshape(n, groups, ch // groups, *cols.shape[2:])
         gw = np.einsum(f"ngo{sp},ngc{sp}{ker}->goc{ker}", gg, cols, optimize=True)
         gw = gw.reshape(w.shape).astype(w.dtype, copy=False)
-    if c.need(2):
+    if need[2]:
         gb = g.sum(axis=(0, *range(2, g.ndim))).astype(g.dtype, copy=False)
     return gx, gw, gb
 
@@ -149,8 +161,9 @@ def _conv_t_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride: tupl
     return np.ascontiguousarray(y, dtype=np.result_type(x, w))
 
 
-def _conv_t_bw(c: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray, stride: tuple[int, ...],
-               padding: tuple[int, ...], dilation: tuple[int, ...], groups: int
+def _conv_t_bw(need: tuple[bool, ...], g: np.ndarray, x: np.ndarray, w: np.ndarray,
+               stride: tuple[int, ...], padding: tuple[int, ...], dilation: tuple[int, ...],
+               groups: int
                ) -> tuple[Any, ...]:
     """A transposed convolution's gradients: the output's gradient, padded back, read through
     the same windows a convolution of it would read."""
@@ -161,16 +174,45 @@ def _conv_t_bw(c: Any, g: np.ndarray, x: np.ndarray, w: np.ndarray, stride: tupl
     wg = w.reshape(groups, ch // groups, *w.shape[1:])
     sp, ker = _subscripts(nd)
     gx = gw = gb = None
-    if c.need(0):
+    if need[0]:
         gx = np.einsum(f"ngo{sp}{ker},gco{ker}->ngc{sp}", cols, wg, optimize=True)
         gx = np.ascontiguousarray(gx.reshape(x.shape), dtype=x.dtype)
-    if c.need(1):
+    if need[1]:
         xg = x.reshape(n, groups, ch // groups, *x.shape[2:])
         gw = np.einsum(f"ngc{sp},ngo{sp}{ker}->gco{ker}", xg, cols, optimize=True)
         gw = gw.reshape(w.shape).astype(w.dtype, copy=False)
-    if c.need(2):
+    if need[2]:
         gb = g.sum(axis=(0, *range(2, g.ndim))).astype(g.dtype, copy=False)
     return gx, gw, gb
+
+
+# -- under create_graph ---------------------------------------------------------------------------
+class ArrayCtx:
+    """A backward formula's context on bare arrays (an input's shape, the attributes, saved
+    values by name): a double-backward node's forward runs the first-order formula on it."""
+
+    def __init__(self, shape: tuple[int, ...], attrs: dict[str, Any], **saved: Any) -> None:
+        self.attrs, self.needs = attrs, (True,)
+        self._shape = shape
+        self.__dict__.update(saved)
+
+    def shape(self, i: int = 0) -> tuple[int, ...]:
+        return self._shape
+
+    def need(self, i: int) -> bool:
+        return True
+
+
+def twice(double_key: str, bw: Callable[..., tuple[Any, ...]],
+          attrs: Callable[[Any, Any], dict[str, Any]] = lambda c, g: c.attrs
+          ) -> Callable[..., tuple[Any, ...]]:
+    """A one-input layer's backward ``bw`` (on arrays); under create_graph, one node of the
+    table op ``double_key`` on (grad_output, self), as PyTorch's ``*BackwardBackward0``."""
+    def backward(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        if D.tensor_mode:
+            return (getattr(D, double_key)(g, c.self, **attrs(c, g)),)
+        return bw(c, g, D)
+    return backward
 
 
 # -- padding --------------------------------------------------------------------------------------
@@ -194,8 +236,6 @@ def _mode_pad(mode: Literal["reflect", "edge"]
         return np.pad(x, _pad_widths(x, padding), mode=mode)
 
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-        if D.tensor_mode:
-            raise no_double_backward(c.node.name())
         shape = c.shape(0)
         nd = len(c.attrs["padding"]) // 2
         idx = _index_pad(shape, c.attrs["padding"], mode).ravel()
@@ -207,15 +247,19 @@ def _mode_pad(mode: Literal["reflect", "edge"]
 
 
 def _constant_pad_fwd(x: np.ndarray, *, pad: tuple[int, ...], value: float = 0.0) -> np.ndarray:
-    return np.pad(x, _pad_widths(x, pad), constant_values=value)
+    widths = _pad_widths(x, pad)
+    if any(a < 0 or b < 0 for a, b in widths):
+        # NB: a negative pad crops that side (the backward's opposite pad does)
+        x = x[tuple(slice(max(-a, 0), n - max(-b, 0)) for n, (a, b) in zip(x.shape, widths,
+                                                                            strict=True))]
+        widths = [(max(a, 0), max(b, 0)) for a, b in widths]
+    return np.pad(x, widths, constant_values=value)
 
 
 def _constant_pad_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("ConstantPadNdBackward0")
-    widths = _pad_widths(g, c.attrs["pad"])
-    return (np.ascontiguousarray(g[tuple(slice(a, g.shape[i] - b)
-                                         for i, (a, b) in enumerate(widths))]),)
+    # NB: the opposite pad crops what was padded (under create_graph a ConstantPadNdBackward0
+    # of its own, as PyTorch's)
+    return (D.constant_pad_nd(g, pad=tuple(-p for p in c.attrs["pad"]), value=0.0),)
 
 
 # -- pools ----------------------------------------------------------------------------------------
@@ -259,12 +303,13 @@ def _max_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
         {"result1": (rows * x.shape[-1] + cols_).astype(np.int64)}
 
 
-def max_indices_bw(node_name: str) -> Any:
-    """The backward of a 2-d max pool (``node_name``'s): each output's gradient added at the
-    input position its saved index (``result1``, within its plane) names."""
+def max_indices_bw(double_key: str) -> Any:
+    """The backward of a 2-d max pool: each output's gradient added at the input position its
+    saved index (``result1``, within its plane) names; under create_graph, the node of
+    ``double_key``."""
     def backward(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         if D.tensor_mode:
-            raise no_double_backward(node_name)
+            return (getattr(D, double_key)(g, c.self, indices=c.result1),)
         shape = c.shape(0)
         plane = shape[-1] * shape[-2]
         idx = c.result1.reshape(-1, g.shape[-1] * g.shape[-2])
@@ -300,9 +345,7 @@ def _avg_pool_fwd(x: np.ndarray, *, kernel_size: tuple[int, ...], stride: tuple[
     return np.ascontiguousarray(cols.sum(axis=(-2, -1)) / div, dtype=x.dtype)
 
 
-def _avg_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("AvgPool2DBackward0")
+def avg_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     a = c.attrs
     shape = c.shape(0)
     kernel, padding = a["kernel_size"], a["padding"]
@@ -332,9 +375,7 @@ def _adaptive_avg_fwd(x: np.ndarray, *, output_size: tuple[int, int]) -> np.ndar
     return y
 
 
-def _adaptive_avg_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("AdaptiveAvgPool2DBackward0")
+def adaptive_avg_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
     gx = np.zeros(shape, g.dtype)
     rows, cols = _bins(shape[-2], g.shape[-2]), _bins(shape[-1], g.shape[-1])
@@ -344,35 +385,41 @@ def _adaptive_avg_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (gx,)
 
 
-_reflect = _mode_pad("reflect")
-_replicate = _mode_pad("edge")
+reflect = _mode_pad("reflect")
+replicate = _mode_pad("edge")
+
+
+def _pad_op(key: str, name: str, mode: tuple[Any, Any]) -> Op:
+    return Op(key, name, ("self",), mode[0], twice(f"{key}_backward", mode[1]), (Save("self"),),
+              ("padding",))
+
+
+def _adaptive_size(c: Any, g: Any) -> dict[str, Any]:
+    return {"grad_output_sym_argsize_minus_1": g.shape[-1],
+            "grad_output_sym_argsize_minus_2": g.shape[-2]}
 
 register(
-    Op("convolution", "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bw,
+    Op("convolution", "ConvolutionBackward0", ("input", "weight", "bias"), conv_fwd, _conv_bw,
        (Save("input"), Save("weight")),
        ("bias_sym_sizes_opt", "dilation", "groups", "output_padding", "padding", "stride",
         "transposed")),
-    Op("reflection_pad1d", "ReflectionPad1DBackward0", ("self",), _reflect[0], _reflect[1],
-       (Save("self"),), ("padding",)),
-    Op("reflection_pad2d", "ReflectionPad2DBackward0", ("self",), _reflect[0], _reflect[1],
-       (Save("self"),), ("padding",)),
-    Op("replication_pad1d", "ReplicationPad1DBackward0", ("self",), _replicate[0], _replicate[1],
-       (Save("self"),), ("padding",)),
-    Op("replication_pad2d", "ReplicationPad2DBackward0", ("self",), _replicate[0], _replicate[1],
-       (Save("self"),), ("padding",)),
-    Op("reflection_pad3d", "ReflectionPad3DBackward0", ("self",), _reflect[0], _reflect[1],
-       (Save("self"),), ("padding",)),
-    Op("replication_pad3d", "ReplicationPad3DBackward0", ("self",), _replicate[0], _replicate[1],
-       (Save("self"),), ("padding",)),
+    _pad_op("reflection_pad1d", "ReflectionPad1DBackward0", reflect),
+    _pad_op("reflection_pad2d", "ReflectionPad2DBackward0", reflect),
+    _pad_op("replication_pad1d", "ReplicationPad1DBackward0", replicate),
+    _pad_op("replication_pad2d", "ReplicationPad2DBackward0", replicate),
+    _pad_op("reflection_pad3d", "ReflectionPad3DBackward0", reflect),
+    _pad_op("replication_pad3d", "ReplicationPad3DBackward0", replicate),
     Op("constant_pad_nd", "ConstantPadNdBackward0", ("self",), _constant_pad_fwd,
        _constant_pad_bw, (), ("pad",)),
     Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", ("self",), _max_pool_fwd,
-       max_indices_bw("MaxPool2DWithIndicesBackward0"), (Save("result1"), Save("self")),
+       max_indices_bw("max_pool2d_with_indices_backward"), (Save("result1"), Save("self")),
        ("ceil_mode", "dilation", "kernel_size", "padding", "stride"), extras=("result1",)),
-    Op("avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool_fwd, _avg_pool_bw,
+    Op("avg_pool2d", "AvgPool2DBackward0", ("self",), _avg_pool_fwd,
+       twice("avg_pool2d_backward", avg_pool_bw),
        (Save("self"),),
        ("ceil_mode", "count_include_pad", "divisor_override", "kernel_size", "padding",
         "stride")),
     Op("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", ("self",), _adaptive_avg_fwd,
-       _adaptive_avg_bw, (Save("self"),)),
+       twice("adaptive_avg_pool2d_backward", adaptive_avg_bw, _adaptive_size),
+       (Save("self"),)),
 )

@@ -213,7 +213,7 @@ _UPSAMPLES = (
 
 register(
     Op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd,
-       max_indices_bw("AdaptiveMaxPool2DBackward0"), (Save("result1"), Save("self")),
+       max_indices_bw("adaptive_max_pool2d_backward"), (Save("result1"), Save("self")),
        extras=("result1",)),
     Op("max_unpool2d", "MaxUnpool2DBackward0", ("self",), _max_unpool_fwd, _max_unpool_bw,
        (Save("indices"),)),

@@ -40,20 +40,29 @@ def _layer_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *,
 
 
 def _layer_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    weight = c.weight if c.node._in_meta[1] is not None else None
+    shape = c.attrs["normalized_shape"]
     if D.tensor_mode:
-        raise no_double_backward("NativeLayerNormBackward0")
-    g = grads[0]
-    x, mean, rstd = c.input, c.result1, c.result2
-    saved = c.node._saved
-    weight = c.weight if saved.get("weight") is not None else None
-    n_norm = len(c.attrs["normalized_shape"])
+        # NB: one NativeLayerNormBackwardBackward0 node gives the three gradients, as PyTorch's
+        bias = c.bias if c.node._in_meta[2] is not None else None
+        outs = D.native_layer_norm_backward(grads[0], c.input, D.nondiff(c.result1),
+                                            D.nondiff(c.result2), weight,
+                                            bias, normalized_shape=shape, output_mask=c.needs)
+        return tuple(o if n else None for o, n in zip(outs, c.needs, strict=True))
+    return layer_norm_grads(grads[0], c.input, c.result1, c.result2, weight, shape, c.needs)
+
+
+def layer_norm_grads(g: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                     weight: Any, normalized_shape: tuple[int, ...], need: tuple[bool, ...]
+                     ) -> tuple[Any, ...]:
+    n_norm = len(normalized_shape)
     axes = tuple(range(x.ndim - n_norm, x.ndim))
     batch_axes = tuple(range(x.ndim - n_norm))
     x_hat = (x - mean) * rstd
     g_hat = g * weight if weight is not None else g
-    return (_normalized_grad(g_hat, x_hat, rstd, axes) if c.need(0) else None,
-            (g * x_hat).sum(axis=batch_axes) if c.need(1) else None,
-            g.sum(axis=batch_axes) if c.need(2) else None)
+    return (_normalized_grad(g_hat, x_hat, rstd, axes) if need[0] else None,
+            (g * x_hat).sum(axis=batch_axes) if need[1] else None,
+            g.sum(axis=batch_axes) if need[2] else None)
 
 
 # -- batch norm ------------------------------------------------------------------------------------
@@ -101,29 +110,43 @@ def _batch_norm_fwd(x: np.ndarray, weight: Any, bias: Any, *, running_mean: Any,
 
 
 def _batch_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("NativeBatchNormBackward0")
-    g = grads[0]
-    x = c.input
-    saved = c.node._saved
-    weight = c.weight if saved.get("weight") is not None else None
+    weight = c.weight if c.node._in_meta[1] is not None else None
     training, eps = c.attrs["training"], c.attrs["eps"]
-    axes, shape = _batch_axes(x), _channel_shape(x)
+    if D.tensor_mode:
+        # NB: one NativeBatchNormBackwardBackward0 node gives the three gradients, as PyTorch's
+        outs = D.native_batch_norm_backward(
+            grads[0], c.input, weight, D.nondiff(c.result1), D.nondiff(c.result2),
+            running_mean=_optional(c, "running_mean"), running_var=_optional(c, "running_var"),
+            train=training, eps=eps, output_mask=c.needs)
+        return tuple(o if n else None for o, n in zip(outs, c.needs, strict=True))
     if training:
         mean, invstd = c.result1, c.result2
     else:
-        # NB: the running statistics as they are now, as PyTorch's node reads them
-        mean = c.running_mean
-        invstd = (1 / np.sqrt(c.running_var.astype(np.float64) + eps)).astype(x.dtype)
+        mean, invstd = c.running_mean, c.running_var
+    return batch_norm_grads(grads[0], c.input, weight, mean, invstd, training, eps, c.needs)
+
+
+def _optional(c: Any, name: str) -> Any:
+    return getattr(c, name) if (c.node._saved or {}).get(name) is not None else None
+
+
+def batch_norm_grads(g: np.ndarray, x: np.ndarray, weight: Any, mean: np.ndarray,
+                     invstd: np.ndarray, training: bool, eps: float, need: tuple[bool, ...]
+                     ) -> tuple[Any, ...]:
+    """Batch norm's gradients; in evaluation ``mean``, ``invstd`` are the running mean and
+    variance (as the node reads them now)."""
+    axes, shape = _batch_axes(x), _channel_shape(x)
+    if not training:
+        invstd = (1 / np.sqrt(invstd.astype(np.float64) + eps)).astype(x.dtype)
     mean, invstd = mean.reshape(shape), invstd.reshape(shape)
     x_hat = (x - mean) * invstd
     g_hat = g * weight.reshape(shape) if weight is not None else g
     gx = None
-    if c.need(0):
+    if need[0]:
         gx = _normalized_grad(g_hat, x_hat, invstd, axes) if training else g_hat * invstd
     return (gx,
-            (g * x_hat).sum(axis=axes) if c.need(1) else None,
-            g.sum(axis=axes) if c.need(2) else None)
+            (g * x_hat).sum(axis=axes) if need[1] else None,
+            g.sum(axis=axes) if need[2] else None)
 
 
 # -- group norm ------------------------------------------------------------------------------------

@@ -262,6 +262,7 @@ def _np_helpers() -> dict[str, Callable[..., Any]]:
         "logical_and": np.logical_and, "logical_or": np.logical_or,
         "sign_nograd": np.sign,
         "numel": lambda x: int(np.size(x)),
+        "nondiff": lambda x: x,         # NB: in TT, a new tensor of no graph (a detached output)
     }
 
 

@@ -241,11 +241,11 @@ def test_arguments_as_pytorch(call: str) -> None:
 
 
 @pytest.mark.parametrize("call", [
-    "F.group_norm(x, 2)", "F.adaptive_max_pool2d(x, 2)", "F.interpolate(x, scale_factor=2)",
+    "F.group_norm(x, 2)", "F.interpolate(x, scale_factor=2)",
     "F.interpolate(x, size=(3, 5), mode='bilinear')", "F.interpolate(x[0], size=3, mode='linear')",
     "F.interpolate(x, scale_factor=2, mode='nearest-exact')",
     "F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)",
-    "F.conv_transpose2d(x, w)", "F.pad(x[None], (1, 1, 1, 1, 1, 1), mode='reflect')"])
+    ])
 def test_create_graph_is_refused_clearly(call: str) -> None:
     """No double-backward formula yet: a NotImplementedError naming the node."""
     x = ours.ones(1, 4, 4, 4, requires_grad=True)

@@ -356,7 +356,34 @@ EXAMPLES: dict[str, list[str]] = {
                     "F.conv2d(C, W[:2, :1], bb, groups=2, padding='same')",
                     "F.conv2d(C[0], W, stride=(1, 2))",
                     "F.conv1d(C[0, :, 0], W[:, :, 0], b, padding=1)"],
-    "constant_pad_nd": ["F.pad(C, (1, 0, 2, 1))", "F.pad(X, (1, 2), value=0.5)"],
+    "convolution_backward": [
+        "dgrad(F.conv2d(C, W, a, stride=2, padding=1), C, F.conv2d(C, W, stride=2, padding=1))",
+        "dgrad(F.conv2d(C, W[:2, :1], bb, groups=2), W, F.conv2d(C, W[:2, :1], groups=2).tanh())",
+        "dgrad(F.conv1d(X, W[:2, :, 0], bb, padding=1, dilation=2), bb, X * X)",
+        "dgrad(F.conv_transpose2d(C, W.transpose(0, 1), stride=2), C, "
+        "torch.ones(1, 3, 8, 8, dtype=C.dtype))"],
+    "reflection_pad2d_backward": ["dgrad(F.pad(C, (1, 2, 0, 3), mode='reflect'), C, "
+                                  "F.pad(C, (1, 2, 0, 3), mode='reflect') ** 2)"],
+    "reflection_pad1d_backward": ["dgrad(F.pad(X, (2, 1), mode='reflect'), X, "
+                                  "F.pad(X * X, (2, 1)))"],
+    "reflection_pad3d_backward": ["dgrad(F.pad(C, (1, 0, 0, 1, 1, 0), mode='reflect'), C, "
+                                  "F.pad(C, (1, 0, 0, 1, 1, 0)))"],
+    "replication_pad2d_backward": ["dgrad(F.pad(C, (1, 2, 0, 3), mode='replicate'), C, "
+                                   "F.pad(C, (1, 2, 0, 3)).exp())"],
+    "replication_pad1d_backward": ["dgrad(F.pad(X, (2, 1), mode='replicate'), X, "
+                                   "F.pad(X * X, (2, 1)))"],
+    "replication_pad3d_backward": ["dgrad(F.pad(C, (1, 0, 0, 1, 1, 0), mode='replicate'), C, "
+                                   "F.pad(C, (1, 0, 0, 1, 1, 0)))"],
+    "max_pool2d_with_indices_backward": ["dgrad(F.max_pool2d(C, 2), C, C[:, :, ::2, 1::2] ** 2)",
+                                         "dgrad(F.max_pool2d(C, 3, 2, 1), C, C[:, :, :2, :2])"],
+    "avg_pool2d_backward": ["dgrad(F.avg_pool2d(C, 2), C, C[:, :, ::2, 1::2] ** 2)",
+                            "dgrad(F.avg_pool2d(C, 3, 2, 1, True, False), C, C[:, :, 1:, 1:])"],
+    "adaptive_avg_pool2d_backward": ["dgrad(F.adaptive_avg_pool2d(C, (3, 2)), C, "
+                                     "C[:, :, :3, :2] ** 2)"],
+    "adaptive_max_pool2d_backward": ["dgrad(F.adaptive_max_pool2d(C, (3, 2)), C, "
+                                     "C[:, :, :3, :2] ** 2)"],
+    "constant_pad_nd": ["F.pad(C, (1, 0, 2, 1))", "F.pad(X, (1, 2), value=0.5)",
+                        "F.pad(C, (1, -1, -2, 1))"],
     "reflection_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='reflect')"],
     "reflection_pad1d": ["F.pad(X, (2, 1), mode='reflect')"],
     "replication_pad2d": ["F.pad(C, (1, 2, 0, 3), mode='replicate')",
@@ -413,6 +440,13 @@ EXAMPLES: dict[str, list[str]] = {
                           "F.layer_norm(X, [3], a)", "F.layer_norm(X, (3,), None, b, eps=1e-3)",
                           "F.layer_norm(M, (3,), c, b)",
                           "F.layer_norm(torch.stack([c, r]), (3,), a, b)"],
+    "native_layer_norm_backward": ["dgrad(F.layer_norm(A, (3,), a, b), A, M * A)",
+                                   "dgrad(F.layer_norm(X, (2, 3)), X, X.exp())",
+                                   "dgrad(F.layer_norm(A, (3,), a, b), a, A * A)"],
+    "native_batch_norm_backward": [
+        "dgrad(F.batch_norm(A, None, None, a, b, training=True), A, M * A)",
+        "dgrad(F.batch_norm(X, None, None, bb, training=True), bb, X * X)",
+        "dgrad(F.batch_norm(A, c, r + 0.5, a, b), a, M * A)"],
     "native_group_norm": ["F.group_norm(C, 2)", "F.group_norm(X, 1, bb, bb)",
                           "F.group_norm(A, 3, a, b, eps=0.1)"],
     "native_batch_norm": [
@@ -878,15 +912,10 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-# NB: create_graph through the fused LSTM layer, the normalizations, the convolution, the
-# padding ops and the pools raises NotImplementedError (the README's known differences;
-# test_recurrent, test_norm and test_conv check the error)
-NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_norm",
-                      "convolution", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d",
-                      "replication_pad1d", "replication_pad2d", "max_pool2d_with_indices",
-                      "reflection_pad3d", "replication_pad3d",
-                      "avg_pool2d", "adaptive_avg_pool2d", "native_group_norm",
-                      "adaptive_max_pool2d", "upsample_nearest1d", "upsample_nearest2d",
+# NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
+# NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
+NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest1d",
+                      "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu", "cdist",
