@@ -113,6 +113,14 @@ def cumprod(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
                     dim=dim)
 
 
+def cumprod_(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return apply_inplace(TABLE["cumprod"], t, (), {"dim": _dim(dim, t._data.ndim)})
+
+
+def cumsum_(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return apply_inplace(TABLE["cumsum"], t, (), {"dim": _dim(dim, t._data.ndim)})
+
+
 def _cummaxmin(key: str) -> Any:
     def f(t: Tensor, dim: int) -> Any:
         return _values_indices(key, t, {"dim": _dim(dim, t._data.ndim)}, dim=dim)
@@ -258,7 +266,8 @@ def _sort_method(self: Tensor, dim: int = -1, descending: bool = False, *,
 
 METHODS: dict[str, Any] = {
     "sort": _sort_method, "argsort": argsort, "msort": msort, "topk": topk,
-    "kthvalue": kthvalue, "mode": mode, "amin": amin, "cumprod": cumprod, "cummax": cummax,
+    "kthvalue": kthvalue, "mode": mode, "amin": amin, "cumprod": cumprod, "cumprod_": cumprod_,
+    "cumsum_": cumsum_, "cummax": cummax,
     "cummin": cummin, "logcumsumexp": logcumsumexp, "diff": diff, "triu": triu, "tril": tril,
     "triu_": triu_, "tril_": tril_, "diagonal": diagonal, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "index_fill": index_fill,

@@ -418,6 +418,27 @@ METHODS = {name: _method(globals()[name]) for name in (
     "addmv", "addr", "baddbmm", "addbmm", "outer", "inner", "vdot", "kron", "matrix_power",
     "cross", "dist")}
 METHODS["ger"] = METHODS["outer"]
+
+
+def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    from .functional import addmm
+    return addmm(self, mat1, mat2, beta, alpha)
+
+
+def _addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+            ) -> Tensor:
+    from .functional import ADDMM_KEYS, _mm_check
+    from .optable import keep_strides
+    _mm_check(mat1, mat2)
+    size = (mat1._data.shape[0], mat2._data.shape[1])
+    if size != self._data.shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {_shape(self._data.shape)} "
+                           f"and output tensor size {_shape(size)} should match")
+    return keep_strides(apply_inplace(TABLE["addmm"], self, (mat1, mat2),
+                                      {"alpha": alpha, "beta": beta}), mat1, mat2, ADDMM_KEYS)
+
+
+METHODS.update({"addmm": _addmm, "addmm_": _addmm_})
 METHODS.update({"addmv_": _inplace("addmv", _check_addmv), "addr_": _inplace("addr", _check_addr),
                 "baddbmm_": _inplace("baddbmm", _check_baddbmm),
                 "addbmm_": _inplace("addbmm", _check_addbmm)})
