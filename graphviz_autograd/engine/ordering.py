@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
-from .autograd import apply, apply_inplace, wrap
+from .autograd import apply, apply_inplace, check_inplace, wrap
 from .functional import _dim, as_given, given_dims, narrow, reduce_dims, sub
 from .ops_order import argsort as _np_argsort
 from .optable import TABLE
@@ -171,6 +171,8 @@ def diff(t: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
 # -- triangles and diagonals -----------------------------------------------------------------------
 def _triangle(key: str, inplace: bool) -> Any:
     def f(t: Tensor, diagonal: int = 0) -> Tensor:
+        if inplace:
+            check_inplace(t)            # NB: PyTorch's autograd checks come first
         if t._data.ndim < 2:
             raise RuntimeError(f"{key}: input tensor must have at least 2 dimensions")
         if inplace:
@@ -253,6 +255,7 @@ def index_fill(t: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 
 def index_fill_(t: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    check_inplace(t, (value,) if isinstance(value, Tensor) else ())
     kw = _index_fill_args(t, dim, index, value)
     if isinstance(value, Tensor):
         return as_given(apply_inplace(TABLE["index_fill_tensor"], t, (value,), kw), dim=dim)
