@@ -58,18 +58,18 @@ def ordering(rng: random.Random, v: str, shape: Shape) -> Op:
     k = min(2, n)
     ops: list[Op] = [(f"{v}.sort(-1).values", shape), (f"{v}.sort(0, descending=True)[0]", shape),
                      (f"torch.sort({v}, stable=True).values", shape),
-                     (f"{v}.topk({k}).values", shape[:-1] + (k,)),
-                     (f"{v}.topk(1, dim=0, largest=False)[0]", (1,) + shape[1:]),
+                     (f"{v}.topk({k}).values", (*shape[:-1], k)),
+                     (f"{v}.topk(1, dim=0, largest=False)[0]", (1, *shape[1:])),
                      (f"{v}.kthvalue({k}).values", shape[:-1]),
-                     (f"{v}.kthvalue(1, 0, keepdim=True)[0]", (1,) + shape[1:]),
+                     (f"{v}.kthvalue(1, 0, keepdim=True)[0]", (1, *shape[1:])),
                      (f"{v}.cummax(-1).values", shape), (f"{v}.cummin(0)[0]", shape),
                      (f"{v}.cumprod(-1)", shape), (f"torch.cumprod({v}, 0)", shape),
                      (f"{v}.logcumsumexp(-1)", shape), (f"{v}.msort()", shape)]
     if n >= 2:
-        ops += [(f"{v}.diff()", shape[:-1] + (n - 1,)),
+        ops += [(f"{v}.diff()", (*shape[:-1], n - 1)),
                 (f"torch.diff({v}, dim=-1, prepend={v}[..., :1])", shape)]
     if shape[0] >= 2:
-        ops.append((f"{v}.diff(dim=0)", (shape[0] - 1,) + shape[1:]))
+        ops.append((f"{v}.diff(dim=0)", (shape[0] - 1, *shape[1:])))
     return rng.choice(ops)
 
 
@@ -233,14 +233,15 @@ INPLACE_ACTIVATIONS = [f"{F}.elu({{v}}, inplace=True)", f"{F}.selu({{v}}, inplac
                        "{v}.addcmul_({v}, {v}, value=0.5)", "{v}.lerp_(torch.zeros_like({v}), 0.5)",
                        "{v}.scatter_(0, torch.zeros_like({v}, dtype=torch.long), 1.5)",
                        "{v}.index_fill_(0, torch.tensor([0]), 3.0)", "{v}.cumprod_(0)",
-                       "{v}.erf_()", "{v}.tril_()", "{v}.triu_(1)", "{v}.hypot_({v})", "{v}.addcdiv_({v}, {v}.abs() + 1)"]
+                       "{v}.erf_()", "{v}.tril_()", "{v}.triu_(1)", "{v}.hypot_({v})",
+                       "{v}.addcdiv_({v}, {v}.abs() + 1)"]
 
 
 def activations(rng: random.Random, v: Var) -> Op:
     name, shape = v[:2]
     ops: list[Op] = [(t.format(v=name), shape) for t in ACTIVATIONS]
     if len(shape) >= 1 and shape[-1] % 2 == 0:
-        ops.append((f"{F}.glu({name})", shape[:-1] + (shape[-1] // 2,)))
+        ops.append((f"{F}.glu({name})", (*shape[:-1], shape[-1] // 2)))
     if len(shape) == 2 and shape[0] % 2 == 0:
         ops.append((f"{F}.glu({name}, 0)", (shape[0] // 2, shape[1])))
     if len(shape) == 2:
@@ -269,7 +270,7 @@ def losses(rng: random.Random, a: Var, b: Var) -> Op:
                 (f"{F}.cosine_similarity({x}, {y}, dim=0, eps=0.1)", xs[1:]),
                 (f"torch.cosine_similarity({x}, {y} + 1, dim=-1)", xs[:-1]),
                 (f"{F}.pairwise_distance({x}, {y})", xs[:-1]),
-                (f"{F}.pairwise_distance({x}, {y}, p=1.0, keepdim=True)", xs[:-1] + (1,)),
+                (f"{F}.pairwise_distance({x}, {y}, p=1.0, keepdim=True)", (*xs[:-1], 1)),
                 (f"torch.pairwise_distance({x}, {y}, 3.0)", xs[:-1])]
     return rng.choice(ops)
 
