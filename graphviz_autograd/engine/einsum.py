@@ -403,6 +403,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
         dims_a, dims_b = list(dims_a), list(dims_b)
     if len(dims_a) != len(dims_b):
         raise RuntimeError("both dimension lists should have same length")
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
     na, nb = a._data.ndim, b._data.ndim
     contracted_a = _dim_set(dims_a, na)
     contracted_b = _dim_set(dims_b, nb)

@@ -596,6 +596,7 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
             if g._data.shape == shape and g._dtype is dtype:
                 continue
             if g._data.shape != shape:
+                _sum_plan(node, i, g._data.shape, shape)
                 g = mode.sum_to(g, shape)
             if g._dtype is not dtype:
                 g = mode.to_copy(g, dtype=dtype.np)
@@ -609,27 +610,34 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
 _AXES: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], bool] | None] = {}
 
 
-def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    key = (g.shape, shape)
+def _sum_plan(node: Node, i: int, gshape: tuple[int, ...], shape: tuple[int, ...]
+               ) -> tuple[tuple[int, ...], bool]:
+    """How a gradient of ``gshape`` reduces to its input's ``shape``; PyTorch's error where it
+    cannot."""
+    key = (gshape, shape)
     try:
         plan = _AXES[key]
     except KeyError:
-        lead = g.ndim - len(shape)
-        ok = lead >= 0 and all(s == 1 or s == gs for s, gs in zip(shape, g.shape[lead:],
+        lead = len(gshape) - len(shape)
+        ok = lead >= 0 and all(s == 1 or s == gs for s, gs in zip(shape, gshape[lead:],
                                                                    strict=True))
         plan = None
         if ok:
             axes = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape)
-                                              if s == 1 and g.shape[lead + k] != 1)
+                                              if s == 1 and gshape[lead + k] != 1)
             # NB: a 0-d target keeps the reshape: summing everything gives a numpy scalar
             plan = (axes, bool(shape) and all(a < lead for a in axes))
         if len(_AXES) < 4096:
             _AXES[key] = plan
     if plan is None:
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
-                           f"got [{', '.join(map(str, g.shape))}] but expected shape compatible "
+                           f"got [{', '.join(map(str, gshape))}] but expected shape compatible "
                            f"with [{', '.join(map(str, shape))}]")
-    axes, leading = plan
+    return plan
+
+
+def _sum_to(node: Node, i: int, g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    axes, leading = _sum_plan(node, i, g.shape, shape)
     if axes:
         if leading:
             # NB: summing leading axes away gives the shape itself, as a fresh array (no view

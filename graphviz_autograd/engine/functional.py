@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
-from .autograd import apply, apply_inplace, wrap
+from .autograd import apply, apply_inplace, check_inplace, wrap
 from .grad_mode import state as grad_state
 from .ops_shape import view_array
 from .optable import NP, TABLE, TT, keep_strides, strides_key
@@ -137,10 +137,12 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
         result = dt.float32
     if (result.is_floating_point and not self._dtype.is_floating_point) or (
             self._dtype is dt.bool_ and result is not dt.bool_):
+        check_inplace(self, (to,))      # NB: PyTorch's autograd checks come first
         raise RuntimeError(f"result type {msg.SCALAR_NAME.get(result.name, result.name)} can't "
                            f"be cast to the desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if to._data.shape != self._data.shape:
+        check_inplace(self, (to,))
         _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
     vb = _value(to)
     return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
@@ -254,6 +256,7 @@ def rounding_(key: str, self: Tensor, other: Any, rounding_mode: str | None = No
     """``remainder_``/``%=``, ``fmod_``, ``floor_divide_``/``//=`` and ``div_`` with a
     rounding mode: in place."""
     to = as_tensor_arg(other)
+    check_inplace(self, (to,))
     if key == "div_mode":
         _check_rounding_mode(rounding_mode)
     _integer_divisor(promote(self, to), to)
@@ -961,6 +964,7 @@ def _check_mask(mask: Tensor, inplace: bool = False) -> None:
 
 def check_mask_inplace(t: Tensor, mask: Tensor) -> None:
     """``masked_fill_``: the mask broadcasts to the tensor it writes into."""
+    check_inplace(t)
     _check_mask(mask)
     shape = t._data.shape
     if mask._data.shape != shape:

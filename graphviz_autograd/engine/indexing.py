@@ -193,6 +193,7 @@ def setitem(t: Tensor, key: Any, value: Any) -> None:
 def copy_(t: Tensor, src: Any) -> Tensor:
     s = as_tensor_arg(src)
     if s._data.shape != t._data.shape:
+        check_inplace(t, (s,))
         text = msg.size_mismatch(t._data.shape, s._data.shape)
         if text is not None:
             raise RuntimeError(text)

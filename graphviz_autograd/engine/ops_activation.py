@@ -37,7 +37,8 @@ def _hardswish_fwd(x: Any) -> Any:
 
 
 def _hardswish_data_fwd(g: Any, x: Any) -> Any:
-    return np.where(x < -3, 0, np.where(x <= 3, g * (x / 3 + 0.5), g)).astype(g.dtype)
+    # NB: PyTorch's boundaries: 0 from -3 down, the ramp strictly inside, g from 3 up
+    return np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g)).astype(g.dtype)
 
 
 def _hardswish_data_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:

@@ -213,6 +213,9 @@ def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _scatter_add_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
     out = x.copy()
+    if np.shape(src) != index.shape:
+        # NB: a source larger than the index adds only the part the index reaches
+        src = np.asarray(src)[tuple(slice(0, n) for n in index.shape)]
     grid = list(np.indices(index.shape, sparse=True))
     grid[dim] = index
     np.add.at(out, tuple(grid), src)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
-from .autograd import apply, apply_inplace, wrap
+from .autograd import apply, apply_inplace, check_inplace, wrap
 from .functional import _dim, as_given, given_dims, narrow, reduce_dims, sub
 from .ops_order import argsort as _np_argsort
 from .optable import TABLE
@@ -113,6 +113,14 @@ def cumprod(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
                     dim=dim)
 
 
+def cumprod_(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return apply_inplace(TABLE["cumprod"], t, (), {"dim": _dim(dim, t._data.ndim)})
+
+
+def cumsum_(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return apply_inplace(TABLE["cumsum"], t, (), {"dim": _dim(dim, t._data.ndim)})
+
+
 def _cummaxmin(key: str) -> Any:
     def f(t: Tensor, dim: int) -> Any:
         return _values_indices(key, t, {"dim": _dim(dim, t._data.ndim)}, dim=dim)
@@ -163,6 +171,8 @@ def diff(t: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
 # -- triangles and diagonals -----------------------------------------------------------------------
 def _triangle(key: str, inplace: bool) -> Any:
     def f(t: Tensor, diagonal: int = 0) -> Tensor:
+        if inplace:
+            check_inplace(t)            # NB: PyTorch's autograd checks come first
         if t._data.ndim < 2:
             raise RuntimeError(f"{key}: input tensor must have at least 2 dimensions")
         if inplace:
@@ -245,6 +255,7 @@ def index_fill(t: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 
 def index_fill_(t: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    check_inplace(t, (value,) if isinstance(value, Tensor) else ())
     kw = _index_fill_args(t, dim, index, value)
     if isinstance(value, Tensor):
         return as_given(apply_inplace(TABLE["index_fill_tensor"], t, (value,), kw), dim=dim)
@@ -258,7 +269,8 @@ def _sort_method(self: Tensor, dim: int = -1, descending: bool = False, *,
 
 METHODS: dict[str, Any] = {
     "sort": _sort_method, "argsort": argsort, "msort": msort, "topk": topk,
-    "kthvalue": kthvalue, "mode": mode, "amin": amin, "cumprod": cumprod, "cummax": cummax,
+    "kthvalue": kthvalue, "mode": mode, "amin": amin, "cumprod": cumprod, "cumprod_": cumprod_,
+    "cumsum_": cumsum_, "cummax": cummax,
     "cummin": cummin, "logcumsumexp": logcumsumexp, "diff": diff, "triu": triu, "tril": tril,
     "triu_": triu_, "tril_": tril_, "diagonal": diagonal, "diag": diag,
     "diag_embed": diag_embed, "trace": trace, "index_fill": index_fill,

@@ -12,7 +12,7 @@ import numpy as np
 from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
-from .autograd import apply, apply_inplace
+from .autograd import apply, apply_inplace, check_inplace
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -72,6 +72,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 def _addc_(key: str) -> Any:
     def m(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        check_inplace(self, (tensor1, tensor2))
         if key == "addcdiv" and not (tensor1._dtype.is_floating_point
                                      or tensor2._dtype.is_floating_point):
             raise RuntimeError(_ADDCDIV_INT)
@@ -91,7 +92,9 @@ _CPP_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "i
 
 def _lerp_args(input: Tensor, end: Tensor, weight: Any) -> tuple[str, tuple[Tensor, ...]]:
     for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, Tensor) and t._dtype is not input._dtype:
+        # NB: a 0-d weight of another dtype is allowed (an end is not)
+        if isinstance(t, Tensor) and t._dtype is not input._dtype \
+                and (name == "end" or t._data.ndim):
             raise RuntimeError(f"expected dtype {_CPP_NAME[input._dtype.name]} for `{name}` but "
                                f"got dtype {_CPP_NAME[t._dtype.name]}")
     if isinstance(weight, Tensor):
@@ -117,6 +120,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def _lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    check_inplace(self, (end, weight) if isinstance(weight, Tensor) else (end,))
     key, ts = _lerp_args(self, end, weight)
     F._check_output(self._data.shape, F._broadcast_all(*(t._data.shape for t in ts)))
     if key == "lerp":

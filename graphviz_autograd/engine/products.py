@@ -13,7 +13,7 @@ import numpy as np
 
 from . import functional as F
 from . import messages as msg
-from .autograd import apply, apply_inplace
+from .autograd import apply, apply_inplace, check_inplace
 from .ops_shape import view_array
 from .optable import TABLE
 from .tensor import Tensor
@@ -121,6 +121,7 @@ def _check_addbmm(input: Tensor, batch1: Tensor, batch2: Tensor) -> tuple[int, .
 def _inplace(key: str, check: Any) -> Any:
     """``self.<key>_(a, b)``: the fused product written into ``self`` (its node rebased)."""
     def m(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        check_inplace(self, (a, b))     # NB: PyTorch's autograd checks come first
         if key == "addr" and self._data.ndim != 2:
             raise RuntimeError(f"2D tensor expected, got {self._data.ndim}D tensor for input")
         size = check(self, a, b)
@@ -282,7 +283,11 @@ def kron(a: Tensor, b: Tensor) -> Tensor:
     result = tuple(x * y for x, y in zip(sa, sb, strict=True))
     # NB: the second operand first (PyTorch's compiler evaluates mul's arguments so)
     vb = _unsafe_view(b, shape_b)
-    return _unsafe_view(F.mul(_unsafe_view(a, shape_a), vb), result)
+    va = _unsafe_view(a, shape_a)
+    # NB: the product laid out as PyTorch's TensorIterator lays it (numpy's order can differ,
+    # and the layout decides whether the last view succeeds)
+    from .einsum import _iterator_layout
+    return _unsafe_view(_iterator_layout(F.mul(va, vb), (va, vb)), result)
 
 
 def _unsafe_view(t: Tensor, shape: tuple[int, ...]) -> Tensor:
@@ -418,6 +423,28 @@ METHODS = {name: _method(globals()[name]) for name in (
     "addmv", "addr", "baddbmm", "addbmm", "outer", "inner", "vdot", "kron", "matrix_power",
     "cross", "dist")}
 METHODS["ger"] = METHODS["outer"]
+
+
+def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    from .functional import addmm
+    return addmm(self, mat1, mat2, beta, alpha)
+
+
+def _addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
+            ) -> Tensor:
+    from .functional import ADDMM_KEYS, _mm_check
+    from .optable import keep_strides
+    check_inplace(self, (mat1, mat2))
+    _mm_check(mat1, mat2)
+    size = (mat1._data.shape[0], mat2._data.shape[1])
+    if size != self._data.shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {_shape(self._data.shape)} "
+                           f"and output tensor size {_shape(size)} should match")
+    return keep_strides(apply_inplace(TABLE["addmm"], self, (mat1, mat2),
+                                      {"alpha": alpha, "beta": beta}), mat1, mat2, ADDMM_KEYS)
+
+
+METHODS.update({"addmm": _addmm, "addmm_": _addmm_})
 METHODS.update({"addmv_": _inplace("addmv", _check_addmv), "addr_": _inplace("addr", _check_addr),
                 "baddbmm_": _inplace("baddbmm", _check_baddbmm),
                 "addbmm_": _inplace("addbmm", _check_addbmm)})

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
-from .autograd import apply, apply_inplace, wrap
+from .autograd import apply, apply_inplace, check_inplace, wrap
 from .functional import _dim, as_given, clone, expand, flatten, gather, reshape, unsqueeze, view
 from .optable import TABLE
 from .selecting import index_select
@@ -28,12 +28,13 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "[" + ", ".join(map(str, shape)) + "]"
 
 
-def _scatter_args(key: str, t: Tensor, dim: int, index: Tensor, src: Tensor | None
+def _scatter_args(t: Tensor, dim: int, index: Tensor, src: Tensor | None
                   ) -> dict[str, Any]:
     if index._dtype not in (dt.int64, dt.int32):
-        raise RuntimeError(f"{key}(): Expected dtype int64 for index")
+        # NB: PyTorch names scatter in these two messages for scatter_add too
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src is not None and src._dtype is not t._dtype:
-        raise RuntimeError(f"{key}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d = _dim(dim, t._data.ndim)
     shape, ishape = t._data.shape or (1,), index._data.shape
     if len(ishape or (1,)) != len(shape) and not (t._data.ndim <= 1 and index._data.ndim <= 1):
@@ -67,9 +68,9 @@ def scatter(t: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = No
         raise NotImplementedError("scatter(reduce=...) is not supported by graphviz_autograd")
     v = _scatter_src(src, value)
     if isinstance(v, Tensor):
-        kw = _scatter_args("scatter", t, dim, index, v)
+        kw = _scatter_args(t, dim, index, v)
         return as_given(apply(TABLE["scatter"], (t, v), kw, dtype=t._dtype), dim=dim)
-    kw = _scatter_args("scatter", t, dim, index, None)
+    kw = _scatter_args(t, dim, index, None)
     return as_given(apply(TABLE["scatter_value"], (t,), {**kw, "value": v}, dtype=t._dtype),
                     dim=dim)
 
@@ -79,20 +80,22 @@ def scatter_(t: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = N
     if reduce is not None:
         raise NotImplementedError("scatter_(reduce=...) is not supported by graphviz_autograd")
     v = _scatter_src(src, value)
+    check_inplace(t, (v,) if isinstance(v, Tensor) else ())
     if isinstance(v, Tensor):
-        kw = _scatter_args("scatter", t, dim, index, v)
+        kw = _scatter_args(t, dim, index, v)
         return as_given(apply_inplace(TABLE["scatter"], t, (v,), kw), dim=dim)
-    kw = _scatter_args("scatter", t, dim, index, None)
+    kw = _scatter_args(t, dim, index, None)
     return as_given(apply_inplace(TABLE["scatter_value"], t, (), {**kw, "value": v}), dim=dim)
 
 
 def scatter_add(t: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    kw = _scatter_args("scatter_add", t, dim, index, src)
+    kw = _scatter_args(t, dim, index, src)
     return as_given(apply(TABLE["scatter_add"], (t, src), kw, dtype=t._dtype), dim=dim)
 
 
 def scatter_add_(t: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    kw = _scatter_args("scatter_add", t, dim, index, src)
+    check_inplace(t, (src,))
+    kw = _scatter_args(t, dim, index, src)
     return as_given(apply_inplace(TABLE["scatter_add"], t, (src,), kw), dim=dim)
 
 
@@ -127,6 +130,7 @@ def index_copy(t: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 
 
 def index_copy_(t: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    check_inplace(t, (source,))
     kw = _index_copy_args(t, dim, index, source)
     return as_given(apply_inplace(TABLE["index_copy"], t, (source,), kw), dim=dim)
 

@@ -12,6 +12,7 @@ A program is a function of its seed only, so a failing seed reproduces: ``progra
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 Shape = tuple[int, ...]
 UNKNOWN: Shape = (-1,)          # a shape the generator does not track (masking)
@@ -139,18 +140,42 @@ def _leaf(rng: random.Random, name: str, shape: Shape) -> str:
     return f"{name} = torch.tensor({literal(rng, shape)}{dtype}, requires_grad=True)"
 
 
-def program(seed: int) -> str:
+Var = tuple[str, Shape, bool]                  # (name, shape, is a leaf)
+# NB: a second op family (``_random_programs_extra``): given the generator, the variables and the
+# step's number, one line of the program (None: a step of the first family instead)
+Extra = Callable[[random.Random, list[Var], int], tuple[str, Shape | None] | None]
+
+
+def program(seed: int, extra: Extra | None = None, leaf: Callable[..., str] | None = None,
+            inplace: list[str] | None = None) -> str:
+    """The program of ``seed``; ``extra`` (with its own leaves and in-place edits) mixes a
+    second family of ops in, leaving the programs without it as they were."""
     rng = random.Random(seed)
     lines: list[str] = []
-    names: list[tuple[str, Shape, bool]] = []          # (name, shape, is a leaf)
+    names: list[Var] = []
+    edits = INPLACE if inplace is None else inplace
     for i in range(rng.randint(1, 3)):
         shape = rng.choice(SHAPES)
         name = "abc"[i]
-        lines.append(_leaf(rng, name, shape))
+        lines.append((leaf or _leaf)(rng, name, shape))
         names.append((name, shape, True))
     for k in range(rng.randint(2, 7)):
-        kind, name = rng.random(), f"h{k}"
+        name = f"h{k}"
         shape: Shape | None
+        line = extra(rng, names, k) if extra is not None else None
+        if line is not None:
+            expr, shape = line
+            if expr.startswith("attempt("):
+                lines.append(expr)
+                continue
+            if shape is None:
+                continue
+            lines.append(f"{name} = {expr}")
+            if shape == UNKNOWN:
+                lines.append(f"note('shape of {name}', list({name}.shape))")
+            names.append((name, shape, False))
+            continue
+        kind = rng.random()
         if kind < 0.35:
             src = rng.choice(names)
             expr, shape = rng.choice(UNARY).format(v=src[0]), src[1]
@@ -181,7 +206,7 @@ def program(seed: int) -> str:
         else:
             inner = [v for v in names if not v[2]]
             if inner:
-                edit = rng.choice(INPLACE).format(v=rng.choice(inner)[0])
+                edit = rng.choice(edits).format(v=rng.choice(inner)[0])
                 lines.append(f"attempt('in-place {k}', lambda: {edit})")
             continue
         if shape is None:
@@ -231,7 +256,7 @@ def program(seed: int) -> str:
     lines.append(f"probe('after backward 1', out=out, {every})")
     inner = [v for v in names if not v[2]]
     if inner and rng.random() < 0.4:
-        edit = rng.choice(INPLACE).format(v=rng.choice(inner)[0])
+        edit = rng.choice(edits).format(v=rng.choice(inner)[0])
         lines.append(f"attempt('edit', lambda: {edit})")
     elif rng.random() < 0.25:
         # NB: an optimizer's step: a leaf updated in place under no_grad

@@ -168,6 +168,10 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """PyTorch's ``_prelu_kernel`` on the weight viewed along the channel dim (dim 1)."""
+    if input._dtype is not weight._dtype:
+        from ...engine.messages import SCALAR_NAME as N
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{N[input._dtype.name]} and {N[weight._dtype.name]}")
     n = weight._data.size
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
