@@ -313,7 +313,7 @@ register(
     Op("scatter_add", "ScatterAddBackward0", ("self", "src"), _scatter_add_fwd,
        lambda c, gg, D: (gg if c.needs[0] else None,
                          D.gather(gg, dim=c.attrs["dim"], index=c.index) if c.needs[1] else None),
-       (Save("index"),), ("dim",), lift_0d=True),
+       (Save("index", (1,)),), ("dim",), lift_0d=True),    # NB: only src's formula reads it
     Op("masked_fill", "MaskedFillBackward0", ("self",),
        lambda x, mask, value: np.where(mask, np.asarray(value, dtype=x.dtype), x),
        lambda c, g, D: (D.masked_fill(g, mask=c.mask, value=0),), (Save("mask"),)),

@@ -425,7 +425,7 @@ EXAMPLES: dict[str, list[str]] = {
                "torch.take_along_dim(A, torch.tensor([1, 5, 0]))"],
     "scatter_add": ["dgrad(A.gather(1, I), A, N)", "A.scatter_add(1, I, N)",
                     "torch.scatter_add(A, 1, I, N)", "t = A.clone(); t.scatter_add_(1, I, N); t",
-                    "A.cummin(1)[0]"],
+                    "A.cummin(1)[0]", "A.scatter_add(1, I, I.to(A.dtype))"],
     "masked_fill": ["A.masked_fill(K, 0.25)", "A.masked_fill(a > 0, 0.0)",
                     "t = A.clone(); t.masked_fill_(K, -1.0); t",
                     "dgrad(A.masked_fill(K, 0.25), A, M)"],
