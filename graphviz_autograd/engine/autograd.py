@@ -538,6 +538,7 @@ def _unwrap(v: Any) -> Any:
 from . import (  # noqa: E402, F401
     ops_activation,
     ops_attention,
+    ops_bag,
     ops_conv,
     ops_decomp,
     ops_distance,

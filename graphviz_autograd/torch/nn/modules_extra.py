@@ -1,0 +1,83 @@
+"""``nn.EmbeddingBag``: bags of embeddings, summed, averaged or maxed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.factories import zeros
+from ...engine.grad_mode import no_grad
+from ...engine.tensor import Tensor
+from . import init
+from .functional_extra import embedding_bag
+from .modules import Module
+from .parameter import Parameter
+
+__all__ = ["EmbeddingBag"]
+
+
+class EmbeddingBag(Module):
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, scale_grad_by_freq: bool = False, mode: str = "mean",
+                 sparse: bool = False, _weight: Tensor | None = None,
+                 include_last_offset: bool = False, padding_idx: int | None = None,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, \
+                    "padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(zeros(num_embeddings, embedding_dim, dtype=dtype))
+            self.reset_parameters()
+        else:
+            assert list(_weight.shape) == [num_embeddings, embedding_dim], \
+                "Shape of weight does not match num_embeddings and embedding_dim"
+            self.weight = Parameter(_weight)
+        self.mode, self.sparse = mode, sparse
+        self.include_last_offset = include_last_offset
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input: Tensor, offsets: Tensor | None = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                             self.scale_grad_by_freq, self.mode, self.sparse, per_sample_weights,
+                             self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean",
+                        sparse: bool = False, include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                  _weight=embeddings, include_last_offset=include_last_offset,
+                  padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
