@@ -23,9 +23,11 @@ def _aminmax_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     for g, r in ((grads[0], c.min), (grads[1], c.max)):
         if g is None:
             continue
-        if dim is not None and not keepdim and shape:
-            # NB: PyTorch restores the reduced dim with one view
-            kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
+        if not keepdim and (shape or D.tensor_mode):
+            # NB: PyTorch restores the reduced dim with one view (of the 0-d gradient as 0-d
+            # where no dim is given)
+            kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) \
+                if dim is not None else ()
             g, r = D.view(g, shape=kept), D.view(r, shape=kept)
         mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
         count = D.sum_dim(mask, dim=dims if shape else (), keepdim=True)
@@ -43,9 +45,15 @@ def _narrow_copy_fwd(x: np.ndarray, dim: int, start: int, length: int) -> np.nda
 
 def _narrow_copy_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     a = c.attrs
-    # NB: PyTorch: slice_backward of the gradient into the input's shape
-    return (D.slice_backward(g, size=c.shape(0), dim=a["dim"], start=a["start"],
-                             end=a["start"] + a["length"], step=1),)
+    # NB: PyTorch: slice_backward of the gradient into the input's shape, from the start as
+    # given: a negative start that ends at or past 0 slices nothing there, and raises
+    dim, start, length = a["dim"], a.get("@start", a["start"]), a["length"]
+    size = c.shape(0)[dim]
+    lo, hi, _ = slice(start, start + length).indices(size)
+    if max(hi - lo, 0) != length:
+        raise RuntimeError(f"The size of tensor a ({max(hi - lo, 0)}) must match the size of "
+                           f"tensor b ({length}) at non-singleton dimension {dim}")
+    return (D.slice_backward(g, size=c.shape(0), dim=dim, start=lo, end=lo + length, step=1),)
 
 
 # -- scatter_reduce ----------------------------------------------------------------------------

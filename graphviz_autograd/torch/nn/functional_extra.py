@@ -27,7 +27,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     psw = per_sample_weights
     if psw is not None and tuple(input._data.shape) != tuple(psw._data.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({psw.shape}) is not None, "
-                         f"then it must have same shape as the input ({input.shape})")
+                         f"then it must have the same shape as the input ({input.shape})")
     if weight._data.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight._data.ndim}")

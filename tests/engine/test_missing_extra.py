@@ -1,0 +1,164 @@
+"""aminmax, narrow_copy, scatter_reduce / scatter(reduce=), embedding_bag / nn.EmbeddingBag
+(``engine/reducing_extra.py``, ``engine/ops_reduce_extra.py``, ``engine/ops_bag.py``,
+``torch/nn/functional_extra.py``) checked against real PyTorch 2.13: values, gradients, saved
+values, in-place forms and the argument errors word for word. The op table's examples
+(``test_op_table``) check their nodes and gradients as well."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ._support import Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+
+def _x(torch: Any) -> Any:
+    return torch.tensor([[3.0, 1.0, 4.0, 3.0], [0.5, 5.0, 5.0, -1.0], [1.5, -2.0, 2.5, 7.0]],
+                        requires_grad=True)
+
+
+def _saved(rec: Recorder, label: str, node: Any) -> None:
+    for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        rec.attempt(f"{label} {name}", lambda name=name: getattr(node, name))
+
+
+def test_aminmax_and_narrow_copy() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _x(torch)
+        for label, fn in {
+            "all": lambda: torch.aminmax(x),
+            "dim": lambda: x.aminmax(dim=1),
+            "dim keep": lambda: torch.aminmax(x, dim=-2, keepdim=True),
+            "0-d": lambda: torch.aminmax(torch.tensor(2.0, requires_grad=True), dim=0),
+            "ints": lambda: torch.aminmax(torch.tensor([[3, 1], [2, 5]]), dim=0),
+            "nan": lambda: torch.aminmax(torch.tensor([1.0, float("nan")])),
+            "empty": lambda: torch.aminmax(torch.zeros(0, 3)),
+            "empty dim": lambda: torch.aminmax(torch.zeros(0, 3), dim=0),
+            "empty other dim": lambda: torch.aminmax(torch.zeros(0, 3), dim=1),
+            "bad dim": lambda: torch.aminmax(x, dim=2),
+            "narrow_copy": lambda: x.narrow_copy(1, 1, 2),
+            "narrow_copy neg": lambda: torch.narrow_copy(x, -1, -3, 2),
+            "narrow_copy past": lambda: x.narrow_copy(1, 3, 2),
+            "narrow_copy start": lambda: x.narrow_copy(1, -5, 2),
+            "narrow_copy 0-d": lambda: torch.tensor(1.0).narrow_copy(0, 0, 1),
+        }.items():
+            if rec.attempt(label, fn):
+                rec.note(label + " repr", repr(fn()))
+        r = torch.aminmax(x, dim=1)
+        _saved(rec, "aminmax", r.min.grad_fn)
+        rec.note("one node", r.min.grad_fn is r.max.grad_fn)
+        (r.min * 2 + r.max * 3).sum().backward()
+        rec.grad("aminmax", x=x)
+        y = _x(torch)
+        torch.aminmax(y).max.backward()              # ties share the gradient
+        rec.grad("aminmax ties", y=y)
+        n = y.narrow_copy(-1, -3, 2)
+        _saved(rec, "narrow_copy", n.grad_fn)
+        rec.attempt("narrow_copy backward", lambda: n.sum().backward())
+        z = _x(torch)
+        z.narrow_copy(1, -3, 2).sum().backward()
+        rec.grad("narrow_copy", z=z)
+
+    differential(snippet)
+
+
+def test_scatter_reduce() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        idx = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 2]])
+        for reduce in ("sum", "prod", "mean", "amax", "amin"):
+            for include in (True, False):
+                x = _x(torch)
+                src = torch.tensor([[2.0, 0.0, 5.0, -1.0], [4.0, 1.0, 2.5, 3.0]],
+                                   requires_grad=True)
+                out = x.scatter_reduce(0, idx, src, reduce, include_self=include)
+                label = f"{reduce} {include}"
+                rec.note(label, out)
+                _saved(rec, label, out.grad_fn)
+                (out * out).sum().backward()
+                rec.grad(label, x=x, src=src)
+        x = _x(torch)
+        src = torch.ones(2, 4, requires_grad=True)
+        t = x.clone()
+        rec.note("in place", t.scatter_reduce_(1, idx[:, :3], src, "mean", include_self=False))
+        rec.note("version", t._version)
+        rec.note("ints", torch.tensor([5, 7, 9]).scatter_reduce(0, torch.tensor([0, 0, 2]),
+                                                                 torch.tensor([2, 4, 1]),
+                                                                 "mean"))
+        rec.attempt("bad reduce", lambda: x.scatter_reduce(0, idx, src, "foo"))
+        rec.attempt("add", lambda: x.scatter(0, idx, src, reduce="add"))
+        rec.attempt("multiply value", lambda: x.scatter(0, idx, 2.0, reduce="multiply"))
+        rec.attempt("bad legacy", lambda: x.scatter(0, idx, 2.0, reduce="max"))
+        rec.attempt("legacy backward",
+                    lambda: x.scatter(0, idx, 2.0, reduce="add").sum().backward())
+        t = x.clone()
+        t.scatter_(0, idx, 3.0, reduce="add")
+        rec.note("legacy in place", (t, t._version, t.grad_fn.name()))
+
+    differential(snippet)
+
+
+def test_embedding_bag() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        inp, off = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4, 4])
+        for dtype in (torch.float32, torch.float64):
+            for label, kw in {
+                "sum": {"mode": "sum"},
+                "mean": {"mode": "mean"},
+                "max": {"mode": "max"},
+                "max pad": {"mode": "max", "padding_idx": 4},
+                "mean pad": {"mode": "mean", "padding_idx": -6},
+                "weighted": {"mode": "sum", "psw": True},
+                "weighted no grad": {"mode": "sum", "psw": False},
+                "weighted pad": {"mode": "sum", "psw": True, "padding_idx": 2},
+                "last offset": {"mode": "max", "include_last_offset": True},
+                "2-d": {"mode": "mean", "two_d": True},
+            }.items():
+                kw = dict(kw)
+                w = torch.linspace(-2, 3, 30, dtype=dtype).sin().view(10, 3).requires_grad_()
+                psw = kw.pop("psw", None)
+                weights = None if psw is None else torch.linspace(
+                    0.5, 2, 8, dtype=dtype).requires_grad_(psw)
+                offsets = torch.tensor([0, 3, 8]) if kw.get("include_last_offset") else off
+                if kw.pop("two_d", False):
+                    out = F.embedding_bag(inp.view(2, 4), w, **kw)
+                else:
+                    out = F.embedding_bag(inp, w, offsets, per_sample_weights=weights, **kw)
+                label = f"{label} {dtype}"
+                rec.note(label, out)
+                _saved(rec, label, out.grad_fn)
+                (out * out).sum().backward()
+                rec.grad(label, w=w)
+                if weights is not None:
+                    rec.grad(label, weights=weights)
+        w = torch.ones(10, 3, requires_grad=True)
+        for label, fn in {
+            "no offsets": lambda: F.embedding_bag(inp, w),
+            "2-d offsets": lambda: F.embedding_bag(inp.view(2, 4), w, off),
+            "bad mode": lambda: F.embedding_bag(inp, w, off, mode="foo"),
+            "weights max": lambda: F.embedding_bag(inp, w, off, mode="max",
+                                                   per_sample_weights=torch.ones(8)),
+            "weights shape": lambda: F.embedding_bag(inp, w, off, mode="sum",
+                                                     per_sample_weights=torch.ones(3)),
+            "weight 1-d": lambda: F.embedding_bag(inp, torch.ones(3), off),
+            "3-d input": lambda: F.embedding_bag(inp.view(2, 2, 2), w),
+        }.items():
+            rec.attempt(label, fn)
+        torch.manual_seed(0)
+        bag = torch.nn.EmbeddingBag(10, 3, mode="sum")
+        rec.note("module", (bag(inp, off), repr(bag), bag.weight.shape))
+        rec.note("repr", repr(torch.nn.EmbeddingBag(10, 3, max_norm=1.0, mode="max",
+                                                     padding_idx=-1, norm_type=1.0)))
+        bag = torch.nn.EmbeddingBag.from_pretrained(torch.linspace(0, 1, 30).view(10, 3),
+                                                    mode="max")
+        rec.note("pretrained", (bag(inp.view(2, 4)), bag.weight.requires_grad))
+        bag = torch.nn.EmbeddingBag(10, 3, max_norm=1.0)
+        rec.note("max_norm", bag(inp, off).norm(dim=1) <= 1.0)
+
+    differential(snippet)
