@@ -162,3 +162,55 @@ def test_embedding_bag() -> None:
         rec.note("max_norm", bag(inp, off).norm(dim=1) <= 1.0)
 
     differential(snippet)
+
+
+def test_pools_3d() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F, nn = torch.nn.functional, torch.nn
+        for label, fn in {
+            "max": lambda x: F.max_pool3d(x, 2),
+            "max padded": lambda x: F.max_pool3d(x, (2, 3, 2), 1, 1, dilation=(1, 2, 1),
+                                                 ceil_mode=True),
+            "max unbatched": lambda x: F.max_pool3d(x[0], 3, 2, 1, return_indices=True)[0],
+            "avg": lambda x: F.avg_pool3d(x, 2),
+            "avg padded": lambda x: F.avg_pool3d(x, 3, 2, 1, True, False),
+            "avg divisor": lambda x: F.avg_pool3d(x, (3, 2, 3), 2, (1, 1, 0), True,
+                                                  divisor_override=5),
+            "adaptive": lambda x: F.adaptive_avg_pool3d(x, (2, 3, 4)),
+            "adaptive none": lambda x: F.adaptive_avg_pool3d(x[0], (3, None, 5)),
+            "adaptive global": lambda x: F.adaptive_avg_pool3d(x, 1),
+            "modules": lambda x: nn.MaxPool3d(2)(x) + nn.AvgPool3d(2)(x)
+            + nn.AdaptiveAvgPool3d((2, 2, 3))(x),
+        }.items():
+            x = torch.linspace(-3, 4, 240, dtype=torch.float64).sin().view(1, 2, 4, 5, 6)
+            x.requires_grad_()
+            out = fn(x)
+            rec.note(label, out)
+            _saved(rec, label, out.grad_fn)
+            (out * out).sum().backward()
+            rec.grad(label, x=x)
+        x = torch.ones(1, 2, 4, 5, 6)
+        rec.note("indices", F.max_pool3d(torch.arange(240.0).view(2, 4, 5, 6), 2,
+                                         return_indices=True)[1])
+        for label, fn in {
+            "3-d input": lambda: F.max_pool3d(torch.ones(2, 3, 4), 2),
+            "kernel pair": lambda: F.max_pool3d(x, (2, 2)),
+            "stride pair": lambda: F.avg_pool3d(x, 2, (1, 1)),
+            "big pad": lambda: F.avg_pool3d(x, 2, padding=2),
+            "avg kernel pair": lambda: F.avg_pool3d(x, (2, 2)),
+            "avg padding pair": lambda: F.avg_pool3d(x, 2, 1, (1, 1)),
+            "max padding pair": lambda: F.max_pool3d(x, 2, 1, (1, 1)),
+            "max dilation pair": lambda: F.max_pool3d(x, 2, 1, 0, (1, 1)),
+            "avg small": lambda: F.avg_pool3d(torch.ones(1, 2, 4, 4), 3, 2, 1),
+            "max small": lambda: F.max_pool3d(torch.ones(1, 2, 4, 4), 3, 2, 1),
+            "too small": lambda: F.max_pool3d(x, 7),
+            "adaptive 2-d": lambda: F.adaptive_avg_pool3d(torch.ones(3, 4), 2),
+            "divisor 0": lambda: F.avg_pool3d(x, 2, divisor_override=0),
+        }.items():
+            rec.attempt(label, fn)
+        rec.note("reprs", [repr(m) for m in (
+            nn.MaxPool3d(2), nn.AvgPool3d(2), nn.AdaptiveAvgPool3d((1, 2, 3)),
+            nn.MaxPool3d((2, 3, 1), stride=1, padding=1, return_indices=True))])
+
+    differential(snippet)

@@ -539,6 +539,12 @@ EXAMPLES: dict[str, list[str]] = {
                        "t = A.clone(); t.scatter_reduce_(1, I, N, 'prod'); t"],
     "scatter_reduce_legacy": ["A.scatter(1, I, N, reduce='add')",
                               "A.scatter(1, I, 2.0, reduce='multiply')"],
+    "max_pool3d_with_indices": ["F.max_pool3d(C, 2)", "F.max_pool3d(C, (1, 3, 2), 1, (0, 1, 1))",
+                                "F.max_pool3d(C.unsqueeze(0), 2, ceil_mode=True)"],
+    "avg_pool3d": ["F.avg_pool3d(C, 2)", "F.avg_pool3d(C, (2, 3, 3), 2, 1, True, False)",
+                   "F.avg_pool3d(C.unsqueeze(0), (2, 3, 2), 1, divisor_override=4)"],
+    "adaptive_avg_pool3d": ["F.adaptive_avg_pool3d(C, (1, 3, 2))",
+                            "F.adaptive_avg_pool3d(C.unsqueeze(0), 3)"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
@@ -913,7 +919,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu", "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
-                      "scatter_reduce", "embedding_bag"}
+                      "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
+                      "avg_pool3d", "adaptive_avg_pool3d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

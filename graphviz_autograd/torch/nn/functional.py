@@ -840,7 +840,12 @@ from .functional_attention import (  # noqa: E402, F401 -- they build on the fun
     multi_head_attention_forward,
     scaled_dot_product_attention,
 )
-from .functional_extra import embedding_bag  # noqa: E402
+from .functional_extra import (  # noqa: E402
+    adaptive_avg_pool3d,
+    avg_pool3d,
+    embedding_bag,
+    max_pool3d,
+)
 
 # NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
 from .functional_layers import (  # noqa: E402
@@ -871,4 +876,5 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
-            "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag"]
+            "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
+            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"]

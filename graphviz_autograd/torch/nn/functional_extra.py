@@ -1,4 +1,5 @@
-"""``torch.nn.functional``'s bags of embeddings (``embedding_bag``: EmbeddingBagBackward0)."""
+"""``torch.nn.functional``'s bags of embeddings (``embedding_bag``: EmbeddingBagBackward0) and
+the 3-d pools (``max_pool3d``, ``avg_pool3d``, ``adaptive_avg_pool3d``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...engine.autograd import wrap as _wrap
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 
-__all__ = ["embedding_bag"]
+__all__ = ["embedding_bag", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"]
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
@@ -85,3 +86,103 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
 
 def _type_name(v: Any) -> str:
     return "<class 'torch.Tensor'>" if isinstance(v, Tensor) else str(type(v))
+
+
+# -- 3-d pools ---------------------------------------------------------------------------------
+def _triple(name: str, what: str, value: Any, default: tuple[int, ...] | None = None
+            ) -> tuple[int, ...]:
+    if value is None or (isinstance(value, tuple | list) and not value and default is not None):
+        return default or ()
+    out = tuple(int(v) for v in value) if isinstance(value, tuple | list) else (int(value),)
+    if len(out) == 1:
+        out = out * 3
+    if len(out) != 3:
+        omitted = "omitted, " if what == "stride" else ""
+        # NB: PyTorch's words differ by pool and argument
+        verb = "must be" if name == "avg_pool3d" else \
+            "must be either" if what == "dilation" else "must either be"
+        raise RuntimeError(f"{name}: {what} {verb} {omitted}a single int, or a tuple of three "
+                           f"ints")
+    return out
+
+
+def _check_pool3d(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
+                  padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool,
+                  average: bool = False) -> None:
+    from ...engine.ops_conv import pool_out
+    shape = input._data.shape
+    if any(s == 0 for s in stride or kernel):
+        raise RuntimeError("stride should not be zero")
+    if input._data.ndim not in (4, 5) or 0 in shape[-4:]:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for k, p, d in zip(kernel, padding, dilation, strict=True):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    if average and any(n < k for n, k in zip(shape[-3:], kernel, strict=True)):
+        t, h, w = shape[-3:]
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: "
+                           f"{kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    out = [pool_out(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
+           zip(shape[-3:], kernel, stride or kernel, padding, dilation, strict=True)]
+    if any(o < 1 for o in out):
+        c = shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, shape[-3:]))}). "
+                           f"Calculated output size: ({c}x{'x'.join(map(str, out))}). Output "
+                           f"size is too small")
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maxima of 3-d windows (MaxPool3DWithIndicesBackward0)."""
+    name = "max_pool3d"
+    kernel = _triple(name, "kernel_size", kernel_size)
+    strides = _triple(name, "stride", stride, ())
+    pads = _triple(name, "padding", padding)
+    dil = _triple(name, "dilation", dilation)
+    _check_pool3d(input, kernel, strides, pads, dil, ceil_mode)
+    op = _T["max_pool3d_with_indices"]
+    kw = {"kernel_size": kernel, "stride": strides, "padding": pads, "dilation": dil,
+          "ceil_mode": bool(ceil_mode)}
+    out = _apply(op, (input,), kw, dtype=input._dtype)
+    if not return_indices:
+        return out
+    # NB: the indices are the node's saved result1 (not differentiable)
+    fn = out._grad_fn
+    idx = fn._saved["result1"].tensor if fn is not None else \
+        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
+    return out, idx
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The means of 3-d windows (AvgPool3DBackward0)."""
+    name = "avg_pool3d"
+    kernel = _triple(name, "kernel_size", kernel_size)
+    strides = _triple(name, "stride", stride, ())
+    pads = _triple(name, "padding", padding)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_pool3d(input, kernel, strides, pads, (1, 1, 1), ceil_mode, average=True)
+    return _apply(_T["avg_pool3d"], (input,),
+                  {"kernel_size": kernel, "stride": strides, "padding": pads,
+                   "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
+                   "divisor_override": divisor_override}, dtype=input._dtype)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """The means of 3-d windows that cover the input in ``output_size`` cells
+    (AdaptiveAvgPool3DBackward0)."""
+    from ...engine import functional as _F
+    shape = input._data.shape
+    if input._data.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"[{', '.join(map(str, shape))}]")
+    given = list(output_size) if isinstance(output_size, tuple | list) else [output_size] * 3
+    size = tuple(int(shape[-3 + i] if s is None else s) for i, s in enumerate(given))
+    if size == (1, 1, 1):
+        # NB: PyTorch takes a global average as a mean over the last three dims
+        return _F.mean(input, (-1, -2, -3), keepdim=True)
+    return _apply(_T["adaptive_avg_pool3d"], (input,), {"output_size": size},
+                  dtype=input._dtype)

@@ -1,4 +1,5 @@
-"""``nn.EmbeddingBag``: bags of embeddings, summed, averaged or maxed."""
+"""``nn.EmbeddingBag`` (bags of embeddings, summed, averaged or maxed) and the 3-d pools
+(``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from ...engine.factories import zeros
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import init
-from .functional_extra import embedding_bag
+from .functional_extra import adaptive_avg_pool3d, avg_pool3d, embedding_bag, max_pool3d
 from .modules import Module
 from .parameter import Parameter
 
-__all__ = ["EmbeddingBag"]
+__all__ = ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d"]
 
 
 class EmbeddingBag(Module):
@@ -81,3 +82,51 @@ class EmbeddingBag(Module):
                   padding_idx=padding_idx)
         bag.weight.requires_grad = not freeze
         return bag
+
+
+class MaxPool3d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool3d(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool3d(Module):
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
