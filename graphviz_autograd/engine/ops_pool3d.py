@@ -102,7 +102,9 @@ def _avg_pool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     padded = (*shape[:-ND], *(n + p + q for n, p, q in zip(shape[-ND:], padding, after,
                                                              strict=True)))
     full = _scatter(share, padded, stride, ones)
-    gx = full[(..., *(slice(p, p + n) for p, n in zip(padding, shape[-ND:], strict=True)))]
+    inner: tuple[Any, ...] = (..., *(slice(p, p + n)
+                                     for p, n in zip(padding, shape[-ND:], strict=True)))
+    gx = full[inner]
     return (np.ascontiguousarray(gx, dtype=g.dtype),)
 
 
