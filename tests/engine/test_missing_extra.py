@@ -214,3 +214,43 @@ def test_pools_3d() -> None:
             nn.MaxPool3d((2, 3, 1), stride=1, padding=1, return_indices=True))])
 
     differential(snippet)
+
+
+def test_interpolate_bicubic_and_3d() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        for label, (fn, five) in {
+            "nearest 3-d": (lambda x: F.interpolate(x, scale_factor=2), True),
+            "nearest 3-d down": (lambda x: F.interpolate(x, scale_factor=0.7), True),
+            "nearest-exact 3-d": (lambda x: F.interpolate(x, size=(4, 5, 7),
+                                                          mode="nearest-exact"), True),
+            "trilinear": (lambda x: F.interpolate(x, scale_factor=(1.5, 2, 1.2),
+                                                  mode="trilinear"), True),
+            "trilinear corners": (lambda x: F.interpolate(x, size=(4, 5, 7), mode="trilinear",
+                                                          align_corners=True), True),
+            "area 3-d": (lambda x: F.interpolate(x, size=(2, 2, 2), mode="area"), True),
+            "bicubic": (lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), False),
+            "bicubic corners": (lambda x: F.interpolate(x, size=(7, 3), mode="bicubic",
+                                                        align_corners=True), False),
+            "bicubic down": (lambda x: F.interpolate(x, scale_factor=0.6, mode="bicubic"),
+                             False),
+            "upsample module": (lambda x: torch.nn.Upsample(scale_factor=2,
+                                                            mode="trilinear")(x), True),
+        }.items():
+            shape = (1, 2, 3, 4, 5) if five else (2, 2, 4, 5)
+            x = torch.linspace(-2, 3, 120)[:120 if five else 80].sin().view(shape)
+            x.requires_grad_()
+            out = fn(x)
+            rec.note(label, out)
+            _saved(rec, label, out.grad_fn)
+            (out * out).sum().backward()
+            rec.grad(label, x=x)
+        rec.attempt("trilinear 4-d",
+                    lambda: F.interpolate(torch.ones(1, 1, 2, 2), scale_factor=2,
+                                          mode="trilinear"))
+        rec.attempt("bicubic 5-d",
+                    lambda: F.interpolate(torch.ones(1, 1, 2, 2, 2), scale_factor=2,
+                                          mode="bicubic"))
+
+    differential(snippet)

@@ -545,6 +545,14 @@ EXAMPLES: dict[str, list[str]] = {
                    "F.avg_pool3d(C.unsqueeze(0), (2, 3, 2), 1, divisor_override=4)"],
     "adaptive_avg_pool3d": ["F.adaptive_avg_pool3d(C, (1, 3, 2))",
                             "F.adaptive_avg_pool3d(C.unsqueeze(0), 3)"],
+    "upsample_bicubic2d": ["F.interpolate(C, scale_factor=2, mode='bicubic')",
+                           "F.interpolate(C, size=(3, 5), mode='bicubic', align_corners=True)"],
+    "upsample_nearest3d": ["F.interpolate(C.unsqueeze(0), scale_factor=(1, 2, 1.5))"],
+    "upsample_nearest_exact3d": ["F.interpolate(C.unsqueeze(0), size=(3, 3, 5), "
+                                 "mode='nearest-exact')"],
+    "upsample_trilinear3d": ["F.interpolate(C.unsqueeze(0), scale_factor=2, mode='trilinear')",
+                             "F.interpolate(C.unsqueeze(0), size=(3, 2, 5), mode='trilinear', "
+                             "align_corners=True)"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
@@ -920,7 +928,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "scaled_dot_product_flash_attention_for_cpu", "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
-                      "avg_pool3d", "adaptive_avg_pool3d"}
+                      "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
+                      "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
