@@ -16,6 +16,7 @@ from . import (
     pointwise_extra,
     products,
     reducing_extra,
+    sampling,
     scattering,
     selecting,
     stacking,
@@ -459,6 +460,7 @@ METHODS.update(selecting.METHODS)
 METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
 METHODS.update(reducing_extra.METHODS)
+METHODS.update(sampling.METHODS)
 METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)

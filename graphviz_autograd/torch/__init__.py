@@ -236,7 +236,9 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
               "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink",
               # engine/reducing_extra.py
-              "aminmax", "narrow_copy", "scatter_reduce"):
+              "aminmax", "narrow_copy", "scatter_reduce",
+              # engine/sampling.py
+              "multinomial"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]

@@ -254,3 +254,61 @@ def test_interpolate_bicubic_and_3d() -> None:
                                           mode="bicubic"))
 
     differential(snippet)
+
+
+def test_multinomial_and_weighted_sampler_draw_pytorchs_numbers() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        weights = torch.linspace(0.1, 2.0, 12).sin().abs()
+        for seed in range(8):
+            for label, (rows, n, replacement, dtype) in {
+                "one": (1, 1, False, torch.float32),
+                "several": (1, 3, False, torch.float32),
+                "rows": (3, 3, False, torch.float64),
+                "with replacement": (1, 30, True, torch.float32),
+                "rows with replacement": (2, 9, True, torch.float64),
+                "one with replacement": (2, 1, True, torch.float64),
+            }.items():
+                torch.manual_seed(seed)
+                w = weights[:rows * 4].view(rows, 4).to(dtype)
+                if seed % 2:
+                    w[0, 1] = 0.0
+                out = torch.multinomial(w if rows > 1 else w[0], n, replacement)
+                rec.note(f"{label} {seed}", (out, torch.rand(2)))   # and the generator after
+        g = torch.Generator().manual_seed(5)
+        rec.note("generator", weights.multinomial(20, True, generator=g))
+        torch.manual_seed(2)
+        rec.note("exponential_", torch.empty(6, dtype=torch.float64).exponential_(2.5))
+        for label, fn in {
+            "ints": lambda: torch.multinomial(torch.tensor([1, 2]), 1),
+            "3-d": lambda: torch.multinomial(torch.ones(2, 2, 2), 1),
+            "too many": lambda: torch.multinomial(torch.ones(3), 4),
+            "none": lambda: torch.multinomial(torch.ones(3), 0),
+            "negative": lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 1),
+            "negative with replacement": lambda: torch.multinomial(torch.tensor([1.0, -1.0]),
+                                                                   3, True),
+            "zeros": lambda: torch.multinomial(torch.zeros(3), 1),
+            "zeros with replacement": lambda: torch.multinomial(torch.zeros(3), 2, True),
+            "inf with replacement": lambda: torch.multinomial(
+                torch.tensor([1.0, float("inf")]), 2, True),
+        }.items():
+            rec.attempt(label, fn)
+        data = torch.utils.data
+        for seed in range(4):
+            torch.manual_seed(seed)
+            sampler = data.WeightedRandomSampler([0.1, 0.9, 0.4, 0.0, 2.0], 12)
+            rec.note(f"sampler {seed}", (list(sampler), list(sampler), len(sampler)))
+        torch.manual_seed(0)
+        rec.note("no replacement", list(data.WeightedRandomSampler([1, 2, 3, 4], 3, False)))
+        gen = torch.Generator().manual_seed(7)
+        loader = data.DataLoader(list(range(5)), batch_size=2, sampler=data.WeightedRandomSampler(
+            [1.0, 1.0, 5.0, 1.0, 1.0], 6, generator=gen))
+        rec.note("loader", [b.tolist() for b in loader])
+        for label, fn in {
+            "num_samples": lambda: data.WeightedRandomSampler([1.0], 0),
+            "replacement": lambda: data.WeightedRandomSampler([1.0], 1, replacement=1),
+            "2-d weights": lambda: data.WeightedRandomSampler([[1.0, 2.0]], 1),
+        }.items():
+            rec.attempt(label, fn)
+
+    differential(snippet)
