@@ -312,3 +312,71 @@ def test_multinomial_and_weighted_sampler_draw_pytorchs_numbers() -> None:
             rec.attempt(label, fn)
 
     differential(snippet)
+
+
+def test_more_schedulers_give_pytorchs_rates_to_the_bit() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        sched = torch.optim.lr_scheduler
+
+        def make(opt_name: str) -> Any:
+            w, v = torch.zeros(2, requires_grad=True), torch.zeros(2, requires_grad=True)
+            extra = {"momentum": 0.9} if opt_name == "SGD" else {}
+            return getattr(torch.optim, opt_name)([{"params": [w]}, {"params": [v], "lr": 0.05}],
+                                                  lr=0.1, **extra)
+
+        builders = {
+            "polynomial": lambda o: sched.PolynomialLR(o, total_iters=6, power=2.0),
+            "polynomial default": lambda o: sched.PolynomialLR(o),
+            "cyclic": lambda o: sched.CyclicLR(o, 0.01, [0.1, 0.2], step_size_up=3,
+                                               cycle_momentum=o.defaults.get("momentum", 0) > 0),
+            "cyclic triangular2": lambda o: sched.CyclicLR(o, 0.01, 0.1, 2, 4, "triangular2",
+                                                           cycle_momentum=False),
+            "cyclic exp_range": lambda o: sched.CyclicLR(o, 0.01, 0.1, 3, mode="exp_range",
+                                                         gamma=0.9, cycle_momentum=False),
+            "cyclic scale_fn": lambda o: sched.CyclicLR(o, 0.01, 0.1, 2, scale_fn=lambda x: 0.5,
+                                                        cycle_momentum=False),
+            "sequential": lambda o: sched.SequentialLR(o, [
+                sched.LinearLR(o, 0.1, 1.0, 3), sched.StepLR(o, 2, 0.5),
+                sched.ExponentialLR(o, 0.9)], milestones=[3, 8]),
+            "chained": lambda o: sched.ChainedScheduler([
+                sched.ConstantLR(o, 0.5, 4), sched.ExponentialLR(o, 0.9)]),
+        }
+        for label, build in builders.items():
+            for opt_name in ("SGD", "Adam"):
+                opt = make(opt_name)
+                s = build(opt)
+                rows = [s.get_last_lr()]
+                for _ in range(14):
+                    opt.step()
+                    s.step()
+                    rows.append((s.get_last_lr(), [g.get("momentum", g.get("betas"))
+                                                   for g in opt.param_groups]))
+                rec.note(f"{label} {opt_name}", rows)
+                rec.note(f"{label} {opt_name} state", sorted(s.state_dict()))
+        opt = make("SGD")
+        s = sched.PolynomialLR(opt, 4)
+        rec.attempt("closed form", lambda: (s.step(2), s.get_last_lr()))
+        s = sched.CyclicLR(make("SGD"), 0.01, 0.1)
+        state = s.state_dict()
+        rec.note("cyclic state", sorted(state))
+        s.load_state_dict(state)
+        rec.note("cyclic after load", s.get_last_lr())
+        o = make("SGD")
+        other = make("SGD")
+        for label, fn in {
+            "no schedulers": lambda: sched.SequentialLR(o, [], []),
+            "milestones": lambda: sched.SequentialLR(o, [sched.StepLR(o, 2)], [1]),
+            "plateau": lambda: sched.ChainedScheduler([sched.ReduceLROnPlateau(o)]),
+            "no chain": lambda: sched.ChainedScheduler([]),
+            "not a scheduler": lambda: sched.SequentialLR(o, [3], []),
+            "other optimizer": lambda: sched.ChainedScheduler([sched.StepLR(o, 2),
+                                                               sched.StepLR(other, 2)]),
+            "bad mode": lambda: sched.CyclicLR(o, 0.1, 1.0, mode="foo"),
+            "no momentum": lambda: sched.CyclicLR(
+                torch.optim.Adagrad([torch.zeros(1, requires_grad=True)]), 0.1, 1.0),
+            "max_lr groups": lambda: sched.CyclicLR(o, 0.1, [1.0, 2.0, 3.0]),
+        }.items():
+            rec.attempt(label, fn)
+
+    differential(snippet)
