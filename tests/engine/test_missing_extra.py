@@ -380,3 +380,41 @@ def test_more_schedulers_give_pytorchs_rates_to_the_bit() -> None:
             rec.attempt(label, fn)
 
     differential(snippet)
+
+
+def test_triplet_margin_with_distance_loss() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F, nn = torch.nn.functional, torch.nn
+
+        def cosine(x: Any, y: Any) -> Any:
+            return 1.0 - F.cosine_similarity(x, y)
+
+        for label, kw in {
+            "default": {},
+            "cosine swap": {"distance_function": cosine, "swap": True},
+            "margin sum": {"margin": 2.5, "reduction": "sum"},
+            "none": {"reduction": "none", "swap": True},
+            "module distance": {"distance_function": nn.PairwiseDistance(p=1.0)},
+        }.items():
+            a = torch.linspace(-1, 2, 12).view(3, 4).requires_grad_()
+            p = torch.linspace(0, 1, 12).cos().view(3, 4).requires_grad_()
+            n = torch.linspace(-2, 1, 12).sin().view(3, 4).requires_grad_()
+            loss = F.triplet_margin_with_distance_loss(a, p, n, **kw)
+            rec.note(label, loss)
+            rec.graph(label + " graph", loss=loss)
+            loss.sum().backward()
+            rec.grad(label, a=a, p=p, n=n)
+        module = nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True)
+        rec.note("module", (repr(module), module(a, p, n)))
+        rec.note("module cosine", repr(nn.TripletMarginWithDistanceLoss(
+            distance_function=cosine, reduction="sum")))
+        for label, fn in {
+            "reduction": lambda: F.triplet_margin_with_distance_loss(a, p, n, reduction="x"),
+            "margin": lambda: F.triplet_margin_with_distance_loss(a, p, n, margin=0),
+            "module margin": lambda: nn.TripletMarginWithDistanceLoss(margin=-1),
+            "dims": lambda: F.triplet_margin_with_distance_loss(a, p[0], n),
+        }.items():
+            rec.attempt(label, fn)
+
+    differential(snippet)

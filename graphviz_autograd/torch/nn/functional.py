@@ -845,6 +845,7 @@ from .functional_extra import (  # noqa: E402
     avg_pool3d,
     embedding_bag,
     max_pool3d,
+    triplet_margin_with_distance_loss,
 )
 
 # NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
@@ -877,4 +878,5 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
-            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"]
+            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+            "triplet_margin_with_distance_loss"]

@@ -1,5 +1,6 @@
-"""``torch.nn.functional``'s bags of embeddings (``embedding_bag``: EmbeddingBagBackward0) and
-the 3-d pools (``max_pool3d``, ``avg_pool3d``, ``adaptive_avg_pool3d``)."""
+"""``torch.nn.functional``'s bags of embeddings (``embedding_bag``: EmbeddingBagBackward0), the
+3-d pools (``max_pool3d``, ``avg_pool3d``, ``adaptive_avg_pool3d``) and the triplet loss with a
+distance function of one's own (a composite, as PyTorch's)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from ...engine.autograd import wrap as _wrap
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 
-__all__ = ["embedding_bag", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d"]
+__all__ = ["embedding_bag", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+           "triplet_margin_with_distance_loss"]
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
@@ -186,3 +188,34 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
         return _F.mean(input, (-1, -2, -3), keepdim=True)
     return _apply(_T["adaptive_avg_pool3d"], (input,), {"output_size": size},
                   dtype=input._dtype)
+
+
+# -- triplet loss with a distance function -----------------------------------------------------
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    """``max(margin + d(a, p) - d(a, n), 0)``, reduced, built of the distance's own nodes."""
+    from ...engine import functional as _F
+    from .functional import pairwise_distance
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.dim(), positive.dim(), negative.dim()
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {a_dim}D, positive "
+                           f"{p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_swap = distance_function(positive, negative)
+        dist_neg = _F.binary("minimum", dist_neg, dist_swap)
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss

@@ -1,5 +1,5 @@
-"""``nn.EmbeddingBag`` (bags of embeddings, summed, averaged or maxed) and the 3-d pools
-(``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``)."""
+"""``nn.EmbeddingBag`` (bags of embeddings, summed, averaged or maxed), the 3-d pools
+(``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``) and ``TripletMarginWithDistanceLoss``."""
 
 from __future__ import annotations
 
@@ -9,11 +9,18 @@ from ...engine.factories import zeros
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import init
-from .functional_extra import adaptive_avg_pool3d, avg_pool3d, embedding_bag, max_pool3d
-from .modules import Module
+from .functional_extra import (
+    adaptive_avg_pool3d,
+    avg_pool3d,
+    embedding_bag,
+    max_pool3d,
+    triplet_margin_with_distance_loss,
+)
+from .modules import Module, _Loss
 from .parameter import Parameter
 
-__all__ = ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d"]
+__all__ = ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
+           "TripletMarginWithDistanceLoss"]
 
 
 class EmbeddingBag(Module):
@@ -130,3 +137,22 @@ class AdaptiveAvgPool3d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function: Any = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean") -> None:
+        from .loss_modules import PairwiseDistance
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than "
+                             f"0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
