@@ -66,6 +66,7 @@ def _grid(index: np.ndarray, dim: int) -> tuple[Any, ...]:
 def _scatter_reduce_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any, reduce: str,
                         include_self: bool = True) -> np.ndarray:
     index = np.asarray(index)
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     src = src[tuple(slice(0, n) for n in index.shape)] if src.ndim else src
     at = _grid(index, dim) if x.ndim else (index.reshape(-1)[:0],)
     out = x.copy()
@@ -105,6 +106,9 @@ def _scatter_reduce_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         raise no_double_backward("ScatterReduceBackward0")
     a = c.attrs
     dim, reduce, include = a["dim"], a["reduce"], a.get("include_self", True)
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
     index = np.asarray(c.index)
     x, src, res = c.self, c.src, c.result
     lifted = x.ndim == 0

@@ -63,7 +63,8 @@ def narrow_copy(t: Tensor, dim: int, start: int, length: int) -> Tensor:
     return as_given(out, dim=dim, start=start)
 
 
-_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+# NB: "max" and "min" run forward as amax and amin (their backward refuses them)
+_REDUCES = ("sum", "prod", "mean", "amax", "amin", "max", "min")
 
 
 def _reduce_args(t: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,

@@ -90,6 +90,9 @@ def test_scatter_reduce() -> None:
                                                                  torch.tensor([2, 4, 1]),
                                                                  "mean"))
         rec.attempt("bad reduce", lambda: x.scatter_reduce(0, idx, src, "foo"))
+        rec.attempt("max", lambda: x.scatter_reduce(0, idx, src, "max"))
+        rec.attempt("min backward",
+                    lambda: x.scatter_reduce(0, idx, src, "min").sum().backward())
         rec.attempt("add", lambda: x.scatter(0, idx, src, reduce="add"))
         rec.attempt("multiply value", lambda: x.scatter(0, idx, 2.0, reduce="multiply"))
         rec.attempt("bad legacy", lambda: x.scatter(0, idx, 2.0, reduce="max"))
