@@ -540,6 +540,7 @@ from . import (  # noqa: E402, F401
     ops_attention,
     ops_bag,
     ops_conv,
+    ops_ctc,
     ops_decomp,
     ops_distance,
     ops_layers,

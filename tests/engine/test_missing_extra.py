@@ -421,3 +421,42 @@ def test_triplet_margin_with_distance_loss() -> None:
             rec.attempt(label, fn)
 
     differential(snippet)
+
+
+def test_ctc_loss() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F, nn = torch.nn.functional, torch.nn
+        raw = torch.linspace(-2, 3, 60).sin().view(6, 2, 5) * 3
+        for label, (targets, il, tl, kw) in {
+            "padded": ([[1, 2, 2], [3, 1, 0]], [6, 5], [3, 2], {"reduction": "none"}),
+            "concatenated": ([1, 2, 2, 3, 1], (6, 6), (3, 2), {}),
+            "sum blank 4": ([[1, 2], [3, 3]], [6, 6], [2, 2], {"reduction": "sum", "blank": 4}),
+            "impossible": ([[1, 1, 1], [2, 3, 1]], [2, 6], [3, 0], {"reduction": "none"}),
+            "zero infinity": ([[1, 1, 1], [2, 3, 1]], [2, 6], [3, 1], {"zero_infinity": True}),
+        }.items():
+            lp = raw.log_softmax(2).detach().requires_grad_()
+            lengths = (torch.tensor(il), torch.tensor(tl)) if isinstance(il, list) else (il, tl)
+            out = F.ctc_loss(lp, torch.tensor(targets), *lengths, **kw)
+            rec.note(label, out)
+            rec.note(label + " nodes", [out.grad_fn.name()]
+                     + [n.name() for n, _ in out.grad_fn.next_functions if n is not None])
+            out.sum().backward()
+            rec.grad(label, lp=lp)
+        lp = raw.log_softmax(2).detach().requires_grad_()
+        out = F.ctc_loss(lp, torch.tensor([[1, 2, 2], [3, 3, 3]]), [6, 6], [3, 3],
+                         reduction="none")
+        _saved(rec, "saved", out.grad_fn)       # full lengths: every log_alpha entry written
+        loss = nn.CTCLoss(blank=1, zero_infinity=True, reduction="sum")
+        rec.note("module", (repr(loss), repr(nn.CTCLoss()),
+                            loss(lp, torch.tensor([[2, 3], [4, 0]]), [6, 6], [2, 2])))
+        for label, fn in {
+            "targets rows": lambda: F.ctc_loss(lp, torch.tensor([[1, 2]]), [6, 6], [2, 2]),
+            "input lengths": lambda: F.ctc_loss(lp, torch.tensor([[1, 2], [1, 2]]), [6], [2, 2]),
+            "too long": lambda: F.ctc_loss(lp, torch.tensor([[1, 2], [1, 2]]), [7, 6], [2, 2]),
+            "reduction": lambda: F.ctc_loss(lp, torch.tensor([[1, 2], [1, 2]]), [6, 6],
+                                            [2, 2], reduction="x"),
+        }.items():
+            rec.attempt(label, fn)
+
+    differential(snippet)

@@ -553,6 +553,13 @@ EXAMPLES: dict[str, list[str]] = {
     "upsample_trilinear3d": ["F.interpolate(C.unsqueeze(0), scale_factor=2, mode='trilinear')",
                              "F.interpolate(C.unsqueeze(0), size=(3, 2, 5), mode='trilinear', "
                              "align_corners=True)"],
+    "ctc_loss": ["F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), "
+                 "torch.tensor([3, 3]), torch.tensor([1, 1]), reduction='none')",
+                 "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([1, 1]), (3, 3), "
+                 "(1, 1))",
+                 "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), [3, 3], "
+                 "[1, 1], "
+                 "reduction='sum', zero_infinity=True)"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
@@ -929,7 +936,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_layer_norm", "native_batch_nor
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
-                      "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d"}
+                      "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
+                      "ctc_loss"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

@@ -116,6 +116,7 @@ from .modules import (
 from .modules_extra import (
     AdaptiveAvgPool3d,
     AvgPool3d,
+    CTCLoss,
     EmbeddingBag,
     MaxPool3d,
     TripletMarginWithDistanceLoss,
@@ -158,4 +159,4 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]
 __all__ += ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-            "TripletMarginWithDistanceLoss"]
+            "TripletMarginWithDistanceLoss", "CTCLoss"]

@@ -843,6 +843,7 @@ from .functional_attention import (  # noqa: E402, F401 -- they build on the fun
 from .functional_extra import (  # noqa: E402
     adaptive_avg_pool3d,
     avg_pool3d,
+    ctc_loss,
     embedding_bag,
     max_pool3d,
     triplet_margin_with_distance_loss,
@@ -879,4 +880,4 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
             "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-            "triplet_margin_with_distance_loss"]
+            "triplet_margin_with_distance_loss", "ctc_loss"]

@@ -1,6 +1,7 @@
 """``torch.nn.functional``'s bags of embeddings (``embedding_bag``: EmbeddingBagBackward0), the
 3-d pools (``max_pool3d``, ``avg_pool3d``, ``adaptive_avg_pool3d``) and the triplet loss with a
-distance function of one's own (a composite, as PyTorch's)."""
+distance function of one's own (a composite, as PyTorch's), and the CTC loss
+(CtcLossBackward0)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 
 __all__ = ["embedding_bag", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss"]
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
@@ -219,3 +220,49 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if reduction == "mean":
         return loss.mean()
     return loss
+
+
+# -- connectionist temporal classification ------------------------------------------------------
+def _lengths(value: Any) -> tuple[int, ...]:
+    if isinstance(value, Tensor):
+        return tuple(int(v) for v in value._data.reshape(-1))
+    return tuple(int(v) for v in value)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """The negative log likelihood of each target under all its alignments (CtcLossBackward0);
+    ``mean`` divides each by its target length before the mean, as PyTorch does."""
+    from ...engine import functional as _F
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_probs._data.ndim != 3:
+        raise NotImplementedError("F.ctc_loss on unbatched (2-d) log_probs is not supported by "
+                                  "graphviz_autograd")
+    il, tl = _lengths(input_lengths), _lengths(target_lengths)
+    steps, batch = log_probs._data.shape[:2]
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if len(il) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if targets._data.ndim == 2 and targets._data.shape[0] != batch:
+        raise RuntimeError(f"Expected tensor to have size {batch} at dimension 0, but got size "
+                           f"{targets._data.shape[0]} for argument #2 'targets' {where}")
+    for n in il:
+        if n > steps:
+            raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got "
+                               f"value {n} {where}")
+    res = _apply(_T["ctc_loss"], (log_probs,),
+                 {"targets": targets, "input_lengths": il, "target_lengths": tl,
+                  "blank": int(blank), "zero_infinity": bool(zero_infinity)},
+                 dtype=log_probs._dtype)
+    if zero_infinity:
+        inf = _wrap(np.asarray(res._data == np.inf))
+        res = _F.where(inf, _wrap(np.zeros((), dtype=res._data.dtype)), res)
+    if reduction == "mean":
+        lengths = _wrap(np.maximum(np.asarray(tl, dtype=res._data.dtype), 1))
+        return _F.div(res, lengths).mean()
+    if reduction == "sum":
+        return res.sum()
+    return res

@@ -1,5 +1,6 @@
 """``nn.EmbeddingBag`` (bags of embeddings, summed, averaged or maxed), the 3-d pools
-(``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``) and ``TripletMarginWithDistanceLoss``."""
+(``MaxPool3d``, ``AvgPool3d``, ``AdaptiveAvgPool3d``), ``TripletMarginWithDistanceLoss`` and
+``CTCLoss``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from . import init
 from .functional_extra import (
     adaptive_avg_pool3d,
     avg_pool3d,
+    ctc_loss,
     embedding_bag,
     max_pool3d,
     triplet_margin_with_distance_loss,
@@ -20,7 +22,7 @@ from .modules import Module, _Loss
 from .parameter import Parameter
 
 __all__ = ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-           "TripletMarginWithDistanceLoss"]
+           "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
 class EmbeddingBag(Module):
@@ -156,3 +158,16 @@ class TripletMarginWithDistanceLoss(_Loss):
         return triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    def __init__(self, blank: int = 0, reduction: str = "mean",
+                 zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any,
+                target_lengths: Any) -> Tensor:
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                        self.reduction, self.zero_infinity)
