@@ -101,6 +101,6 @@ def _ctc_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 register(
     Op("ctc_loss", "CtcLossBackward0", ("log_probs",), _ctc_fwd, _ctc_bw,
-       (Save("log_probs"), Save("targets"), Save("result0", output=0), Save("result1")),
+       (Save("log_probs"), Save("result0", output=0), Save("result1"), Save("targets")),
        ("blank", "input_lengths", "target_lengths", "zero_infinity"), extras=("result1",)),
 )
