@@ -30,6 +30,14 @@ class _Aminmax(_AminmaxBase):
 
 
 def aminmax(t: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The minimum and the maximum in one node (AminmaxBackward0).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> torch.aminmax(torch.tensor([[1.0, 5.0], [3.0, -2.0]]), dim=1)
+    torch.return_types.aminmax(
+    min=tensor([ 1., -2.]),
+    max=tensor([5., 3.]))
+    """
     shape = t._data.shape
     if dim is None:
         if t._data.size == 0:
@@ -79,6 +87,13 @@ def _reduce_args(t: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
 
 def scatter_reduce(t: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
+    """``src`` reduced into ``t`` at ``index`` along ``dim`` (ScatterReduceBackward0).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> torch.zeros(3).scatter_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([1.0, 4.0, 2.0]),
+    ...                               "amax", include_self=False)
+    tensor([4., 0., 2.])
+    """
     kw = _reduce_args(t, dim, index, src, reduce, include_self)
     return as_given(apply(TABLE["scatter_reduce"], (t, src), kw, dtype=t._dtype), dim=dim)
 

@@ -41,6 +41,13 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Ten
 
 def multinomial(t: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Any = None, out: Any = None) -> Tensor:
+    """Indices drawn with the weights of each row of ``t``, as PyTorch draws them.
+
+    >>> import graphviz_autograd.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.multinomial(torch.tensor([0.1, 0.0, 0.9]), 4, replacement=True)
+    tensor([2, 2, 2, 2])
+    """
     p = t._data
     if not t._dtype.is_floating_point:
         name = t._dtype.legacy[len("torch."):-len("Tensor")]

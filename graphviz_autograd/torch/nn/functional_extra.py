@@ -26,7 +26,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                   scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
-    """The sums, means or maxima of bags of rows of ``weight`` (EmbeddingBagBackward0)."""
+    """The sums, means or maxima of bags of rows of ``weight`` (EmbeddingBagBackward0).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> w = torch.arange(6.0).view(3, 2)
+    >>> embedding_bag(torch.tensor([0, 2, 1]), w, torch.tensor([0, 2]), mode="sum")
+    tensor([[4., 6.],
+            [2., 3.]])
+    """
     from .functional import _embedding_renorm_
     psw = per_sample_weights
     if psw is not None and tuple(input._data.shape) != tuple(psw._data.shape):
