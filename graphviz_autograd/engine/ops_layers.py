@@ -99,11 +99,38 @@ def _linear_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bo
     return m
 
 
+def _cubic_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bool
+                  ) -> np.ndarray:
+    """PyTorch's bicubic weights along one dim (A = -0.75): four taps around the source
+    position (not clamped below 0), their indices clamped into the input."""
+    s = np.float32(_scale(n_in, n_out, scale, align_corners))
+    dst = np.arange(n_out, dtype=np.float32)
+    src = s * dst if align_corners else s * (dst + np.float32(0.5)) - np.float32(0.5)
+    i0 = np.floor(src).astype(np.int64)
+    t = (src - np.floor(src)).astype(np.float32)
+    a = np.float32(-0.75)
+
+    def near(x: np.ndarray) -> np.ndarray:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    m = np.zeros((n_out, n_in))
+    for k, w in enumerate(weights):
+        np.add.at(m, (np.arange(n_out), np.clip(i0 - 1 + k, 0, n_in - 1)), w.astype(np.float64))
+    return m
+
+
 def _matrices(shape: tuple[int, ...], a: dict[str, Any], kind: str) -> list[np.ndarray]:
     out = a["output_size"]
     nd = len(out)
-    scales = (a["scales"],) if nd == 1 else (a["scales_h"], a["scales_w"])
+    scales = (a["scales"],) if nd == 1 else (a["scales_h"], a["scales_w"]) if nd == 2 \
+        else (a["scales_d"], a["scales_h"], a["scales_w"])
     ins = shape[-nd:]
+    if kind == "cubic":
+        return [_cubic_matrix(i, o, s, a["align_corners"])
+                for i, o, s in zip(ins, out, scales, strict=True)]
     if kind == "linear":
         return [_linear_matrix(i, o, s, a["align_corners"])
                 for i, o, s in zip(ins, out, scales, strict=True)]
@@ -209,6 +236,14 @@ _UPSAMPLES = (
     ("upsample_linear1d", "UpsampleLinear1DBackward0", "linear", ("align_corners", "scales")),
     ("upsample_bilinear2d", "UpsampleBilinear2DBackward0", "linear",
      ("align_corners", "scales_h", "scales_w")),
+    ("upsample_bicubic2d", "UpsampleBicubic2DBackward0", "cubic",
+     ("align_corners", "scales_h", "scales_w")),
+    ("upsample_nearest3d", "UpsampleNearest3DBackward0", "nearest",
+     ("scales_d", "scales_h", "scales_w")),
+    ("upsample_nearest_exact3d", "UpsampleNearestExact3DBackward0", "exact",
+     ("scales_d", "scales_h", "scales_w")),
+    ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0", "linear",
+     ("align_corners", "scales_d", "scales_h", "scales_w")),
 )
 
 register(

@@ -64,9 +64,10 @@ def _scatter_src(src: Any, value: Any) -> Any:
 
 def scatter(t: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Tensor:
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported by graphviz_autograd")
     v = _scatter_src(src, value)
+    if reduce is not None:
+        from .reducing_extra import scatter_with_reduce
+        return as_given(scatter_with_reduce(t, dim, index, v, reduce, False), dim=dim)
     if isinstance(v, Tensor):
         kw = _scatter_args(t, dim, index, v)
         return as_given(apply(TABLE["scatter"], (t, v), kw, dtype=t._dtype), dim=dim)
@@ -77,10 +78,11 @@ def scatter(t: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = No
 
 def scatter_(t: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *,
              reduce: str | None = None) -> Tensor:
-    if reduce is not None:
-        raise NotImplementedError("scatter_(reduce=...) is not supported by graphviz_autograd")
     v = _scatter_src(src, value)
     check_inplace(t, (v,) if isinstance(v, Tensor) else ())
+    if reduce is not None:
+        from .reducing_extra import scatter_with_reduce
+        return as_given(scatter_with_reduce(t, dim, index, v, reduce, True), dim=dim)
     if isinstance(v, Tensor):
         kw = _scatter_args(t, dim, index, v)
         return as_given(apply_inplace(TABLE["scatter"], t, (v,), kw), dim=dim)

@@ -15,6 +15,8 @@ from . import (
     ordering,
     pointwise_extra,
     products,
+    reducing_extra,
+    sampling,
     scattering,
     selecting,
     stacking,
@@ -457,6 +459,8 @@ METHODS: dict[str, Any] = {
 METHODS.update(selecting.METHODS)
 METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
+METHODS.update(reducing_extra.METHODS)
+METHODS.update(sampling.METHODS)
 METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)

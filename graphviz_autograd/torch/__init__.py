@@ -234,7 +234,11 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
               # special functions and in-place forms (engine/pointwise_extra.py)
               "erf", "erfc", "erfinv", "lgamma", "digamma", "sinc", "frac", "relu_", "sigmoid_",
               "tanh_", "square_", "logit_", "xlogy_", "erf_", "erfc_", "erfinv_", "lgamma_",
-              "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink"):
+              "digamma_", "sinc_", "frac_", "nan_to_num_", "hardshrink",
+              # engine/reducing_extra.py
+              "aminmax", "narrow_copy", "scatter_reduce",
+              # engine/sampling.py
+              "multinomial"):
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]

@@ -559,6 +559,49 @@ EXAMPLES: dict[str, list[str]] = {
                    "torch.index_copy(A, 0, torch.tensor([1]), U)",
                    "t = A.clone(); t.index_copy_(1, torch.tensor([1]), N[:, :1]); t",
                    "dgrad(A.index_copy(1, torch.tensor([2, 0]), N), N, M)"],
+    # -- reductions, copies and scatters of test_missing_extra ------------------------------
+    "aminmax": ["torch.aminmax(A, dim=1)[0]", "torch.aminmax(A).max",
+                "A.aminmax(dim=0, keepdim=True)[1]",
+                "(lambda r: r.min * r.max)(torch.aminmax(X, dim=-1))",
+                "dgrad(torch.aminmax(A, dim=1).max, A, bb)"],
+    "narrow_copy": ["A.narrow_copy(1, 1, 2)", "torch.narrow_copy(X, -1, -2, 1)",
+                    "dgrad(A.narrow_copy(1, 0, 2), A, N)"],
+    "scatter_reduce": ["A.scatter_reduce(1, I, N, 'sum')", "A.scatter_reduce(1, I, N, 'mean')",
+                       "A.scatter_reduce(1, I, N, 'prod', include_self=False)",
+                       "torch.scatter_reduce(A, 1, I, N, 'amax')",
+                       "A.scatter_reduce(1, I, N, 'amin', include_self=False)",
+                       "t = A.clone(); t.scatter_reduce_(1, I, N, 'prod'); t"],
+    "scatter_reduce_legacy": ["A.scatter(1, I, N, reduce='add')",
+                              "A.scatter(1, I, 2.0, reduce='multiply')"],
+    "max_pool3d_with_indices": ["F.max_pool3d(C, 2)", "F.max_pool3d(C, (1, 3, 2), 1, (0, 1, 1))",
+                                "F.max_pool3d(C.unsqueeze(0), 2, ceil_mode=True)"],
+    "avg_pool3d": ["F.avg_pool3d(C, 2)", "F.avg_pool3d(C, (2, 3, 3), 2, 1, True, False)",
+                   "F.avg_pool3d(C.unsqueeze(0), (2, 3, 2), 1, divisor_override=4)"],
+    "adaptive_avg_pool3d": ["F.adaptive_avg_pool3d(C, (1, 3, 2))",
+                            "F.adaptive_avg_pool3d(C.unsqueeze(0), 3)"],
+    "upsample_bicubic2d": ["F.interpolate(C, scale_factor=2, mode='bicubic')",
+                           "F.interpolate(C, size=(3, 5), mode='bicubic', align_corners=True)"],
+    "upsample_nearest3d": ["F.interpolate(C.unsqueeze(0), scale_factor=(1, 2, 1.5))"],
+    "upsample_nearest_exact3d": ["F.interpolate(C.unsqueeze(0), size=(3, 3, 5), "
+                                 "mode='nearest-exact')"],
+    "upsample_trilinear3d": ["F.interpolate(C.unsqueeze(0), scale_factor=2, mode='trilinear')",
+                             "F.interpolate(C.unsqueeze(0), size=(3, 2, 5), mode='trilinear', "
+                             "align_corners=True)"],
+    "ctc_loss": ["F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), "
+                 "torch.tensor([3, 3]), torch.tensor([1, 1]), reduction='none')",
+                 "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([1, 1]), (3, 3), "
+                 "(1, 1))",
+                 "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), [3, 3], "
+                 "[1, 1], "
+                 "reduction='sum', zero_infinity=True)"],
+    "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
+                      "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
+                      "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
+                      "mode='max')",
+                      "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 2]), "
+                      "mode='sum', per_sample_weights=a)",
+                      "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 2]), "
+                      "mode='mean', padding_idx=2)"],
     # -- in-place writes --------------------------------------------------------------------------
     "zero": ["a.clone().zero_()", "t = A.clone(); t[0].zero_(); t"],
     "fill": ["a.clone().fill_(2.25)", "t = A.clone(); t[:, 1].fill_(0.75); t"],
@@ -919,7 +962,11 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
                       "scaled_dot_product_flash_attention_for_cpu", "cdist",
-                      "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv"}
+                      "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
+                      "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
+                      "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
+                      "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
+                      "ctc_loss"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

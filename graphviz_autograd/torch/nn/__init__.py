@@ -113,6 +113,14 @@ from .modules import (
     Tanh,
     Unflatten,
 )
+from .modules_extra import (
+    AdaptiveAvgPool3d,
+    AvgPool3d,
+    CTCLoss,
+    EmbeddingBag,
+    MaxPool3d,
+    TripletMarginWithDistanceLoss,
+)
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
@@ -150,3 +158,5 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "Conv3d", "InstanceNorm3d",
             "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "Dropout3d",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]
+__all__ += ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
+            "TripletMarginWithDistanceLoss", "CTCLoss"]

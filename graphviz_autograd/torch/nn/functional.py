@@ -840,6 +840,14 @@ from .functional_attention import (  # noqa: E402, F401 -- they build on the fun
     multi_head_attention_forward,
     scaled_dot_product_attention,
 )
+from .functional_extra import (  # noqa: E402
+    adaptive_avg_pool3d,
+    avg_pool3d,
+    ctc_loss,
+    embedding_bag,
+    max_pool3d,
+    triplet_margin_with_distance_loss,
+)
 
 # NB: the later families live in modules of their own, re-exported here as PyTorch's one namespace
 from .functional_layers import (  # noqa: E402
@@ -870,4 +878,6 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle",
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
-            "max_unpool2d", "upsample_nearest", "upsample_bilinear"]
+            "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
+            "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+            "triplet_margin_with_distance_loss", "ctc_loss"]

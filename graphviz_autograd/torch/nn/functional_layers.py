@@ -282,8 +282,9 @@ _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | n
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """Modes ``nearest`` and ``nearest-exact`` (3-d and 4-d inputs), ``linear`` (3-d),
-    ``bilinear`` (4-d), ``area`` (an adaptive average pool): one Upsample*Backward0 node."""
+    """Modes ``nearest`` and ``nearest-exact`` (3-d, 4-d and 5-d inputs), ``linear`` (3-d),
+    ``bilinear`` and ``bicubic`` (4-d), ``trilinear`` (5-d), ``area`` (an adaptive average
+    pool): one Upsample*Backward0 node."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -337,12 +338,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
             return adaptive_avg_pool1d(input, out[0])
         if input.dim() == 4:
             return F.adaptive_avg_pool2d(input, tuple(out))
+        if input.dim() == 5:
+            return F.adaptive_avg_pool3d(input, tuple(out))
     kw: dict[str, Any] = {"output_size": tuple(out),
                           "self_sym_sizes": tuple(input._data.shape)}
     kinds = {("nearest", 3): "upsample_nearest1d", ("nearest", 4): "upsample_nearest2d",
              ("nearest-exact", 3): "upsample_nearest_exact1d",
              ("nearest-exact", 4): "upsample_nearest_exact2d",
-             ("linear", 3): "upsample_linear1d", ("bilinear", 4): "upsample_bilinear2d"}
+             ("linear", 3): "upsample_linear1d", ("bilinear", 4): "upsample_bilinear2d",
+             ("bicubic", 4): "upsample_bicubic2d", ("nearest", 5): "upsample_nearest3d",
+             ("nearest-exact", 5): "upsample_nearest_exact3d",
+             ("trilinear", 5): "upsample_trilinear3d"}
     key = kinds.get((mode, input.dim()), "")
     if mode in ("linear", "bilinear", "trilinear") and not key and input.dim() in (3, 4, 5):
         wants = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
@@ -350,16 +356,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                                   f"input")
     if not key:
         # NB: the forms PyTorch has and this engine has not
-        if (mode, input.dim()) in (("nearest", 5), ("nearest-exact", 5), ("area", 5),
-                                   ("bicubic", 4), ("lanczos", 4)):
+        if (mode, input.dim()) == ("lanczos", 4):
             raise NotImplementedError(f"F.interpolate with mode={mode!r} on a {input.dim()}-d "
                                       f"input is not supported by graphviz_autograd")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
-    if "linear" in mode:
+    if "linear" in mode or mode == "bicubic":
         kw["align_corners"] = bool(align_corners)
     if input.dim() == 3:
         kw["scales"] = scales[0] if scales else None
+    elif input.dim() == 5:
+        kw["scales_d"], kw["scales_h"], kw["scales_w"] = scales if scales else (None,) * 3
     else:
         kw["scales_h"], kw["scales_w"] = scales if scales else (None, None)
     return _apply(_T[key], (input,), kw, dtype=input._dtype)

@@ -131,11 +131,12 @@ class Optimizer:
                              for g, s in zip(self.param_groups, saved)]
 
     def __repr__(self) -> str:
-        lines = [type(self).__name__ + " ("]
+        text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
-        return "\n".join(lines) + "\n)"
+            # NB: PyTorch's groups each open with a newline: a blank line between two
+            text += f"\nParameter Group {i}\n"
+            text += "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
+        return text + ")"
 
 
 def _check(ok: bool, message: str) -> None:

@@ -17,7 +17,8 @@ from . import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
            "ConstantLR", "LinearLR", "ExponentialLR", "CosineAnnealingLR",
-           "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau"]
+           "CosineAnnealingWarmRestarts", "OneCycleLR", "ReduceLROnPlateau", "PolynomialLR",
+           "SequentialLR", "ChainedScheduler", "CyclicLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
@@ -128,6 +129,30 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        self._set_lrs(values)
+
+    def _initial_step(self) -> None:
+        """The constructor's first step, taken again (as ``SequentialLR`` restarts a schedule)."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """A step without the step-order checks (``SequentialLR`` sets a milestone's epoch)."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -584,3 +609,12 @@ class ReduceLROnPlateau(LRScheduler):
             new = max(old * self.factor, floor)
             if old - new > self.eps:
                 group["lr"] = new
+
+
+# NB: the schedulers that compose others, and the cyclic and polynomial ones, live apart
+from .lr_scheduler_extra import (  # noqa: E402
+    ChainedScheduler,
+    CyclicLR,
+    PolynomialLR,
+    SequentialLR,
+)

@@ -18,9 +18,10 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info", "Dataset",
            "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "BatchSampler"]
+           "SubsetRandomSampler", "BatchSampler", "WeightedRandomSampler"]
