@@ -81,7 +81,7 @@ def _reduce_args(t: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str,
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    kw = _scatter_args("scatter_reduce", t, dim, index, src)
+    kw = _scatter_args(t, dim, index, src)
     return {**kw, "reduce": reduce, "include_self": include_self}
 
 
@@ -116,7 +116,7 @@ def scatter_with_reduce(t: Tensor, dim: int, index: Tensor, v: Any, reduce: str,
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use torch.scatter_reduce "
                       "instead for more reduction options.", UserWarning, stacklevel=3)
-    kw = _scatter_args("scatter", t, dim, index, src)
+    kw = _scatter_args(t, dim, index, src)
     kw["reduce"] = reduce
     value = src._data if src is not None else np.asarray(v)
     op = TABLE["scatter_reduce_legacy"]
