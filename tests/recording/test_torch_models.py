@@ -1,10 +1,10 @@
 """Realistic training loops written with real ``torch`` (``real_models/``: a ResNet block, a
 U-Net, a transformer classifier, a GPT block with causal attention and weight tying over
-micro-batches, an LSTM language model with its state carried, a GAN, WGAN-GP, a VAE,
-checkpointing, a custom Function), recorded on real PyTorch and on the native engine: the
-same story and diagnosis; every saved buffer's state is what PyTorch says when unpacked; each
-prediction is what the next backward then does; the recording keeps nothing alive; the
-diagnosis's first fix, applied, makes the loop run."""
+micro-batches, a train/eval loop keeping its losses, an LSTM language model with its state
+carried, a GAN, WGAN-GP, a VAE, checkpointing, a custom Function), recorded on real PyTorch and
+on the native engine: the same story and diagnosis; every saved buffer's state is what PyTorch
+says when unpacked; each prediction is what the next backward then does; the recording keeps
+nothing alive; the diagnosis's first fix, applied, makes the loop run."""
 
 from __future__ import annotations
 
@@ -126,6 +126,7 @@ LOOPS = {
     "wgan-gp": ("wgan_gp.py", [], None, None),
     "vae": ("vae.py", [], None, None),
     "custom function reused": ("customfn.py", [], "recompute", None),
+    "losses kept, their sum backwarded": ("train_eval.py", [], "item", ["fix"]),
 }
 
 
