@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _markers import requires_torch
+from _markers import requires_dot, requires_torch
 
 import graphviz_autograd
 from graphviz_autograd.recording import Recording
@@ -127,6 +127,7 @@ LOOPS = {
     "vae": ("vae.py", [], None, None),
     "custom function reused": ("customfn.py", [], "recompute", None),
     "losses kept, their sum backwarded": ("train_eval.py", [], "item", ["fix"]),
+    "a running total backwarded": ("total_loss.py", [], "item", ["fix"]),
 }
 
 
@@ -187,3 +188,26 @@ def test_explain_takes_the_engine(engine: str, capsys: Any) -> None:
     assert status == 1
     line = (MODELS / "gan.py").read_text().splitlines().index("    fake = G(torch.randn(4, 2))") + 1
     assert f"failed at AddmmBackward0 of `fake` (line {line}: `fake = G(torch.randn(4, 2))`)" in out
+
+
+@requires_dot
+def test_an_unrolled_recurrence_lays_out_in_seconds() -> None:
+    """A cell unrolled over 30 steps, its weights feeding every step (606 nodes and as many
+    saved buffers): Graphviz took 90 s to lay it out; bounded now, a few seconds."""
+    import time
+
+    from graphviz_autograd.render import Layout
+    nn = torch.nn
+    torch.manual_seed(0)
+    with graphviz_autograd.record(engine=TorchEngine()) as rec:
+        cell, head = nn.LSTMCell(4, 8), nn.Linear(8, 1)
+        h = c = torch.zeros(2, 8)
+        loss = torch.zeros(())
+        for _ in range(30):
+            h, c = cell(torch.randn(2, 4), (h, c))
+            loss = loss + head(h).pow(2).mean()
+        loss.backward()
+    start = time.perf_counter()
+    layout = Layout.of(rec)
+    assert time.perf_counter() - start < 30
+    assert len(rec.snapshots[0].nodes) > 600 and layout.svg(1).startswith("<svg")
