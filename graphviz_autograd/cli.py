@@ -3,8 +3,8 @@
 - ``render SCRIPT.py [-o DIR] [--format svg,png,pdf,dot,json,html] [--engine native] [-- ARGS]``
   runs the script while recording and writes one picture per snapshot, ``recording.json`` and
   ``index.html`` (a self-contained stepper page).
-- ``explain SCRIPT.py [ARGS...]`` runs it while recording and prints the diagnosis of each failed
-  or predicted-to-fail backward.
+- ``explain [--engine native] SCRIPT.py [ARGS...]`` runs it while recording and prints the
+  diagnosis of each failed or predicted-to-fail backward (``--engine torch``: on real PyTorch).
 - ``show recording.json [-o DIR] [--format ...]`` draws a saved recording again.
 - ``run SCRIPT.py [ARGS...]`` only runs it on the native engine.
 
@@ -50,9 +50,7 @@ def _parser() -> argparse.ArgumentParser:
                                            "recording.json and index.html")
     render.add_argument("script", help=script_help)
     _output_options(render)
-    render.add_argument("--engine", default="native", choices=("native", "torch"),
-                        help="native: `import torch` runs on graphviz-autograd's engine "
-                             "(default); torch: the script runs on real PyTorch")
+    _engine_option(render)
     show = sub.add_parser("show", help="draw a saved recording.json again")
     show.add_argument("recording", help="a recording.json written by `render` or "
                                         "Recording.save()")
@@ -60,11 +58,18 @@ def _parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="run a script while recording and explain each "
                                              "failed or predicted-to-fail backward")
     explain.add_argument("script", help=script_help)
+    _engine_option(explain)
     explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     run = sub.add_parser("run", help="run a PyTorch script on the native engine")
     run.add_argument("script", help=script_help)
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
+
+
+def _engine_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", default="native", choices=("native", "torch"),
+                   help="native: `import torch` runs on graphviz-autograd's engine "
+                        "(default); torch: the script runs on real PyTorch")
 
 
 def _output_options(p: argparse.ArgumentParser) -> None:
@@ -88,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         script_args = list(getattr(args, "args", None) or []) + after
         if args.command == "render":
             return _render(args, script_args)
+        if args.command == "explain" and args.engine == "torch":
+            return _explain(args, script_args, _torch_engine())
         with native_torch():
             if args.command == "run":
                 return run_script(args.script, script_args).status
@@ -97,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _explain(args: argparse.Namespace, script_args: list[str]) -> int:
+def _explain(args: argparse.Namespace, script_args: list[str], engine: Any = None) -> int:
     from .recording import diagnose, explain, record
-    with record() as rec:
+    with record(engine=engine) as rec:
         result = run_script(args.script, script_args)
     sys.stdout.flush()
     if not rec.backwards:

@@ -3,7 +3,8 @@
 A diagnosis says what failed, at which node and buffers, which earlier backward freed them (or
 which in-place op changed them), which variable and line built that node, and the fixes, best
 first: recompute inside the loop, ``detach()``, ``retain_graph=True`` on the earlier call (with
-its memory cost), one backward over the summed losses, no in-place change of a saved tensor.
+its memory cost), one backward over the summed losses, no in-place change of a saved tensor,
+plain numbers (``loss.item()``) where losses already backwarded are kept and summed.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["Fix", "Diagnosis", "diagnose", "explain", "by_snapshot"]
 @dataclass(frozen=True)
 class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
-    #                    backward_before_step, differentiable_form
+    #                    backward_before_step, differentiable_form, item
     title: str
     detail: str
 
@@ -131,6 +132,17 @@ def _fed_back(code: str | None) -> list[str]:
     return [n for n in dict.fromkeys(names) if n in read]
 
 
+def _kept_losses(snap: Snapshot, root: str | None, first: BackwardRecord | None) -> list[str]:
+    """The names of the roots of backward ``first`` (losses it ran through) that the graph of
+    ``root`` holds, ``root`` aside."""
+    if root is None or first is None:
+        return []
+    inside = {n.id: n for n in _subgraph(snap, root)}
+    # NB: a plain name first (``loss`` rather than ``history[1]``)
+    return [min(inside[r].labels, key=lambda x: ("[" in x or "." in x, x))
+            if inside[r].labels else "loss" for r in first.roots if r != root and r in inside]
+
+
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     by_id = {n.id: n for n in snap.nodes}
     seen, stack, out = set(), [root], []
@@ -191,6 +203,17 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      f"graphs (a value kept from an earlier step: an RNN hidden state, a "
                      f"stored intermediate, a generator output), reuse `{name}.detach()`.")
         fed_back = _fed_back(code)
+        kept = _kept_losses(snap, root, first)
+        if kept:
+            # NB: a loss an earlier backward already ran is inside this graph (``total +=
+            # loss``, a list of losses summed later): recomputing or detaching cannot help
+            them = ", ".join(f"`{n}`" for n in kept)
+            summary += (f" This graph holds {them}, the loss backward #{k} already ran "
+                        "through.")
+            fixes.append(Fix("item", f"Keep `{kept[0]}.item()`, not `{kept[0]}`",
+                             "To log or add up losses, keep plain numbers (`loss.item()`) and "
+                             "do not backward their total; to backward a sum of losses, "
+                             "backward only that sum, not each loss first."))
         if fed_back:
             # NB: a recurrence (`h = f(x, h)`): recomputing would rebuild every earlier step
             them = ", ".join(f"`{n}`" for n in fed_back)

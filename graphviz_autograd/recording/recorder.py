@@ -134,13 +134,14 @@ class Recording:
             self._active = False
 
     # -- events ---------------------------------------------------------------------------------
-    def _node_created(self, node: Any, tensor: Any) -> None:
+    def _node_created(self, node: Any, tensor: Any, here: bool = True) -> None:
         # NB: the hot path while recording: once per op; the rest is read at the next snapshot
+        # (``here``: False where the node was made at some earlier line, unknown)
         ref = self._ref(node, tensor) if self._ref is not None else weakref.ref(node)
         # NB: the three frames above the caller are always the engines' own, skipped unread
         # (real torch: _emit, _new_nodes, _after_op or _backward, before __torch_function__;
         # the native engine: as in _native_node_created)
-        self._meta[self._uid(node)] = (ref, frames.where(6) if self.sources else None,
+        self._meta[self._uid(node)] = (ref, frames.where(6) if self.sources and here else None,
                                        self._n_backwards)
 
     def _native_node_created(self, node: Any, tensor: Any) -> None:

@@ -178,7 +178,12 @@ class TorchEngine:
                 made.append((n, t))
             stack.extend((m, None) for m, _ in n.next_functions)
         for n, t in reversed(made):
-            self._emit("node_created", n, t)
+            if t is None and isinstance(n, torch.autograd.function.BackwardCFunction):
+                # NB: a custom Function's node, made by an earlier ``apply`` that no torch
+                # function mode sees: found only now, behind this op; its line is not this one
+                self._emit("node_created", n, t, False)
+            else:
+                self._emit("node_created", n, t)
 
     def node_ref(self, node: Any, tensor: Any) -> Callable[[], Any]:
         """A weak way back to a node (nodes take no weak references): through its tensor."""
@@ -379,7 +384,7 @@ class TorchEngine:
         names = self._names.get(type(n))
         if names is None:
             names = self._names[type(n)] = tuple(
-                (k[len("_raw_saved_"):], "_saved_" + k[len("_raw_saved_"):])
+                _custom_slot(n, k) or (k[len("_raw_saved_"):], "_saved_" + k[len("_raw_saved_"):])
                 for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
@@ -392,7 +397,7 @@ class TorchEngine:
         for name, attr in self._slot_names(n):
             try:
                 t = getattr(n, attr)
-            except RuntimeError:
+            except (RuntimeError, AttributeError):
                 continue
             # NB: a list (``indices``): a slot per member, named by position, as the native
             # engine names them
@@ -413,14 +418,15 @@ class TorchEngine:
         out, mem = [], []
         unpacked: dict[str, Any] = {}          # attribute -> its value
         refused: dict[str, str] = {}           # attribute -> the error it raised, as text
+        how = dict(self._slot_names(n))        # slot name -> attribute to unpack it by
         for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
             c, saved_v = counters[i] if i < len(counters) else (None, 0)
             cid = id(c) if c is not None else 0
             attr, _, member = name.partition("[")
             if attr not in unpacked and attr not in refused:
                 try:
-                    unpacked[attr] = getattr(n, "_saved_" + attr)
-                except RuntimeError as e:
+                    unpacked[attr] = getattr(n, how.get(attr, "_saved_" + attr))
+                except (RuntimeError, AttributeError) as e:
                     # NB: its text only: the error's traceback holds this frame (a cycle)
                     refused[attr] = str(e)
             if attr in refused:
@@ -510,11 +516,20 @@ def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None
     push(node)                       # NB: the node running, should it raise
 
 
+def _custom_slot(n: Any, raw: str) -> tuple[str, str] | None:
+    """A custom ``autograd.Function``'s node: what ``ctx.save_for_backward`` saved is unpacked
+    by ``saved_tensors`` (there is no ``_saved_tensors``), named as the native engine names it."""
+    if raw == "_raw_saved_tensors" and isinstance(n, torch.autograd.function.BackwardCFunction):
+        return ("saved_tensors", "saved_tensors")
+    return None
+
+
 def _version_now(n: Any, attr: str, member: str, saved_v: int) -> int:
     """A saved tensor's version now, read through its raw form (no check), or one past the
     version it was saved at where even that is refused."""
     try:
-        raw = getattr(n, "_raw_saved_" + attr)
+        raw = getattr(n, "_raw_saved_tensors" if attr == "saved_tensors" else
+                      "_raw_saved_" + attr)
         if member:
             raw = raw[int(member[:-1])]
         return int(raw.data._version)

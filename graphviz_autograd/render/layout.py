@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Layout"]
 
+_LARGE = 400                  # boxes (nodes and saved buffers) beyond which Graphviz is bounded
+_LARGE_ATTRS = {"mclimit": "0.05", "nslimit": "1", "nslimit1": "1"}
 _PAD_X, _PAD_Y = 8.0, 4.5        # points between a box's border and its text
 _KEEP_PICTURES = 16              # snapshot pictures kept drawn, most recent first
 
@@ -145,7 +147,11 @@ class Layout:
     def layout_dot(self) -> str:
         """The DOT that Graphviz lays out once: every box ever shown, at its largest."""
         boxes, links = self._union()
-        out = ["digraph layout {", f"  graph {attrs(GRAPH_ATTRS)}",
+        # NB: a large graph (a recurrence unrolled over many steps, its weights feeding every
+        # step) costs Graphviz minutes in network simplex and crossing reduction: bounded
+        # there (a 40-step LSTM cell: over 4 minutes -> 6 s); small graphs are laid out as ever
+        graph = GRAPH_ATTRS if len(boxes) <= _LARGE else dict(GRAPH_ATTRS, **_LARGE_ATTRS)
+        out = ["digraph layout {", f"  graph {attrs(graph)}",
                f"  node {attrs(dict(NODE_ATTRS, label='', fixedsize='true'))}",
                f"  edge {attrs(EDGE_ATTRS)}"]
         # NB: boxes are sized here (theme.text_width), so Graphviz measures no text at all
