@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import sys
+import types
 import warnings
 from pathlib import Path
 from typing import Any
@@ -99,10 +101,13 @@ def _reaches_a_tensor(obj: Any) -> bool:
 
 
 def _reaches(obj: Any) -> bool:
-    seen, stack = set(), [obj]
+    # NB: not through modules and their globals (a function's __globals__): those reach every
+    # module-level tensor of the process, which the recording does not hold
+    seen = {id(vars(m)) for m in list(sys.modules.values()) if m is not None}
+    stack = [obj]
     while stack:
         o = stack.pop()
-        if id(o) in seen or isinstance(o, type):
+        if id(o) in seen or isinstance(o, type | types.ModuleType):
             continue
         seen.add(id(o))
         if isinstance(o, torch.Tensor) or (hasattr(type(o), "next_functions")
