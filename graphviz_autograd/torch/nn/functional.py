@@ -745,13 +745,19 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     pads = _pool_pair(name, "padding", padding)
     dil = _pool_pair(name, "dilation", dilation)
     _check_pool(name, input, kernel, strides, pads, dil, ceil_mode)
-    op = _T["max_pool2d_with_indices"]
     kw = {"kernel_size": kernel, "stride": strides, "padding": pads, "dilation": dil,
           "ceil_mode": bool(ceil_mode)}
+    return _max_pool_with_indices("max_pool2d_with_indices", input, kw, return_indices)
+
+
+def _max_pool_with_indices(key: str, input: Tensor, kw: dict[str, Any], return_indices: bool
+                          ) -> Any:
+    """A max pool's output, and its indices when asked: the node's saved result1 (not
+    differentiable), or the forward's where no node was made."""
+    op = _T[key]
     out = _apply(op, (input,), kw, dtype=input._dtype)
     if not return_indices:
         return out
-    # NB: the indices are the node's saved result1 (not differentiable)
     fn = out._grad_fn
     idx = fn._saved["result1"].tensor if fn is not None else \
         Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)

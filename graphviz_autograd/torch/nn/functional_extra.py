@@ -151,17 +151,10 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     pads = _triple(name, "padding", padding)
     dil = _triple(name, "dilation", dilation)
     _check_pool3d(input, kernel, strides, pads, dil, ceil_mode)
-    op = _T["max_pool3d_with_indices"]
     kw = {"kernel_size": kernel, "stride": strides, "padding": pads, "dilation": dil,
           "ceil_mode": bool(ceil_mode)}
-    out = _apply(op, (input,), kw, dtype=input._dtype)
-    if not return_indices:
-        return out
-    # NB: the indices are the node's saved result1 (not differentiable)
-    fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
-    return out, idx
+    from .functional import _max_pool_with_indices
+    return _max_pool_with_indices("max_pool3d_with_indices", input, kw, return_indices)
 
 
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
