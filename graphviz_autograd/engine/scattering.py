@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace, wrap
-from .functional import _dim, as_given, clone, expand, flatten, gather, reshape, unsqueeze, view
+from .functional import _dim, as_given, clone, expand, flatten, gather, unsqueeze, view
 from .optable import TABLE
 from .selecting import index_select
 from .tensor import Tensor
@@ -143,7 +143,8 @@ def take_along_dim(t: Tensor, indices: Tensor, dim: int | None = None) -> Tensor
                            f"{_name(indices)}")
     if dim is None:
         # NB: PyTorch: self.view(-1).gather(0, indices.view(-1))
-        return gather(reshape(t, (-1,)), 0, wrap(indices._data.reshape(-1)))
+        # (views: an input that cannot be viewed so, as a broadcast one, raises there)
+        return gather(view(t, (-1,)), 0, view(indices, (-1,)))
     if t._data.ndim != indices._data.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {t._data.ndim} dimensions for "

@@ -145,6 +145,9 @@ def test_scatter_and_composites_as_pytorch() -> None:
             "index_copy bounds": lambda: x.index_copy(0, torch.tensor([5, 0]), src),
             "index_copy count": lambda: x.index_copy(0, torch.tensor([1]), src),
             "take_along_dim dims": lambda: torch.take_along_dim(x, i[0], 0),
+            # NB: flat, PyTorch views the input: a broadcast one cannot be viewed so
+            "take_along_dim broadcast": lambda: torch.take_along_dim(
+                x[:1].broadcast_to(3, x.shape[1]), torch.tensor([0, 4])),
             "repeat_interleave negative": lambda: x.repeat_interleave(-1),
             "repeat_interleave sizes": lambda: x.repeat_interleave(torch.tensor([1, 2]), 0),
             "hsplit": lambda: x.hsplit(3),
