@@ -10,6 +10,7 @@ from ...engine.factories import zeros
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import init
+from .conv import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
 from .functional_extra import (
     adaptive_avg_pool3d,
     avg_pool3d,
@@ -93,52 +94,21 @@ class EmbeddingBag(Module):
         return bag
 
 
-class MaxPool3d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
+class MaxPool3d(_MaxPoolNd):
     def forward(self, input: Tensor) -> Any:
         return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
-
-class AvgPool3d(Module):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
-                 ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
+class AvgPool3d(_AvgPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AdaptiveAvgPool3d(Module):
-    def __init__(self, output_size: Any) -> None:
-        super().__init__()
-        self.output_size = output_size
-
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return adaptive_avg_pool3d(input, self.output_size)
-
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
 
 
 class TripletMarginWithDistanceLoss(_Loss):

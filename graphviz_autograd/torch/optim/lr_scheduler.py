@@ -129,18 +129,7 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self._get_lr_called_within_step = True
-        try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed = getattr(self, "_get_closed_form_lr", None)
-                values = closed() if closed is not None else self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        self._set_lrs(values)
+        self._update_lr(epoch)
 
     def _initial_step(self) -> None:
         """The constructor's first step, taken again (as ``SequentialLR`` restarts a schedule)."""
