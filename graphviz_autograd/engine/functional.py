@@ -423,18 +423,23 @@ def mv(a: Tensor, v: Tensor) -> Tensor:
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
+    check_vectors("dot", a, b)
+    return apply(_T["dot"], (a, b))
+
+
+def check_vectors(name: str, a: Tensor, b: Tensor) -> None:
+    """PyTorch's checks of a product of two vectors (``dot``, ``vdot``), in its order."""
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
                            "tensors")
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
                            f"{_sname(a)} and {_sname(b)}")
     if a._data.shape != b._data.shape:
         n, m = a._data.shape[0], b._data.shape[0]
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
                            f"have the same number of elements, but got {n} and {m} elements "
                            "respectively")
-    return apply(_T["dot"], (a, b))
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:

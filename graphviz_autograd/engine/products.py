@@ -161,17 +161,7 @@ def _shape(shape: Sequence[int]) -> str:
 
 
 def vdot(a: Tensor, b: Tensor) -> Tensor:
-    if a._data.ndim != 1 or b._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D "
-                           "tensors")
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
-                           f"{F._sname(a)} and {F._sname(b)}")
-    if a._data.shape != b._data.shape:
-        n, m = a._data.shape[0], b._data.shape[0]
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
-                           f"have the same number of elements, but got {n} and {m} elements "
-                           "respectively")
+    F.check_vectors("vdot", a, b)
     return apply(TABLE["vdot"], (a, b))
 
 
