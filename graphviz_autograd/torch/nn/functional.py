@@ -586,6 +586,25 @@ def _expand_param(name: str, value: tuple[int, ...], dim: int) -> tuple[int, ...
     return value
 
 
+def _check_conv_params(x: tuple[int, ...], w: tuple[int, ...], stride: tuple[int, ...],
+                       padding: tuple[int, ...], dilation: tuple[int, ...],
+                       output_padding: tuple[int, ...] = ()) -> None:
+    """The checks a convolution and a transposed one share, in PyTorch's order: the numbers,
+    then input and weight of as many dims."""
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if len(w) != len(x):
+        raise RuntimeError(f"Expected {len(w)}-dimensional input for {len(w)}-dimensional weight "
+                           f"{_sizes(w)}, but got {len(x)}-dimensional input of size "
+                           f"{_sizes(x)} instead")
+
+
 def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int, ...],
                 padding: tuple[int, ...], dilation: tuple[int, ...], groups: int) -> None:
     """PyTorch's checks of at::_convolution and check_shape_forward, in their order."""
@@ -599,16 +618,7 @@ def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: tupl
     stride, padding, dilation = (_expand_param(n, v, dim) for n, v in
                                  (("stride", stride), ("padding", padding),
                                   ("dilation", dilation)))
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
-    if len(w) != len(x):
-        raise RuntimeError(f"Expected {len(w)}-dimensional input for {len(w)}-dimensional weight "
-                           f"{_sizes(w)}, but got {len(x)}-dimensional input of size "
-                           f"{_sizes(x)} instead")
+    _check_conv_params(x, w, stride, padding, dilation)
     if w[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
                            f"dimension 0, but got weight of size {_sizes(w)} instead")

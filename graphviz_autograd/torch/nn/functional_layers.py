@@ -18,7 +18,7 @@ from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 from . import functional as F
-from .functional import _expand_param, _ints, _sizes
+from .functional import _check_conv_params, _expand_param, _ints, _sizes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d",
@@ -36,18 +36,7 @@ def _check_conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None,
     w, x = weight._data.shape, input._data.shape
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if any(p < 0 for p in padding):
-        raise RuntimeError("negative padding is not supported")
-    if any(p < 0 for p in output_padding):
-        raise RuntimeError("negative output_padding is not supported")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("dilation should be greater than zero")
-    if len(w) != len(x):
-        raise RuntimeError(f"Expected {len(w)}-dimensional input for {len(w)}-dimensional weight "
-                           f"{_sizes(w)}, but got {len(x)}-dimensional input of size "
-                           f"{_sizes(x)} instead")
+    _check_conv_params(x, w, stride, padding, dilation, output_padding)
     if w[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{_sizes(w)}] instead")
