@@ -52,7 +52,14 @@ class Layout:
             for n in s.nodes:
                 union[n.id] = n
         self.fold = plan_fold({k: v.next for k, v in union.items()}, budget)
-        self.scenes = [self._scene(i) for i in range(len(self.snapshots))]
+        self.scenes: list[Scene] = []
+        for i in range(len(self.snapshots)):
+            scene = self._scene(i)
+            # NB: a snapshot whose links are those of the one before shares them, so drawing it
+            # reuses their text whole (a backward frees buffers but seldom changes links)
+            if self.scenes and scene.links == self.scenes[-1].links:
+                scene.links = self.scenes[-1].links
+            self.scenes.append(scene)
         self.dot_runs = 0
         self.geometry = self._lay_out()
         self._cache: dict[tuple[object, ...], Any] = {}
