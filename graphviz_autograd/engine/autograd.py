@@ -313,19 +313,23 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         _copy_slices(op, self, inputs, kw, extras, original, wiring)
     else:
         node = record(op, inputs, [self], kw, extras, original, wiring)
-        if node._saved and any(o is not None and o._vc is self._vc for o in others):
-            # NB: an operand that is self (``t.mul_(t)``) is saved before the write, as in
-            # PyTorch: reading it after the write finds it modified
-            for slot in node._saved.values():
-                if isinstance(slot, SavedTensor) and slot.tensor is not None \
-                        and slot.vc is self._vc:
-                    slot.version -= 1
+        _saved_before_write(node, self, others)
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     if original is not None and original._grad_fn is not None:
         # NB: PyTorch clones the input after it made the op's node: the clone's node comes
         # later in sequence (a backward runs it first)
         original._grad_fn._seq = new_uid()
     return self
+
+
+def _saved_before_write(node: Node, self: Tensor, others: Sequence[Tensor | None]) -> None:
+    """An operand that is self, or shares its memory (``t.mul_(t)``, ``v.mul_(v)`` on a view), is
+    saved before the write, as in PyTorch: reading it after the write finds it modified."""
+    if node._saved and any(o is not None and o._vc is self._vc for o in others):
+        for slot in node._saved.values():
+            if isinstance(slot, SavedTensor) and slot.tensor is not None \
+                    and slot.vc is self._vc:
+                slot.version -= 1
 
 
 def _writable_alias(view: Tensor) -> np.ndarray:
@@ -371,6 +375,7 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
     with events.unseen():
         fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
                     wiring)
+    _saved_before_write(fn, view, inputs[1:])
     cs = CopySlices(fn, view._view_fn)
     cs._next = (edge(base), *fn._next[1:])
     # NB: the op's edge to the view's old grad_fn is never followed (the CopySlices takes the

@@ -298,9 +298,18 @@ def invert(t: Tensor) -> Tensor:
     return Tensor._make(np.invert(t._data), t._dtype)
 
 
-def nonzero(t: Tensor) -> Tensor:
-    """The indices of the nonzero elements, one row each (``argwhere``)."""
+def argwhere(t: Tensor) -> Tensor:
+    """The indices of the nonzero elements, one row each."""
     return Tensor._make(np.argwhere(t._data).astype(np.int64), dt.int64)
+
+
+def nonzero(t: Tensor, *, as_tuple: bool = False) -> Any:
+    """``argwhere``, or with ``as_tuple`` one index tensor per dim (a 0-d tensor counts as one
+    element, as in PyTorch)."""
+    if not as_tuple:
+        return argwhere(t)
+    return tuple(Tensor._make(ix.astype(np.int64), dt.int64)
+                 for ix in np.nonzero(np.atleast_1d(t._data)))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

@@ -111,7 +111,7 @@ def fma64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
         doubt |= ~np.isfinite(r) | ~np.isfinite(e)
     if doubt.any():
         r = np.array(r, copy=True)
-        for i in zip(*np.nonzero(doubt)):
+        for i in map(tuple, np.argwhere(doubt)):     # NB: 0-d too (nonzero refuses it)
             r[i] = _exact_fma(float(a[i]), float(b64[i]), float(c64[i]))
     return r
 

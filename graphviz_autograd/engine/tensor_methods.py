@@ -397,7 +397,7 @@ METHODS: dict[str, Any] = {
     "__mod__": F.remainder, "__rmod__": lambda s, o: F.remainder(o, s), "remainder": F.remainder,
     "__imod__": _rounding_("remainder"), "remainder_": _rounding_("remainder"),
     "fmod": F.fmod, "fmod_": _rounding_("fmod"),
-    "nonzero": F.nonzero, "argwhere": F.nonzero,
+    "nonzero": F.nonzero, "argwhere": F.argwhere,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     # arithmetic
     "add": F.add, "sub": F.sub, "subtract": F.sub, "mul": F.mul, "multiply": F.mul,

@@ -258,8 +258,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
-        return tuple(Tensor._make(ix.astype(np.int64), _dt.int64)
-                     for ix in np.nonzero(condition._data))
+        return _F.nonzero(condition, as_tuple=True)
     return _F.where(condition, input, other)
 
 
@@ -317,7 +316,7 @@ def equal(a: Tensor, b: Tensor) -> builtins.bool:
 
 
 ger = outer
-nonzero = argwhere = _F.nonzero
+nonzero, argwhere = _F.nonzero, _F.argwhere
 isclose = _F.isclose
 remainder = _F.remainder
 fmod = _F.fmod

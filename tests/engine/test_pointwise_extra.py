@@ -318,6 +318,33 @@ def test_fused_ops_are_bit_exact(code: str, dtype: str) -> None:
     np.testing.assert_array_equal(outs[1], outs[0])
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 0.3])
+@pytest.mark.parametrize("code", ["torch.lerp(x, y, 0.5)", "x.clone().lerp_(y, 0.25)",
+                                  "torch.addcmul(x, x, y)"])
+def test_fused_ops_on_0d_tensors_as_pytorch(code: str, value: float) -> None:
+    """A 0-d operand, even one not finite, takes the same path as any other (seed 30132 of the
+    random programs: ``lerp_`` of a 0-d nan raised numpy's error)."""
+    torch = real_torch()
+    outs = []
+    for module in (torch, ours):
+        x = module.tensor(value, dtype=module.float64)
+        y = module.tensor(-1.7, dtype=module.float64)
+        outs.append(eval(code, {"torch": module, "x": x, "y": y}).item())
+    np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def test_nonzero_as_tuple_and_where_of_a_condition_as_pytorch() -> None:
+    torch = real_torch()
+    outs = []
+    for module in (torch, ours):
+        x = module.tensor([[0.0, 1.5], [2.0, 0.0]])
+        found = [module.where(module.tensor(True)), module.where(x > 0),
+                 module.nonzero(module.tensor(1.0), as_tuple=True), x.nonzero(as_tuple=True),
+                 (x.nonzero(),), (module.tensor(2.0).nonzero(),), (x.argwhere(),)]
+        outs.append([[(tuple(t.shape), t.tolist(), str(t.dtype)) for t in ts] for ts in found])
+    assert outs[1] == outs[0]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_rrelu_draws_pytorchs_slopes(dtype: str) -> None:
     """In training each element <= 0 takes a slope drawn as PyTorch's CPU kernel draws it: the

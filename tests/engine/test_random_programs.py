@@ -161,6 +161,18 @@ FOUND = {
         "probe('all', h=h, g=g, p=p, s=s, a=a)\n"
         "attempt('backward', lambda: (h.sum() + g.sum() + p.sum() + s.sum()).backward())\n"
         "grads('a', a=a)\n",
+    # an in-place op on a view whose operand is that view saves the operand before the write,
+    # so the backward finds it modified (seed 3424)
+    "view_operand_saved_before_write":
+        "a = torch.tensor([[1.02, 0.0, 1.28], [0.68, 0.9, -0.8]], requires_grad=True)\n"
+        "h0 = a * 2\n"
+        "h2 = h0.permute(1, 0)\n"
+        "h2.addcmul_(h2, h2, value=0.5)\n"
+        "r = h0[0]\n"
+        "r.mul_(r)\n"
+        "probe('graph', h0=h0, h2=h2, r=r)\n"
+        "attempt('grad', lambda: torch.autograd.grad(h2.sum(), [a]))\n"
+        "attempt('backward', lambda: r.sum().backward())\n",
 }
 
 
