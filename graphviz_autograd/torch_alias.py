@@ -31,6 +31,10 @@ ALIASES = {
     "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
     "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
     "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
+    **{f"torch.distributions{m}": f"graphviz_autograd.torch.distributions{m}"
+       for m in ("", ".constraints", ".kl", ".utils", ".distribution", ".normal", ".categorical",
+                 ".bernoulli", ".uniform", ".independent", ".multivariate_normal",
+                 ".one_hot_categorical", ".laplace", ".exponential")},
 }
 
 

@@ -33,6 +33,9 @@ class Size(tuple[int, ...]):
     def numel(self) -> int:
         return int(np.prod(self, dtype=np.int64))
 
+    def __add__(self, other: Any) -> Size:
+        return Size(tuple(self) + tuple(other))
+
 
 _new = object.__new__
 

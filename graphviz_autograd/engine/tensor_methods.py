@@ -15,6 +15,7 @@ from . import (
     ordering,
     pointwise_extra,
     products,
+    random_draws,
     reducing_extra,
     sampling,
     scattering,
@@ -26,7 +27,7 @@ from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
 from .optable import TABLE
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 _UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)
 _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
@@ -293,6 +294,16 @@ def _new(fill: Any) -> Any:
     return m
 
 
+def _new_legacy(self: Tensor, *args: Any) -> Tensor:
+    """``Tensor.new``: ``new(*sizes)`` or ``new(torch.Size)`` (uninitialised, zeros here), or
+    ``new(data)`` for a list or a plain tuple."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        return _new_tensor(self, args[0])
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0]
+    return _new(np.zeros)(self, *args)
+
+
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False,
                 **_: Any) -> Tensor:
     d = dtype or self._dtype
@@ -453,7 +464,7 @@ METHODS: dict[str, Any] = {
     "uniform_": _random_(_uniform), "normal_": _random_(_normal),
     "random_": _random_(_random_int), "bernoulli_": _random_(_bernoulli),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
-    "new_tensor": _new_tensor, "new_full": _new_full,
+    "new_tensor": _new_tensor, "new": _new_legacy, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
@@ -461,6 +472,7 @@ METHODS.update(ordering.METHODS)
 METHODS.update(scattering.METHODS)
 METHODS.update(reducing_extra.METHODS)
 METHODS.update(sampling.METHODS)
+METHODS.update(random_draws.METHODS)
 METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)

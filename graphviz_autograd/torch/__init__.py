@@ -94,6 +94,7 @@ from ..engine.random import (
     seed,
     set_rng_state,
 )
+from ..engine.random_draws import bernoulli, finfo, normal
 from ..engine.stacking import (
     atleast_1d,
     atleast_2d,
@@ -265,6 +266,24 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 row_stack = vstack
 
 
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape the given shapes broadcast to (PyTorch's message when they do not)."""
+    out: list[builtins.int] = []
+    for k, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, builtins.int) else tuple(shape)
+        for i, s in enumerate(reversed(shape)):
+            if i == len(out):
+                out.insert(0, s)
+            elif out[-1 - i] == 1:
+                out[-1 - i] = s
+            elif s not in (1, out[-1 - i]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s} at "
+                                   f"{-1 - i}! Mismatching argument at index {k} had "
+                                   f"{shape}; but expected shape should be broadcastable to "
+                                   f"{out}")
+    return Size(out)
+
+
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
                       output_size: Any = None) -> Tensor:
     from ..engine.scattering import repeat_interleave as _ri
@@ -391,3 +410,5 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
 
 
 _ = (_apply, _TABLE)
+
+from . import distributions  # noqa: E402 -- it builds on the names above

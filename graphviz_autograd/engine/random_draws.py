@@ -1,0 +1,129 @@
+"""``torch.normal`` and ``torch.bernoulli`` with tensor parameters, drawn as PyTorch's CPU kernels.
+
+``normal(mean, std)`` fills its output with ``normal_(0, 1)`` (``normal_(0, std)`` for a number
+``std``) and then multiplies by ``std`` and adds ``mean``, one rounding each; ``bernoulli(p)``
+compares one uniform of p's dtype per element (24 bits for float32, 53 for float64) with ``p``,
+in the output's order. The ``torch.distributions`` samplers draw through these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import random as rnd
+from .tensor import Tensor
+
+__all__ = ["normal", "bernoulli", "bernoulli_method", "finfo"]
+
+
+def _size(size: Any) -> tuple[int, ...]:
+    if isinstance(size, int):
+        return (size,)
+    return tuple(int(s) for s in size)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None,
+           dtype: dt.DType | None = None, out: Any = None, **_: Any) -> Tensor:
+    """``torch.normal``: its four forms (tensor or number mean and std, or numbers and a size).
+
+    >>> from . import random
+    >>> _ = random.manual_seed(0)
+    >>> normal(Tensor._make(np.zeros(3, np.float32), dt.float32), 2.0)
+    tensor([ 3.0820, -0.5869, -4.3576])
+    """
+    gen = rnd.resolve(generator)
+    t_mean, t_std = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not t_mean and not t_std:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            "(float, float), but expected one of:\n"
+                            " * (Tensor mean, Tensor std, *, torch.Generator generator = None, "
+                            "Tensor out = None)\n")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        d = dtype or dt.float32
+        rnd.check_floating(d, "normal_kernel_cpu")
+        arr = np.empty(_size(size), d.np)
+        rnd.normal(gen, arr, float(mean), float(std))
+        return Tensor._make(arr, d)
+    if t_std and np.any(std._data < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not t_std and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    ref = mean if t_mean else std
+    d = ref._dtype
+    rnd.check_floating(d, "normal_kernel_cpu")
+    shapes = [t._data.shape for t in (mean, std) if isinstance(t, Tensor)]
+    arr = np.empty(np.broadcast_shapes(*shapes), d.np)
+    if t_std:
+        rnd.normal(gen, arr, 0.0, 1.0)
+        arr = arr * std._data.astype(d.np, copy=False)
+    else:
+        rnd.normal(gen, arr, 0.0, float(std))
+    arr = arr + (mean._data.astype(d.np, copy=False) if t_mean else d.np.type(mean))
+    return Tensor._make(np.ascontiguousarray(arr.astype(d.np, copy=False)), d)
+
+
+def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Tensor:
+    pd = p._data
+    if np.any(~((pd >= 0) & (pd <= 1))):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    npd = pd.dtype if pd.dtype == np.float64 else np.dtype(np.float32)
+    u = rnd._unit(gen, pd.size, npd).reshape(pd.shape)
+    return Tensor._make(np.ascontiguousarray((u < pd).astype(out_dtype.np)), out_dtype)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
+    """``torch.bernoulli(input)``: ones with the probabilities ``input`` (``p``: a number for all).
+
+    >>> from . import random
+    >>> _ = random.manual_seed(0)
+    >>> bernoulli(Tensor._make(np.full(4, 0.5, np.float32), dt.float32))
+    tensor([1., 0., 1., 1.])
+    """
+    gen = rnd.resolve(generator)
+    if p is None:
+        rnd.check_floating(input._dtype, "bernoulli_tensor_cpu_self_")
+        return _bernoulli_tensor(input, gen, input._dtype)
+    if isinstance(p, Tensor):
+        return _bernoulli_tensor(p.expand(input.shape), gen, input._dtype)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    arr = np.empty(input._data.shape, input._dtype.np)
+    rnd.fill(arr, rnd.bernoulli(gen, arr.size, float(p)).astype(arr.dtype))
+    return Tensor._make(arr, input._dtype)
+
+
+def bernoulli_method(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    return bernoulli(self, p, generator=generator)
+
+
+class finfo:  # noqa: N801 -- PyTorch's name
+    """``torch.finfo(dtype)``: a floating dtype's limits (``eps``, ``min``, ``max``, ``tiny``)."""
+
+    def __init__(self, type: dt.DType | None = None) -> None:
+        d = type or dt.float32
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(d.np)
+        self.dtype = d.name
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+METHODS: dict[str, Any] = {"bernoulli": bernoulli_method}

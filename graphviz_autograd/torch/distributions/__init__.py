@@ -1,0 +1,28 @@
+"""``torch.distributions``: probability distributions whose samples, densities and graphs are
+PyTorch's (the same draws after ``torch.manual_seed``, the same composite ops).
+
+>>> from graphviz_autograd import torch
+>>> _ = torch.manual_seed(0)
+>>> Normal(torch.tensor([0.0]), torch.tensor([1.0])).sample()
+tensor([1.5410])
+"""
+
+from __future__ import annotations
+
+from . import constraints, kl
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution, ExponentialFamily
+from .exponential import Exponential
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
+           "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl",
+           "kl_divergence", "register_kl"]

@@ -1,0 +1,146 @@
+"""``torch.distributions.kl``: ``kl_divergence(p, q)`` for the pairs registered with
+``register_kl``, each a composite of ordinary ops as PyTorch's."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ...engine.tensor import Tensor
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .exponential import Exponential
+from .independent import Independent
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .uniform import Uniform
+from .utils import _sum_rightmost, torch
+
+__all__ = ["register_kl", "kl_divergence"]
+
+_KL_REGISTRY: dict[tuple[type, type], Callable[..., Tensor]] = {}
+_KL_MEMOIZE: dict[tuple[type, type], Any] = {}
+
+
+def register_kl(type_p: type, type_q: type) -> Callable[[Callable[..., Tensor]],
+                                                          Callable[..., Tensor]]:
+    """A decorator registering ``fn(p, q)`` as the KL divergence of the two types."""
+    def decorator(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()
+        return fn
+    return decorator
+
+
+def _dispatch_kl(type_p: type, type_q: type) -> Any:
+    """The registered function of the most specific pair both types derive from."""
+    matches = [(type_p.__mro__.index(p) + type_q.__mro__.index(q), fn)
+               for (p, q), fn in _KL_REGISTRY.items()
+               if issubclass(type_p, p) and issubclass(type_q, q)]
+    return min(matches, key=lambda m: m[0])[1] if matches else NotImplemented
+
+
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
+    """``KL(p || q)``, batched over the batch shape.
+
+    >>> from graphviz_autograd import torch
+    >>> float(kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0)))
+    0.5
+    """
+    key = (type(p), type(q))
+    if key not in _KL_MEMOIZE:
+        _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    fn = _KL_MEMOIZE[key]
+    if fn is NotImplemented:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type "
+                                  f"{p.__class__.__name__} and q type {q.__class__.__name__}")
+    return fn(p, q)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p: Any, q: Any) -> Tensor:
+    softplus = torch.nn.functional.softplus
+    t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    t1[q.probs == 0] = math.inf
+    t1[p.probs == 0] = 0
+    t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    t2[q.probs == 1] = math.inf
+    t2[p.probs == 1] = 0
+    return t1 + t2
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p: Any, q: Any) -> Tensor:
+    t = p.probs * (p.logits - q.logits)
+    t[(q.probs == 0).expand_as(t)] = math.inf
+    t[(p.probs == 0).expand_as(t)] = 0
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p: Any, q: Any) -> Tensor:
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p: Any, q: Any) -> Tensor:
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p: Any, q: Any) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p: Any, q: Any) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * torch.exp(-loc_abs_diff / p.scale)
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p: Any, q: Any) -> Tensor:
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    result[(q.low > p.low) | (q.high < p.high)] = math.inf
+    return result
+
+
+def _batch_trace_xxt(bmat: Tensor) -> Tensor:
+    """The trace of ``X X^T`` for each matrix of a batch."""
+    m, n = bmat.size(-2), bmat.size(-1)
+    return bmat.reshape(-1, m * n).pow(2).sum(-1).reshape(bmat.shape[:-2])
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: Any, q: Any) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with                "
+                         "          different event shapes cannot be computed")
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    batch = tuple(torch.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2]))
+    n = p.event_shape[0]
+    solved = torch.linalg.solve_triangular(q_tril.expand((*batch, n, n)),
+                                           p_tril.expand((*batch, n, n)), upper=False)
+    term2 = _batch_trace_xxt(solved)
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p: Any, q: Any) -> Tensor:
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)

@@ -1,0 +1,81 @@
+"""``torch.distributions.utils``: broadcasting parameters, logits and probabilities, and the
+lazily computed attributes the distributions share."""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+from ... import torch as _torch_module
+from ...engine.tensor import Size, Tensor
+
+__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
+           "lazy_property", "euler_constant"]
+
+euler_constant = 0.57721566490153286060
+# NB: typed loosely: most of the engine's torch functions are made in a loop
+torch: Any = _torch_module
+
+
+def is_number(v: Any) -> bool:
+    return (isinstance(v, Number) and not isinstance(v, bool)) or isinstance(v, bool)
+
+
+def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
+    """The values as tensors of one shape: numbers become tensors of the first tensor's dtype
+    (the default dtype if none), then all are broadcast."""
+    if not all(isinstance(v, (Tensor, Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
+                         "objects implementing __torch_function__.")
+    if not all(isinstance(v, Tensor) for v in values):
+        dtype = next((v.dtype for v in values if isinstance(v, Tensor)),
+                     torch.get_default_dtype())
+        values = tuple(v if isinstance(v, Tensor) else torch.tensor(v, dtype=dtype)
+                       for v in values)
+    return tuple(torch.broadcast_tensors(*values))
+
+
+def _standard_normal(shape: Any, dtype: Any, device: Any = None) -> Tensor:
+    return torch.empty(Size(shape), dtype=dtype).normal_()
+
+
+def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
+    """``value`` summed over its ``dim`` rightmost dims (one reshape, one sum)."""
+    if dim == 0:
+        return value
+    return value.reshape((*tuple(value.shape[:-dim]), -1)).sum(-1)
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    if is_binary:
+        return torch.sigmoid(logits)
+    return torch.nn.functional.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    eps = torch.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return torch.log(clamped) - torch.log1p(-clamped)
+    return torch.log(clamped)
+
+
+class lazy_property:  # noqa: N801 -- PyTorch's name
+    """An attribute computed (with grad enabled) on first use and then kept on the instance."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self.wrapped = wrapped
+        self.__name__ = wrapped.__name__
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        with torch.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value

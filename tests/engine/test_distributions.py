@@ -1,0 +1,356 @@
+"""``torch.distributions`` against real PyTorch 2.13: the samples after the same seed (to the
+bit), log_prob / entropy / cdf values, their graphs node for node and their gradients, the
+KL divergences, argument validation word for word, and a REINFORCE loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from graphviz_autograd.torch_alias import native_torch
+
+from ._support import ROOT, Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+
+def _bits(rec: Recorder, label: str, t: Any) -> None:
+    """A sample, to the bit (the float comparison allows 1e-5), with its dtype and shape."""
+    rec.note(label, [t.detach().numpy().tobytes().hex(), str(t.dtype), list(t.shape)])
+
+
+def _leaf(torch: Any, values: Any, dtype: Any = None) -> Any:
+    return torch.tensor(values, dtype=dtype or torch.float32, requires_grad=True)
+
+
+def _observe(rec: Recorder, label: str, out: Any, **leaves: Any) -> None:
+    """``out``'s value and graph, then the leaves' gradients of its sum."""
+    rec.note(f"{label}: value", out)
+    rec.graph(f"{label}: graph", out=out, **leaves)
+    if out.requires_grad:
+        out.sum().backward(retain_graph=True)
+        rec.grad(label, **leaves)
+        for t in leaves.values():
+            t.grad = None
+
+
+def test_normal_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        loc, scale = _leaf(torch, [0.5, -1.0, 2.0]), _leaf(torch, [1.0, 0.5, 2.5])
+        d = D.Normal(loc, scale)
+        rec.note("shapes", [d.batch_shape, d.event_shape, d.has_rsample])
+        rec.note("repr", repr(d))
+        torch.manual_seed(3)
+        _bits(rec, "sample", d.sample())
+        _bits(rec, "sample (4, 2)", d.sample((4, 2)))
+        _bits(rec, "sample 20", d.sample(torch.Size([20])))
+        torch.manual_seed(4)
+        r = d.rsample((2,))
+        _bits(rec, "rsample", r)
+        _observe(rec, "rsample", r, loc=loc, scale=scale)
+        value = torch.tensor([0.3, -0.2, 4.0])
+        for name in ("log_prob", "cdf"):
+            _observe(rec, name, getattr(d, name)(value), loc=loc, scale=scale)
+        _observe(rec, "icdf", d.icdf(torch.tensor([0.1, 0.5, 0.9])), loc=loc, scale=scale)
+        _observe(rec, "entropy", d.entropy(), loc=loc, scale=scale)
+        for name in ("mean", "stddev", "variance", "mode"):
+            _observe(rec, name, getattr(d, name), loc=loc, scale=scale)
+        e = d.expand((2, 3))
+        rec.note("expand", [e.batch_shape, e.loc, repr(e)])
+        _bits(rec, "expanded sample", e.sample())
+        n = D.Normal(0.0, 1.0)
+        rec.note("numbers", [n.batch_shape, n.loc, repr(n), n.log_prob(torch.tensor(0.5))])
+        _bits(rec, "numbers sample", n.sample((5,)))
+        lp = D.Normal(loc, 2.0).log_prob(torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
+        _observe(rec, "broadcast log_prob", lp, loc=loc)
+    differential(snippet)
+
+
+def test_categorical_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        w = _leaf(torch, [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]])
+        d = D.Categorical(probs=w)
+        rec.note("shapes", [d.batch_shape, d.event_shape, d.param_shape, d._num_events])
+        rec.note("repr", repr(d))
+        torch.manual_seed(0)
+        _bits(rec, "sample", d.sample())
+        _bits(rec, "sample (6,)", d.sample((6,)))
+        _bits(rec, "sample (2, 2)", d.sample((2, 2)))
+        _observe(rec, "log_prob", d.log_prob(torch.tensor([2, 0])), w=w)
+        _observe(rec, "log_prob batch", d.log_prob(torch.tensor([[1, 1], [0, 2]])), w=w)
+        _observe(rec, "entropy", d.entropy(), w=w)
+        rec.note("mode", d.mode)
+        logits = _leaf(torch, [1.0, -0.5, 0.25, 2.0])
+        c = D.Categorical(logits=logits)
+        torch.manual_seed(1)
+        _bits(rec, "logits sample", c.sample((10,)))
+        _observe(rec, "logits", c.logits, logits=logits)
+        _observe(rec, "probs", c.probs, logits=logits)
+        _observe(rec, "logits log_prob", c.log_prob(torch.tensor(3)), logits=logits)
+        _observe(rec, "logits entropy", c.entropy(), logits=logits)
+        rec.note("enumerate", [d.enumerate_support(), d.enumerate_support(False)])
+        rec.note("mean", [c.mean, c.variance])
+        e = c.expand((2,))
+        _bits(rec, "expanded", e.sample())
+        rec.note("expanded", [e.batch_shape, e.logits])
+    differential(snippet)
+
+
+def test_bernoulli_uniform_laplace_exponential_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        for dtype in (torch.float32, torch.float64):
+            p = _leaf(torch, [0.1, 0.5, 0.9, 0.3], dtype)
+            b = D.Bernoulli(probs=p)
+            torch.manual_seed(2)
+            _bits(rec, "bernoulli sample", b.sample())
+            _bits(rec, "bernoulli sample (3,)", b.sample((3,)))
+            _observe(rec, "bernoulli log_prob", b.log_prob(
+                torch.tensor([1.0, 0.0, 1.0, 1.0], dtype=dtype)), p=p)
+            _observe(rec, "bernoulli entropy", b.entropy(), p=p)
+            _observe(rec, "bernoulli logits", b.logits, p=p)
+            rec.note("bernoulli", [b.mean, b.variance, b.mode, repr(b)])
+        lg = _leaf(torch, [0.3, -2.0])
+        bl = D.Bernoulli(logits=lg)
+        _observe(rec, "bernoulli(logits) log_prob", bl.log_prob(torch.tensor([0.0, 1.0])), lg=lg)
+        _observe(rec, "bernoulli(logits) probs", bl.probs, lg=lg)
+        torch.manual_seed(5)
+        _bits(rec, "bernoulli(logits) sample", bl.sample((4,)))
+        rec.note("bernoulli(0.3)", [D.Bernoulli(0.3).batch_shape, repr(D.Bernoulli(0.3))])
+        lo, hi = _leaf(torch, [0.0, -1.0]), _leaf(torch, [1.0, 3.0])
+        u = D.Uniform(lo, hi)
+        torch.manual_seed(6)
+        r = u.rsample((3,))
+        _bits(rec, "uniform rsample", r)
+        _observe(rec, "uniform rsample", r, lo=lo, hi=hi)
+        _observe(rec, "uniform log_prob", u.log_prob(torch.tensor([0.5, 2.0])), lo=lo, hi=hi)
+        _observe(rec, "uniform entropy", u.entropy(), lo=lo, hi=hi)
+        _observe(rec, "uniform cdf", u.cdf(torch.tensor([0.5, 2.5])), lo=lo, hi=hi)
+        rec.note("uniform", [u.mean, u.stddev, u.variance, repr(u)])
+        loc, scale = _leaf(torch, [0.0, 1.0]), _leaf(torch, [1.0, 0.5])
+        la = D.Laplace(loc, scale)
+        torch.manual_seed(7)
+        r = la.rsample((3,))
+        _bits(rec, "laplace rsample", r)
+        _observe(rec, "laplace rsample", r, loc=loc, scale=scale)
+        _observe(rec, "laplace log_prob", la.log_prob(torch.tensor([0.5, 2.0])), loc=loc,
+                 scale=scale)
+        _observe(rec, "laplace entropy", la.entropy(), loc=loc, scale=scale)
+        _observe(rec, "laplace cdf", la.cdf(torch.tensor([0.5, 0.0])), loc=loc, scale=scale)
+        rate = _leaf(torch, [0.5, 2.0])
+        ex = D.Exponential(rate)
+        torch.manual_seed(8)
+        r = ex.rsample((3,))
+        _bits(rec, "exponential rsample", r)
+        _observe(rec, "exponential rsample", r, rate=rate)
+        _observe(rec, "exponential log_prob", ex.log_prob(torch.tensor([0.5, 2.0])), rate=rate)
+        _observe(rec, "exponential entropy", ex.entropy(), rate=rate)
+        rec.note("exponential", [ex.mean, ex.variance, repr(ex)])
+    differential(snippet)
+
+
+def test_independent_multivariate_normal_one_hot_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        loc, scale = _leaf(torch, [[0.0, 1.0, 2.0]]), _leaf(torch, [[1.0, 0.5, 2.0]])
+        ind = D.Independent(D.Normal(loc, scale), 1)
+        rec.note("independent", [ind.batch_shape, ind.event_shape, repr(ind)])
+        _observe(rec, "independent log_prob", ind.log_prob(torch.tensor([[0.1, 0.2, 0.3]])),
+                 loc=loc, scale=scale)
+        _observe(rec, "independent entropy", ind.entropy(), loc=loc, scale=scale)
+        torch.manual_seed(9)
+        _bits(rec, "independent sample", ind.sample((2,)))
+        mu = _leaf(torch, [0.5, -0.5])
+        tril = _leaf(torch, [[1.0, 0.0], [0.3, 0.8]])
+        mvn = D.MultivariateNormal(mu, scale_tril=tril)
+        rec.note("mvn", [mvn.batch_shape, mvn.event_shape])
+        torch.manual_seed(10)
+        r = mvn.rsample((3,))
+        _bits(rec, "mvn rsample", r)
+        _observe(rec, "mvn rsample", r, mu=mu, tril=tril)
+        _observe(rec, "mvn log_prob", mvn.log_prob(torch.tensor([[0.2, 0.1], [1.0, -1.0]])),
+                 mu=mu, tril=tril)
+        _observe(rec, "mvn entropy", mvn.entropy(), mu=mu, tril=tril)
+        cov = _leaf(torch, [[2.0, 0.5], [0.5, 1.0]])
+        mc = D.MultivariateNormal(mu, covariance_matrix=cov)
+        _observe(rec, "mvn(cov) log_prob", mc.log_prob(torch.tensor([0.2, 0.1])), mu=mu, cov=cov)
+        rec.note("mvn(cov)", [mc.variance, mc.scale_tril, mc.covariance_matrix])
+        probs = _leaf(torch, [0.2, 0.3, 0.5])
+        oh = D.OneHotCategorical(probs=probs)
+        torch.manual_seed(11)
+        _bits(rec, "one-hot sample", oh.sample((4,)))
+        _observe(rec, "one-hot log_prob", oh.log_prob(torch.tensor([0.0, 1.0, 0.0])),
+                 probs=probs)
+        _observe(rec, "one-hot entropy", oh.entropy(), probs=probs)
+        rec.note("one-hot", [oh.batch_shape, oh.event_shape, oh.mean, oh.mode])
+    differential(snippet)
+
+
+def test_kl_divergence_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        a, b = _leaf(torch, [0.0, 1.0]), _leaf(torch, [1.0, 0.5])
+        c, d = _leaf(torch, [0.5, 0.5]), _leaf(torch, [2.0, 1.0])
+        pairs = {
+            "normal": (D.Normal(a, b), D.Normal(c, d)),
+            "laplace": (D.Laplace(a, b), D.Laplace(c, d)),
+            "exponential": (D.Exponential(b), D.Exponential(d)),
+            "independent": (D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(c, d), 1)),
+            "uniform": (D.Uniform(a, a + d), D.Uniform(a - 1, a + d + 1)),
+        }
+        for name, (p, q) in pairs.items():
+            _observe(rec, f"kl {name}", D.kl_divergence(p, q), a=a, b=b, c=c, d=d)
+        pw, qw = _leaf(torch, [0.2, 0.3, 0.5]), _leaf(torch, [0.4, 0.4, 0.2])
+        _observe(rec, "kl categorical", D.kl.kl_divergence(
+            D.Categorical(probs=pw), D.Categorical(logits=qw)), pw=pw, qw=qw)
+        _observe(rec, "kl bernoulli", D.kl_divergence(
+            D.Bernoulli(probs=pw), D.Bernoulli(probs=qw)), pw=pw, qw=qw)
+        tril = _leaf(torch, [[1.0, 0.0], [0.3, 0.8]])
+        cov = _leaf(torch, [[2.0, 0.5], [0.5, 1.0]])
+        _observe(rec, "kl mvn", D.kl_divergence(D.MultivariateNormal(a, scale_tril=tril),
+                                                D.MultivariateNormal(c, covariance_matrix=cov)),
+                 a=a, c=c, tril=tril, cov=cov)
+        rec.attempt("kl categorical-normal",
+                    lambda: D.kl_divergence(D.Categorical(pw), D.Normal(a, b)))
+    differential(snippet)
+
+
+def test_validation_errors_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        t = torch.tensor
+        rec.attempt("negative scale", lambda: D.Normal(t([0.0, 1.0]), t([1.0, -1.0])))
+        rec.attempt("negative scale (numbers)", lambda: D.Normal(0.0, -1.0))
+        rec.attempt("zero scale, requires grad",
+                    lambda: D.Normal(t([0.0]), t([0.0], requires_grad=True)))
+        rec.attempt("probs above 1", lambda: D.Bernoulli(probs=t([0.5, 1.5])))
+        rec.attempt("probs not a simplex", lambda: D.Categorical(probs=t([0.5, -0.5])))
+        rec.attempt("both", lambda: D.Categorical(probs=t([0.5, 0.5]), logits=t([0.0, 0.0])))
+        rec.attempt("neither", lambda: D.Bernoulli())
+        rec.attempt("0-d probs", lambda: D.Categorical(probs=t(0.5)))
+        rec.attempt("low >= high", lambda: D.Uniform(t([0.0]), t([0.0])))
+        rec.attempt("rate", lambda: D.Exponential(t([-2.0])))
+        rec.attempt("nan loc", lambda: D.Normal(t([float("nan")]), t([1.0])))
+        rec.attempt("bernoulli value", lambda: D.Bernoulli(t([0.5])).log_prob(t([0.5])))
+        rec.attempt("categorical value", lambda: D.Categorical(t([0.5, 0.5])).log_prob(t([2])))
+        rec.attempt("exponential value", lambda: D.Exponential(t([1.0])).log_prob(t([-1.0])))
+        rec.attempt("uniform value", lambda: D.Uniform(0.0, 1.0).log_prob(t(2.0)))
+        rec.attempt("shape", lambda: D.Normal(t([0.0, 0.0]), 1.0).log_prob(t([1.0, 2.0, 3.0])))
+        rec.attempt("not a tensor", lambda: D.Normal(0.0, 1.0).log_prob(0.5))
+        rec.attempt("unvalidated", lambda: D.Normal(0.0, -1.0, validate_args=False).scale)
+        rec.attempt("independent ndims", lambda: D.Independent(D.Normal(t([0.0]), 1.0), 2))
+        rec.attempt("mvn two", lambda: D.MultivariateNormal(t([0.0]), t([[1.0]]),
+                                                             scale_tril=t([[1.0]])))
+        rec.attempt("mvn tril", lambda: D.MultivariateNormal(t([0.0]), scale_tril=t([[-1.0]])))
+    differential(snippet)
+
+
+def test_random_primitives_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        m = torch.arange(20.0) / 7
+        s = torch.arange(1.0, 21.0) / 3
+        for n in (3, 20):
+            for label, args in (("tensor, tensor", (m[:n], s[:n])), ("tensor, float", (m[:n], 2.5)),
+                                ("float, tensor", (1.5, s[:n]))):
+                torch.manual_seed(n)
+                _bits(rec, f"normal {label} {n}", torch.normal(*args))
+        torch.manual_seed(1)
+        _bits(rec, "normal sizes", torch.normal(1.5, 2.0, (20,)))
+        _bits(rec, "normal sizes double", torch.normal(1.5, 2.0, size=(3,), dtype=torch.float64))
+        _bits(rec, "normal broadcast", torch.normal(m[:3].view(3, 1), s[:2]))
+        rec.attempt("normal negative std", lambda: torch.normal(m, -s))
+        rec.attempt("normal negative float", lambda: torch.normal(m, -1.0))
+        p = torch.rand(30)
+        for dtype in (torch.float32, torch.float64):
+            torch.manual_seed(2)
+            _bits(rec, f"bernoulli {dtype}", torch.bernoulli(p.to(dtype)))
+            _bits(rec, "method", p.to(dtype).bernoulli())
+            _bits(rec, "scalar p", torch.bernoulli(p.to(dtype), 0.25))
+        rec.attempt("bernoulli p > 1", lambda: torch.bernoulli(torch.tensor([1.5])))
+        torch.manual_seed(3)
+        _bits(rec, "normal_", torch.empty(5).normal_())
+        _bits(rec, "exponential_", torch.empty(5).exponential_())
+        _bits(rec, "uniform_", torch.empty(5).uniform_(-1, 1))
+        fi = torch.finfo(torch.float32)
+        rec.note("finfo", [fi.eps, fi.min, fi.max, fi.tiny, torch.finfo(torch.float64).eps])
+        rec.note("new", [p.new((2, 3)), p.new(torch.Size([2, 3])).shape, p.new(2).shape,
+                        p.new([1, 2])])
+        rec.note("broadcast_shapes", torch.broadcast_shapes((2, 1), (3,)))
+    differential(snippet)
+
+
+def test_reinforce_loop_as_pytorch() -> None:
+    """A Categorical policy trained by REINFORCE: losses, graphs and gradients at each step."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        torch.manual_seed(0)
+        policy = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+        opt = torch.optim.Adam(policy.parameters(), lr=0.01)
+        states = torch.randn(5, 4)
+        for step in range(3):
+            dist = torch.distributions.Categorical(logits=policy(states))
+            actions = dist.sample()
+            _bits(rec, f"actions {step}", actions)
+            returns = (actions.float() - 1.0) * 2.0
+            loss = -(dist.log_prob(actions) * returns).mean() - 0.01 * dist.entropy().mean()
+            rec.note(f"loss {step}", loss)
+            rec.graph(f"graph {step}", loss=loss)
+            opt.zero_grad()
+            loss.backward()
+            rec.grad(f"grads {step}", **dict(policy.named_parameters()))
+            opt.step()
+        mu = nn.Linear(4, 2)
+        log_std = nn.Parameter(torch.zeros(2))
+        opt = torch.optim.SGD([*mu.parameters(), log_std], lr=0.1)
+        for step in range(2):
+            dist = torch.distributions.Normal(mu(states), log_std.exp())
+            a = dist.sample()
+            loss = -(dist.log_prob(a).sum(-1) * a.sum(-1)).mean()
+            rec.note(f"gaussian loss {step}", loss)
+            opt.zero_grad()
+            loss.backward()
+            rec.grad(f"gaussian grads {step}", log_std=log_std)
+            opt.step()
+    differential(snippet)
+
+
+def test_import_torch_distributions_under_the_alias() -> None:
+    with native_torch():
+        import torch
+        from torch.distributions import Normal
+        from torch.distributions.kl import kl_divergence
+        assert Normal is torch.distributions.Normal
+        assert float(kl_divergence(Normal(0.0, 1.0), Normal(0.0, 1.0))) == 0.0
+
+
+def test_script_run_by_the_cli_uses_the_engines_distributions(tmp_path: Any) -> None:
+    script = tmp_path / "policy.py"
+    script.write_text(
+        "import torch\n"
+        "from torch.distributions import Categorical, Normal\n"
+        "torch.manual_seed(0)\n"
+        "d = Categorical(logits=torch.tensor([0.0, 1.0, 2.0], requires_grad=True))\n"
+        "a = d.sample((4,))\n"
+        "print(type(d).__module__, a.tolist(), Normal(0.0, 1.0).sample().item())\n")
+    out = subprocess.run([sys.executable, "-m", "graphviz_autograd", "run", str(script)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    real = pytest.importorskip("torch")
+    real.manual_seed(0)
+    d = real.distributions.Categorical(logits=real.tensor([0.0, 1.0, 2.0]))
+    expected = f"{d.sample((4,)).tolist()} {real.distributions.Normal(0.0, 1.0).sample().item()}"
+    assert "graphviz_autograd.torch.distributions.categorical" in out.stdout
+    assert expected in out.stdout
