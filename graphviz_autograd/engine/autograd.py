@@ -559,6 +559,7 @@ from . import (  # noqa: E402, F401
     ops_order,
     ops_pointwise,
     ops_pool3d,
+    ops_random,
     ops_reduce,
     ops_reduce_extra,
     ops_rnn,

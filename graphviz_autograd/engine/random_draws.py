@@ -14,6 +14,8 @@ import numpy as np
 
 from . import dtypes as dt
 from . import random as rnd
+from .autograd import apply
+from .optable import TABLE
 from .tensor import Tensor
 
 __all__ = ["normal", "bernoulli", "bernoulli_method", "finfo"]
@@ -64,7 +66,14 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     else:
         rnd.normal(gen, arr, 0.0, float(std))
     arr = arr + (mean._data.astype(d.np, copy=False) if t_mean else d.np.type(mean))
-    return Tensor._make(np.ascontiguousarray(arr.astype(d.np, copy=False)), d)
+    arr = np.ascontiguousarray(arr.astype(d.np, copy=False))
+    if not ((t_mean and mean.requires_grad) or (t_std and std.requires_grad)):
+        return Tensor._make(arr, d)
+    key = {(True, True): "normal_tensor_tensor", (True, False): "normal_tensor_float",
+           (False, True): "normal_float_tensor"}[t_mean, t_std]
+    params = {n: t for n, t in (("mean", mean), ("std", std)) if isinstance(t, Tensor)}
+    kw = {f"{n}_sym_sizes": tuple(t.shape) for n, t in params.items()}
+    return apply(TABLE[key], tuple(params.values()), {"values": arr, **kw}, dtype=d)
 
 
 def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Tensor:
@@ -75,7 +84,10 @@ def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Ten
                            "enhancement request to PyTorch.)")
     npd = pd.dtype if pd.dtype == np.float64 else np.dtype(np.float32)
     u = rnd._unit(gen, pd.size, npd).reshape(pd.shape)
-    return Tensor._make(np.ascontiguousarray((u < pd).astype(out_dtype.np)), out_dtype)
+    arr = np.ascontiguousarray((u < pd).astype(out_dtype.np))
+    if not p.requires_grad:
+        return Tensor._make(arr, out_dtype)
+    return apply(TABLE["bernoulli"], (p,), {"values": arr}, dtype=out_dtype)
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
@@ -96,7 +108,9 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any =
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     arr = np.empty(input._data.shape, input._dtype.np)
     rnd.fill(arr, rnd.bernoulli(gen, arr.size, float(p)).astype(arr.dtype))
-    return Tensor._make(arr, input._dtype)
+    if not input.requires_grad:
+        return Tensor._make(arr, input._dtype)
+    return apply(TABLE["bernoulli_p"], (input,), {"values": arr}, dtype=input._dtype)
 
 
 def bernoulli_method(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:

@@ -33,7 +33,13 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Ten
     from .functional import wrap
     values = _exponential(rnd.resolve(generator), t._data.size, float(lambd))
     from . import indexing
-    from .grad_mode import no_grad
+    from .grad_mode import is_grad_enabled, no_grad
+    if t.requires_grad and is_grad_enabled():
+        from .autograd import apply_inplace, check_inplace
+        from .optable import TABLE
+        check_inplace(t)
+        values = values.astype(t._data.dtype).reshape(t._data.shape)
+        return apply_inplace(TABLE["exponential_"], t, (), {"values": values})
     with no_grad():
         indexing.copy_(t, wrap(values.astype(t._data.dtype).reshape(t._data.shape)))
     return t

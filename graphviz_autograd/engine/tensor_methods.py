@@ -26,6 +26,7 @@ from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
+from .grad_mode import is_grad_enabled
 from .optable import TABLE
 from .tensor import Size, Tensor
 
@@ -225,10 +226,25 @@ def _random_(fill: Any) -> Any:
         check_inplace(self)
         if not self._data.flags.writeable:        # an expanded view: elements share memory
             raise RuntimeError(msg.OVERLAPPING_WRITE)
+        if self.requires_grad and is_grad_enabled():
+            # NB: drawn into a buffer of self's layout (the same order of draws), then written
+            # through the table, so the node is PyTorch's (NormalBackward0, ...)
+            buf = Tensor._make(np.empty_like(self._data), self._dtype)
+            fill(rnd.resolve(generator), buf, *args, **kw)
+            return apply_inplace(TABLE[_random_key(fill, args, kw)], self, (),
+                                 {"values": buf._data})
         fill(rnd.resolve(generator), self, *args, **kw)
         self._vc.v += 1
         return self
     return m
+
+
+def _random_key(fill: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> str:
+    """The table op of an in-place draw (``random_`` has one per form)."""
+    if fill is not _random_int:
+        return {_uniform: "uniform_", _normal: "normal_", _bernoulli: "bernoulli_"}[fill]
+    given = len(args) + len(kw)
+    return ("random_", "random_to", "random_from_to")[min(given, 2)]
 
 
 def _uniform(g: rnd.Generator, t: Tensor, a: float = 0.0, b: float = 1.0) -> None:

@@ -200,6 +200,23 @@ EXAMPLES: dict[str, list[str]] = {
                           "torch.manual_seed(3); t = a * 1; F.rrelu(t, 0.2, 0.3, True, True); t"],
     "rrelu_with_noise_backward": ["torch.manual_seed(0); dgrad(F.rrelu(A, training=True), A, M)"],
     "prelu_kernel_backward": ["dgrad(F.prelu(A, p), A, M)", "dgrad(F.prelu(X, bb), bb, X)"],
+    # -- random draws of parameters that require grad (engine/ops_random.py) ---------------------
+    "normal_tensor_tensor": ["torch.manual_seed(0); torch.normal(a, p)",
+                             "torch.manual_seed(1); torch.normal(A, M * M + 0.5)"],
+    "normal_tensor_float": ["torch.manual_seed(0); torch.normal(a, 2.0)"],
+    "normal_float_tensor": ["torch.manual_seed(0); torch.normal(1.5, p)"],
+    "bernoulli": ["torch.manual_seed(0); torch.bernoulli(q)",
+                  "torch.manual_seed(1); q.bernoulli()"],
+    "bernoulli_p": ["torch.manual_seed(0); torch.bernoulli(a, 0.3)"],
+    "normal_": ["torch.manual_seed(0); t = a * 1; t.normal_(); t",
+                "torch.manual_seed(1); t = A * 1; t.t().normal_(2.0, 3.0); t"],
+    "uniform_": ["torch.manual_seed(0); t = a * 1; t.uniform_(-1, 2); t"],
+    "bernoulli_": ["torch.manual_seed(0); t = a * 1; t.bernoulli_(0.3); t"],
+    "random_": ["torch.manual_seed(0); t = a * 1; t.random_(); t"],
+    "random_to": ["torch.manual_seed(0); t = a * 1; t.random_(7); t"],
+    "random_from_to": ["torch.manual_seed(0); t = a * 1; t.random_(-3, 4); t",
+                       "torch.manual_seed(0); t = A * 1; t[0].random_(-3, 4); t"],
+    "exponential_": ["torch.manual_seed(0); t = a * 1; t.exponential_(); t"],
     # -- reductions -------------------------------------------------------------------------------
     "sum": ["A.sum()", "torch.sum(X)", "s.sum()"],
     "sum_dim": ["A.sum(dim=0)", "A.sum(1, keepdim=True)", "X.sum((0, 2))", "X.sum(-1)",
@@ -1058,8 +1075,13 @@ def _objective(code: str, names: list[str], w: np.ndarray,
 # NB: by design PyTorch's gradient here is not the derivative (the values the tests above
 # compare with PyTorch's): the padding row of an embedding gets none, ``scale_grad_by_freq``
 # divides each row's by how often its index occurs, and an in-place edit through an
-# ``unsafe_split`` piece changes its input behind autograd's back
-NOT_THE_DERIVATIVE = {"F.embedding(tgt, B, padding_idx=0)", "F.embedding(I, B, padding_idx=-1)",
+# ``unsafe_split`` piece changes its input behind autograd's back; a normal sample's gradient
+# with respect to its mean and std is zero (not the reparameterised one)
+NOT_THE_DERIVATIVE = {"torch.manual_seed(0); torch.normal(a, p)",
+                      "torch.manual_seed(1); torch.normal(A, M * M + 0.5)",
+                      "torch.manual_seed(0); torch.normal(a, 2.0)",
+                      "torch.manual_seed(0); torch.normal(1.5, p)",
+                      "F.embedding(tgt, B, padding_idx=0)", "F.embedding(I, B, padding_idx=-1)",
                       "F.embedding(I, B, scale_grad_by_freq=True)",
                       "F.embedding(I, B * 2, padding_idx=1, scale_grad_by_freq=True)",
                       "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2"}

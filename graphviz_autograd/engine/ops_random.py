@@ -1,0 +1,42 @@
+"""Table entries: the random draws whose parameters can require grad (``torch.normal`` of
+tensors, ``torch.bernoulli``). Their gradient is zero, as PyTorch's: the forward only hands
+back the sample drawn beforehand (``values``), and the nodes keep the parameters' sizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ops_pointwise import _not_implemented
+from .optable import Op, register
+
+
+def _drawn(*_: Any, values: Any, **__: Any) -> Any:
+    return values
+
+
+def _zeros_of(*names: str) -> Any:
+    """Zeros of each parameter's saved size (``at::zeros(mean_sym_sizes)``): no graph."""
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        return tuple(D.zeros(tuple(c.attrs[f"{n}_sym_sizes"]), g) if c.needs[i] else None
+                     for i, n in enumerate(names))
+    return bw
+
+
+register(
+    Op("normal_tensor_tensor", "NormalBackward3", ("mean", "std"), _drawn,
+       _zeros_of("mean", "std"), attr_names=("mean_sym_sizes", "std_sym_sizes")),
+    Op("normal_tensor_float", "NormalBackward1", ("mean",), _drawn, _zeros_of("mean"),
+       attr_names=("mean_sym_sizes",)),
+    Op("normal_float_tensor", "NormalBackward2", ("std",), _drawn, _zeros_of("std"),
+       attr_names=("std_sym_sizes",)),
+    Op("bernoulli", "BernoulliBackward0", ("self",), _drawn,
+       lambda c, g, D: (D.zeros_like(g),)),
+    Op("bernoulli_p", "torch::autograd::NotImplemented", ("self",), _drawn,
+       _not_implemented("bernoulli")),
+    # in-place draws into a tensor that requires grad: the old values get no gradient
+    *(Op(key, name, ("self",), _drawn, lambda c, g, D: (D.zeros_like(g),))
+      for key, name in (("normal_", "NormalBackward0"), ("uniform_", "UniformBackward0"),
+                        ("bernoulli_", "BernoulliBackward2"), ("random_", "RandomBackward2"),
+                        ("random_to", "RandomBackward1"), ("random_from_to", "RandomBackward0"),
+                        ("exponential_", "ExponentialBackward0"))),
+)
