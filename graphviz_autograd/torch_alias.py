@@ -34,7 +34,8 @@ ALIASES = {
     **{f"torch.distributions{m}": f"graphviz_autograd.torch.distributions{m}"
        for m in ("", ".constraints", ".kl", ".utils", ".distribution", ".normal", ".categorical",
                  ".bernoulli", ".uniform", ".independent", ".multivariate_normal",
-                 ".one_hot_categorical", ".laplace", ".exponential")},
+                 ".one_hot_categorical", ".laplace", ".exponential", ".transforms",
+                 ".transformed_distribution")},
 }
 
 

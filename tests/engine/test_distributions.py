@@ -354,3 +354,66 @@ def test_script_run_by_the_cli_uses_the_engines_distributions(tmp_path: Any) -> 
     expected = f"{d.sample((4,)).tolist()} {real.distributions.Normal(0.0, 1.0).sample().item()}"
     assert "graphviz_autograd.torch.distributions.categorical" in out.stdout
     assert expected in out.stdout
+
+
+def test_transformed_distributions_as_pytorch() -> None:
+    """A tanh-squashed Gaussian policy (SAC's), LogNormal, HalfNormal, Gumbel and the
+    transforms' log |det J|, inverses and caches. Samples pass through exp, tanh and log, whose
+    last bit numpy's float32 kernels and PyTorch's vectorised ones may round differently: they
+    are compared to 1e-5 (the draws beneath are the bit-exact ones of the tests above)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        T = D.transforms
+        mu, log_std = _leaf(torch, [0.2, -0.4, 1.0]), _leaf(torch, [-0.5, 0.0, 0.3])
+        squashed = D.TransformedDistribution(
+            D.Normal(mu, log_std.exp()),
+            [T.TanhTransform(cache_size=1), T.AffineTransform(0.5, 2.0)])
+        rec.note("squashed", [squashed.batch_shape, squashed.event_shape, squashed.has_rsample,
+                              repr(squashed.support)])
+        torch.manual_seed(12)
+        a = squashed.rsample()
+        rec.note("squashed rsample", a)
+        _observe(rec, "squashed log_prob", squashed.log_prob(a), mu=mu, log_std=log_std)
+        torch.manual_seed(13)
+        rec.note("squashed sample", squashed.sample((2,)))
+        _observe(rec, "squashed log_prob of a value",
+                 squashed.log_prob(torch.tensor([0.3, 1.9, -1.0])), mu=mu, log_std=log_std)
+        ind = D.Independent(D.TransformedDistribution(D.Normal(mu, 1.0), T.SigmoidTransform()), 1)
+        _observe(rec, "sigmoid log_prob", ind.log_prob(torch.tensor([0.3, 0.5, 0.9])), mu=mu)
+        compose = T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, 3.0)])
+        for name, t in (("exp", T.ExpTransform()), ("softplus", T.SoftplusTransform()),
+                        ("power", T.PowerTransform(torch.tensor(2.0))), ("abs", T.AbsTransform()),
+                        ("compose", compose)):
+            x = mu * 1
+            y = t(x)
+            rec.note(f"{name}", [repr(t), t.bijective, y])
+            if name != "abs":
+                _observe(rec, f"{name} log|det J|", t.log_abs_det_jacobian(x, y), mu=mu)
+                _observe(rec, f"{name} inverse", t.inv(y), mu=mu)
+                rec.note(f"{name} inverse", [repr(t.inv), t.inv.inv is t])
+        ln = D.LogNormal(mu, log_std.exp())
+        torch.manual_seed(14)
+        r = ln.rsample((2,))
+        rec.note("lognormal rsample", r)
+        _observe(rec, "lognormal log_prob", ln.log_prob(torch.tensor([0.5, 1.0, 2.0])), mu=mu,
+                 log_std=log_std)
+        _observe(rec, "lognormal entropy", ln.entropy(), mu=mu, log_std=log_std)
+        rec.note("lognormal", [ln.mean, ln.variance, ln.mode, repr(ln)])
+        hn = D.HalfNormal(log_std.exp())
+        torch.manual_seed(15)
+        rec.note("halfnormal sample", hn.sample((2,)))
+        _observe(rec, "halfnormal log_prob", hn.log_prob(torch.tensor([0.5, 1.0, 2.0])),
+                 log_std=log_std)
+        rec.note("halfnormal", [hn.mean, hn.variance, hn.entropy(), hn.cdf(torch.tensor(0.5))])
+        gu = D.Gumbel(mu, log_std.exp())
+        torch.manual_seed(16)
+        rec.note("gumbel sample", gu.sample((2,)))
+        _observe(rec, "gumbel log_prob", gu.log_prob(torch.tensor([0.5, 1.0, 2.0])), mu=mu,
+                 log_std=log_std)
+        rec.note("gumbel", [gu.mean, gu.stddev, gu.entropy(), gu.batch_shape])
+        _observe(rec, "kl lognormal", D.kl_divergence(ln, D.LogNormal(0.0, 1.0)), mu=mu,
+                 log_std=log_std)
+        rec.attempt("tanh value outside", lambda: squashed.log_prob(torch.tensor([3.0, 0.0, 0.0])))
+        rec.attempt("bad transforms", lambda: D.TransformedDistribution(D.Normal(0.0, 1.0), 3))
+    differential(snippet)

@@ -9,7 +9,7 @@ tensor([1.5410])
 
 from __future__ import annotations
 
-from . import constraints, kl
+from . import constraints, kl, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution, ExponentialFamily
@@ -20,9 +20,11 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .transformed_distribution import Gumbel, HalfNormal, LogNormal, TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
-           "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl",
-           "kl_divergence", "register_kl"]
+           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "TransformedDistribution", "Uniform", "constraints", "kl", "kl_divergence",
+           "register_kl", "transforms"]

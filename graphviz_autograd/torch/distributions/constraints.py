@@ -249,27 +249,27 @@ class _PositiveDefinite(_Symmetric):
         return torch.from_numpy(ok)
 
 
-dependent = _Dependent()
+dependent: Constraint = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
-boolean = _Boolean()
-one_hot = _OneHot()
-nonnegative_integer = _IntegerGreaterThan(0)
-positive_integer = _IntegerGreaterThan(1)
+boolean: Constraint = _Boolean()
+one_hot: Constraint = _OneHot()
+nonnegative_integer: Constraint = _IntegerGreaterThan(0)
+positive_integer: Constraint = _IntegerGreaterThan(1)
 integer_interval = _IntegerInterval
-real = _Real()
-real_vector = independent(real, 1)
-positive = _GreaterThan(0.0)
-nonnegative = _GreaterThanEq(0.0)
+real: Constraint = _Real()
+real_vector: Constraint = independent(real, 1)
+positive: Constraint = _GreaterThan(0.0)
+nonnegative: Constraint = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
-unit_interval = _Interval(0.0, 1.0)
+unit_interval: Constraint = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
-simplex = _Simplex()
-lower_triangular = _LowerTriangular()
-lower_cholesky = _LowerCholesky()
-square = _Square()
-symmetric = _Symmetric()
-positive_definite = _PositiveDefinite()
+simplex: Constraint = _Simplex()
+lower_triangular: Constraint = _LowerTriangular()
+lower_cholesky: Constraint = _LowerCholesky()
+square: Constraint = _Square()
+symmetric: Constraint = _Symmetric()
+positive_definite: Constraint = _PositiveDefinite()
