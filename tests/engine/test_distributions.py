@@ -417,3 +417,44 @@ def test_transformed_distributions_as_pytorch() -> None:
         rec.attempt("tanh value outside", lambda: squashed.log_prob(torch.tensor([3.0, 0.0, 0.0])))
         rec.attempt("bad transforms", lambda: D.TransformedDistribution(D.Normal(0.0, 1.0), 3))
     differential(snippet)
+
+
+def test_gaussian_mixture_as_pytorch() -> None:
+    """MixtureSameFamily of Normals (1-d) and of Independent Normals (2-d): samples, log_prob,
+    its graph and gradients, moments; and a few steps fitting it by maximum likelihood."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        logits = _leaf(torch, [0.1, -0.3, 0.5])
+        locs, scales = _leaf(torch, [-1.0, 0.0, 2.0]), _leaf(torch, [0.5, 1.0, 0.7])
+        gmm = D.MixtureSameFamily(D.Categorical(logits=logits), D.Normal(locs, scales))
+        rec.note("gmm", [gmm.batch_shape, gmm.event_shape, repr(gmm)])
+        torch.manual_seed(17)
+        _bits(rec, "gmm sample", gmm.sample((6,)))
+        _observe(rec, "gmm log_prob", gmm.log_prob(torch.tensor([0.3, -1.2, 2.5])),
+                 logits=logits, locs=locs, scales=scales)
+        _observe(rec, "gmm mean", gmm.mean, logits=logits, locs=locs)
+        _observe(rec, "gmm variance", gmm.variance, logits=logits, locs=locs, scales=scales)
+        _observe(rec, "gmm cdf", gmm.cdf(torch.tensor([0.3])), logits=logits, locs=locs,
+                 scales=scales)
+        mu2 = _leaf(torch, [[0.0, 1.0], [1.0, -1.0]])
+        comp = D.Independent(D.Normal(mu2, torch.ones(2, 2)), 1)
+        gmm2 = D.MixtureSameFamily(D.Categorical(probs=torch.tensor([0.3, 0.7])), comp)
+        torch.manual_seed(18)
+        _bits(rec, "gmm2 sample", gmm2.sample((3,)))
+        _observe(rec, "gmm2 log_prob", gmm2.log_prob(torch.tensor([[0.5, 0.5], [1.0, 0.0]])),
+                 mu2=mu2)
+        rec.attempt("gmm bad mixture", lambda: D.MixtureSameFamily(D.Normal(0.0, 1.0), comp))
+        rec.attempt("gmm sizes", lambda: D.MixtureSameFamily(
+            D.Categorical(logits=torch.zeros(4)), D.Normal(locs, scales)))
+        opt = torch.optim.Adam([logits, locs, scales], lr=0.05)
+        data = torch.tensor([-1.1, -0.9, 0.1, 2.2, 1.9, 2.1])
+        for step in range(3):
+            gmm = D.MixtureSameFamily(D.Categorical(logits=logits), D.Normal(locs, scales))
+            loss = -gmm.log_prob(data).mean()
+            rec.note(f"fit loss {step}", loss)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        rec.note("fitted", [logits, locs, scales])
+    differential(snippet)

@@ -17,6 +17,7 @@ from .exponential import Exponential
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
@@ -24,7 +25,8 @@ from .transformed_distribution import Gumbel, HalfNormal, LogNormal, Transformed
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
-           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MultivariateNormal",
+           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "MultivariateNormal",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "TransformedDistribution", "Uniform", "constraints", "kl", "kl_divergence",
            "register_kl", "transforms"]
