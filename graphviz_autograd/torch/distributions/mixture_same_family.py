@@ -73,7 +73,7 @@ class MixtureSameFamily(Distribution):
         batch_shape = Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
         new._component_distribution = self._component_distribution.expand(
-            batch_shape + (self._num_component,))
+            (*batch_shape, self._num_component))
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
