@@ -35,7 +35,7 @@ ALIASES = {
        for m in ("", ".constraints", ".kl", ".utils", ".distribution", ".normal", ".categorical",
                  ".bernoulli", ".uniform", ".independent", ".multivariate_normal",
                  ".one_hot_categorical", ".laplace", ".exponential", ".transforms",
-                 ".transformed_distribution", ".mixture_same_family")},
+                 ".transformed_distribution", ".mixture_same_family", ".gamma")},
 }
 
 

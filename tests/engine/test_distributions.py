@@ -458,3 +458,64 @@ def test_gaussian_mixture_as_pytorch() -> None:
             opt.step()
         rec.note("fitted", [logits, locs, scales])
     differential(snippet)
+
+
+def test_gamma_beta_dirichlet_as_pytorch() -> None:
+    """Gamma, Beta and Dirichlet: samples from PyTorch's gamma sampler (float32 and float64,
+    concentrations below and above 1), log_prob / entropy graphs and gradients, KL; a Beta
+    policy's PPO-style loss; a reparameterised sample with grad is a clear error."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        for dtype in (torch.float32, torch.float64):
+            conc = torch.tensor([0.3, 0.9, 1.0, 2.5, 7.0, 0.05], dtype=dtype)
+            torch.manual_seed(19)
+            _bits(rec, "standard gamma", torch._standard_gamma(conc))
+            _bits(rec, "gamma sample", D.Gamma(conc, 2.0).sample((3,)))
+            _bits(rec, "next draw", torch.randn(3, dtype=dtype))
+            _bits(rec, "dirichlet sample", D.Dirichlet(conc.view(2, 3)).sample((2,)))
+            _bits(rec, "beta sample", D.Beta(conc[:3], conc[3:]).sample((4,)))
+            _bits(rec, "beta(numbers) sample", D.Beta(0.5, 2.0).sample((3,)))
+        a, b = _leaf(torch, [0.5, 2.0, 3.0]), _leaf(torch, [1.5, 0.7, 2.0])
+        g = D.Gamma(a, b)
+        _observe(rec, "gamma log_prob", g.log_prob(torch.tensor([0.2, 1.0, 3.0])), a=a, b=b)
+        _observe(rec, "gamma entropy", g.entropy(), a=a, b=b)
+        rec.note("gamma", [g.mean, g.variance, g.mode, repr(g)])
+        be = D.Beta(a, b)
+        _observe(rec, "beta log_prob", be.log_prob(torch.tensor([0.2, 0.5, 0.9])), a=a, b=b)
+        _observe(rec, "beta entropy", be.entropy(), a=a, b=b)
+        rec.note("beta", [be.mean, be.variance, be.batch_shape, be.concentration1])
+        di = D.Dirichlet(a)
+        _observe(rec, "dirichlet log_prob", di.log_prob(torch.tensor([0.2, 0.3, 0.5])), a=a)
+        _observe(rec, "dirichlet entropy", di.entropy(), a=a)
+        rec.note("dirichlet", [di.mean, di.variance, di.batch_shape, di.event_shape])
+        _observe(rec, "kl gamma", D.kl_divergence(g, D.Gamma(b, a)), a=a, b=b)
+        _observe(rec, "kl beta", D.kl_divergence(be, D.Beta(b, a)), a=a, b=b)
+        _observe(rec, "kl dirichlet", D.kl_divergence(di, D.Dirichlet(b)), a=a, b=b)
+        rec.attempt("gamma rate", lambda: D.Gamma(a, -b))
+        rec.attempt("dirichlet 0-d", lambda: D.Dirichlet(torch.tensor(1.0)))
+        rec.attempt("beta value", lambda: be.log_prob(torch.tensor([0.2, 1.5, 0.9])))
+        torch.manual_seed(20)
+        policy = torch.nn.Linear(2, 4)
+        obs = torch.randn(5, 2)
+        for step in range(2):
+            out = torch.nn.functional.softplus(policy(obs)) + 1.0
+            dist = D.Beta(out[:, :2], out[:, 2:])
+            action = dist.sample()
+            rec.note(f"beta policy action {step}", action)  # NB: softplus may differ by an ulp
+            loss = -(dist.log_prob(action).sum(-1)).mean() - 0.01 * dist.entropy().sum(-1).mean()
+            rec.note(f"beta policy loss {step}", loss)
+            policy.zero_grad()
+            loss.backward()
+            rec.grad(f"beta policy grads {step}", **dict(policy.named_parameters()))
+    differential(snippet)
+
+
+def test_reparameterised_gamma_is_a_clear_error() -> None:
+    import graphviz_autograd.torch as torch
+    conc = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="rsample"):
+        torch.distributions.Gamma(conc, 1.0).rsample()
+    with pytest.raises(NotImplementedError, match="rsample"):
+        torch.distributions.Dirichlet(conc).rsample()
+    assert torch.distributions.Gamma(conc, 1.0).sample().shape == (2,)

@@ -14,6 +14,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
+from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -24,9 +25,8 @@ from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThr
 from .transformed_distribution import Gumbel, HalfNormal, LogNormal, TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily",
-           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
-           "MultivariateNormal",
-           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "TransformedDistribution", "Uniform", "constraints", "kl", "kl_divergence",
-           "register_kl", "transforms"]
+__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
+           "ExponentialFamily", "Gamma", "Gumbel", "HalfNormal", "Independent", "Laplace",
+           "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "constraints",
+           "kl", "kl_divergence", "register_kl", "transforms"]
