@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .ops_pointwise import _not_implemented
-from .optable import Op, register
+from .optable import Op, Save, no_double_backward, register
 
 
 def _drawn(*_: Any, values: Any, **__: Any) -> Any:
@@ -20,6 +20,13 @@ def _zeros_of(*names: str) -> Any:
         return tuple(D.zeros(tuple(c.attrs[f"{n}_sym_sizes"]), g) if c.needs[i] else None
                      for i, n in enumerate(names))
     return bw
+
+
+def _standard_gamma_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    from .gamma_draws import standard_gamma_grad
+    if D.tensor_mode:
+        raise no_double_backward("StandardGammaBackward0")
+    return (g * standard_gamma_grad(c.self, c.result),)
 
 
 register(
@@ -39,4 +46,7 @@ register(
                         ("bernoulli_", "BernoulliBackward2"), ("random_", "RandomBackward2"),
                         ("random_to", "RandomBackward1"), ("random_from_to", "RandomBackward0"),
                         ("exponential_", "ExponentialBackward0"))),
+    # a reparameterised gamma sample: its gradient through the implicit function theorem
+    Op("standard_gamma", "StandardGammaBackward0", ("self",), _drawn, _standard_gamma_bw,
+       (Save("result"), Save("self"))),
 )

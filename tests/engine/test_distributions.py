@@ -511,11 +511,23 @@ def test_gamma_beta_dirichlet_as_pytorch() -> None:
     differential(snippet)
 
 
-def test_reparameterised_gamma_is_a_clear_error() -> None:
+def test_reparameterised_gamma_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        conc, rate = _leaf(torch, [0.4, 1.0, 3.0, 12.0]), _leaf(torch, [2.0, 1.0, 0.5, 1.5])
+        torch.manual_seed(21)
+        r = torch.distributions.Gamma(conc, rate).rsample((2,))
+        _bits(rec, "gamma rsample", r)
+        rec.note("version", r._version)
+        _observe(rec, "gamma rsample", r, conc=conc, rate=rate)
+    differential(snippet)
+
+
+def test_reparameterised_dirichlet_is_a_clear_error() -> None:
     import graphviz_autograd.torch as torch
     conc = torch.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(NotImplementedError, match="rsample"):
-        torch.distributions.Gamma(conc, 1.0).rsample()
+        torch.distributions.Beta(conc, conc).rsample()
     with pytest.raises(NotImplementedError, match="rsample"):
         torch.distributions.Dirichlet(conc).rsample()
     assert torch.distributions.Gamma(conc, 1.0).sample().shape == (2,)

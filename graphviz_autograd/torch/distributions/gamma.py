@@ -1,8 +1,9 @@
 """``torch.distributions.Gamma``, ``Dirichlet`` and ``Beta``: samples drawn by PyTorch's gamma
 sampler (to the bit), log_prob and entropy through lgamma, digamma and xlogy.
 
-A reparameterised sample whose parameters require grad (PyTorch's StandardGammaBackward0 and
-_DirichletBackward) is not supported: ``rsample`` raises there, ``sample`` always works.
+A reparameterised Gamma sample makes PyTorch's StandardGammaBackward0; a reparameterised
+Dirichlet or Beta sample whose parameters require grad (PyTorch's _DirichletBackward) is not
+supported: ``rsample`` raises there, ``sample`` always works.
 """
 
 from __future__ import annotations
