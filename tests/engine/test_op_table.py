@@ -1081,7 +1081,8 @@ def _objective(code: str, names: list[str], w: np.ndarray,
 # with respect to its mean and std is zero (not the reparameterised one); a gamma sample's is an
 # approximation of the implicit one, and its rejection sampler is not smooth in alpha
 NOT_THE_DERIVATIVE = {"torch.manual_seed(0); torch._standard_gamma(p)",
-                      "torch.manual_seed(1); torch._standard_gamma(A * A + 0.2)","torch.manual_seed(0); torch.normal(a, p)",
+                      "torch.manual_seed(1); torch._standard_gamma(A * A + 0.2)",
+                      "torch.manual_seed(0); torch.normal(a, p)",
                       "torch.manual_seed(1); torch.normal(A, M * M + 0.5)",
                       "torch.manual_seed(0); torch.normal(a, 2.0)",
                       "torch.manual_seed(0); torch.normal(1.5, p)",
