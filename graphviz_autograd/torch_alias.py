@@ -35,7 +35,8 @@ ALIASES = {
        for m in ("", ".constraints", ".kl", ".utils", ".distribution", ".normal", ".categorical",
                  ".bernoulli", ".uniform", ".independent", ".multivariate_normal",
                  ".one_hot_categorical", ".laplace", ".exponential", ".transforms",
-                 ".transformed_distribution", ".mixture_same_family", ".gamma")},
+                 ".transformed_distribution", ".mixture_same_family", ".gamma", ".poisson",
+                 ".multinomial")},
 }
 
 

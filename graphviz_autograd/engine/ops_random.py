@@ -38,6 +38,7 @@ register(
        attr_names=("std_sym_sizes",)),
     Op("bernoulli", "BernoulliBackward0", ("self",), _drawn,
        lambda c, g, D: (D.zeros_like(g),)),
+    Op("poisson", "PoissonBackward0", ("self",), _drawn, lambda c, g, D: (D.zeros_like(g),)),
     Op("bernoulli_p", "torch::autograd::NotImplemented", ("self",), _drawn,
        _not_implemented("bernoulli")),
     # in-place draws into a tensor that requires grad: the old values get no gradient

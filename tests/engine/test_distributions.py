@@ -531,3 +531,48 @@ def test_reparameterised_dirichlet_is_a_clear_error() -> None:
     with pytest.raises(NotImplementedError, match="rsample"):
         torch.distributions.Dirichlet(conc).rsample()
     assert torch.distributions.Gamma(conc, 1.0).sample().shape == (2,)
+
+
+def test_counts_as_pytorch() -> None:
+    """Poisson (torch.poisson's sampler below and above rate 10), Geometric, Binomial's
+    log_prob and entropy, Multinomial's counted Categorical samples. The entropies sum many
+    terms: in float64, so float32's rounding noise cannot hide a difference."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        rate = _leaf(torch, [0.5, 4.0, 12.0, 150.0])
+        po = D.Poisson(rate)
+        torch.manual_seed(22)
+        _bits(rec, "poisson sample", po.sample((3,)))
+        _bits(rec, "torch.poisson float64", torch.poisson(torch.tensor([3.0, 30.0],
+                                                                       dtype=torch.float64)))
+        _observe(rec, "poisson log_prob", po.log_prob(torch.tensor([0.0, 3.0, 11.0, 140.0])),
+                 rate=rate)
+        rec.note("poisson", [po.mean, po.mode, po.variance, repr(po)])
+        r = torch.poisson(rate)
+        rec.graph("torch.poisson graph", r=r, rate=rate)
+        rec.attempt("poisson rate", lambda: torch.poisson(torch.tensor([-1.0])))
+        p = _leaf(torch, [0.2, 0.5, 0.9], torch.float64)
+        ge = D.Geometric(p)
+        torch.manual_seed(23)
+        _bits(rec, "geometric sample", ge.sample((4,)))
+        _observe(rec, "geometric log_prob", ge.log_prob(torch.tensor([0.0, 2.0, 5.0], dtype=torch.float64)), p=p)
+        _observe(rec, "geometric entropy", ge.entropy(), p=p)
+        rec.attempt("geometric zero", lambda: D.Geometric(torch.tensor([0.0, 0.5])))
+        bi = D.Binomial(10, probs=p)
+        _observe(rec, "binomial log_prob", bi.log_prob(torch.tensor([0.0, 5.0, 9.0], dtype=torch.float64)), p=p)
+        _observe(rec, "binomial entropy", bi.entropy(), p=p)
+        rec.note("binomial", [bi.mean, bi.variance, bi.mode, bi.enumerate_support(False)])
+        w = _leaf(torch, [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], torch.float64)
+        mu = D.Multinomial(8, probs=w)
+        torch.manual_seed(24)
+        _bits(rec, "multinomial sample", mu.sample())
+        _bits(rec, "multinomial sample (2,)", mu.sample((2,)))
+        _observe(rec, "multinomial log_prob", mu.log_prob(torch.tensor([[2.0, 3.0, 3.0],
+                                                                        [8.0, 0.0, 0.0]],
+                                                                       dtype=torch.float64)), w=w)
+        _observe(rec, "multinomial entropy", mu.entropy(), w=w)
+        rec.note("multinomial", [mu.mean, mu.variance, mu.batch_shape, mu.event_shape])
+        rec.attempt("multinomial value", lambda: mu.log_prob(torch.tensor([[9.0, 0.0, 0.0],
+                                                                            [8.0, 0.0, 0.0]])))
+    differential(snippet)

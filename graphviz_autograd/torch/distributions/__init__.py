@@ -19,14 +19,17 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Binomial, Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Geometric, Poisson
 from .transformed_distribution import Gumbel, HalfNormal, LogNormal, TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential",
-           "ExponentialFamily", "Gamma", "Gumbel", "HalfNormal", "Independent", "Laplace",
-           "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform", "constraints",
-           "kl", "kl_divergence", "register_kl", "transforms"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Poisson", "TransformedDistribution", "Uniform", "constraints", "kl", "kl_divergence",
+           "register_kl", "transforms"]
