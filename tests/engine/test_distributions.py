@@ -556,11 +556,14 @@ def test_counts_as_pytorch() -> None:
         ge = D.Geometric(p)
         torch.manual_seed(23)
         _bits(rec, "geometric sample", ge.sample((4,)))
-        _observe(rec, "geometric log_prob", ge.log_prob(torch.tensor([0.0, 2.0, 5.0], dtype=torch.float64)), p=p)
+        f64 = torch.float64
+        _observe(rec, "geometric log_prob", ge.log_prob(torch.tensor([0.0, 2.0, 5.0], dtype=f64)),
+                 p=p)
         _observe(rec, "geometric entropy", ge.entropy(), p=p)
         rec.attempt("geometric zero", lambda: D.Geometric(torch.tensor([0.0, 0.5])))
         bi = D.Binomial(10, probs=p)
-        _observe(rec, "binomial log_prob", bi.log_prob(torch.tensor([0.0, 5.0, 9.0], dtype=torch.float64)), p=p)
+        _observe(rec, "binomial log_prob", bi.log_prob(torch.tensor([0.0, 5.0, 9.0], dtype=f64)),
+                 p=p)
         _observe(rec, "binomial entropy", bi.entropy(), p=p)
         rec.note("binomial", [bi.mean, bi.variance, bi.mode, bi.enumerate_support(False)])
         w = _leaf(torch, [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], torch.float64)
