@@ -46,7 +46,9 @@ register(
       for key, name in (("normal_", "NormalBackward0"), ("uniform_", "UniformBackward0"),
                         ("bernoulli_", "BernoulliBackward2"), ("random_", "RandomBackward2"),
                         ("random_to", "RandomBackward1"), ("random_from_to", "RandomBackward0"),
-                        ("exponential_", "ExponentialBackward0"))),
+                        ("exponential_", "ExponentialBackward0"), ("cauchy_", "CauchyBackward0"),
+                        ("geometric_", "GeometricBackward0"),
+                        ("log_normal_", "LogNormalBackward0"))),
     # a reparameterised gamma sample: its gradient through the implicit function theorem
     Op("standard_gamma", "StandardGammaBackward0", ("self",), _drawn, _standard_gamma_bw,
        (Save("result"), Save("self"))),

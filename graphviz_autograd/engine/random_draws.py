@@ -8,17 +8,20 @@ in the output's order. The ``torch.distributions`` samplers draw through these.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as dt
 from . import random as rnd
+from . import random_math as rm
 from .autograd import apply
 from .optable import TABLE
 from .tensor import Tensor
 
-__all__ = ["normal", "bernoulli", "bernoulli_method", "finfo"]
+__all__ = ["normal", "bernoulli", "bernoulli_method", "finfo", "cauchy_fill", "geometric_fill",
+           "log_normal_fill"]
 
 
 def _size(size: Any) -> tuple[int, ...]:
@@ -115,6 +118,43 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any =
 
 def bernoulli_method(self: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     return bernoulli(self, p, generator=generator)
+
+
+def _unit64(gen: rnd.Generator, n: int) -> np.ndarray:
+    return rnd._unit(gen, n, np.dtype(np.float64))
+
+
+def cauchy_fill(g: rnd.Generator, t: Tensor, median: float = 0.0, sigma: float = 1.0) -> None:
+    """``cauchy_``: ``median + sigma * tan(pi (u - 0.5))`` in double, one 53-bit uniform each."""
+    if not t._dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified "
+                           f"{rnd._INT_RANGES[t._dtype.name][2]}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    u = _unit64(g, t._data.size)
+    rnd.fill(t._data, (median + sigma * rm.libm64("tan", np.pi * (u - 0.5))).astype(t._dtype.np))
+
+
+def geometric_fill(g: rnd.Generator, t: Tensor, p: float) -> None:
+    """``geometric_(p)``: ``ceil(log(u) / log1p(-p))`` of one 53-bit uniform each (integer
+    dtypes too, bool excepted)."""
+    if t._dtype is dt.bool_:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    u = _unit64(g, t._data.size)
+    values = np.ceil(rm.libm64("log", u) / math.log1p(-p))
+    rnd.fill(t._data, values.astype(t._dtype.np))
+
+
+def log_normal_fill(g: rnd.Generator, t: Tensor, mean: float = 1.0, std: float = 2.0) -> None:
+    """``log_normal_``: exp of the scalar path's normal draws (the cached sample included)."""
+    rnd.check_floating(t._dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    z = rnd._normal_scalar(g, t._data.size, float(mean), float(std))
+    rnd.fill(t._data, rm.libm64("exp", z).astype(t._dtype.np))
 
 
 class finfo:  # noqa: N801 -- PyTorch's name

@@ -242,7 +242,9 @@ def _random_(fill: Any) -> Any:
 def _random_key(fill: Any, args: tuple[Any, ...], kw: dict[str, Any]) -> str:
     """The table op of an in-place draw (``random_`` has one per form)."""
     if fill is not _random_int:
-        return {_uniform: "uniform_", _normal: "normal_", _bernoulli: "bernoulli_"}[fill]
+        return {_uniform: "uniform_", _normal: "normal_", _bernoulli: "bernoulli_",
+                random_draws.cauchy_fill: "cauchy_", random_draws.geometric_fill: "geometric_",
+                random_draws.log_normal_fill: "log_normal_"}[fill]
     given = len(args) + len(kw)
     return ("random_", "random_to", "random_from_to")[min(given, 2)]
 
@@ -479,6 +481,9 @@ METHODS: dict[str, Any] = {
     "clamp_max_": _clamp_one_("max"), "masked_fill_": _masked_fill_,
     "uniform_": _random_(_uniform), "normal_": _random_(_normal),
     "random_": _random_(_random_int), "bernoulli_": _random_(_bernoulli),
+    "cauchy_": _random_(random_draws.cauchy_fill),
+    "geometric_": _random_(random_draws.geometric_fill),
+    "log_normal_": _random_(random_draws.log_normal_fill),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
     "new_tensor": _new_tensor, "new": _new_legacy, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),

@@ -579,3 +579,61 @@ def test_counts_as_pytorch() -> None:
         rec.attempt("multinomial value", lambda: mu.log_prob(torch.tensor([[9.0, 0.0, 0.0],
                                                                             [8.0, 0.0, 0.0]])))
     differential(snippet)
+
+
+def test_cauchy_student_relaxed_as_pytorch() -> None:
+    """Cauchy / HalfCauchy (cauchy_ draws), Chi2 and StudentT (gamma draws), the relaxed
+    (Gumbel-softmax) distributions, and the in-place draws cauchy_, geometric_, log_normal_."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        loc, scale = _leaf(torch, [0.0, 1.0, -2.0]), _leaf(torch, [1.0, 0.5, 3.0])
+        ca = D.Cauchy(loc, scale)
+        torch.manual_seed(25)
+        r = ca.rsample((2,))
+        _bits(rec, "cauchy rsample", r)
+        _observe(rec, "cauchy rsample", r, loc=loc, scale=scale)
+        value = torch.tensor([0.5, 1.0, 2.0])
+        for name in ("log_prob", "cdf"):
+            _observe(rec, f"cauchy {name}", getattr(ca, name)(value), loc=loc, scale=scale)
+        _observe(rec, "cauchy entropy", ca.entropy(), loc=loc, scale=scale)
+        hc = D.HalfCauchy(scale)
+        torch.manual_seed(26)
+        _bits(rec, "halfcauchy sample", hc.sample())
+        _observe(rec, "halfcauchy log_prob", hc.log_prob(value), scale=scale)
+        df = _leaf(torch, [1.5, 4.0, 30.0], torch.float64)
+        st = D.StudentT(df, 1.0, 2.0)
+        torch.manual_seed(27)
+        _bits(rec, "studentt sample", st.sample((2,)))
+        value64 = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+        _observe(rec, "studentt log_prob", st.log_prob(value64), df=df)
+        _observe(rec, "studentt entropy", st.entropy(), df=df)
+        rec.note("studentt", [st.mean, st.variance, repr(st)])
+        chi = D.Chi2(df)
+        torch.manual_seed(28)
+        _bits(rec, "chi2 sample", chi.sample())
+        _observe(rec, "chi2 log_prob", chi.log_prob(value64), df=df)
+        temp = torch.tensor(0.5)
+        logits = _leaf(torch, [[0.1, -0.3, 0.5], [1.0, 0.0, -1.0]])
+        rc = D.RelaxedOneHotCategorical(temp, logits=logits)
+        torch.manual_seed(29)
+        y = rc.rsample()
+        rec.note("relaxed categorical rsample", y)
+        _observe(rec, "relaxed categorical log_prob", rc.log_prob(y), logits=logits)
+        p = _leaf(torch, [0.2, 0.7])
+        rb = D.RelaxedBernoulli(torch.tensor(0.3), probs=p)
+        torch.manual_seed(30)
+        z = rb.rsample((2,))
+        rec.note("relaxed bernoulli rsample", z)
+        _observe(rec, "relaxed bernoulli log_prob", rb.log_prob(z), p=p)
+        torch.manual_seed(31)
+        for name, draw in (("cauchy_", lambda t: t.cauchy_(0.5, 2.0)),
+                           ("geometric_", lambda t: t.geometric_(0.3)),
+                           ("log_normal_", lambda t: t.log_normal_())):
+            _bits(rec, name, draw(torch.empty(3, 2)))
+            for dtype in (torch.long, torch.int32, torch.bool):
+                rec.attempt(f"{name} {dtype}", lambda d=draw, k=dtype: d(torch.empty(2, dtype=k)))
+        rec.attempt("cauchy_ sigma", lambda: torch.empty(2).cauchy_(0.0, -1.0))
+        rec.attempt("geometric_ p", lambda: torch.empty(2).geometric_(1.5))
+        rec.attempt("log_normal_ std", lambda: torch.empty(2).log_normal_(0.0, 0.0))
+    differential(snippet)

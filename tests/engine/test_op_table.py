@@ -218,6 +218,9 @@ EXAMPLES: dict[str, list[str]] = {
     "random_from_to": ["torch.manual_seed(0); t = a * 1; t.random_(-3, 4); t",
                        "torch.manual_seed(0); t = A * 1; t[0].random_(-3, 4); t"],
     "exponential_": ["torch.manual_seed(0); t = a * 1; t.exponential_(); t"],
+    "cauchy_": ["torch.manual_seed(0); t = a * 1; t.cauchy_(0.5, 2.0); t"],
+    "geometric_": ["torch.manual_seed(0); t = a * 1; t.geometric_(0.3); t"],
+    "log_normal_": ["torch.manual_seed(0); t = a * 1; t.log_normal_(); t"],
     "standard_gamma": ["torch.manual_seed(0); torch._standard_gamma(p)",
                        "torch.manual_seed(1); torch._standard_gamma(A * A + 0.2)"],
     # -- reductions -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""``torch.distributions.Gamma``, ``Dirichlet`` and ``Beta``: samples drawn by PyTorch's gamma
-sampler (to the bit), log_prob and entropy through lgamma, digamma and xlogy.
+"""``torch.distributions.Gamma``, ``Dirichlet``, ``Beta``, ``Chi2`` and ``StudentT``: samples
+drawn by PyTorch's gamma sampler (to the bit), log_prob and entropy through lgamma, digamma and
+xlogy.
 
 A reparameterised Gamma sample makes PyTorch's StandardGammaBackward0; a reparameterised
 Dirichlet or Beta sample whose parameters require grad (PyTorch's _DirichletBackward) is not
@@ -8,15 +9,16 @@ supported: ``rsample`` raises there, ``sample`` always works.
 
 from __future__ import annotations
 
+import math
 from numbers import Number
 from typing import Any
 
 from ...engine.tensor import Size, Tensor
 from . import constraints
-from .distribution import ExponentialFamily
-from .utils import broadcast_all, torch
+from .distribution import Distribution, ExponentialFamily
+from .utils import _standard_normal, broadcast_all, torch
 
-__all__ = ["Gamma", "Dirichlet", "Beta"]
+__all__ = ["Gamma", "Dirichlet", "Beta", "Chi2", "StudentT"]
 
 
 class Gamma(ExponentialFamily):
@@ -182,3 +184,76 @@ class Beta(ExponentialFamily):
 
     def _log_normalizer(self, x: Any, y: Any) -> Tensor:
         return torch.lgamma(x) + torch.lgamma(y) - torch.lgamma(x + y)
+
+
+class Chi2(Gamma):
+    arg_constraints = {"df": constraints.positive}  # noqa: RUF012
+
+    def __init__(self, df: Any, validate_args: bool | None = None) -> None:
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
+
+    @property
+    def df(self) -> Tensor:
+        return self.concentration * 2
+
+
+class StudentT(Distribution):
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real,  # noqa: RUF012
+                       "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, df: Any, loc: Any = 0.0, scale: Any = 1.0,
+                 validate_args: bool | None = None) -> None:
+        self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
+        self._chi2 = Chi2(self.df)
+        super().__init__(self.df.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> StudentT:
+        new = self._expanded(StudentT, batch_shape, ("df", "loc", "scale"), _instance)
+        new._chi2 = self._chi2.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        m = self.loc.clone()
+        m[self.df.le(1)] = math.nan
+        return m
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def variance(self) -> Tensor:
+        m = self.df.clone()
+        big = self.df.gt(2)
+        m[big] = self.scale[big].pow(2) * self.df[big] / (self.df[big] - 2)
+        m[self.df.le(2) & self.df.gt(1)] = math.inf
+        m[self.df.le(1)] = math.nan
+        return m
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        x = _standard_normal(self._extended_shape(sample_shape), self.df.dtype)
+        z = self._chi2.rsample(sample_shape)
+        return self.loc + self.scale * (x * torch.rsqrt(z / self.df))
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        y = (value - self.loc) / self.scale
+        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
+             + torch.lgamma(0.5 * self.df) - torch.lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * torch.log1p(y ** 2.0 / self.df) - z
+
+    def entropy(self) -> Tensor:
+        lbeta = (torch.lgamma(0.5 * self.df) + math.lgamma(0.5)
+                 - torch.lgamma(0.5 * (self.df + 1)))
+        return (self.scale.log()
+                + 0.5 * (self.df + 1) * (torch.digamma(0.5 * (self.df + 1))
+                                         - torch.digamma(0.5 * self.df))
+                + 0.5 * self.df.log() + lbeta)
