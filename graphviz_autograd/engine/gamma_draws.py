@@ -1,12 +1,13 @@
-"""``torch._standard_gamma``, ``torch._sample_dirichlet`` and ``torch.poisson``: PyTorch's CPU
-rejection samplers, to the bit.
+"""``torch._standard_gamma``, ``torch._sample_dirichlet``, ``torch.poisson`` and
+``torch.binomial``: PyTorch's CPU rejection samplers, to the bit.
 
 Each element runs Marsaglia and Tsang's acceptance-rejection method on the generator's scalar
 draws (a 53-bit uniform, a Box-Muller normal that keeps its second sample), in the output's
 order, with PyTorch's mix of float and double arithmetic: for float32 the concentration's
 boost and ``d = alpha - 1/3`` are float operations, the rest is double. A Dirichlet sample
 normalises double-precision gamma draws. A Poisson draw multiplies uniforms below rate 10 and
-runs Hormann's transformed rejection from 10 on.
+runs Hormann's transformed rejection from 10 on; a binomial draw counts geometric jumps below
+a mean of 10 and runs BTRS from 10 on (on the smaller of p and 1 - p).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import special_math as sm
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "poisson"]
+__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "poisson", "binomial"]
 
 _THIRD32 = np.float32(1.0) / np.float32(3.0)       # the float literal 1.0f / 3.0f
 _C0331 = float(np.float32(0.0331))
@@ -207,3 +208,93 @@ def poisson(rates: Tensor, generator: Any = None) -> Tensor:
         from .optable import TABLE
         return apply(TABLE["poisson"], (rates,), {"values": values}, dtype=rates._dtype)
     return Tensor._make(values, rates._dtype)
+
+
+_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+         0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+         0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    """log(k!) less its Stirling approximation: tabulated to 9, a series beyond."""
+    if k <= 9:
+        return _TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(gen: rnd.Generator, count: Any, prob: Any) -> Any:
+    """Geometric jumps until they pass ``count``; ``count`` and ``prob`` are the kernel's
+    scalar type (numpy float32 for float32: its own log1p and arithmetic)."""
+    geom_sum, num_geom = 0.0, count * 0
+    logprob = float(np.log1p(-prob))
+    while True:
+        geom_sum += math.ceil(math.log(_uniform(gen)) / logprob)
+        if geom_sum > count:
+            return num_geom
+        num_geom = num_geom + 1
+
+
+def _btrs(gen: rnd.Generator, count: Any, prob: Any) -> Any:
+    """Hormann's BTRS: transformed rejection with a squeeze (count * prob of 10 or more)."""
+    stddev = float(np.sqrt(count * prob * (1 - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((count + 1) * prob))
+    while True:
+        u = _uniform(gen) - 0.5
+        v = _uniform(gen)
+        us = 0.5 - abs(u)
+        k = type(count)(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (float(count) - m + 1)))
+                 + float(count + 1) * math.log((float(count) - m + 1)
+                                               / float(count - k + 1))
+                 + (float(k) + 0.5) * math.log(r * float(count - k + 1) / float(k + 1))
+                 + _stirling_tail(m) + _stirling_tail(float(count) - m)
+                 - _stirling_tail(float(k)) - _stirling_tail(float(count - k)))
+        if v <= bound:
+            return k
+
+
+def _sample_binomial(gen: rnd.Generator, count: Any, prob: Any) -> Any:
+    if count <= 0.0 or prob <= 0.0:
+        return count * 0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if count * prob >= 10.0:
+            return _btrs(gen, count, prob)
+        return _binomial_inversion(gen, count, prob)
+    if prob > 0.5:
+        q = 1 - prob
+        if count * q >= 10.0:
+            return count - _btrs(gen, count, q)
+        return count - _binomial_inversion(gen, count, q)
+    return math.nan
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """``torch.binomial(count, prob)``: one draw per element (of the broadcast shape)."""
+    if not count._dtype.is_floating_point:
+        name = count._dtype.legacy[len("torch."):-len("Tensor")]
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {name}")
+    gen = rnd.resolve(generator)
+    c, p = np.broadcast_arrays(count._data, prob._data)
+    npd = count._data.dtype
+    values = np.empty(c.shape, npd)
+    for idx in np.ndindex(*c.shape):
+        values[idx] = _sample_binomial(gen, npd.type(c[idx]), npd.type(p[idx]))
+    if (count.requires_grad or prob.requires_grad) and is_grad_enabled():
+        from .autograd import apply
+        from .optable import TABLE
+        return apply(TABLE["binomial"], (count, prob), {"values": values}, dtype=count._dtype)
+    return Tensor._make(values, count._dtype)

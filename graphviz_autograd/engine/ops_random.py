@@ -39,6 +39,8 @@ register(
     Op("bernoulli", "BernoulliBackward0", ("self",), _drawn,
        lambda c, g, D: (D.zeros_like(g),)),
     Op("poisson", "PoissonBackward0", ("self",), _drawn, lambda c, g, D: (D.zeros_like(g),)),
+    Op("binomial", "torch::autograd::NotImplemented", ("count", "prob"), _drawn,
+       _not_implemented("binomial")),
     Op("bernoulli_p", "torch::autograd::NotImplemented", ("self",), _drawn,
        _not_implemented("bernoulli")),
     # in-place draws into a tensor that requires grad: the old values get no gradient

@@ -43,7 +43,7 @@ from ..engine.factories import (
     zeros,
     zeros_like,
 )
-from ..engine.gamma_draws import poisson
+from ..engine.gamma_draws import binomial, poisson
 from ..engine.gamma_draws import sample_dirichlet as _sample_dirichlet
 from ..engine.gamma_draws import standard_gamma as _standard_gamma
 from ..engine.grad_mode import (

@@ -566,6 +566,13 @@ def test_counts_as_pytorch() -> None:
                  p=p)
         _observe(rec, "binomial entropy", bi.entropy(), p=p)
         rec.note("binomial", [bi.mean, bi.variance, bi.mode, bi.enumerate_support(False)])
+        torch.manual_seed(32)
+        _bits(rec, "binomial sample", bi.sample((3,)))
+        _bits(rec, "binomial(100) sample", D.Binomial(100, probs=torch.tensor([0.3, 0.8])).sample())
+        _bits(rec, "torch.binomial", torch.binomial(torch.tensor([5.0, 40.0, 2.0]),
+                                                    torch.tensor([0.3, 0.6, 1.0])))
+        rec.attempt("torch.binomial of ints", lambda: torch.binomial(torch.tensor([5]),
+                                                                     torch.tensor([0.5])))
         w = _leaf(torch, [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], torch.float64)
         mu = D.Multinomial(8, probs=w)
         torch.manual_seed(24)

@@ -208,6 +208,7 @@ EXAMPLES: dict[str, list[str]] = {
     "bernoulli": ["torch.manual_seed(0); torch.bernoulli(q)",
                   "torch.manual_seed(1); q.bernoulli()"],
     "poisson": ["torch.manual_seed(0); torch.poisson(p * 5)"],
+    "binomial": ["torch.manual_seed(0); torch.binomial(p * 10, q)"],
     "bernoulli_p": ["torch.manual_seed(0); torch.bernoulli(a, 0.3)"],
     "normal_": ["torch.manual_seed(0); t = a * 1; t.normal_(); t",
                 "torch.manual_seed(1); t = A * 1; t.t().normal_(2.0, 3.0); t"],

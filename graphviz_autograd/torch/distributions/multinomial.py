@@ -1,6 +1,6 @@
 """``torch.distributions.Binomial`` and ``Multinomial``: counts of ``total_count`` trials;
-Multinomial samples draw ``total_count`` Categorical samples and count them (scatter_add_).
-Binomial's own sampler (``torch.binomial``) is not supported."""
+Binomial samples through ``torch.binomial``; Multinomial samples draw ``total_count``
+Categorical samples and count them (scatter_add_)."""
 
 from __future__ import annotations
 
@@ -73,8 +73,9 @@ class Binomial(Distribution):
         return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        raise NotImplementedError("Binomial.sample needs torch.binomial, which "
-                                  "graphviz_autograd does not provide")
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value: Any) -> Tensor:
         if self._validate_args:
