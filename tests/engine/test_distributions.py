@@ -644,3 +644,36 @@ def test_cauchy_student_relaxed_as_pytorch() -> None:
         rec.attempt("geometric_ p", lambda: torch.empty(2).geometric_(1.5))
         rec.attempt("log_normal_ std", lambda: torch.empty(2).log_normal_(0.0, 0.0))
     differential(snippet)
+
+
+def test_more_kl_and_the_exponential_family_as_pytorch() -> None:
+    """KL of Poisson, Geometric, Binomial, Gumbel, HalfNormal, Cauchy, Chi2 pairs; the
+    exponential family's Bregman entropy and KL through autograd (create_graph)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        a, b = _leaf(torch, [0.5, 2.0], torch.float64), _leaf(torch, [1.5, 0.7], torch.float64)
+        pa, pb = _leaf(torch, [0.2, 0.6], torch.float64), _leaf(torch, [0.5, 0.3], torch.float64)
+        pairs = {
+            "poisson": (D.Poisson(a), D.Poisson(b)),
+            "geometric": (D.Geometric(pa), D.Geometric(pb)),
+            "binomial": (D.Binomial(10, pa), D.Binomial(torch.tensor([10.0, 5.0],
+                                                                      dtype=torch.float64), pb)),
+            "gumbel": (D.Gumbel(a, b), D.Gumbel(b, a)),
+            "halfnormal": (D.HalfNormal(a), D.HalfNormal(b)),
+            "cauchy": (D.Cauchy(a, b), D.Cauchy(b, a)),
+            "chi2": (D.Chi2(a), D.Chi2(b)),
+        }
+        for name, (p, q) in pairs.items():
+            _observe(rec, f"kl {name}", D.kl_divergence(p, q), a=a, b=b, pa=pa, pb=pb)
+        normal = D.Normal(a, b)
+        _observe(rec, "bregman entropy", D.ExponentialFamily.entropy(normal), a=a, b=b)
+        gamma = D.Gamma(a, b)
+        _observe(rec, "bregman entropy gamma", D.ExponentialFamily.entropy(gamma), a=a, b=b)
+        kl = D.kl.kl_divergence.__globals__["_kl_expfamily_expfamily"]  # the generic one
+        _observe(rec, "bregman kl", kl(normal, D.Normal(b, a)), a=a, b=b)
+        rec.attempt("bregman cross", lambda: kl(normal, gamma))
+        rec.attempt("poisson entropy", lambda: D.Poisson(a).entropy())
+        rec.attempt("binomial counts", lambda: D.kl_divergence(D.Binomial(5, pa),
+                                                               D.Binomial(10, pb)))
+    differential(snippet)

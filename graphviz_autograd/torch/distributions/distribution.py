@@ -185,7 +185,18 @@ class Distribution:
 
 
 class ExponentialFamily(Distribution):
-    """The exponential families (Normal, Bernoulli, Exponential): their natural parameters."""
+    """The exponential families (Normal, Bernoulli, Gamma, ...): natural parameters and a log
+    normaliser, whose Bregman divergence gives the entropy where a family has no formula."""
+
+    def entropy(self) -> Tensor:
+        result: Any = -self._mean_carrier_measure
+        nparams = [p.detach().requires_grad_() for p in self._natural_params]
+        lg_normal = self._log_normalizer(*nparams)
+        gradients = torch.autograd.grad(lg_normal.sum(), nparams, create_graph=True)
+        result += lg_normal
+        for n, g in zip(nparams, gradients):
+            result -= (n * g).reshape((*self._batch_shape, -1)).sum(-1)
+        return result
 
     @property
     def _natural_params(self) -> tuple[Tensor, ...]:

@@ -10,17 +10,20 @@ from typing import Any
 from ...engine.tensor import Tensor
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .distribution import Distribution
+from .cauchy import Cauchy
+from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .laplace import Laplace
+from .multinomial import Binomial
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
-from .transformed_distribution import TransformedDistribution
+from .poisson import Geometric, Poisson
+from .transformed_distribution import Gumbel, HalfNormal, TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, torch
+from .utils import _sum_rightmost, euler_constant, torch
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -185,3 +188,65 @@ def _kl_dirichlet_dirichlet(p: Any, q: Any) -> Tensor:
     t3 = p.concentration - q.concentration
     t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
     return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: Any, q: Any) -> Tensor:
+    """The Bregman divergence of the log normaliser, through autograd (same family only)."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot                             be computed "
+                                  "using Bregman divergences")
+    p_nparams = [n.detach().requires_grad_() for n in p._natural_params]
+    q_nparams = q._natural_params
+    lg_normal = p._log_normalizer(*p_nparams)
+    gradients = torch.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    result = q._log_normalizer(*q_nparams) - lg_normal
+    for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
+        result -= _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
+    return result
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Any, q: Any) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Any, q: Any) -> Tensor:
+    return -p.entropy() - torch.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Any, q: Any) -> Tensor:
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > "
+                                  "p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = torch.full_like(kl[inf_idxs], math.inf)
+    return kl
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Any, q: Any) -> Tensor:
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * euler_constant
+    t3 = torch.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return t1 + t2 + t3 - (1 + euler_constant)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: Any, q: Any) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Any, q: Any) -> Tensor:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
