@@ -677,3 +677,54 @@ def test_more_kl_and_the_exponential_family_as_pytorch() -> None:
         rec.attempt("binomial counts", lambda: D.kl_divergence(D.Binomial(5, pa),
                                                                D.Binomial(10, pb)))
     differential(snippet)
+
+
+def test_shapes_expansion_and_options_as_pytorch() -> None:
+    """expand() of several families, batched MultivariateNormal (precision_matrix too),
+    straight-through one-hot samples, sample_n's warning, perplexity, enumerate_support, and
+    set_default_validate_args."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        loc = _leaf(torch, [[0.0, 1.0], [2.0, -1.0], [0.5, 0.5]], torch.float64)
+        prec = torch.tensor([[2.0, 0.3], [0.3, 1.0]], dtype=torch.float64)
+        mvn = D.MultivariateNormal(loc, precision_matrix=prec)
+        rec.note("mvn batch", [mvn.batch_shape, mvn.event_shape, mvn.scale_tril,
+                               mvn.covariance_matrix])
+        torch.manual_seed(33)
+        r = mvn.rsample((2,))
+        _bits(rec, "mvn batch rsample", r)
+        _observe(rec, "mvn batch log_prob", mvn.log_prob(r.detach()), loc=loc)
+        _observe(rec, "mvn batch entropy", mvn.entropy(), loc=loc)
+        e = mvn.expand((4, 3))
+        rec.note("mvn expand", [e.batch_shape, e.loc.shape, e.log_prob(torch.zeros(4, 3, 2,
+                                                                                   dtype=torch.float64))])
+        torch.manual_seed(34)
+        _bits(rec, "normal float64 sample", D.Normal(torch.zeros(20, dtype=torch.float64),
+                                                     torch.ones(20, dtype=torch.float64)).sample())
+        for name, d in (("bernoulli", D.Bernoulli(logits=torch.tensor([0.2, -0.1]))),
+                        ("uniform", D.Uniform(torch.tensor([0.0]), torch.tensor([2.0]))),
+                        ("independent", D.Independent(D.Normal(torch.zeros(3), 1.0), 1)),
+                        ("onehot", D.OneHotCategorical(logits=torch.tensor([0.2, -0.1, 0.5]))),
+                        ("gamma", D.Gamma(torch.tensor([2.0]), 1.0)),
+                        ("lognormal", D.LogNormal(torch.tensor([0.0]), 1.0))):
+            ex = d.expand((2, *d.batch_shape[1:])) if d.batch_shape else d.expand((2,))
+            torch.manual_seed(35)
+            rec.note(f"{name} expand", [ex.batch_shape, ex.event_shape, ex.sample()])
+        probs = _leaf(torch, [0.2, 0.3, 0.5])
+        st = D.OneHotCategoricalStraightThrough(probs=probs)
+        torch.manual_seed(36)
+        y = st.rsample((2,))
+        _observe(rec, "straight-through", y, probs=probs)
+        rec.attempt("sample_n", lambda: D.Normal(0.0, 1.0).sample_n(2))
+        rec.note("perplexity", D.Categorical(probs=torch.tensor([0.2, 0.8])).perplexity())
+        rec.note("enumerate bernoulli", D.Bernoulli(torch.tensor([0.2, 0.8])).enumerate_support())
+        D.Distribution.set_default_validate_args(False)
+        try:
+            rec.attempt("unvalidated default", lambda: D.Normal(0.0, -1.0).scale)
+        finally:
+            D.Distribution.set_default_validate_args(True)
+        rec.attempt("validated again", lambda: D.Normal(0.0, -1.0))
+        rec.attempt("set_default_validate_args(2)",
+                    lambda: D.Distribution.set_default_validate_args(2))
+    differential(snippet)
