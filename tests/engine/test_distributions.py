@@ -728,3 +728,22 @@ def test_shapes_expansion_and_options_as_pytorch() -> None:
         rec.attempt("set_default_validate_args(2)",
                     lambda: D.Distribution.set_default_validate_args(2))
     differential(snippet)
+
+
+def test_masked_logits_as_pytorch() -> None:
+    """Invalid actions masked with -inf (and a large negative number), as RL code does:
+    samples never pick them, entropy stays finite, gradients flow to the valid logits."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        raw = _leaf(torch, [[0.5, 1.0, -0.2, 0.3], [0.1, 0.2, 0.3, 0.4]])
+        mask = torch.tensor([[True, False, True, True], [False, False, True, False]])
+        for fill in (float("-inf"), -1e8):
+            logits = raw.masked_fill(~mask, fill)
+            d = D.Categorical(logits=logits)
+            torch.manual_seed(37)
+            _bits(rec, f"masked sample {fill}", d.sample((5,)))
+            _observe(rec, f"masked entropy {fill}", d.entropy(), raw=raw)
+            _observe(rec, f"masked log_prob {fill}", d.log_prob(torch.tensor([2, 2])), raw=raw)
+            rec.note(f"masked probs {fill}", d.probs)
+    differential(snippet)
