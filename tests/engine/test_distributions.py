@@ -747,3 +747,36 @@ def test_masked_logits_as_pytorch() -> None:
             _observe(rec, f"masked log_prob {fill}", d.log_prob(torch.tensor([2, 2])), raw=raw)
             rec.note(f"masked probs {fill}", d.probs)
     differential(snippet)
+
+
+def test_negative_binomial_pareto_weibull_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        n, p = _leaf(torch, [2.0, 5.0, 0.5], f64), _leaf(torch, [0.3, 0.6, 0.1], f64)
+        nb = D.NegativeBinomial(n, probs=p)
+        torch.manual_seed(38)
+        _bits(rec, "negative binomial sample", nb.sample((3,)))
+        _observe(rec, "negative binomial log_prob",
+                 nb.log_prob(torch.tensor([0.0, 3.0, 1.0], dtype=f64)), n=n, p=p)
+        rec.note("negative binomial", [nb.mean, nb.variance, nb.mode, repr(nb)])
+        scale, alpha = _leaf(torch, [1.0, 2.0], f64), _leaf(torch, [3.0, 1.5], f64)
+        pa = D.Pareto(scale, alpha)
+        torch.manual_seed(39)
+        r = pa.rsample((2,))
+        rec.note("pareto rsample", r)
+        _observe(rec, "pareto log_prob", pa.log_prob(torch.tensor([1.5, 4.0], dtype=f64)),
+                 scale=scale, alpha=alpha)
+        _observe(rec, "pareto entropy", pa.entropy(), scale=scale, alpha=alpha)
+        rec.note("pareto", [pa.mean, pa.variance, repr(pa.support)])
+        _observe(rec, "kl pareto", D.kl_divergence(pa, D.Pareto(scale * 2, alpha)),
+                 scale=scale, alpha=alpha)
+        we = D.Weibull(scale, alpha)
+        torch.manual_seed(40)
+        rec.note("weibull rsample", we.rsample((2,)))
+        _observe(rec, "weibull log_prob", we.log_prob(torch.tensor([0.5, 3.0], dtype=f64)),
+                 scale=scale, alpha=alpha)
+        _observe(rec, "weibull entropy", we.entropy(), scale=scale, alpha=alpha)
+        rec.note("weibull", [we.mean, we.variance, we.mode, we.expand((3, 2)).batch_shape])
+    differential(snippet)

@@ -24,21 +24,28 @@ from .multinomial import Binomial, Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .poisson import Geometric, Poisson
+from .poisson import Geometric, NegativeBinomial, Poisson
 from .relaxed import (
     ExpRelaxedCategorical,
     LogitRelaxedBernoulli,
     RelaxedBernoulli,
     RelaxedOneHotCategorical,
 )
-from .transformed_distribution import Gumbel, HalfNormal, LogNormal, TransformedDistribution
+from .transformed_distribution import (
+    Gumbel,
+    HalfNormal,
+    LogNormal,
+    Pareto,
+    TransformedDistribution,
+    Weibull,
+)
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Gamma",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
            "LogNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "constraints", "kl", "kl_divergence",
-           "register_kl", "transforms"]
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
+           "constraints", "kl", "kl_divergence", "register_kl", "transforms"]

@@ -21,7 +21,7 @@ from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Geometric, Poisson
-from .transformed_distribution import Gumbel, HalfNormal, TransformedDistribution
+from .transformed_distribution import Gumbel, HalfNormal, Pareto, TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant, torch
 
@@ -250,3 +250,14 @@ def _kl_cauchy_cauchy(p: Any, q: Any) -> Tensor:
     t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
     t2 = (4 * p.scale * q.scale).log()
     return t1 - t2
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Any, q: Any) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result

@@ -1,5 +1,6 @@
-"""``torch.distributions.Poisson`` and ``Geometric``: counts; samples through ``torch.poisson``
-and a uniform's log, log_prob as PyTorch's composites."""
+"""``torch.distributions.Poisson``, ``Geometric`` and ``NegativeBinomial``: counts; samples
+through ``torch.poisson`` (of gamma rates for NegativeBinomial) and a uniform's log, log_prob as
+PyTorch's composites."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from numbers import Number
 from typing import Any
 
 from ...engine.tensor import Size, Tensor
-from ..nn.functional import binary_cross_entropy_with_logits
+from ..nn.functional import binary_cross_entropy_with_logits, logsigmoid
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
+from .gamma import Gamma
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, torch
 
-__all__ = ["Poisson", "Geometric"]
+__all__ = ["Poisson", "Geometric", "NegativeBinomial"]
 
 
 class Poisson(ExponentialFamily):
@@ -122,3 +124,75 @@ class Geometric(Distribution):
     def entropy(self) -> Tensor:
         return binary_cross_entropy_with_logits(self.logits, self.probs,
                                                 reduction="none") / self.probs
+
+
+class NegativeBinomial(Distribution):
+    arg_constraints = {"total_count": constraints.greater_than_eq(0),  # noqa: RUF012
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
+                 validate_args: bool | None = None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        super().__init__(param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
+        new = self._expanded(NegativeBinomial, batch_shape, ("total_count", "probs", "logits"),
+                             _instance)
+        new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
+        return new
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._param.new(*args, **kwargs)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * torch.exp(self.logits)
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.mean / torch.sigmoid(-self.logits)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    @lazy_property
+    def _gamma(self) -> Gamma:
+        return Gamma(concentration=self.total_count, rate=torch.exp(-self.logits),
+                     validate_args=False)
+
+    def sample(self, sample_shape: Any = ()) -> Tensor:
+        with torch.no_grad():
+            return torch.poisson(self._gamma.sample(sample_shape=sample_shape))
+
+    def log_prob(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        log_unnormalized = (self.total_count * logsigmoid(-self.logits)
+                            + value * logsigmoid(self.logits))
+        log_normalization = (-torch.lgamma(self.total_count + value) + torch.lgamma(1.0 + value)
+                             + torch.lgamma(self.total_count))
+        log_normalization = log_normalization.masked_fill(self.total_count + value == 0.0, 0.0)
+        return log_unnormalized - log_normalization

@@ -1,6 +1,6 @@
 """``torch.distributions.TransformedDistribution``: a base distribution pushed through
-transforms (log_prob subtracts each transform's log |det J|); ``LogNormal``, ``HalfNormal``
-and ``Gumbel`` are built on it, as in PyTorch."""
+transforms (log_prob subtracts each transform's log |det J|); ``LogNormal``, ``HalfNormal``,
+``Gumbel``, ``Pareto`` and ``Weibull`` are built on it, as in PyTorch."""
 
 from __future__ import annotations
 
@@ -11,13 +11,21 @@ from typing import Any
 from ...engine.tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
+from .exponential import Exponential
 from .independent import Independent
 from .normal import Normal
-from .transforms import AbsTransform, AffineTransform, ComposeTransform, ExpTransform, Transform
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    PowerTransform,
+    Transform,
+)
 from .uniform import Uniform
 from .utils import _sum_rightmost, broadcast_all, euler_constant, torch
 
-__all__ = ["TransformedDistribution", "LogNormal", "HalfNormal", "Gumbel"]
+__all__ = ["TransformedDistribution", "LogNormal", "HalfNormal", "Gumbel", "Pareto", "Weibull"]
 
 
 class TransformedDistribution(Distribution):
@@ -264,3 +272,86 @@ class Gumbel(TransformedDistribution):
 
     def entropy(self) -> Tensor:
         return self.scale.log() + (1 + euler_constant)
+
+
+class Pareto(TransformedDistribution):
+    arg_constraints = {"alpha": constraints.positive,  # noqa: RUF012
+                       "scale": constraints.positive}
+
+    def __init__(self, scale: Any, alpha: Any, validate_args: bool | None = None) -> None:
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        super().__init__(Exponential(self.alpha, validate_args=validate_args),
+                         [ExpTransform(), AffineTransform(loc=0, scale=self.scale)],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Pareto:
+        new = self._get_checked_instance(Pareto, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.alpha = self.alpha.expand(batch_shape)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def mean(self) -> Tensor:
+        a = self.alpha.clamp(min=1)
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        a = self.alpha.clamp(min=2)
+        return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self) -> Any:
+        return constraints.greater_than_eq(self.scale)
+
+    def entropy(self) -> Tensor:
+        return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
+
+
+class Weibull(TransformedDistribution):
+    arg_constraints = {"scale": constraints.positive,  # noqa: RUF012
+                       "concentration": constraints.positive}
+    support = constraints.positive
+
+    def __init__(self, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:
+        self.scale, self.concentration = broadcast_all(scale, concentration)
+        self.concentration_reciprocal = self.concentration.reciprocal()
+        super().__init__(Exponential(torch.ones_like(self.scale), validate_args=validate_args),
+                         [PowerTransform(exponent=self.concentration_reciprocal),
+                          AffineTransform(loc=0, scale=self.scale)],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Weibull:
+        new = self._get_checked_instance(Weibull, _instance)
+        new.scale = self.scale.expand(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.concentration_reciprocal = new.concentration.reciprocal()
+        TransformedDistribution.__init__(
+            new, self.base_dist.expand(batch_shape),
+            [PowerTransform(exponent=new.concentration_reciprocal),
+             AffineTransform(loc=0, scale=new.scale)], validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self) -> Tensor:
+        return self.scale * torch.exp(torch.lgamma(1 + self.concentration_reciprocal))
+
+    @property
+    def mode(self) -> Tensor:
+        return (self.scale * ((self.concentration - 1) / self.concentration)
+                ** self.concentration.reciprocal())
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2) * (
+            torch.exp(torch.lgamma(1 + 2 * self.concentration_reciprocal))
+            - torch.exp(2 * torch.lgamma(1 + self.concentration_reciprocal)))
+
+    def entropy(self) -> Tensor:
+        return (euler_constant * (1 - self.concentration_reciprocal)
+                + torch.log(self.scale * self.concentration_reciprocal) + 1)
