@@ -780,3 +780,31 @@ def test_negative_binomial_pareto_weibull_as_pytorch() -> None:
         _observe(rec, "weibull entropy", we.entropy(), scale=scale, alpha=alpha)
         rec.note("weibull", [we.mean, we.variance, we.mode, we.expand((3, 2)).batch_shape])
     differential(snippet)
+
+
+def test_constraint_registry_as_pytorch() -> None:
+    """biject_to / transform_to: the transforms chosen for each constraint, their values,
+    log |det J| and gradients (stick-breaking onto a simplex, lower-Cholesky factors)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        C = D.constraints
+        x = _leaf(torch, [0.3, -1.2, 0.8])
+        cases = [C.real, C.positive, C.greater_than(2.0), C.less_than(-1.0), C.unit_interval,
+                 C.interval(-2.0, 3.0), C.independent(C.positive, 1)]
+        for c in cases:
+            for name, registry in (("biject_to", D.biject_to), ("transform_to", D.transform_to)):
+                t = registry(c)
+                y = t(x)
+                rec.note(f"{name}({c!r})", [repr(t), y])
+                _observe(rec, f"{name}({c!r}) log|det J|", t.log_abs_det_jacobian(x, y), x=x)
+        sb = D.biject_to(C.simplex)
+        y = sb(x)
+        rec.note("stick-breaking", [repr(sb), y, sb.inv(y)])
+        _observe(rec, "stick-breaking log|det J|", sb.log_abs_det_jacobian(x, y), x=x)
+        rec.note("softmax", [repr(D.transform_to(C.simplex)), D.transform_to(C.simplex)(x)])
+        m = _leaf(torch, [[0.5, 0.1], [0.3, -0.2]])
+        lc = D.transform_to(C.lower_cholesky)
+        _observe(rec, "lower cholesky", lc(m), m=m)
+        rec.attempt("no transform", lambda: D.biject_to(C.lower_cholesky))
+    differential(snippet)

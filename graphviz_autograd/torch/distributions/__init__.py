@@ -13,6 +13,7 @@ from . import constraints, kl, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy, HalfCauchy
+from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
@@ -48,4 +49,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
-           "constraints", "kl", "kl_divergence", "register_kl", "transforms"]
+           "biject_to", "constraints", "kl", "kl_divergence", "register_kl", "transform_to",
+           "transforms"]

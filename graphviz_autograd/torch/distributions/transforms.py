@@ -10,13 +10,14 @@ import operator
 from numbers import Number
 from typing import Any
 
-from ...engine.tensor import Tensor
+from ...engine.tensor import Size, Tensor
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, torch
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
+           "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "TanhTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -567,3 +568,65 @@ class SoftmaxTransform(Transform):
         return shape
 
     inverse_shape = forward_shape
+
+
+class StickBreakingTransform(Transform):
+    """R^(K-1) to the K-simplex by breaking a stick: each coordinate a sigmoid's share of
+    what is left."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        pad = torch.nn.functional.pad
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        z = _clipped_sigmoid(x - offset.log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return pad(z, [0, 1], value=1) * pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        y_crop = y[..., :-1]
+        offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
+        sf = 1 - y_crop.cumsum(-1)
+        sf = torch.clamp(sf, min=torch.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
+        x = x - offset.log()
+        return (-x + torch.nn.functional.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size((*shape[:-1], shape[-1] + 1))
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size((*shape[:-1], shape[-1] - 1))
+
+
+class LowerCholeskyTransform(Transform):
+    """A square matrix to a lower-triangular one with a positive diagonal (exp of the
+    diagonal); not bijective."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Any) -> Any:
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
