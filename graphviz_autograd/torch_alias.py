@@ -36,7 +36,8 @@ ALIASES = {
                  ".bernoulli", ".uniform", ".independent", ".multivariate_normal",
                  ".one_hot_categorical", ".laplace", ".exponential", ".transforms",
                  ".transformed_distribution", ".mixture_same_family", ".gamma", ".poisson",
-                 ".multinomial", ".cauchy", ".relaxed", ".constraint_registry")},
+                 ".multinomial", ".cauchy", ".relaxed", ".constraint_registry",
+                 ".lowrank_multivariate_normal")},
 }
 
 

@@ -808,3 +808,25 @@ def test_constraint_registry_as_pytorch() -> None:
         _observe(rec, "lower cholesky", lc(m), m=m)
         rec.attempt("no transform", lambda: D.biject_to(C.lower_cholesky))
     differential(snippet)
+
+
+def test_low_rank_multivariate_normal_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        loc = _leaf(torch, [0.5, -0.5, 1.0], f64)
+        w = _leaf(torch, [[1.0, 0.2], [0.3, -0.4], [0.0, 0.5]], f64)
+        d = _leaf(torch, [0.5, 1.0, 2.0], f64)
+        lr = D.LowRankMultivariateNormal(loc, w, d)
+        rec.note("lowrank", [lr.batch_shape, lr.event_shape, lr.variance, lr.covariance_matrix,
+                             lr.scale_tril, lr.precision_matrix])
+        torch.manual_seed(41)
+        r = lr.rsample((2,))
+        _bits(rec, "lowrank rsample", r)
+        _observe(rec, "lowrank rsample", r, loc=loc, w=w, d=d)
+        _observe(rec, "lowrank log_prob", lr.log_prob(torch.tensor([[0.1, 0.2, 0.3]], dtype=f64)),
+                 loc=loc, w=w, d=d)
+        _observe(rec, "lowrank entropy", lr.entropy(), loc=loc, w=w, d=d)
+        rec.attempt("lowrank shapes", lambda: D.LowRankMultivariateNormal(loc, w.T, d))
+    differential(snippet)

@@ -20,6 +20,7 @@ from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Binomial, Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -45,8 +46,8 @@ from .uniform import Uniform
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Gamma",
            "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-           "LogNormal", "LogitRelaxedBernoulli", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "LogNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
            "biject_to", "constraints", "kl", "kl_divergence", "register_kl", "transform_to",
