@@ -830,3 +830,32 @@ def test_low_rank_multivariate_normal_as_pytorch() -> None:
         _observe(rec, "lowrank entropy", lr.entropy(), loc=loc, w=w, d=d)
         rec.attempt("lowrank shapes", lambda: D.LowRankMultivariateNormal(loc, w.T, d))
     differential(snippet)
+
+
+def test_continuous_bernoulli_as_pytorch() -> None:
+    """ContinuousBernoulli (a VAE likelihood for pixels in [0, 1]): probs near 0.5 take the
+    Taylor branch; log_prob, entropy, moments, cdf, samples and KL."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        p = _leaf(torch, [0.1, 0.4995, 0.8], f64)
+        cb = D.ContinuousBernoulli(probs=p)
+        x = torch.tensor([0.2, 0.5, 0.9], dtype=f64)
+        _observe(rec, "cb log_prob", cb.log_prob(x), p=p)
+        _observe(rec, "cb entropy", cb.entropy(), p=p)
+        _observe(rec, "cb mean", cb.mean, p=p)
+        _observe(rec, "cb variance", cb.variance, p=p)
+        _observe(rec, "cb cdf", cb.cdf(x), p=p)
+        torch.manual_seed(42)
+        r = cb.rsample((2,))
+        rec.note("cb rsample", r)
+        _observe(rec, "cb rsample", r, p=p)
+        logits = _leaf(torch, [0.3, -2.0, 0.0], f64)
+        cl = D.ContinuousBernoulli(logits=logits)
+        _observe(rec, "cb(logits) log_prob", cl.log_prob(x), logits=logits)
+        _observe(rec, "kl cb", D.kl_divergence(cb, cl), p=p, logits=logits)
+        rec.attempt("cb probs", lambda: D.ContinuousBernoulli(torch.tensor([1.5])))
+        rec.attempt("cb probs checked", lambda: D.ContinuousBernoulli(torch.tensor([1.5]),
+                                                                      validate_args=True))
+    differential(snippet)

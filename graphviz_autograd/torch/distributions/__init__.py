@@ -14,6 +14,7 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy, HalfCauchy
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
@@ -43,12 +44,12 @@ from .transformed_distribution import (
 )
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-           "Distribution", "ExpRelaxedCategorical", "Exponential", "ExponentialFamily", "Gamma",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-           "LogNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull",
-           "biject_to", "constraints", "kl", "kl_divergence", "register_kl", "transform_to",
-           "transforms"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+           "Dirichlet", "Distribution", "ExpRelaxedCategorical", "Exponential",
+           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
+           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl",
+           "kl_divergence", "register_kl", "transform_to", "transforms"]

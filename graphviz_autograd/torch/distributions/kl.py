@@ -11,6 +11,7 @@ from ...engine.tensor import Tensor
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Beta, Dirichlet, Gamma
@@ -261,3 +262,11 @@ def _kl_pareto_pareto(p: Any, q: Any) -> Tensor:
     result = t1 + t2 + alpha_ratio - 1
     result[p.support.lower_bound < q.support.lower_bound] = math.inf
     return result
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p: Any, q: Any) -> Tensor:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + torch.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
+    return t1 + t2 + t3
