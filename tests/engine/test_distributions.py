@@ -859,3 +859,37 @@ def test_continuous_bernoulli_as_pytorch() -> None:
         rec.attempt("cb probs checked", lambda: D.ContinuousBernoulli(torch.tensor([1.5]),
                                                                       validate_args=True))
     differential(snippet)
+
+
+def test_kumaraswamy_logistic_normal_inverse_gamma_fisher_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        a, b = _leaf(torch, [0.5, 2.0, 3.0], f64), _leaf(torch, [1.5, 0.7, 4.0], f64)
+        ku = D.Kumaraswamy(a, b)
+        torch.manual_seed(43)
+        rec.note("kumaraswamy rsample", ku.rsample((2,)))
+        x = torch.tensor([0.2, 0.5, 0.9], dtype=f64)
+        _observe(rec, "kumaraswamy log_prob", ku.log_prob(x), a=a, b=b)
+        _observe(rec, "kumaraswamy entropy", ku.entropy(), a=a, b=b)
+        rec.note("kumaraswamy", [ku.mean, ku.variance, ku.mode])
+        ln = D.LogisticNormal(a, b)
+        torch.manual_seed(44)
+        y = ln.rsample()
+        rec.note("logistic normal", [y, ln.batch_shape, ln.event_shape])
+        _observe(rec, "logistic normal log_prob", ln.log_prob(y.detach()), a=a, b=b)
+        ig = D.InverseGamma(a, b)
+        torch.manual_seed(45)
+        rec.note("inverse gamma sample", ig.sample((2,)))
+        _observe(rec, "inverse gamma log_prob", ig.log_prob(x), a=a, b=b)
+        _observe(rec, "inverse gamma entropy", ig.entropy(), a=a, b=b)
+        rec.note("inverse gamma", [ig.mean, ig.variance, ig.mode])
+        fs = D.FisherSnedecor(a * 4, b * 4)
+        torch.manual_seed(46)
+        r = fs.rsample((2,))
+        rec.note("fisher rsample", r)
+        _observe(rec, "fisher rsample", r, a=a, b=b)
+        _observe(rec, "fisher log_prob", fs.log_prob(x), a=a, b=b)
+        rec.note("fisher", [fs.mean, fs.variance, fs.mode])
+    differential(snippet)

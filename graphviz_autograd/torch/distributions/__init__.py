@@ -23,6 +23,7 @@ from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .more_transformed import FisherSnedecor, InverseGamma, Kumaraswamy, LogisticNormal
 from .multinomial import Binomial, Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -46,10 +47,11 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
            "Dirichlet", "Distribution", "ExpRelaxedCategorical", "Exponential",
-           "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
-           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl",
-           "kl_divergence", "register_kl", "transform_to", "transforms"]
+           "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
+           "Uniform", "Weibull", "biject_to", "constraints", "kl", "kl_divergence", "register_kl",
+           "transform_to", "transforms"]
