@@ -893,3 +893,48 @@ def test_kumaraswamy_logistic_normal_inverse_gamma_fisher_as_pytorch() -> None:
         _observe(rec, "fisher log_prob", fs.log_prob(x), a=a, b=b)
         rec.note("fisher", [fs.mean, fs.variance, fs.mode])
     differential(snippet)
+
+
+def test_constraints_and_more_transforms_as_pytorch() -> None:
+    """Every constraint's check and repr; the transforms re-exported by torch.distributions;
+    ReshapeTransform and CumulativeDistributionTransform."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        C = D.constraints
+        v = torch.tensor([[0.2, 0.8], [1.0, 0.0], [-0.5, 1.5]])
+        m = torch.tensor([[[2.0, 0.5], [0.5, 1.0]], [[1.0, 0.0], [0.3, -1.0]]])
+        cases = {"real": C.real, "positive": C.positive, "nonnegative": C.nonnegative,
+                 "unit_interval": C.unit_interval, "boolean": C.boolean,
+                 "simplex": C.simplex, "real_vector": C.real_vector, "one_hot": C.one_hot,
+                 "nonnegative_integer": C.nonnegative_integer,
+                 "positive_integer": C.positive_integer,
+                 "integer_interval": C.integer_interval(0, 1), "interval": C.interval(0.0, 1.0),
+                 "half_open": C.half_open_interval(0.0, 1.0), "greater_than": C.greater_than(0.1),
+                 "greater_than_eq": C.greater_than_eq(0.2), "less_than": C.less_than(1.0),
+                 "multinomial": C.multinomial(1), "cat": C.cat([C.positive, C.real], 1),
+                 "stack": C.stack([C.unit_interval, C.real], 1),
+                 "mixture": C.MixtureSameFamilyConstraint(C.positive)}
+        for name, c in cases.items():
+            rec.note(name, [repr(c), c.check(v), c.is_discrete, c.event_dim])
+        for name, c in (("lower_triangular", C.lower_triangular),
+                        ("lower_cholesky", C.lower_cholesky), ("square", C.square),
+                        ("symmetric", C.symmetric), ("positive_definite", C.positive_definite),
+                        ("positive_semidefinite", C.positive_semidefinite),
+                        ("corr_cholesky", C.corr_cholesky)):
+            rec.note(name, [repr(c), c.check(m), c.event_dim])
+        rec.note("dependent", [C.is_dependent(C.dependent), C.is_dependent(C.real)])
+        rec.note("exports", [D.TanhTransform.__name__, D.ExpTransform().sign,
+                             repr(D.identity_transform), repr(D.AffineTransform(0.0, 2.0))])
+        x = _leaf(torch, [[1.0, 2.0, 3.0, 4.0]])
+        rt = D.ReshapeTransform((4,), (2, 2))
+        _observe(rec, "reshape", rt(x), x=x)
+        rec.note("reshape shapes", [rt.forward_shape((3, 4)), rt.inverse_shape((2, 2)),
+                                    rt.log_abs_det_jacobian(x, rt(x)), rt.inv(rt(x))])
+        rec.attempt("reshape sizes", lambda: D.ReshapeTransform((4,), (3,)))
+        cdf = D.CumulativeDistributionTransform(D.Normal(0.0, 1.0))
+        y = cdf(x)
+        _observe(rec, "cdf transform", y, x=x)
+        _observe(rec, "cdf transform log|det J|", cdf.log_abs_det_jacobian(x, y), x=x)
+        rec.note("cdf inverse", cdf.inv(torch.tensor([0.1, 0.5])))
+    differential(snippet)

@@ -108,17 +108,6 @@ class Binomial(Distribution):
         return values
 
 
-class _Multinomial(constraints.Constraint):
-    is_discrete = True
-    event_dim = 1
-
-    def __init__(self, upper_bound: int) -> None:
-        self.upper_bound = upper_bound
-
-    def check(self, x: Any) -> Any:
-        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
-
-
 class Multinomial(Distribution):
     arg_constraints = {"probs": constraints.simplex,  # noqa: RUF012
                        "logits": constraints.real_vector}
@@ -143,7 +132,7 @@ class Multinomial(Distribution):
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> Any:
-        return _Multinomial(self.total_count)
+        return constraints.multinomial(self.total_count)
 
     @property
     def mean(self) -> Tensor:

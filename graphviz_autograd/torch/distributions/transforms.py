@@ -14,10 +14,11 @@ from ...engine.tensor import Size, Tensor
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, torch
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
-           "IndependentTransform", "LowerCholeskyTransform", "PowerTransform",
-           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -630,3 +631,82 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y: Any) -> Any:
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class ReshapeTransform(Transform):
+    """The rightmost dims reshaped from ``in_shape`` to ``out_shape`` (a log |det J| of 0)."""
+
+    bijective = True
+
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x: Any) -> Any:
+        return x.reshape(Size(x.shape[:x.dim() - len(self.in_shape)]) + self.out_shape)
+
+    def _inverse(self, y: Any) -> Any:
+        return y.reshape(Size(y.shape[:y.dim() - len(self.out_shape)]) + self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
+
+    def _reshaped(self, shape: Any, have: Size, want: Size) -> Size:
+        if len(shape) < len(have):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(have)
+        if Size(shape[cut:]) != have:
+            raise ValueError(f"Shape mismatch: expected {Size(shape[cut:])} but got {have}")
+        return Size(shape[:cut]) + want
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self._reshaped(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self._reshaped(shape, self.out_shape, self.in_shape)
+
+
+class CumulativeDistributionTransform(Transform):
+    """A distribution's cdf as a transform onto [0, 1] (its log |det J| is its log_prob)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self) -> Any:
+        return self.distribution.support
+
+    def _call(self, x: Any) -> Any:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Any) -> Any:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
