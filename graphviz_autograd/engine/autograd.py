@@ -546,6 +546,7 @@ from . import (  # noqa: E402, F401
     ops_activation,
     ops_attention,
     ops_bag,
+    ops_cholesky_inverse,
     ops_conv,
     ops_ctc,
     ops_decomp,

@@ -320,6 +320,14 @@ def _safe_softmax(input: Tensor, dim: Any) -> Tensor:
     return safe_softmax(input, dim)
 
 
+def cholesky_inverse(input: Tensor, upper: builtins.bool = False) -> Tensor:
+    """The inverse of ``L L^T`` (``U^T U`` for ``upper``) from its Cholesky factor."""
+    if input.dim() < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _apply(_TABLE["cholesky_inverse"], (input,), {"upper": upper})
+
+
 def outer(a: Tensor, b: Tensor) -> Tensor:
     for name, v in (("self", a), ("vec2", b)):
         if v._data.ndim != 1:

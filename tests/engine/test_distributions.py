@@ -184,6 +184,7 @@ def test_independent_multivariate_normal_one_hot_as_pytorch() -> None:
         mc = D.MultivariateNormal(mu, covariance_matrix=cov)
         _observe(rec, "mvn(cov) log_prob", mc.log_prob(torch.tensor([0.2, 0.1])), mu=mu, cov=cov)
         rec.note("mvn(cov)", [mc.variance, mc.scale_tril, mc.covariance_matrix])
+        _observe(rec, "mvn precision", mc.precision_matrix, mu=mu, cov=cov)
         probs = _leaf(torch, [0.2, 0.3, 0.5])
         oh = D.OneHotCategorical(probs=probs)
         torch.manual_seed(11)

@@ -222,6 +222,8 @@ EXAMPLES: dict[str, list[str]] = {
     "cauchy_": ["torch.manual_seed(0); t = a * 1; t.cauchy_(0.5, 2.0); t"],
     "geometric_": ["torch.manual_seed(0); t = a * 1; t.geometric_(0.3); t"],
     "log_normal_": ["torch.manual_seed(0); t = a * 1; t.log_normal_(); t"],
+    "cholesky_inverse": ["torch.cholesky_inverse(torch.tril(N) + 2 * torch.eye(2))",
+                         "torch.cholesky_inverse(torch.triu(N) + 2 * torch.eye(2), upper=True)"],
     "standard_gamma": ["torch.manual_seed(0); torch._standard_gamma(p)",
                        "torch.manual_seed(1); torch._standard_gamma(A * A + 0.2)"],
     # -- reductions -------------------------------------------------------------------------------
@@ -981,7 +983,7 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 
 # NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
-NO_DOUBLE_BACKWARD = {"standard_gamma", "mkldnn_rnn_layer", "native_group_norm",
+NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",

@@ -112,9 +112,6 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
-        if not hasattr(torch, "cholesky_inverse"):
-            raise NotImplementedError("MultivariateNormal.precision_matrix needs "
-                                      "torch.cholesky_inverse, which graphviz_autograd lacks")
         return torch.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._square())
 
     @property
