@@ -71,7 +71,13 @@ def _no_reparameterised_grad(t: Tensor, name: str) -> None:
 
 def standard_gamma(alpha: Tensor, generator: Any = None) -> Tensor:
     """``torch._standard_gamma``: one Gamma(alpha, 1) draw per element (StandardGammaBackward0
-    where alpha requires grad: the reparameterised gradient of ``standard_gamma_grad``)."""
+    where alpha requires grad: the reparameterised gradient of ``standard_gamma_grad``).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch._standard_gamma(torch.tensor([0.5, 2.0, 9.0]))
+    tensor([7.8936e-04, 6.3154e-01, 9.1474e+00])
+    """
     gen = rnd.resolve(generator)
     npd = alpha._data.dtype
     single = npd != np.float64
@@ -195,7 +201,13 @@ def _sample_poisson(gen: rnd.Generator, lam: float) -> int:
 
 def poisson(rates: Tensor, generator: Any = None) -> Tensor:
     """``torch.poisson(rates)``: one Poisson draw per element, as a float of rates' dtype
-    (PoissonBackward0, a zero gradient, where rates require grad)."""
+    (PoissonBackward0, a zero gradient, where rates require grad).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.poisson(torch.tensor([0.5, 4.0, 30.0]))
+    tensor([ 2.,  5., 26.])
+    """
     data = rates._data
     if np.any(~(data >= 0)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -283,7 +295,13 @@ def _sample_binomial(gen: rnd.Generator, count: Any, prob: Any) -> Any:
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
-    """``torch.binomial(count, prob)``: one draw per element (of the broadcast shape)."""
+    """``torch.binomial(count, prob)``: one draw per element (of the broadcast shape).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.binomial(torch.tensor([10.0, 100.0]), torch.tensor([0.3, 0.5]))
+    tensor([ 6., 48.])
+    """
     if not count._dtype.is_floating_point:
         name = count._dtype.legacy[len("torch."):-len("Tensor")]
         raise ValueError(f"binomial only supports floating-point dtypes for count, got: {name}")

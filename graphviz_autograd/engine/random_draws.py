@@ -125,7 +125,13 @@ def _unit64(gen: rnd.Generator, n: int) -> np.ndarray:
 
 
 def cauchy_fill(g: rnd.Generator, t: Tensor, median: float = 0.0, sigma: float = 1.0) -> None:
-    """``cauchy_``: ``median + sigma * tan(pi (u - 0.5))`` in double, one 53-bit uniform each."""
+    """``cauchy_``: ``median + sigma * tan(pi (u - 0.5))`` in double, one 53-bit uniform each.
+
+    >>> import graphviz_autograd.torch as torch
+    >>> _ = torch.manual_seed(0)
+    >>> torch.empty(3).cauchy_()
+    tensor([10.5977,  0.7648, -0.1283])
+    """
     if not t._dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
                            f"must be a floating point but you specified "
