@@ -37,7 +37,8 @@ ALIASES = {
                  ".one_hot_categorical", ".laplace", ".exponential", ".transforms",
                  ".transformed_distribution", ".mixture_same_family", ".gamma", ".poisson",
                  ".multinomial", ".cauchy", ".relaxed", ".constraint_registry",
-                 ".lowrank_multivariate_normal", ".continuous_bernoulli", ".more_transformed")},
+                 ".lowrank_multivariate_normal", ".continuous_bernoulli", ".more_transformed",
+                 ".von_mises")},
 }
 
 

@@ -939,3 +939,18 @@ def test_constraints_and_more_transforms_as_pytorch() -> None:
         _observe(rec, "cdf transform log|det J|", cdf.log_abs_det_jacobian(x, y), x=x)
         rec.note("cdf inverse", cdf.inv(torch.tensor([0.1, 0.5])))
     differential(snippet)
+
+
+def test_von_mises_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        loc, kappa = _leaf(torch, [0.0, 1.0, -2.0]), _leaf(torch, [0.5, 4.0, 20.0])
+        vm = D.VonMises(loc, kappa)
+        torch.manual_seed(47)
+        rec.note("von mises sample", vm.sample((4,)))
+        _observe(rec, "von mises log_prob", vm.log_prob(torch.tensor([0.3, 1.2, -2.5])),
+                 loc=loc, kappa=kappa)
+        _observe(rec, "von mises variance", vm.variance, kappa=kappa)
+        rec.note("von mises expand", [vm.expand((2, 3)).batch_shape, repr(vm)])
+    differential(snippet)
