@@ -51,6 +51,9 @@ register(
                         ("exponential_", "ExponentialBackward0"), ("cauchy_", "CauchyBackward0"),
                         ("geometric_", "GeometricBackward0"),
                         ("log_normal_", "LogNormalBackward0"))),
+    Op("bernoulli_tensor", "BernoulliBackward1", ("self", "p"), _drawn,
+       lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None,
+                        D.zeros(tuple(c.attrs["p_shape"]), g) if c.needs[1] else None)),
     # a reparameterised gamma sample: its gradient through the implicit function theorem
     Op("standard_gamma", "StandardGammaBackward0", ("self",), _drawn, _standard_gamma_bw,
        (Save("result"), Save("self"))),

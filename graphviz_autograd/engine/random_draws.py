@@ -79,12 +79,29 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     return apply(TABLE[key], tuple(params.values()), {"values": arr, **kw}, dtype=d)
 
 
-def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Tensor:
-    pd = p._data
+def _check_p(pd: np.ndarray) -> None:
     if np.any(~((pd >= 0) & (pd <= 1))):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                            "(Could this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
+
+
+def bernoulli_tensor_fill(g: rnd.Generator, t: Tensor, p: Tensor) -> None:
+    """``t.bernoulli_(p)``: one uniform of p's dtype per element of ``t``, drawn in t's memory
+    order, below ``p`` broadcast to t's shape."""
+    pd = p._data
+    _check_p(pd)
+    arr = t._data
+    order = np.empty_like(arr, dtype=np.int64)          # the draw number of each element
+    rnd.fill(order, np.arange(arr.size, dtype=np.int64))
+    npd = pd.dtype if pd.dtype == np.float64 else np.dtype(np.float32)
+    u = rnd._unit(g, arr.size, npd)
+    arr[...] = (u[order] < np.broadcast_to(pd, arr.shape)).astype(arr.dtype)
+
+
+def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Tensor:
+    pd = p._data
+    _check_p(pd)
     npd = pd.dtype if pd.dtype == np.float64 else np.dtype(np.float32)
     u = rnd._unit(gen, pd.size, npd).reshape(pd.shape)
     arr = np.ascontiguousarray((u < pd).astype(out_dtype.np))

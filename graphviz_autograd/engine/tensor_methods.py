@@ -226,11 +226,16 @@ def _random_(fill: Any) -> Any:
         check_inplace(self)
         if not self._data.flags.writeable:        # an expanded view: elements share memory
             raise RuntimeError(msg.OVERLAPPING_WRITE)
-        if self.requires_grad and is_grad_enabled():
+        p = args[0] if args else kw.get("p")
+        p = p if isinstance(p, Tensor) else None        # bernoulli_(Tensor p)
+        if is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad)):
             # NB: drawn into a buffer of self's layout (the same order of draws), then written
             # through the table, so the node is PyTorch's (NormalBackward0, ...)
             buf = Tensor._make(np.empty_like(self._data), self._dtype)
             fill(rnd.resolve(generator), buf, *args, **kw)
+            if p is not None:
+                return apply_inplace(TABLE["bernoulli_tensor"], self, (p,),
+                                     {"values": buf._data, "p_shape": tuple(p.shape)})
             return apply_inplace(TABLE[_random_key(fill, args, kw)], self, (),
                                  {"values": buf._data})
         fill(rnd.resolve(generator), self, *args, **kw)
@@ -287,7 +292,10 @@ def _random_int(g: rnd.Generator, t: Tensor, *args: Any, **kw: Any) -> None:
     rnd.fill(t._data, values)
 
 
-def _bernoulli(g: rnd.Generator, t: Tensor, p: float = 0.5) -> None:
+def _bernoulli(g: rnd.Generator, t: Tensor, p: Any = 0.5) -> None:
+    if isinstance(p, Tensor):
+        random_draws.bernoulli_tensor_fill(g, t, p)
+        return
     rnd.fill(t._data, rnd.bernoulli(g, t._data.size, float(p)).astype(t._dtype.np))
 
 

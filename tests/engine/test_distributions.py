@@ -280,6 +280,15 @@ def test_random_primitives_as_pytorch() -> None:
             _bits(rec, "method", p.to(dtype).bernoulli())
             _bits(rec, "scalar p", torch.bernoulli(p.to(dtype), 0.25))
         rec.attempt("bernoulli p > 1", lambda: torch.bernoulli(torch.tensor([1.5])))
+        probs = torch.tensor([0.1, 0.5, 0.9, 0.3])
+        for dtype in (torch.float32, torch.float64, torch.long):
+            for pd in (torch.float32, torch.float64):
+                torch.manual_seed(4)
+                _bits(rec, f"bernoulli_({pd}) into {dtype}",
+                      torch.empty(3, 4, dtype=dtype).bernoulli_(probs.to(pd)))
+        torch.manual_seed(5)
+        _bits(rec, "bernoulli_(p) into a transposed tensor",
+              torch.empty(4, 3).t().bernoulli_(probs).contiguous())
         torch.manual_seed(3)
         _bits(rec, "normal_", torch.empty(5).normal_())
         _bits(rec, "exponential_", torch.empty(5).exponential_())

@@ -222,6 +222,8 @@ EXAMPLES: dict[str, list[str]] = {
     "cauchy_": ["torch.manual_seed(0); t = a * 1; t.cauchy_(0.5, 2.0); t"],
     "geometric_": ["torch.manual_seed(0); t = a * 1; t.geometric_(0.3); t"],
     "log_normal_": ["torch.manual_seed(0); t = a * 1; t.log_normal_(); t"],
+    "bernoulli_tensor": ["torch.manual_seed(0); t = A * 1; t.bernoulli_(q); t",
+                         "torch.manual_seed(1); t = torch.zeros_like(q); t.bernoulli_(q); t"],
     "cholesky_inverse": ["torch.cholesky_inverse(torch.tril(N) + 2 * torch.eye(2))",
                          "torch.cholesky_inverse(torch.triu(N) + 2 * torch.eye(2), upper=True)"],
     "standard_gamma": ["torch.manual_seed(0); torch._standard_gamma(p)",
