@@ -28,12 +28,33 @@ _THIRD32 = np.float32(1.0) / np.float32(3.0)       # the float literal 1.0f / 3.
 _C0331 = float(np.float32(0.0331))
 
 
+_MASK53 = (1 << 53) - 1
+
+
 def _uniform(gen: rnd.Generator) -> float:
-    return float(rnd._unit(gen, 1, np.dtype(np.float64))[0])
+    """One ``uniform_real_distribution<double>`` draw: 53 bits of ``random64()``.
+
+    NB: on Python ints, one scalar draw at a time (the rejection loops take a few per
+    element, and numpy's per-call cost would dominate); the same bits as ``random._unit``.
+    """
+    gen._fresh = False
+    bits = gen._bits
+    hi, lo = int(bits.random_raw()), int(bits.random_raw())
+    return (((hi << 32) | lo) & _MASK53) * 2.0 ** -53
 
 
 def _normal(gen: rnd.Generator) -> float:
-    return float(rnd._normal_scalar(gen, 1, 0.0, 1.0)[0])
+    """One ``normal_distribution<double>`` draw: the kept Box-Muller sample if there is one,
+    else a new pair (its sine kept), as ``random._normal_scalar`` draws."""
+    if gen._normal is not None:
+        value, gen._normal = gen._normal, None
+        return value
+    u1 = _uniform(gen)
+    u2 = _uniform(gen)
+    r = math.sqrt(-2.0 * math.log1p(-u2))
+    theta = 2.0 * math.pi * u1
+    gen._normal = r * math.sin(theta)
+    return r * math.cos(theta)
 
 
 def _sample_gamma(gen: rnd.Generator, alpha: Any, single: bool) -> float:
