@@ -17,10 +17,6 @@ euler_constant = 0.57721566490153286060
 torch: Any = _torch_module
 
 
-def is_number(v: Any) -> bool:
-    return (isinstance(v, Number) and not isinstance(v, bool)) or isinstance(v, bool)
-
-
 def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
     """The values as tensors of one shape: numbers become tensors of the first tensor's dtype
     (the default dtype if none), then all are broadcast."""
