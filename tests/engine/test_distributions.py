@@ -839,6 +839,12 @@ def test_low_rank_multivariate_normal_as_pytorch() -> None:
                  loc=loc, w=w, d=d)
         _observe(rec, "lowrank entropy", lr.entropy(), loc=loc, w=w, d=d)
         rec.attempt("lowrank shapes", lambda: D.LowRankMultivariateNormal(loc, w.T, d))
+        other = D.LowRankMultivariateNormal(loc * 2, w * 0.5, d + 1)
+        full = D.MultivariateNormal(loc * 0.5, scale_tril=torch.tril(w @ w.T) + torch.eye(3,
+                                                                                   dtype=f64))
+        _observe(rec, "kl lowrank lowrank", D.kl_divergence(lr, other), loc=loc, w=w, d=d)
+        _observe(rec, "kl mvn lowrank", D.kl_divergence(full, lr), loc=loc, w=w, d=d)
+        _observe(rec, "kl lowrank mvn", D.kl_divergence(lr, full), loc=loc, w=w, d=d)
     differential(snippet)
 
 

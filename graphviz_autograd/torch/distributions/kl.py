@@ -17,6 +17,11 @@ from .exponential import Exponential
 from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multinomial import Binomial
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
@@ -270,3 +275,63 @@ def _kl_continuous_bernoulli_continuous_bernoulli(p: Any, q: Any) -> Tensor:
     t2 = p._cont_bern_log_norm() + torch.log1p(-p.probs)
     t3 = -q._cont_bern_log_norm() - torch.log1p(-q.probs)
     return t1 + t2 + t3
+
+
+def _lowrank_parts(q: Any, diff: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """A low-rank q's log det, Mahalanobis term of ``diff``, and ``A = C^-1 W^T D^-1``."""
+    w, d, cap = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
+    wt_dinv = w.mT / d.unsqueeze(-2)
+    a = torch.linalg.solve_triangular(cap, wt_dinv, upper=False)
+    return _batch_lowrank_logdet(w, d, cap), _batch_lowrank_mahalanobis(w, d, diff, cap), a
+
+
+def _same_event(p: Any, q: Any, what: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with                          "
+                         "different event shapes cannot be computed")
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p: Any, q: Any) -> Tensor:
+    _same_event(p, q, "Low Rank Multivariate Normals")
+    q_logdet, term3, a = _lowrank_parts(q, q.loc - p.loc)
+    term1 = q_logdet - _batch_lowrank_logdet(p._unbroadcasted_cov_factor,
+                                             p._unbroadcasted_cov_diag, p._capacitance_tril)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_xxt(p._unbroadcasted_cov_factor
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(a * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(a.matmul(p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p: Any, q: Any) -> Tensor:
+    _same_event(p, q, "(Low Rank) Multivariate Normals")
+    q_logdet, term3, a = _lowrank_parts(q, q.loc - p.loc)
+    term1 = q_logdet - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term21 = _batch_trace_xxt(p._unbroadcasted_scale_tril
+                              * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(a.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p: Any, q: Any) -> Tensor:
+    _same_event(p, q, "(Low Rank) Multivariate Normals")
+    q_tril = q._unbroadcasted_scale_tril
+    term1 = 2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _batch_lowrank_logdet(
+        p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril)
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    batch = tuple(torch.broadcast_shapes(q_tril.shape[:-2],
+                                         p._unbroadcasted_cov_factor.shape[:-2]))
+    n = p.event_shape[0]
+    q_scale_tril = q_tril.expand((*batch, n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand((*batch, n, p.cov_factor.size(-1)))
+    p_cov_diag = torch.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand((*batch, n, n))
+    term21 = _batch_trace_xxt(torch.linalg.solve_triangular(q_scale_tril, p_cov_factor,
+                                                            upper=False))
+    term22 = _batch_trace_xxt(torch.linalg.solve_triangular(q_scale_tril, p_cov_diag,
+                                                            upper=False))
+    return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
