@@ -969,3 +969,42 @@ def test_von_mises_as_pytorch() -> None:
         _observe(rec, "von mises variance", vm.variance, kappa=kappa)
         rec.note("von mises expand", [vm.expand((2, 3)).batch_shape, repr(vm)])
     differential(snippet)
+
+
+def test_cross_family_kl_as_pytorch() -> None:
+    """Every pair of different families PyTorch registers, values and gradients (or the
+    infinity where p's support reaches outside q's), and the dispatch of subclasses."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        a, b = _leaf(torch, [0.6, 2.5], f64), _leaf(torch, [1.5, 0.7], f64)
+        u = _leaf(torch, [0.2, 0.3], f64)
+        fams = {
+            "Bernoulli": lambda: D.Bernoulli(u),
+            "Beta": lambda: D.Beta(a, b),
+            "ContinuousBernoulli": lambda: D.ContinuousBernoulli(u),
+            "Exponential": lambda: D.Exponential(b),
+            "Gamma": lambda: D.Gamma(a + 1, b),
+            "Gumbel": lambda: D.Gumbel(u, b),
+            "Laplace": lambda: D.Laplace(u, b),
+            "Normal": lambda: D.Normal(u, a),
+            "Pareto": lambda: D.Pareto(a, b + 2),
+            "Poisson": lambda: D.Poisson(b),
+            "Binomial": lambda: D.Binomial(5, u),
+            "Uniform": lambda: D.Uniform(u, u + a),
+            "Chi2": lambda: D.Chi2(b),
+        }
+        for np_, make_p in fams.items():
+            for nq, make_q in fams.items():
+                if np_ == nq:
+                    continue
+                p, q = make_p(), make_q()
+                if rec.attempt(f"kl({np_}, {nq})", lambda p=p, q=q: D.kl_divergence(p, q)):
+                    out = D.kl_divergence(p, q)
+                    if out.requires_grad and bool(out.isfinite().all()):
+                        out.sum().backward()
+                        rec.grad(f"kl({np_}, {nq})", a=a, b=b, u=u)
+                        for t in (a, b, u):
+                            t.grad = None
+    differential(snippet)

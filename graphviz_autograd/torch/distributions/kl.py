@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -47,12 +49,43 @@ def register_kl(type_p: type, type_q: type) -> Callable[[Callable[..., Tensor]],
     return decorator
 
 
+@functools.total_ordering
+class _Match:
+    """A registered pair, ordered by specificity: the first type decides, then the second."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, *types: type) -> None:
+        self.types = types
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Match) and self.types == other.types
+
+    def __le__(self, other: _Match) -> bool:
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+    __hash__ = object.__hash__
+
+
 def _dispatch_kl(type_p: type, type_q: type) -> Any:
-    """The registered function of the most specific pair both types derive from."""
-    matches = [(type_p.__mro__.index(p) + type_q.__mro__.index(q), fn)
-               for (p, q), fn in _KL_REGISTRY.items()
-               if issubclass(type_p, p) and issubclass(type_q, q)]
-    return min(matches, key=lambda m: m[0])[1] if matches else NotImplemented
+    """The most specific registered pair both types derive from (warning, as PyTorch does,
+    where ordering by p first and by q first disagree)."""
+    matches = [m for m in _KL_REGISTRY if issubclass(type_p, m[0]) and issubclass(type_q, m[1])]
+    if not matches:
+        return NotImplemented
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left_fun = _KL_REGISTRY[left_p, left_q]
+    if left_fun is not _KL_REGISTRY[right_p, right_q]:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+                      RuntimeWarning, stacklevel=2)
+    return left_fun
 
 
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
@@ -335,3 +368,6 @@ def _kl_lowrank_mvn(p: Any, q: Any) -> Tensor:
     term22 = _batch_trace_xxt(torch.linalg.solve_triangular(q_scale_tril, p_cov_diag,
                                                             upper=False))
     return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
+
+
+from . import kl_cross  # noqa: E402,F401 -- the pairs of different families register there
