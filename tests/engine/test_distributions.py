@@ -1008,3 +1008,24 @@ def test_cross_family_kl_as_pytorch() -> None:
                         for t in (a, b, u):
                             t.grad = None
     differential(snippet)
+
+
+def test_generalized_pareto_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float32     # NB: PyTorch's own isclose here refuses float64
+        loc, scale = _leaf(torch, [0.0, 1.0, -1.0], f64), _leaf(torch, [1.0, 2.0, 0.5], f64)
+        conc = _leaf(torch, [0.3, 0.0, -0.2], f64)
+        gp = D.GeneralizedPareto(loc, scale, conc)
+        torch.manual_seed(48)
+        r = gp.rsample((2,))
+        rec.note("gp rsample", r)
+        _observe(rec, "gp rsample", r, loc=loc, scale=scale, conc=conc)
+        x = torch.tensor([0.5, 2.0, -0.5], dtype=f64)
+        for name in ("log_prob", "cdf", "log_survival_function"):
+            _observe(rec, f"gp {name}", getattr(gp, name)(x), loc=loc, scale=scale, conc=conc)
+        _observe(rec, "gp entropy", gp.entropy(), scale=scale, conc=conc)
+        rec.note("gp", [gp.mean, gp.variance, repr(gp.support)])
+        rec.attempt("gp outside", lambda: gp.log_prob(torch.tensor([0.5, 2.0, 2.0], dtype=f64)))
+    differential(snippet)

@@ -18,6 +18,7 @@ from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -68,7 +69,7 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
            "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
            "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
            "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
