@@ -1029,3 +1029,33 @@ def test_generalized_pareto_as_pytorch() -> None:
         rec.note("gp", [gp.mean, gp.variance, repr(gp.support)])
         rec.attempt("gp outside", lambda: gp.log_prob(torch.tensor([0.5, 2.0, 2.0], dtype=f64)))
     differential(snippet)
+
+
+def test_cat_stack_positive_definite_transforms_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        C = D.constraints
+        x = _leaf(torch, [[0.3, -1.2, 0.8, 0.1], [0.5, 0.2, -0.4, 1.0]])
+        cat = D.CatTransform([D.ExpTransform(), D.AffineTransform(1.0, 2.0)], dim=1,
+                             lengths=[1, 3])
+        y = cat(x)
+        _observe(rec, "cat", y, x=x)
+        _observe(rec, "cat log|det J|", cat.log_abs_det_jacobian(x, y), x=x)
+        rec.note("cat inverse", [cat.inv(y), cat.bijective, repr(cat.domain)])
+        rec.attempt("cat length", lambda: cat(torch.zeros(2, 3)))
+        st = D.StackTransform([D.ExpTransform(), D.SigmoidTransform()], dim=0)
+        y = st(x)
+        _observe(rec, "stack", y, x=x)
+        _observe(rec, "stack log|det J|", st.log_abs_det_jacobian(x, y), x=x)
+        rec.attempt("stack size", lambda: st(torch.zeros(3, 2)))
+        m = _leaf(torch, [[0.5, 0.1], [0.3, -0.2]])
+        pd = D.PositiveDefiniteTransform()
+        y = pd(m)
+        _observe(rec, "positive definite", y, m=m)
+        rec.note("positive definite inverse", pd.inv(y.detach()))
+        for c in (C.positive_definite, C.cat([C.positive, C.real], 1, [1, 3]),
+                  C.stack([C.positive, C.unit_interval], 0)):
+            rec.note(f"transform_to {c!r}", repr(D.transform_to(c)))
+        rec.note("biject_to cat", D.biject_to(C.cat([C.positive, C.real], 1, [1, 3]))(x))
+    differential(snippet)

@@ -14,11 +14,12 @@ from ...engine.tensor import Size, Tensor
 from . import constraints
 from .utils import _sum_rightmost, broadcast_all, torch
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-           "Transform", "identity_transform"]
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 class Transform:
@@ -710,3 +711,161 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+class PositiveDefiniteTransform(Transform):
+    """A square matrix to a positive-definite one: ``L L^T`` of its lower-Cholesky image."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x: Any) -> Any:
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y: Any) -> Any:
+        return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
+
+
+class CatTransform(Transform):
+    """Transforms applied to consecutive slices of ``dim`` (``lengths`` each), concatenated."""
+
+    def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None,
+                 cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, t: Any) -> list[Any]:
+        out, start = [], 0
+        for length in self.lengths:
+            out.append(t.narrow(self.dim, start, length))
+            start = start + length
+        return out
+
+    def _checked(self, t: Any, what: str, name: str) -> None:
+        if not -t.dim() <= self.dim < t.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {t.dim()} "
+                                 "dimensions")
+        if t.size(self.dim) != self.length:
+            raise AssertionError(f"{name}.size({self.dim}) = {t.size(self.dim)} must equal "
+                                 f"length {self.length}")
+
+    def _call(self, x: Any) -> Any:
+        self._checked(x, "tensor", "x")
+        return torch.cat([t(p) for t, p in zip(self.transforms, self._pieces(x))],
+                         dim=self.dim)
+
+    def _inverse(self, y: Any) -> Any:
+        self._checked(y, "tensor", "y")
+        return torch.cat([t.inv(p) for t, p in zip(self.transforms, self._pieces(y))],
+                         dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        self._checked(x, "x", "x")
+        self._checked(y, "y", "y")
+        terms = []
+        for t, xs, ys in zip(self.transforms, self._pieces(x), self._pieces(y)):
+            term = t.log_abs_det_jacobian(xs, ys)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        dim = self.dim - x.dim() if self.dim >= 0 else self.dim
+        dim = dim + self.event_dim
+        return torch.cat(terms, dim=dim) if dim < 0 else sum(terms)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Transforms applied to the successive entries of ``dim``, stacked again."""
+
+    def __init__(self, tseq: Any, dim: int = 0, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z: Any) -> list[Any]:
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _checked(self, t: Any, what: str, name: str) -> None:
+        if not -t.dim() <= self.dim < t.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {t.dim()} "
+                                 "dimensions")
+        if t.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"{name}.size({self.dim}) = {t.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+
+    def _call(self, x: Any) -> Any:
+        self._checked(x, "tensor", "x")
+        return torch.stack([t(s) for s, t in zip(self._slice(x), self.transforms)],
+                           dim=self.dim)
+
+    def _inverse(self, y: Any) -> Any:
+        self._checked(y, "tensor", "y")
+        return torch.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)],
+                           dim=self.dim)
+
+    def log_abs_det_jacobian(self, x: Any, y: Any) -> Any:
+        self._checked(x, "x", "x")
+        self._checked(y, "y", "y")
+        return torch.stack([t.log_abs_det_jacobian(a, b) for a, b, t in
+                            zip(self._slice(x), self._slice(y), self.transforms)],
+                           dim=self.dim)
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self) -> Any:
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self) -> Any:
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
