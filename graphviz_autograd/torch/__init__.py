@@ -328,6 +328,12 @@ def cholesky_inverse(input: Tensor, upper: builtins.bool = False) -> Tensor:
     return _apply(_TABLE["cholesky_inverse"], (input,), {"upper": upper})
 
 
+def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
+    """The log of the multivariate gamma function of dimension ``p``, elementwise."""
+    x = input if input.dtype.is_floating_point else input.float()
+    return _apply(_TABLE["mvlgamma"], (x,), {"p": p})
+
+
 def outer(a: Tensor, b: Tensor) -> Tensor:
     for name, v in (("self", a), ("vec2", b)):
         if v._data.ndim != 1:

@@ -1059,3 +1059,32 @@ def test_cat_stack_positive_definite_transforms_as_pytorch() -> None:
             rec.note(f"transform_to {c!r}", repr(D.transform_to(c)))
         rec.note("biject_to cat", D.biject_to(C.cat([C.positive, C.real], 1, [1, 3]))(x))
     differential(snippet)
+
+
+def test_lkj_cholesky_and_corr_cholesky_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        D = torch.distributions
+        f64 = torch.float64
+        conc = _leaf(torch, [0.5, 2.0], f64)
+        lkj = D.LKJCholesky(3, conc)
+        torch.manual_seed(49)
+        s = lkj.sample((2,))
+        rec.note("lkj sample", s)
+        _observe(rec, "lkj log_prob", lkj.log_prob(s), conc=conc)
+        rec.note("lkj", [lkj.batch_shape, lkj.event_shape, lkj.expand((4, 2)).batch_shape])
+        rec.attempt("lkj dim", lambda: D.LKJCholesky(1))
+        x = _leaf(torch, [[0.3, -1.2, 0.8], [0.5, 0.2, -0.4]], f64)
+        t = D.biject_to(D.constraints.corr_cholesky)
+        y = t(x)
+        _observe(rec, "corr cholesky", y, x=x)
+        _observe(rec, "corr cholesky log|det J|", t.log_abs_det_jacobian(x, y), x=x)
+        rec.note("corr cholesky inverse", [t.inv(y.detach()), t.forward_shape((2, 3)),
+                                           t.inverse_shape((2, 3, 3))])
+        u = D.utils
+        m = torch.arange(9.0).view(3, 3)
+        rec.note("tril helpers", [u.tril_matrix_to_vec(m), u.tril_matrix_to_vec(m, -1),
+                                  u.vec_to_tril_matrix(torch.arange(6.0)),
+                                  u.vec_to_tril_matrix(torch.arange(3.0), -1)])
+        rec.note("mvlgamma", torch.mvlgamma(torch.tensor([2.5, 4.0]), 3))
+    differential(snippet)

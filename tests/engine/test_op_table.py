@@ -224,6 +224,7 @@ EXAMPLES: dict[str, list[str]] = {
     "log_normal_": ["torch.manual_seed(0); t = a * 1; t.log_normal_(); t"],
     "bernoulli_tensor": ["torch.manual_seed(0); t = A * 1; t.bernoulli_(q); t",
                          "torch.manual_seed(1); t = torch.zeros_like(q); t.bernoulli_(q); t"],
+    "mvlgamma": ["torch.mvlgamma(p + 1, 3)", "torch.mvlgamma(A * A + 2, 2)"],
     "cholesky_inverse": ["torch.cholesky_inverse(torch.tril(N) + 2 * torch.eye(2))",
                          "torch.cholesky_inverse(torch.triu(N) + 2 * torch.eye(2), upper=True)"],
     "standard_gamma": ["torch.manual_seed(0); torch._standard_gamma(p)",
@@ -985,7 +986,8 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
 
 # NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
-NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
+NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mvlgamma",
+                      "mkldnn_rnn_layer", "native_group_norm",
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",

@@ -22,6 +22,7 @@ from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .more_transformed import FisherSnedecor, InverseGamma, Kumaraswamy, LogisticNormal
@@ -49,6 +50,7 @@ from .transforms import (
     AffineTransform,
     CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     CumulativeDistributionTransform,
     ExpTransform,
     IndependentTransform,
@@ -70,16 +72,16 @@ from .von_mises import VonMises
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
            "Categorical", "Cauchy", "Chi2", "ComposeTransform", "ContinuousBernoulli",
-           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
-           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT",
-           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "VonMises",
-           "Weibull", "biject_to", "constraints", "identity_transform", "kl", "kl_divergence",
-           "register_kl", "transform_to", "transforms"]
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
+           "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily",
+           "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
+           "identity_transform", "kl", "kl_divergence", "register_kl", "transform_to", "transforms"]

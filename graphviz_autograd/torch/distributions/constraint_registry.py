@@ -138,3 +138,8 @@ def _biject_to_stack(constraint: Any) -> transforms.Transform:
 @transform_to.register(constraints.stack)
 def _transform_to_stack(constraint: Any) -> transforms.Transform:
     return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@_both(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()

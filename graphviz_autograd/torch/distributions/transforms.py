@@ -12,14 +12,14 @@ from typing import Any
 
 from ...engine.tensor import Size, Tensor
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all, torch
+from .utils import _sum_rightmost, broadcast_all, torch, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
-           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
-           "identity_transform"]
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -869,3 +869,57 @@ class StackTransform(Transform):
     @constraints.dependent_property
     def codomain(self) -> Any:
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CorrCholeskyTransform(Transform):
+    """An unconstrained vector of D(D-1)/2 entries to the Cholesky factor of a correlation
+    matrix: tanh onto (-1, 1), then stick-breaking along each row so rows have unit norm."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x: Any) -> Any:
+        pad = torch.nn.functional.pad
+        x = torch.tanh(x)
+        eps = torch.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z = r ** 2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        r = r + torch.eye(r.shape[-1], dtype=r.dtype)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y: Any) -> Any:
+        pad = torch.nn.functional.pad
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x: Any, y: Any, intermediates: Any = None) -> Any:
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + torch.nn.functional.softplus(-2 * x)
+                            - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape: Any) -> Any:
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size((*shape[:-1], d, d))
+
+    def inverse_shape(self, shape: Any) -> Any:
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return Size((*shape[:-2], d * (d - 1) // 2))

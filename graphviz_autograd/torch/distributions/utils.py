@@ -10,7 +10,7 @@ from ... import torch as _torch_module
 from ...engine.tensor import Size, Tensor
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
-           "lazy_property", "euler_constant"]
+           "lazy_property", "euler_constant", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 euler_constant = 0.57721566490153286060
 # NB: typed loosely: most of the engine's torch functions are made in a loop
@@ -75,3 +75,27 @@ class lazy_property:  # noqa: N801 -- PyTorch's name
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower triangle (from diagonal ``diag``) of each matrix, row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    arange = torch.arange(n)
+    return mat[..., arange < arange.view(-1, 1) + (diag + 1)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """The inverse of ``tril_matrix_to_vec``: a square matrix, zero above diagonal ``diag``."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1]
+                            + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = torch.finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    size = round(n)
+    mat = vec.new_zeros((*vec.shape[:-1], size, size))
+    arange = torch.arange(size)
+    mat[..., arange < arange.view(-1, 1) + (diag + 1)] = vec
+    return mat
