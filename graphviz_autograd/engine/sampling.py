@@ -31,17 +31,18 @@ def exponential_(t: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Ten
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     from .functional import wrap
-    values = _exponential(rnd.resolve(generator), t._data.size, float(lambd))
+    drawn = _exponential(rnd.resolve(generator), t._data.size, float(lambd))
+    values = np.empty_like(t._data)
+    rnd.fill(values, drawn.astype(t._data.dtype))    # NB: in t's memory order, as the kernel
     from . import indexing
     from .grad_mode import is_grad_enabled, no_grad
     if t.requires_grad and is_grad_enabled():
         from .autograd import apply_inplace, check_inplace
         from .optable import TABLE
         check_inplace(t)
-        values = values.astype(t._data.dtype).reshape(t._data.shape)
         return apply_inplace(TABLE["exponential_"], t, (), {"values": values})
     with no_grad():
-        indexing.copy_(t, wrap(values.astype(t._data.dtype).reshape(t._data.shape)))
+        indexing.copy_(t, wrap(values))
     return t
 
 

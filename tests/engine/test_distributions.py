@@ -292,6 +292,7 @@ def test_random_primitives_as_pytorch() -> None:
         torch.manual_seed(3)
         _bits(rec, "normal_", torch.empty(5).normal_())
         _bits(rec, "exponential_", torch.empty(5).exponential_())
+        _bits(rec, "exponential_ transposed", torch.empty(4, 3).t().exponential_().contiguous())
         _bits(rec, "uniform_", torch.empty(5).uniform_(-1, 1))
         fi = torch.finfo(torch.float32)
         rec.note("finfo", [fi.eps, fi.min, fi.max, fi.tiny, torch.finfo(torch.float64).eps])
