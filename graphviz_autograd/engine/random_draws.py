@@ -203,4 +203,10 @@ class finfo:  # noqa: N801 -- PyTorch's name
                 f"dtype={self.dtype})")
 
 
-METHODS: dict[str, Any] = {"bernoulli": bernoulli_method}
+def _mvlgamma_method(self: Tensor, p: int) -> Tensor:
+    from ..torch import mvlgamma
+    return mvlgamma(self, p)
+
+
+# NB: mvlgamma rides here: the one method of the distributions' math ops
+METHODS: dict[str, Any] = {"bernoulli": bernoulli_method, "mvlgamma": _mvlgamma_method}

@@ -8,7 +8,8 @@ from ..engine.pointwise_extra import polygamma, xlogy
 from ..engine.tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "xlogy", "sinc",
-           "expit", "logit", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax"]
+           "expit", "logit", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax",
+           "multigammaln"]
 
 
 def _method(name: str) -> Any:
@@ -32,3 +33,9 @@ exp2 = _method("exp2")
 logsumexp = _method("logsumexp")
 softmax = _method("softmax")
 log_softmax = _method("log_softmax")
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """``torch.special.multigammaln``: ``torch.mvlgamma`` (MvlgammaBackward0)."""
+    from . import mvlgamma
+    return mvlgamma(input, p)

@@ -1087,5 +1087,7 @@ def test_lkj_cholesky_and_corr_cholesky_as_pytorch() -> None:
         rec.note("tril helpers", [u.tril_matrix_to_vec(m), u.tril_matrix_to_vec(m, -1),
                                   u.vec_to_tril_matrix(torch.arange(6.0)),
                                   u.vec_to_tril_matrix(torch.arange(3.0), -1)])
-        rec.note("mvlgamma", torch.mvlgamma(torch.tensor([2.5, 4.0]), 3))
+        rec.note("mvlgamma", [torch.mvlgamma(torch.tensor([2.5, 4.0]), 3),
+                              torch.tensor([2.5]).mvlgamma(2),
+                              torch.special.multigammaln(torch.tensor([3.0]), 4)])
     differential(snippet)
