@@ -38,7 +38,8 @@ ALIASES = {
                  ".transformed_distribution", ".mixture_same_family", ".gamma", ".poisson",
                  ".multinomial", ".cauchy", ".relaxed", ".constraint_registry",
                  ".lowrank_multivariate_normal", ".continuous_bernoulli", ".more_transformed",
-                 ".von_mises", ".generalized_pareto", ".lkj_cholesky")},
+                 ".von_mises", ".generalized_pareto", ".lkj_cholesky",
+                 ".transforms_structured", ".kl_cross")},
 }
 
 
