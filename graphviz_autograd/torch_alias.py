@@ -31,6 +31,12 @@ ALIASES = {
     "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
     "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
     "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
+    "torch.testing": "graphviz_autograd.torch.testing",
+    "torch.amp": "graphviz_autograd.torch.amp",
+    "torch.backends": "graphviz_autograd.torch.backends",
+    "torch.backends.cudnn": "graphviz_autograd.torch.backends.cudnn",
+    "torch.backends.cuda": "graphviz_autograd.torch.backends.cuda",
+    "torch.backends.mps": "graphviz_autograd.torch.backends.mps",
 }
 
 

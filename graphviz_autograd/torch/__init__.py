@@ -72,6 +72,8 @@ from ..engine.pointwise_extra import (
     polygamma,
     xlogy,
 )
+from ..engine.predicates import allclose, equal, is_nonzero, isclose
+from ..engine.printing import set_printoptions
 from ..engine.products import (
     addbmm,
     addmv,
@@ -106,8 +108,29 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, linalg, nn, optim, special, utils
+from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
+from . import amp as _amp_ns
+from .amp import autocast, is_autocast_enabled
+from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
+from .environment import (
+    are_deterministic_algorithms_enabled,
+    compile,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_anomaly_enabled,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from .serialization import load, save
+from .utilities import *  # noqa: F403 -- creation, search and predicate functions
 
 __version__ = "2.13.0+numpy"
 
@@ -172,6 +195,8 @@ class device:  # noqa: N801 -- PyTorch's name
 
 
 class _Cuda:
+    amp = _amp_ns.cuda_amp
+
     @staticmethod
     def is_available() -> builtins.bool:
         return False
@@ -184,6 +209,21 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+class _Cpu:
+    amp = _amp_ns.cpu_amp
+
+    @staticmethod
+    def is_available() -> builtins.bool:
+        return True
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 1
+
+
+cpu = _Cpu()
 
 
 def is_tensor(x: Any) -> builtins.bool:
@@ -306,18 +346,8 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
                   b)
 
 
-def allclose(a: Tensor, b: Tensor, rtol: Any = 1e-05, atol: Any = 1e-08,
-             equal_nan: builtins.bool = False) -> builtins.bool:
-    return builtins.bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
-
-
-def equal(a: Tensor, b: Tensor) -> builtins.bool:
-    return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
-
-
 ger = outer
 nonzero, argwhere = _F.nonzero, _F.argwhere
-isclose = _F.isclose
 remainder = _F.remainder
 fmod = _F.fmod
 floor_divide = _F.floor_divide

@@ -52,18 +52,30 @@ class Variable(metaclass=_VariableMeta):
 
 
 class set_detect_anomaly:  # noqa: N801 -- PyTorch's name
-    """Accepted for compatibility; the engine's errors are already those PyTorch gives."""
+    """Sets the flag ``torch.is_anomaly_enabled()`` reads (from the call to the block's end);
+    the engine's errors are already those PyTorch gives."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        from .. import environment
         self.mode = mode
+        self._prev = (environment.is_anomaly_enabled(),
+                      environment.is_anomaly_check_nan_enabled())
+        environment.set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        pass
+        from .. import environment
+        environment.set_anomaly_enabled(*self._prev)
 
 
 class detect_anomaly(set_detect_anomaly):  # noqa: N801
     def __init__(self, check_nan: bool = True) -> None:
-        super().__init__(True, check_nan)
+        self.mode, self._check_nan = True, check_nan
+
+    def __enter__(self) -> None:
+        from .. import environment
+        self._prev = (environment.is_anomaly_enabled(),
+                      environment.is_anomaly_check_nan_enabled())
+        environment.set_anomaly_enabled(True, self._check_nan)
