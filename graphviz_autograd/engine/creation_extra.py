@@ -14,7 +14,7 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
-from .factories import _leaf, checked_size, ones, tensor
+from .factories import _leaf, checked_size, tensor, zeros
 from .optable import Op, register
 from .tensor import Size, Tensor
 
@@ -145,7 +145,7 @@ def randint_like(input: Tensor, low: int = 0, high: Any = None, *,
                  generator: Any = None, **_: Any) -> Tensor:
     """Integers in [low, high) in ``input``'s shape and dtype (``randint_like(t, high)`` too).
 
-    >>> randint_like(ones(3), 1).tolist()
+    >>> randint_like(zeros(3), 1).tolist()
     [0.0, 0.0, 0.0]
     """
     if high is None:
@@ -197,8 +197,8 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: dt.DType | 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """The Vandermonde matrix of 1-D ``x``: columns ``x ** (N-1), ..., x, 1`` (increasing: the
-    other way round), built as PyTorch builds it: ones, the powers written by an in-place
-    ``cumprod_`` into a slice, then a flip.
+    other way round), built as PyTorch builds it: ones in column 0, ``x`` copied into the
+    others, their ``cumprod`` copied back over them, then a flip.
 
     >>> vander(tensor([1.0, 2.0]))
     tensor([[1., 1.],
@@ -210,11 +210,14 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     if n < 0:
         raise RuntimeError("N must be non-negative.")
     d = dt.result_type([x._dtype, dt.int64], [], [])
-    result = ones(x._data.shape[0], n, dtype=d)
+    result = zeros(x._data.shape[0], n, dtype=d)
+    if n:
+        result[:, :1].fill_(1)
     if n > 1:
-        part = result[:, 1:]
-        part.copy_(x.unsqueeze(1))
-        result[:, 1:].cumprod_(1)
+        # NB: PyTorch's cumprod reads the slice it then writes: its saved input is modified, so
+        # a backward through vander raises (PyTorch's too)
+        result[:, 1:].copy_(x.unsqueeze(1))
+        result[:, 1:].copy_(result[:, 1:].cumprod(1))
     if not increasing:
         result = result.flip(1)
     return result
@@ -267,7 +270,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     >>> from graphviz_autograd import torch
     >>> _ = torch.manual_seed(0)
     >>> poisson(torch.tensor([0.0, 4.0]))
-    tensor([0., 4.])
+    tensor([0., 7.])
     """
     if not input._dtype.is_floating_point:
         raise NotImplementedError('"poisson_cpu" not implemented for '

@@ -22,7 +22,7 @@ __all__ = ["METHODS", "unique", "unique_consecutive", "searchsorted", "bucketize
 
 def _not_implemented(name: str) -> Any:
     def backward(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-        raise RuntimeError(f"the derivative for '{name}' is not implemented.")
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
     return backward
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
+from ..engine import predicates as _predicates
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
@@ -353,7 +354,7 @@ fmod = _F.fmod
 floor_divide = _F.floor_divide
 unsafe_chunk = _F.unsafe_chunk
 unsafe_split = _F.unsafe_split
-bitwise_not = _F.invert
+bitwise_not = _predicates.METHODS["bitwise_not"]
 
 
 def _activation(name: str) -> Any:

@@ -44,7 +44,10 @@ class autocast:  # noqa: N801 -- PyTorch's name
         if not isinstance(device_type, str):
             raise ValueError("Expected `device_type` of type `str`, got: "
                              f"`{type(device_type)}`")
-        self.device = _msg.device_type(device_type)
+        try:
+            self.device = _msg.device_type(device_type)
+        except RuntimeError:
+            raise RuntimeError(f"Invalid device string: '{device_type}'") from None
         self.fast_dtype = dtype
         self._enabled = enabled
         if enabled and self.device == "cuda":

@@ -167,6 +167,16 @@ EXAMPLES: dict[str, list[str]] = {
     "nan_to_num": ["torch.nan_to_num(a.log())", "torch.nan_to_num(A, nan=1.0, posinf=2.0)",
                    "A.log().nan_to_num(nan=-3.0)", "t = a.log(); t.nan_to_num_(); t"],
     "heaviside": ["torch.heaviside(a, b)", "torch.heaviside(a, c)", "torch.heaviside(c, a)"],
+    # -- comparisons in place, unique, poisson (engine/predicates.py, searching.py) -------------
+    "eq_": ["t = a * 1; t.eq_(2); t"], "ne_": ["t = A * 1; t.ne_(0); t"],
+    "lt_": ["t = a * 1; t.lt_(0.25); t"], "le_": ["t = A * 1; t.less_equal_(0); t"],
+    "gt_": ["t = a * 1; t.gt_(0); t"], "ge_": ["t = a * 1; t.greater_equal_(0.5); t"],
+    "eq_tensor_": ["t = a * 1; t.eq_(b); t"], "ne_tensor_": ["t = A * 1; t.ne_(a); t"],
+    "lt_tensor_": ["t = a * 1; t.lt_(c); t"], "le_tensor_": ["t = a * 1; t.le_(b); t"],
+    "gt_tensor_": ["t = A * 1; t.gt_(b); t"], "ge_tensor_": ["t = a * 1; t.ge_(s); t"],
+    "unique": ["torch.unique(a)"], "unique_dim": ["torch.unique(A, dim=1)"],
+    "unique_consecutive": ["torch.unique_consecutive(a)"],
+    "poisson": ["torch.manual_seed(0); torch.poisson(p * 3)"],
     # -- activations (ops_activation) --------------------------------------------------------------
     "elu_": ["t = a * 1; F.elu_(t); t", "t = A * 1; F.elu(t, 0.5, inplace=True); t",
              "t = a * 1; F.selu_(t); t", "t = A * 1; F.selu(t, inplace=True); t"],
@@ -967,6 +977,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss"}
+# ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
+NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
@@ -1008,7 +1020,8 @@ def test_double_backward_graph_matches_torch(key: str, code: str) -> None:
 
 @requires_torch
 @pytest.mark.parametrize(("key", "code"), [
-    c for c in DOUBLE_CASES if TABLE[c.values[0]].name != "torch::autograd::NotImplemented"])
+    c for c in DOUBLE_CASES if TABLE[c.values[0]].name != "torch::autograd::NotImplemented"
+    and c.values[0] not in NO_DERIVATIVE])
 def test_double_backward_nodes_are_made_in_pytorchs_order(key: str, code: str) -> None:
     """``create_graph=True`` by every input that requires grad: the gradients' nodes are made
     in PyTorch's order (its generated code computes a two-input op's second gradient first,
@@ -1075,6 +1088,11 @@ def test_gradcheck(key: str, code: str) -> None:
     assert out.requires_grad, f"{code!r}: the output does not require grad"
     assert str(out.dtype) == "torch.float64", f"{code!r}: float64 inputs gave {out.dtype}"
     w = _weights(tuple(out.shape))
+    if key in NO_DERIVATIVE:
+        with pytest.raises(NotImplementedError,
+                           match=r"the derivative for '\w+' is not implemented"):
+            out.backward(ours.tensor(w.tolist(), dtype=ours.float64))
+        return
     if TABLE[key].name == "torch::autograd::NotImplemented":
         # NB: an op PyTorch has no derivative for: its backward raises, as PyTorch's
         with pytest.raises(RuntimeError, match=r"derivative for aten::\w+ is not implemented"):
