@@ -36,9 +36,10 @@ def _number(v: Any) -> Any:
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
              dtype: dt.DType | None = None, requires_grad: bool = False,
              **_: Any) -> Tensor:
-    """``base ** linspace(start, end, steps)``, computed as PyTorch's kernel does: the exponents
-    in the output's type (double for integers), the first half from ``start``, the rest from
-    ``end``, each power in double.
+    """``base ** linspace(start, end, steps)``, computed as PyTorch's kernel does: the bounds in
+    the output's type, the step in double from their difference in that type, the first half
+    of the exponents from ``start``, the rest from ``end``, each power in double (the base in
+    float for integer outputs).
 
     >>> logspace(0, 2, 3)
     tensor([  1.,  10., 100.])
@@ -47,32 +48,23 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or dt.float32
     start, end = _number(start), _number(end)
-    s: Any
-    e: Any
-    step: Any
     if d.is_floating_point:
         s, e = d.np.type(start), d.np.type(end)
-        step = (e - s) / d.np.type(steps - 1) if steps > 1 else d.np.type(0)
+        b = float(base)
     else:
         s, e = int(start), int(end)
-        step = (e - s) / (steps - 1) if steps > 1 else 0.0
-    half = steps // 2
-    out = []
-    for i in builtins_range(steps):
-        if steps == 1:
-            x = s
-        elif i < half:
-            x = s + step * (d.np.type(i) if d.is_floating_point else i)
-        else:
-            x = e - step * (d.np.type(steps - i - 1) if d.is_floating_point else steps - i - 1)
-        out.append(math.pow(float(base), float(x)))
+        b = float(np.float32(base))
+    if steps == 1:
+        out = [math.pow(float(base), float(start))]
+    else:
+        step = float(e - s) / (steps - 1) if steps > 1 else 0.0
+        half = steps // 2
+        out = [math.pow(b, float(s) + step * i) if i < half
+               else math.pow(b, float(e) - step * (steps - i - 1)) for i in range(steps)]
     arr = np.array(out, dtype=np.float64)
     if d is dt.float16:
         arr = arr.astype(np.float32)
     return _leaf(arr.astype(d.np), d, requires_grad)
-
-
-builtins_range = range
 
 
 def _triangle_indices(name: str, lower: bool, row: int, col: int, offset: int,

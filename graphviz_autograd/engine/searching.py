@@ -248,6 +248,34 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return Tensor._make(counts, input._dtype)
 
 
+def _histogram_range(arr: np.ndarray, given: Any) -> tuple[Any, Any]:
+    """The outer edges: ``range``, else the data's; widened by 0.5 each way where equal."""
+    if given is not None:
+        low, high = arr.dtype.type(given[0]), arr.dtype.type(given[1])
+        if low > high:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{given[0]:g} max {given[1]:g} for dimension 0")
+    elif arr.size:
+        low, high = arr.min(), arr.max()
+    else:
+        low, high = arr.dtype.type(0), arr.dtype.type(0)
+    if low == high:
+        low, high = low - arr.dtype.type(0.5), high + arr.dtype.type(0.5)
+    return low, high
+
+
+def _linspace(low: Any, high: Any, steps: int) -> np.ndarray:
+    """PyTorch's scalar ``linspace`` kernel in the bounds' type: the first half from ``low``, the
+    rest back from ``high``, each a fused multiply-add (one rounding, as its compiled loop)."""
+    t = type(low)
+    step = (high - low) / t(steps - 1)
+    half = steps // 2
+    # NB: a float32 product by a small integer and a float32 sum are exact in double
+    return np.array([float(low) + float(step) * i if i < half
+                     else float(high) - float(step) * (steps - i - 1) for i in range(steps)]
+                    ).astype(t)
+
+
 _HistogramBase = namedtuple("histogram", "hist bin_edges")  # type: ignore[name-match]
 
 
@@ -274,8 +302,8 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any 
     if isinstance(bins, Tensor):
         edges = bins._data.astype(arr.dtype)
     else:
-        low, high = _bounds(arr, *(range if range is not None else (0, 0)))
-        edges = np.linspace(low, high, bins + 1).astype(arr.dtype)
+        low, high = _histogram_range(arr, range)
+        edges = _linspace(low, high, bins + 1)
     n = len(edges) - 1
     inside = (arr >= edges[0]) & (arr <= edges[-1])
     pos = np.searchsorted(edges, arr[inside], side="right") - 1
@@ -283,7 +311,8 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Any 
     w = None if weight is None else weight._data.reshape(-1)[inside]
     hist = np.bincount(pos, weights=w, minlength=n).astype(arr.dtype)
     if density:
-        hist = (hist / (hist.sum() * np.diff(edges))).astype(arr.dtype)
+        # NB: two divisions, each rounded, as PyTorch's
+        hist = (hist / hist.sum()).astype(arr.dtype) / np.diff(edges)
     return Histogram(Tensor._make(hist, input._dtype), Tensor._make(edges, input._dtype))
 
 
