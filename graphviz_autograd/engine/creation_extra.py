@@ -48,6 +48,8 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
         raise RuntimeError("number of steps must be non-negative")
     d = dtype or dt.float32
     start, end = _number(start), _number(end)
+    s: Any
+    e: Any
     if d.is_floating_point:
         s, e = d.np.type(start), d.np.type(end)
         b = float(base)
