@@ -2,8 +2,7 @@
 is asked for (disabled, with PyTorch's warning), so mixed-precision scripts run unchanged.
 
 Not emulated: an enabled CPU autocast (PyTorch runs matmuls and convolutions in bfloat16 there;
-here every op keeps its dtype), and loss scaling (the scaler passes everything through, as a
-disabled one does).
+here every op keeps its dtype). A CPU ``GradScaler`` scales as PyTorch's does.
 """
 
 from __future__ import annotations
@@ -13,8 +12,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..engine import dtypes as _dt
 from ..engine import messages as _msg
+from ..engine.tensor import Tensor
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
@@ -89,9 +91,22 @@ def _deprecated_autocast(device: str, default_dtype: Any) -> type:
     return _Autocast
 
 
+_READY, _UNSCALED, _STEPPED = range(3)
+
+
 class GradScaler:
-    """``torch.amp.GradScaler``: PyTorch's scaler as it runs disabled: ``scale`` returns its
-    argument, ``step`` calls ``optimizer.step()``, ``update`` and ``unscale_`` do nothing."""
+    """``torch.amp.GradScaler``: on the CPU, PyTorch's dynamic loss scaling (``scale``
+    multiplies by the scale, a 0-d float32 tensor: a MulBackward0 node; ``unscale_`` divides
+    the gradients in place and looks for infinities and NaNs; ``step`` skips the optimizer's
+    step when it found any; ``update`` backs the scale off then, else grows it every
+    ``growth_interval`` steps). Asked for CUDA, or disabled, it passes everything through, as
+    PyTorch's does on a machine without CUDA.
+
+    >>> from graphviz_autograd import torch
+    >>> scaler = GradScaler("cpu", init_scale=4.0)
+    >>> scaler.scale(torch.tensor(1.5))
+    tensor(6.)
+    """
 
     def __init__(self, device: str = "cuda", init_scale: float = 65536.0,
                  growth_factor: float = 2.0, backoff_factor: float = 0.5,
@@ -105,24 +120,103 @@ class GradScaler:
         self._init_scale = init_scale
         self._growth_factor, self._backoff_factor = growth_factor, backoff_factor
         self._growth_interval = growth_interval
+        self._scale: Any = None
+        self._growth_tracker = 0
+        self._per_optimizer: dict[int, dict[str, Any]] = {}
 
     def is_enabled(self) -> bool:
         return self._enabled
 
+    def _state(self, optimizer: Any) -> dict[str, Any]:
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY,
+                                                              "found_inf": None})
+
     def scale(self, outputs: Any) -> Any:
-        return outputs
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, Tensor):
+            if self._scale is None:
+                self._scale = Tensor._make(np.array(self._init_scale, np.float32), _dt.float32)
+            return outputs * self._scale
+        if isinstance(outputs, list | tuple):
+            return type(outputs)(self.scale(o) for o in outputs)
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def unscale_(self, optimizer: Any) -> None:
+        if not self._enabled:
+            return None
+        state = self._state(optimizer)
+        if state["stage"] == _UNSCALED:
+            raise RuntimeError("unscale_() has already been called on this optimizer since the "
+                               "last update().")
+        if state["stage"] == _STEPPED:
+            raise RuntimeError("unscale_() is being called after step().")
+        if self._scale is None:
+            raise AssertionError("Attempted unscale_ but _scale is None.  This may indicate "
+                                 "your script did not use scaler.scale(loss or outputs) earlier "
+                                 "in the iteration.")
+        inv = np.float32(1.0 / np.float64(self._scale._data))
+        found = False
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if g._dtype is _dt.float16:
+                    raise ValueError("Attempting to unscale FP16 gradients.")
+                found = found or not bool(np.isfinite(g._data).all())
+                if g._data.flags.writeable:
+                    g._data *= inv
+                else:                   # NB: a broadcast array, read-only: a new one
+                    g._data = g._data * inv
+                g._vc.v += 1
+        state["found_inf"] = found
+        state["stage"] = _UNSCALED
         return None
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-        return optimizer.step(*args, **kwargs)
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is "
+                               "enabled.")
+        state = self._state(optimizer)
+        if state["stage"] == _STEPPED:
+            raise RuntimeError("step() has already been called since the last update().")
+        if state["stage"] == _READY:
+            self.unscale_(optimizer)
+        result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
+        state["stage"] = _STEPPED
+        return result
 
     def update(self, new_scale: Any = None) -> None:
+        if not self._enabled or self._scale is None:
+            return None
+        if new_scale is not None:
+            value = new_scale.item() if isinstance(new_scale, Tensor) else new_scale
+            self._scale._data[...] = np.float32(value)
+        else:
+            found = [s["found_inf"] for s in self._per_optimizer.values()
+                     if s["found_inf"] is not None]
+            if not found:
+                raise AssertionError("No inf checks were recorded prior to update.")
+            if any(found):
+                self._scale._data[...] = self._scale._data * np.float32(self._backoff_factor)
+                self._growth_tracker = 0
+            elif self._growth_tracker + 1 == self._growth_interval:
+                grown = self._scale._data * np.float32(self._growth_factor)
+                if np.isfinite(grown):
+                    self._scale._data[...] = grown
+                self._growth_tracker = 0
+            else:
+                self._growth_tracker += 1
+        self._per_optimizer = {}
         return None
 
     def get_scale(self) -> float:
-        return 1.0
+        if not self._enabled:
+            return 1.0
+        return self._init_scale if self._scale is None else float(self._scale._data)
 
     def get_growth_factor(self) -> float:
         return self._growth_factor
@@ -143,9 +237,26 @@ class GradScaler:
         self._growth_interval = new_interval
 
     def state_dict(self) -> dict[str, Any]:
-        return {}
+        if not self._enabled:
+            return {}
+        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
+                "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval,
+                "_growth_tracker": self._growth_tracker}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if not self._enabled:
+            return None
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved "
+                               "from a disabled instance of GradScaler.")
+        self._init_scale = state_dict["scale"]
+        if self._scale is not None:
+            self._scale._data[...] = np.float32(state_dict["scale"])
+        self._growth_factor = state_dict["growth_factor"]
+        self._backoff_factor = state_dict["backoff_factor"]
+        self._growth_interval = state_dict["growth_interval"]
+        self._growth_tracker = state_dict["_growth_tracker"]
         return None
 
 

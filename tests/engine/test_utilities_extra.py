@@ -492,3 +492,36 @@ def test_bit_for_bit_against_pytorch() -> None:
         check(f"poisson {rates}", torch.poisson(torch.tensor(rates)),
               ours.poisson(ours.tensor(rates)))
     assert not problems, "\n".join(problems[:10])
+
+
+def test_cpu_grad_scaler_scales_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        scaler = torch.amp.GradScaler("cpu", init_scale=8.0, growth_interval=2)
+        w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        opt = torch.optim.SGD([w], lr=0.1)
+        for step, factor in enumerate((1.0, 1.0, float("inf"), 1.0, 1.0)):
+            opt.zero_grad()
+            loss = (w * w * factor).sum()
+            scaled = scaler.scale(loss)
+            rec.note(f"{step}: scaled", scaled)
+            rec.graph(f"{step}: graph", scaled=scaled, w=w)
+            scaled.backward()
+            rec.note(f"{step}: grad", w.grad)
+            rec.note(f"{step}: step", scaler.step(opt))
+            rec.note(f"{step}: w", w)
+            scaler.update()
+            rec.note(f"{step}: state", scaler.state_dict())
+        opt.zero_grad()
+        scaler.scale([w.sum(), (w * 2).sum()])[1].backward()
+        scaler.unscale_(opt)
+        rec.note("unscaled", w.grad)
+        rec.attempt("unscale_ twice", lambda: scaler.unscale_(opt))
+        scaler.step(opt)
+        rec.attempt("step twice", lambda: scaler.step(opt))
+        rec.attempt("closure", lambda: scaler.step(opt, closure=lambda: None))
+        scaler.update(3.0)
+        rec.note("new scale", scaler.get_scale())
+        rec.attempt("load empty", lambda: scaler.load_state_dict({}))
+        rec.note("cpu.amp.GradScaler", torch.cpu.amp.GradScaler().get_scale())
+    differential(snippet)
