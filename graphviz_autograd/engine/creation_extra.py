@@ -64,9 +64,11 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *,
         out = [math.pow(b, float(s) + step * i) if i < half
                else math.pow(b, float(e) - step * (steps - i - 1)) for i in range(steps)]
     arr = np.array(out, dtype=np.float64)
-    if d is dt.float16:
-        arr = arr.astype(np.float32)
-    return _leaf(arr.astype(d.np), d, requires_grad)
+    with np.errstate(all="ignore"):        # NB: out of the dtype's range: inf, as PyTorch
+        if d is dt.float16:
+            arr = arr.astype(np.float32)
+        arr = arr.astype(d.np)
+    return _leaf(arr, d, requires_grad)
 
 
 def _triangle_indices(name: str, lower: bool, row: int, col: int, offset: int,

@@ -7,6 +7,7 @@ word)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -326,7 +327,12 @@ def test_environment() -> None:
             with torch.autograd.set_detect_anomaly(True):
                 rec.note("in set_detect_anomaly", torch.is_anomaly_enabled())
             rec.note("after set_detect_anomaly", torch.is_anomaly_enabled())
-            with torch.autograd.detect_anomaly(check_nan=False):
+            rec.attempt("detect_anomaly warns",
+                        lambda: type(torch.autograd.detect_anomaly()).__name__)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                mode = torch.autograd.detect_anomaly(check_nan=False)
+            with mode:
                 rec.note("in detect_anomaly", (torch.is_anomaly_enabled(),
                                                torch.is_anomaly_check_nan_enabled()))
             rec.note("after detect_anomaly", (torch.is_anomaly_enabled(),
@@ -379,10 +385,12 @@ def test_amp() -> None:
         rec.attempt("autocast bad device", lambda: torch.autocast("xpu2"))
         rec.note("is_autocast_enabled", torch.is_autocast_enabled())
 
-        @torch.autocast("cuda")
-        def decorated(x: Any) -> Any:
-            return x * 2
-        rec.attempt("decorated", lambda: decorated(a))
+        def decorate() -> Any:
+            @torch.autocast("cuda")
+            def decorated(x: Any) -> Any:
+                return x * 2
+            return decorated(a)
+        rec.attempt("decorated", decorate)
 
         rec.attempt("GradScaler()", lambda: torch.amp.GradScaler().is_enabled())
         rec.attempt("cuda.amp.GradScaler()", lambda: torch.cuda.amp.GradScaler().is_enabled())
@@ -401,6 +409,8 @@ def test_amp() -> None:
 
 def test_assert_close_messages() -> None:
     def snippet(rec: Recorder) -> None:
+        import numpy as np
+
         torch = rec.torch
         close = torch.testing.assert_close
         t = torch.tensor
@@ -437,6 +447,8 @@ def test_assert_close_messages() -> None:
             lambda: close(torch.ones(2, requires_grad=True), torch.ones(2)),
             lambda: close(t([1., 2.]), t([1., 2. + 1e-7])),
             lambda: close(t([5, 2, 7]), t([1, 2, 3])),
+            lambda: close(np.array([1., 2.]), np.array([1., 3.])),
+            lambda: close(np.array([1, 2]), np.array([1, 2])),
         ]
         for i, case in enumerate(cases):
             rec.attempt(f"case {i}", case)
@@ -523,5 +535,5 @@ def test_cpu_grad_scaler_scales_as_pytorch() -> None:
         scaler.update(3.0)
         rec.note("new scale", scaler.get_scale())
         rec.attempt("load empty", lambda: scaler.load_state_dict({}))
-        rec.note("cpu.amp.GradScaler", torch.cpu.amp.GradScaler().get_scale())
+        rec.attempt("cpu.amp.GradScaler", lambda: torch.cpu.amp.GradScaler().get_scale())
     differential(snippet)

@@ -73,6 +73,8 @@ class set_detect_anomaly:  # noqa: N801 -- PyTorch's name
 class detect_anomaly(set_detect_anomaly):  # noqa: N801
     def __init__(self, check_nan: bool = True) -> None:
         self.mode, self._check_nan = True, check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self) -> None:
         from .. import environment
