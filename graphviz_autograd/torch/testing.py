@@ -114,8 +114,8 @@ def _compare(actual: Any, expected: Any, path: tuple[Any, ...], **kw: Any) -> No
         if isinstance(actual, Tensor) and isinstance(expected, Tensor):
             _compare_tensors(actual, expected, **kw)
         elif isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
-            _compare_tensors(*(Tensor._make(np.asarray(a), _dt.from_numpy(a.dtype))
-                               for a in (actual, expected)), **kw)
+            _compare_tensors(Tensor._make(actual, _dt.from_numpy(actual.dtype)),
+                             Tensor._make(expected, _dt.from_numpy(expected.dtype)), **kw)
         elif isinstance(actual, int | float) and isinstance(expected, int | float):
             if kw["check_dtype"] and type(actual) is not type(expected):
                 raise _MismatchError(AssertionError, "The (d)types do not match: "
