@@ -1,7 +1,8 @@
 """Comparisons in place (``eq_``, ``lt_``, ... : PyTorch's ``EqBackward0/1`` nodes, whose
 gradients are zeros), their long names (``greater``, ``less_equal``, ``not_equal``), bitwise ops
 and shifts with their in-place forms, predicates (``isneginf``, ``is_nonzero``, ``is_signed``,
-...) and a tensor's storage facts (``itemsize``, ``storage_offset``, ``get_device``)."""
+...) and a tensor's storage facts (``itemsize``, ``storage_offset``, ``get_device``, its layout;
+the memory formats PyTorch names)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from .autograd import apply_inplace, check_inplace
 from .optable import Op, register
 from .tensor import Tensor
 
-__all__ = ["METHODS", "COMPARISONS", "bitwise_", "is_nonzero", "storage_offset"]
+__all__ = ["METHODS", "COMPARISONS", "bitwise_", "is_nonzero", "storage_offset", "layout",
+           "memory_format", "strided", "sparse_coo", "contiguous_format", "channels_last",
+           "channels_last_3d", "preserve_format"]
 
 COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                "gt": np.greater, "ge": np.greater_equal}
@@ -164,6 +167,33 @@ def _cast(d: dt.DType) -> Any:
     return conv
 
 
+class layout:  # noqa: N801 -- PyTorch's name
+    """``torch.strided`` (every engine tensor's) and ``torch.sparse_coo``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+class memory_format:  # noqa: N801 -- PyTorch's name
+    """``torch.contiguous_format`` and friends: accepted where PyTorch takes them; the engine
+    lays every tensor out row-major."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+strided, sparse_coo = layout("strided"), layout("sparse_coo")
+contiguous_format, channels_last, channels_last_3d, preserve_format = (
+    memory_format(n) for n in ("contiguous_format", "channels_last", "channels_last_3d",
+                               "preserve_format"))
+
+
 METHODS: dict[str, Any] = {
     **{f"{k}_": _compare_(k) for k in COMPARISONS},
     **{a: _compare(k) for a, k in ALIASES.items()},
@@ -189,6 +219,7 @@ METHODS: dict[str, Any] = {
     "itemsize": property(lambda s: s._dtype.itemsize),
     "is_cpu": property(lambda s: True), "is_sparse": property(lambda s: False),
     "is_quantized": property(lambda s: False), "is_meta": property(lambda s: False),
+    "layout": property(lambda s: strided),
     "byte": _cast(dt.uint8), "char": _cast(dt.int8), "short": _cast(dt.int16),
     "bfloat16": _conversion_missing("bfloat16"),
 }

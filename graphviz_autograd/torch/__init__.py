@@ -111,11 +111,15 @@ from ..engine.stacking import (
 from ..engine.tensor import Size, Tensor
 from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
 from . import amp as _amp_ns
+from . import environment as _environment
 from .amp import autocast, is_autocast_enabled
 from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
 from .environment import (
     are_deterministic_algorithms_enabled,
+    channels_last,
+    channels_last_3d,
     compile,
+    contiguous_format,
     get_default_device,
     get_float32_matmul_precision,
     get_num_interop_threads,
@@ -123,11 +127,20 @@ from .environment import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_deterministic_algorithms_warn_only_enabled,
+    is_storage,
+    is_warn_always_enabled,
+    layout,
+    memory_format,
+    preserve_format,
     set_anomaly_enabled,
     set_default_device,
     set_float32_matmul_precision,
     set_num_interop_threads,
     set_num_threads,
+    set_warn_always,
+    sparse_coo,
+    strided,
+    typename,
     use_deterministic_algorithms,
 )
 from .serialization import load, save
@@ -196,7 +209,34 @@ class device:  # noqa: N801 -- PyTorch's name
 
 
 class _Cuda:
+    """``torch.cuda`` as a CPU-only PyTorch build has it: no device, and PyTorch's error from
+    what needs one."""
+
     amp = _amp_ns.cuda_amp
+    synchronize = current_device = get_device_name = get_device_properties = set_device = (
+        staticmethod(_environment._no_cuda))
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 0
+
+    @staticmethod
+    def is_initialized() -> builtins.bool:
+        return False
+
+    @staticmethod
+    def is_bf16_supported(including_emulation: builtins.bool = True) -> builtins.bool:
+        return False
+
+    @staticmethod
+    def empty_cache() -> None:
+        pass
+
+    @staticmethod
+    def memory_allocated(device: Any = None) -> builtins.int:
+        return 0
+
+    max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
 
     @staticmethod
     def is_available() -> builtins.bool:

@@ -10,13 +10,26 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import messages as _msg
+from ..engine.predicates import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_coo,
+    strided,
+)
 
 __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_default_device", "get_default_device", "set_float32_matmul_precision",
            "get_float32_matmul_precision", "compile", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "layout", "memory_format",
+           "strided", "sparse_coo", "contiguous_format", "channels_last", "channels_last_3d",
+           "preserve_format", "set_warn_always", "is_warn_always_enabled", "typename",
+           "is_storage"]
 
 _STATE: dict[str, Any] = {"threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1,
                           "deterministic": False, "warn_only": False, "device": "cpu",
@@ -128,3 +141,37 @@ def is_anomaly_check_nan_enabled() -> bool:
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """Recorded only: the engine's anomaly mode adds no forward traceback or NaN check."""
     _STATE["anomaly"], _STATE["check_nan"] = bool(enabled), bool(check_nan)
+
+
+def set_warn_always(b: bool) -> None:
+    """Recorded only: the engine's warnings follow Python's own filters."""
+    _STATE["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    return bool(_STATE.get("warn_always", False))
+
+
+def typename(obj: Any) -> str:
+    """``torch.FloatTensor`` for a tensor, else the object's class by module and name.
+
+    >>> typename(3)
+    'int'
+    """
+    from ..engine.tensor import Tensor
+    if isinstance(obj, Tensor):
+        return str(obj.dtype.legacy)
+    module = type(obj).__module__ or ""
+    if module.startswith("graphviz_autograd.torch"):
+        module = module[len("graphviz_autograd."):]
+    if module in ("", "builtins"):
+        return type(obj).__qualname__
+    return f"{module}.{type(obj).__qualname__}"
+
+
+def is_storage(obj: Any) -> bool:
+    return False
+
+
+def _no_cuda(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("Torch not compiled with CUDA enabled")

@@ -537,3 +537,25 @@ def test_cpu_grad_scaler_scales_as_pytorch() -> None:
         rec.attempt("load empty", lambda: scaler.load_state_dict({}))
         rec.attempt("cpu.amp.GradScaler", lambda: torch.cpu.amp.GradScaler().get_scale())
     differential(snippet)
+
+
+def test_cuda_absent_layouts_and_memory_formats() -> None:
+    try:
+        _run_all([
+            "torch.cuda.device_count()", "torch.cuda.empty_cache()", "torch.cuda.is_initialized()",
+            "torch.cuda.synchronize()", "torch.cuda.current_device()",
+            "torch.cuda.get_device_name()", "torch.cuda.is_bf16_supported()",
+            "torch.cuda.memory_allocated()", "torch.cuda.max_memory_allocated()",
+            "torch.typename(torch.ones(1))", "torch.typename(torch.ones(1, dtype=torch.int64))",
+            "torch.typename(3)", "torch.is_storage(torch.ones(1))", "repr(torch.strided)",
+            "repr(torch.ones(1).layout)", "repr(torch.contiguous_format)",
+            "repr(torch.channels_last)", "repr(torch.preserve_format)", "repr(torch.sparse_coo)",
+            "torch.is_warn_always_enabled()", "torch.set_warn_always(True)",
+            "torch.is_warn_always_enabled()", "torch.set_warn_always(False)",
+            "torch.cpu.is_available()", "torch.cpu.device_count()",
+            "torch.ones(2).clone(memory_format=torch.preserve_format)",
+            "torch.zeros(2, layout=torch.strided)",
+            "torch.ones(2, 3).contiguous(memory_format=torch.contiguous_format)",
+        ])
+    finally:
+        ours.set_warn_always(False)
