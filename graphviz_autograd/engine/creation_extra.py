@@ -224,11 +224,34 @@ register(Op("poisson", "PoissonBackward0", ("self",), lambda x, values: values,
             lambda c, g, D: (D.zeros_like(g),)))
 
 
-def _poisson_one(gen: rnd.Generator, lam: float) -> int:
+class _Uniforms:
+    """The generator's 53-bit uniforms (one ``random64()`` each), drawn in bulk and handed out
+    one by one; ``close`` leaves the generator as if it had drawn only those handed out."""
+
+    def __init__(self, gen: rnd.Generator, n: int) -> None:
+        self.gen, self.start = gen, (gen._bits.state, gen._fresh)
+        self.chunk, self.used, self.values = max(n, 16), 0, iter(())
+        self.drawn = 0
+
+    def __call__(self) -> float:
+        value = next(self.values, None)
+        if value is None:
+            self.values = iter(rnd._unit(self.gen, self.chunk, np.dtype(np.float64)).tolist())
+            self.drawn += self.chunk
+            value = next(self.values)
+        self.used += 1
+        return float(value)
+
+    def close(self) -> None:
+        if self.drawn != self.used:
+            self.gen._bits.state, self.gen._fresh = self.start
+            if self.used:
+                self.gen.random64(self.used)
+
+
+def _poisson_one(uniform: _Uniforms, lam: float) -> int:
     """One draw of PyTorch's ``sample_poisson``: Hoermann's transformed rejection from 10 up,
     a product of uniforms below (every uniform 53 bits of one ``random64()``)."""
-    def uniform() -> float:
-        return float(int(gen.random64(1)[0]) & ((1 << 53) - 1)) * 2.0 ** -53
 
     if lam >= 10:
         slam, loglam = math.sqrt(lam), math.log(lam)
@@ -276,8 +299,13 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     rates = input._data.reshape(-1).tolist()
     if any(r < 0 or r != r for r in rates):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    values = np.array([_poisson_one(gen, float(r)) for r in rates],
-                      dtype=np.float64).astype(input._dtype.np).reshape(input._data.shape)
+    uniform = _Uniforms(gen, 2 * len(rates))
+    try:
+        draws = [_poisson_one(uniform, float(r)) for r in rates]
+    finally:
+        uniform.close()
+    values = np.array(draws, dtype=np.float64).astype(input._dtype.np).reshape(
+        input._data.shape)
     return F.apply(F._T["poisson"], (input,), {"values": values}, dtype=input._dtype)
 
 
