@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -230,11 +231,11 @@ class _Uniforms:
 
     def __init__(self, gen: rnd.Generator, n: int) -> None:
         self.gen, self.start = gen, (gen._bits.state, gen._fresh)
-        self.chunk, self.used, self.values = max(n, 16), 0, iter(())
-        self.drawn = 0
+        self.chunk, self.used, self.drawn = max(n, 16), 0, 0
+        self.values: Iterator[float] = iter(())
 
     def __call__(self) -> float:
-        value = next(self.values, None)
+        value: float | None = next(self.values, None)
         if value is None:
             self.values = iter(rnd._unit(self.gen, self.chunk, np.dtype(np.float64)).tolist())
             self.drawn += self.chunk
