@@ -77,7 +77,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
                        return_inverse, return_counts)
     d = F._dim(dim, arr.ndim)
     moved = np.moveaxis(arr, d, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
     ordered = rows[order]
     starts = np.ones(len(order), dtype=bool)
@@ -107,7 +107,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     else:
         axis = F._dim(dim, arr.ndim)
         moved = np.moveaxis(arr, axis, 0)
-        rows, shape = moved.reshape(moved.shape[0], -1), (moved.shape[0],)
+        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+        shape = (moved.shape[0],)
     starts = np.ones(rows.shape[0], dtype=bool)
     if rows.shape[0] > 1:
         starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
@@ -119,6 +120,25 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         values = np.ascontiguousarray(np.moveaxis(np.moveaxis(arr, axis, 0)[starts], 0, axis))
     return _result(_node("unique_consecutive", input, values), group.reshape(shape), counts,
                    return_inverse, return_counts)
+
+
+def _bound(seq: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
+    """PyTorch's binary search, row by row: move right while ``!(mid >= value)`` (``!(mid >
+    value)`` for the right side), so NaNs fall where PyTorch's comparisons put them."""
+    n = seq.shape[1]
+    start = np.zeros(values.shape, dtype=np.int64)
+    end = np.full(values.shape, n, dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = start < end
+            if not active.any():
+                return start
+            mid = (start + end) >> 1
+            mid_val = np.take_along_axis(seq, np.minimum(mid, max(n - 1, 0)), axis=1) if n \
+                else np.zeros(values.shape, seq.dtype)
+            go_right = ~(mid_val > values) if right else ~(mid_val >= values)
+            start = np.where(active & go_right, mid + 1, start)
+            end = np.where(active & ~go_right, mid, end)
 
 
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
@@ -148,15 +168,11 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                            "must match, but we got boundaries tensor "
                            f"[{', '.join(map(str, seq.shape))}] and input value tensor "
                            f"[{', '.join(map(str, values.shape))}]")
-    how: Any = "right" if right else "left"
     if seq.ndim <= 1:
-        out = np.searchsorted(seq, values, side=how)
+        out = _bound(seq.reshape(1, -1), values.reshape(1, -1), right).reshape(values.shape)
     else:
-        flat_seq = seq.reshape(-1, seq.shape[-1])
-        flat_val = values.reshape(-1, values.shape[-1])
-        out = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(flat_seq, flat_val,
-                                                                            strict=True)])
-        out = out.reshape(values.shape)
+        out = _bound(seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1]),
+                     right).reshape(values.shape)
     d = dt.int32 if out_int32 else dt.int64
     return Tensor._make(np.asarray(out, dtype=d.np), d)
 
@@ -241,6 +257,9 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         raise RuntimeError("torch.histc: max must be larger than min")
     arr = input._data.reshape(-1)
     low, high = _bounds(arr, min, max)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histc: range of [{float(low):g}, {float(high):g}] is not "
+                           "finite")
     inside = arr[(arr >= low) & (arr <= high)]
     pos = ((inside - low) * arr.dtype.type(bins) / (high - low)).astype(np.int64)
     pos[inside == high] = bins - 1
@@ -259,6 +278,9 @@ def _histogram_range(arr: np.ndarray, given: Any) -> tuple[Any, Any]:
         low, high = arr.min(), arr.max()
     else:
         low, high = arr.dtype.type(0), arr.dtype.type(0)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{float(low):g}, "
+                           f"{float(high):g}] is not finite")
     if low == high:
         low, high = low - arr.dtype.type(0.5), high + arr.dtype.type(0.5)
     return low, high

@@ -165,6 +165,24 @@ def test_sets_and_searches() -> None:
         "weight=torch.tensor([1., 2., 3.])))",
         "tuple(torch.histogram(torch.tensor([1., 2., 1.]), bins=3, density=True))",
         "repr(torch.histogram(torch.tensor([1., 2.]), bins=2))",
+        "torch.unique(torch.tensor(3), return_inverse=True, return_counts=True)",
+        "torch.unique(torch.zeros(0, 3), dim=0, return_inverse=True, return_counts=True)",
+        "torch.unique(torch.zeros(2, 0), dim=1)",
+        "torch.unique_consecutive(torch.tensor(3), return_inverse=True, return_counts=True)",
+        "torch.unique(torch.tensor([[2, 1], [1, 2]]), dim=-1, return_inverse=True)",
+        "torch.unique(torch.tensor([2., -0., 0., 1.]))",
+        "torch.searchsorted(torch.tensor([1., float('nan')]), "
+        "torch.tensor([float('nan'), 0.5, 1.]))",
+        "torch.searchsorted(torch.tensor([1., float('nan')]), "
+        "torch.tensor([float('nan'), 0.5, 1.]), right=True)",
+        "torch.searchsorted(torch.tensor([1, 2]), torch.tensor([], dtype=torch.int64))",
+        "torch.bucketize(torch.tensor(2.5), torch.tensor([1., 2., 3.]))",
+        "torch.unravel_index(torch.tensor([[3, 1]]), torch.Size([2, 2]))",
+        "torch.histc(torch.tensor([1., 2., float('nan')]), bins=2, min=0, max=3)",
+        "torch.histc(torch.tensor([1., 2., float('inf')]), bins=2)",
+        "torch.histc(torch.tensor([1., 2.]), bins=2, min=0, max=float('inf'))",
+        "torch.histogram(torch.tensor([1., 2., float('inf')]), bins=2)",
+        "torch.histc(torch.tensor([]))",
     ], setup="x = torch.tensor([3, 1, 2, 3, 1, 5]); m = torch.tensor([[1, 2], [1, 2], [0, 1]]);"
              "s = torch.tensor([1, 3, 5, 7, 9]); v = torch.tensor([[3, 6, 9], [3, 6, 9]])")
 
