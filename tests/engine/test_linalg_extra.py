@@ -176,6 +176,12 @@ SHAPES = [
     ("torch.tensordot(p, q, dims=([0, 0], [0, 1]))", [_r(3, 3), _r(3, 3)]),
     ("torch.tensordot(p, q, dims=(1, 0))", [_r(2, 3), _r(3, 5)]),
     ("torch.tensordot(p, q, dims=5)", [_r(3, 3), _r(3, 3)]),
+    # a non-contiguous pair contracted to one number: a product and a sum, not a dot
+    ("torch.tensordot(p.t(), q.t())", [_r(2, 3), _r(2, 3)]),
+    ("torch.tensordot(p.t(), q)", [_r(2, 3), _r(3, 2)]),
+    ("torch.tensordot(p[:, 0], q[:, 1], dims=1)", [_r(3, 2), _r(3, 2)]),
+    ("torch.tensordot(p.transpose(1, 2), q.transpose(0, 1), dims=([1, 2], [1, 0]))",
+     [_r(1, 3, 2), _r(2, 3, 1)]),
     ("p.diagonal(-1)", [_r(3, 4)]), ("torch.diagonal(p, 1, -1, 0)", [_r(2, 3, 4)]),
     ("p.diagonal(0, 1, 1)", [_r(3, 4)]), ("torch.movedim(p, (0, 1), (2, 0))", [_r(2, 3, 4)]),
     ("torch.moveaxis(p, -1, 0)", [_r(2, 3, 4)]),
