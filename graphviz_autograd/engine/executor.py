@@ -396,7 +396,9 @@ def _num_outputs(node: Node) -> int:
 
 def _add(a: Any, b: Any, mode: Any) -> Any:
     if mode is NP:
-        return a + b
+        s = a + b
+        # NB: numpy gives a scalar for two 0-d arrays; a formula indexes its gradient
+        return s if type(s) is np.ndarray else np.asarray(s)
     return mode.add(a, b)
 
 

@@ -84,8 +84,6 @@ def _reduce_dim_fwd(fn: Any, arg: Any) -> Any:
 
 def _select_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape, dim, keepdim = c.shape(0), c.attrs["dim"], c.attrs["keepdim"]
-    if not shape and not D.tensor_mode:
-        return (np.asarray(g).reshape(()),)     # NB: a 0-d input's one element
     idx = c.indices
     if not keepdim and shape:
         g = D.unsqueeze(g, dim=dim % len(shape))
