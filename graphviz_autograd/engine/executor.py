@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from . import anomaly, events
 from . import dtypes as dt
-from . import events
 from . import messages as msg
 from .autograd import CopySlices, edge
 from .events import ACCUMULATED, RAN
@@ -241,8 +241,10 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
-    except BaseException:
+    except BaseException as e:
         info.failed_at = task.current
+        if anomaly.state.enabled and task.current is not None:
+            anomaly.failed(task.current, e)
         raise
     return task.captured
 
@@ -256,6 +258,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     create = task.create
     # NB: an exact op's gradients are right as they come, unless a leaf's .data changed shape
     trust = mode is NP and not LeafData.changed
+    nan_check = anomaly.state.enabled and anomaly.state.check_nan
     ctxs: dict[Any, Any] = {}
     push, pop = heapq.heappush, heapq.heappop
     ready: list[tuple[int, int, Node, list[Any]]] = []
@@ -305,6 +308,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                 outputs = ()
             else:
                 outputs = _evaluate(task, node, inputs, mode) or ()
+            if nan_check and outputs:
+                anomaly.check_nan(node, outputs)
             # hand each gradient to its next node; a node whose last input arrived is ready
             best: tuple[int, int, Node, list[Any]] | None = None
             for (nxt, nr), g in zip(node._next, outputs):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import anomaly as _anomaly
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
@@ -185,6 +186,18 @@ class _Cuda:
 
 cuda = _Cuda()
 
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly.state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _anomaly.state.check_nan
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    _anomaly.set_enabled(enabled, check_nan)
 
 def is_tensor(x: Any) -> builtins.bool:
     return isinstance(x, Tensor)
