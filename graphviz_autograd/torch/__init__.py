@@ -188,15 +188,15 @@ cuda = _Cuda()
 
 
 
-def is_anomaly_enabled() -> bool:
+def is_anomaly_enabled() -> builtins.bool:
     return _anomaly.state.enabled
 
 
-def is_anomaly_check_nan_enabled() -> bool:
+def is_anomaly_check_nan_enabled() -> builtins.bool:
     return _anomaly.state.check_nan
 
 
-def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
     _anomaly.set_enabled(enabled, check_nan)
 
 def is_tensor(x: Any) -> builtins.bool:
