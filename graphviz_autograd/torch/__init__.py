@@ -187,7 +187,6 @@ class _Cuda:
 cuda = _Cuda()
 
 
-
 def is_anomaly_enabled() -> builtins.bool:
     return _anomaly.state.enabled
 
