@@ -168,7 +168,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         tensor.zero_()
         for g in range(groups):
             for d in range(min(per_group, sizes[1])):
-                tensor[(g * per_group + d, d) + centre] = 1
+                tensor[(g * per_group + d, d, *centre)] = 1
     return tensor
 
 
