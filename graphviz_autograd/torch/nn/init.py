@@ -149,7 +149,7 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        tensor.copy_(_eye(*tensor.shape, dtype=tensor.dtype))
+        tensor.copy_(_eye(tensor.size(0), tensor.size(1), dtype=tensor.dtype))
     return tensor
 
 
