@@ -18,6 +18,7 @@ ALIASES = {
     "torch.nn.functional": "graphviz_autograd.torch.nn.functional",
     "torch.nn.init": "graphviz_autograd.torch.nn.init",
     "torch.nn.utils": "graphviz_autograd.torch.nn.utils",
+    "torch.nn.utils.rnn": "graphviz_autograd.torch.nn.utils_rnn",
     "torch.nn.parameter": "graphviz_autograd.torch.nn.parameter",
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
