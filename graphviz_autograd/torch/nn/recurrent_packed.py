@@ -115,8 +115,7 @@ def forward(m: Any, input: PackedSequence, hx: Any) -> tuple[PackedSequence, Any
     else:
         hx = _permute(hx, sorted_indices)
     if lstm:
-        m._check(data, [(hx[0], real_hidden, "Expected hidden[0] size"),
-                        (hx[1], m.hidden_size, "Expected hidden[1] size")], sizes[0])
+        # NB: PyTorch's LSTM checks no packed argument before its C++ runs
         if data._dtype is _dt.float32 and m.proj_size == 0 and data.numel() \
                 and all(n == sizes[0] for n in sizes):
             # NB: every sequence as long: PyTorch runs its fused (oneDNN) layers on the data
