@@ -599,6 +599,9 @@ EXAMPLES: dict[str, list[str]] = {
                  "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), [3, 3], "
                  "[1, 1], "
                  "reduction='sum', zero_infinity=True)"],
+    "pack_padded_sequence": ["torch.nn.utils.rnn.pack_padded_sequence(X, [2, 1]).data",
+                             "torch.nn.utils.rnn.pack_padded_sequence(Y, [2, 3], "
+                             "batch_first=True, enforce_sorted=False).data"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
@@ -971,7 +974,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss"}
+                      "ctc_loss", "pack_padded_sequence"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
