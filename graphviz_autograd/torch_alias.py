@@ -29,6 +29,7 @@ ALIASES = {
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",
+    "torch.utils.checkpoint": "graphviz_autograd.torch.utils.checkpoint",
     "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
     "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
     "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",

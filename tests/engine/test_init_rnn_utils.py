@@ -349,3 +349,58 @@ def test_packed_recurrent_errors_as_pytorch() -> None:
         rec.attempt("size", lambda: torch.nn.RNN(2, 4)(R.PackedSequence(torch.ones(3, 3),
                                                                         torch.tensor([2, 1]))))
     differential(snippet)
+
+
+# -- torch.utils.checkpoint ---------------------------------------------------------------------
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpoint_as_pytorch(reentrant: bool) -> None:
+    """Values, gradients and graphs of a checkpointed function and of checkpoint_sequential
+    (dropout inside: the recomputation replays the forward's generator state)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        ck = torch.utils.checkpoint
+        torch.manual_seed(0)
+        a = torch.randn(4, 3, requires_grad=True)
+        lin = torch.nn.Linear(3, 3)
+
+        def f(x: Any, k: float) -> Any:
+            return torch.nn.functional.dropout(lin(x).tanh(), 0.5, True) * k
+        out = ck.checkpoint(f, a, 2.0, use_reentrant=reentrant)
+        rec.note("out", out)
+        rec.graph("graph", out=out, a=a, weight=lin.weight, bias=lin.bias)
+        rec.attempt("backward", lambda: (out * out).sum().backward())
+        rec.grad("grads", a=a, weight=lin.weight, bias=lin.bias)
+        rec.note("next draw", _bits(torch.rand(2)))
+        seq = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Dropout(0.3),
+                                  torch.nn.Linear(4, 2), torch.nn.Sigmoid())
+        out2 = ck.checkpoint_sequential(seq, 2, a, use_reentrant=reentrant)
+        rec.note("sequential", out2)
+        rec.graph("sequential graph", out=out2, a=a)
+        out2.sum().backward()
+        rec.grad("sequential grads", a=a, **dict(seq.named_parameters()))
+        rec.note("next draw after", _bits(torch.rand(2)))
+    differential(snippet)
+
+
+def test_checkpoint_arguments_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        ck = torch.utils.checkpoint
+        x = torch.ones(2, requires_grad=True)
+        rec.attempt("no use_reentrant", lambda: ck.checkpoint(torch.sin, x))
+        rec.attempt("sequential no use_reentrant",
+                    lambda: ck.checkpoint_sequential([torch.sin, torch.cos], 1, x))
+        rec.attempt("kwargs reentrant",
+                    lambda: ck.checkpoint(torch.sin, x, use_reentrant=True, foo=1))
+        rec.attempt("kwargs sequential",
+                    lambda: ck.checkpoint_sequential([torch.sin], 1, x, use_reentrant=False,
+                                                     foo=1))
+        rec.attempt("debug reentrant",
+                    lambda: ck.checkpoint(torch.sin, x, use_reentrant=True, debug=True))
+        rec.attempt("no input needs grad",
+                    lambda: ck.checkpoint(torch.sin, torch.ones(2), use_reentrant=True))
+        rec.attempt("kwargs passed on", lambda: ck.checkpoint(
+            lambda t, scale: t * scale, x, use_reentrant=False, scale=3.0))
+        rec.attempt("backward without grad", lambda: ck.checkpoint(
+            torch.sin, torch.ones(2), use_reentrant=True).sum().backward())
+    differential(snippet)
