@@ -401,6 +401,12 @@ def test_checkpoint_arguments_as_pytorch() -> None:
                     lambda: ck.checkpoint(torch.sin, torch.ones(2), use_reentrant=True))
         rec.attempt("kwargs passed on", lambda: ck.checkpoint(
             lambda t, scale: t * scale, x, use_reentrant=False, scale=3.0))
+        y = ck.checkpoint(torch.sin, x, use_reentrant=True)
+        rec.attempt("grad through reentrant", lambda: torch.autograd.grad(y.sum(), x))
+        y = ck.checkpoint(torch.sin, x, use_reentrant=True)
+        rec.attempt("backward inputs", lambda: y.sum().backward(inputs=[x]))
+        y = ck.checkpoint(torch.sin, x, use_reentrant=False)
+        rec.attempt("grad through non-reentrant", lambda: torch.autograd.grad(y.sum(), x))
         rec.attempt("backward without grad", lambda: ck.checkpoint(
             torch.sin, torch.ones(2), use_reentrant=True).sum().backward())
     differential(snippet)

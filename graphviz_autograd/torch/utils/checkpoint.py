@@ -13,6 +13,7 @@ from typing import Any
 
 from ...engine import random as _random
 from ...engine.executor import backward as _backward
+from ...engine.executor import can_checkpoint as _can_checkpoint
 from ...engine.function import Function
 from ...engine.grad_mode import enable_grad, no_grad
 from ...engine.tensor import Tensor
@@ -71,6 +72,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
+        if not _can_checkpoint():
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible "
+                               "with .grad() or passing an `inputs` parameter to .backward(). "
+                               "To resolve this error, you can either set use_reentrant=False, "
+                               "or call .backward() without passing the `inputs` argument.")
         inputs = list(ctx.inputs)
         for i, idx in enumerate(ctx.tensor_indices):
             inputs[idx] = ctx.saved_tensors[i]
