@@ -254,6 +254,12 @@ def test_padding_and_packing_errors_as_pytorch() -> None:
             "not iterable": lambda: R.pad_sequence(5),
             "side": lambda: R.pad_sequence([torch.ones(2, 3)], padding_side="up"),
             "0-d": lambda: R.pad_sequence([torch.tensor(1.0)]),
+            "trailing": lambda: R.pad_sequence([torch.ones(2, 3), torch.ones(1, 2)]),
+            "a tensor": lambda: R.pad_sequence(torch.ones(2, 3)),
+            "ints": lambda: R.pad_sequence([torch.ones(2, dtype=torch.int64),
+                                            torch.ones(1, dtype=torch.int64)], padding_value=-1),
+            "int32 lengths": lambda: R.pack_padded_sequence(
+                x, torch.tensor([3, 2, 1], dtype=torch.int32)).batch_sizes,
             "unsorted": lambda: R.pack_padded_sequence(x, [3, 1, 2]),
             "zero length": lambda: R.pack_padded_sequence(x, [3, 0, 0]),
             "batch": lambda: R.pack_padded_sequence(x, [3, 2]),
