@@ -974,7 +974,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss", "pack_padded_sequence"}
+                      "ctc_loss"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
