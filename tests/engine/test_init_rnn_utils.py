@@ -416,3 +416,20 @@ def test_checkpoint_arguments_as_pytorch() -> None:
         rec.attempt("backward without grad", lambda: ck.checkpoint(
             torch.sin, torch.ones(2), use_reentrant=True).sum().backward())
     differential(snippet)
+
+
+def test_a_script_imports_the_modules_by_pytorchs_names() -> None:
+    """``import torch.nn.utils.rnn`` and ``torch.utils.checkpoint`` give the engine's modules
+    while a script runs on it."""
+    import importlib
+
+    from graphviz_autograd.torch_alias import native_torch
+    with native_torch():
+        rnn = importlib.import_module("torch.nn.utils.rnn")
+        ck = importlib.import_module("torch.utils.checkpoint")
+        init = importlib.import_module("torch.nn.init")
+        assert rnn.__name__ == "graphviz_autograd.torch.nn.utils_rnn"
+        assert ck.__name__ == "graphviz_autograd.torch.utils.checkpoint"
+        assert init.trunc_normal_.__module__ == "graphviz_autograd.torch.nn.init"
+        import torch
+        assert torch.nn.utils.rnn is rnn and torch.utils.checkpoint is ck
