@@ -219,7 +219,12 @@ def test_pack_sequence_and_unpacking_as_pytorch() -> None:
         rec.graph("graph", data=pk.data, **{f"s{i}": s for i, s in enumerate(seqs)})
         rec.note("unpacked", R.unpack_sequence(pk))
         padded, lengths = R.pad_packed_sequence(pk)
-        rec.note("unpadded", R.unpad_sequence(padded, lengths))
+        unpadded = R.unpad_sequence(padded, lengths)
+        rec.note("unpadded", unpadded)
+        rec.graph("unpadded graph", first=unpadded[0], **{f"s{i}": s for i, s in enumerate(seqs)})
+        rec.note("padded version", padded._version)
+        rec.attempt("unpad a leaf", lambda: R.unpad_sequence(torch.ones(3, 2, requires_grad=True),
+                                                             torch.tensor([3, 1])))
         rec.note("invert", [R.invert_permutation(torch.tensor([2, 0, 3, 1])),
                             R.invert_permutation(None)])
         (pk.data * _weights(torch, pk.data)).sum().backward()

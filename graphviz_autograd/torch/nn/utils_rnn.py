@@ -12,6 +12,7 @@ from typing import Any
 from ...engine import dtypes as dt
 from ...engine import functional as _F
 from ...engine.autograd import apply as _apply
+from ...engine.autograd import check_inplace
 from ...engine.factories import arange, as_tensor, empty_like, full
 from ...engine.optable import TABLE as _T
 from ...engine.ordering import sort as _sort
@@ -238,8 +239,10 @@ def pack_sequence(sequences: list[Tensor], enforce_sorted: bool = True) -> Packe
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False
                    ) -> list[Tensor]:
     if not batch_first:
-        # NB: PyTorch transposes the caller's tensor in place here; a transposed view instead
-        padded_sequences = padded_sequences.transpose(0, 1)
+        # NB: PyTorch transposes the caller's tensor in place here (TransposeBackward1, its
+        # version bumped, a leaf requiring grad refused); the caller's tensor keeps its shape
+        check_inplace(padded_sequences)
+        padded_sequences = _F.transpose_inplace(padded_sequences, 0, 1)
     idx = arange(padded_sequences.shape[1])
     seqs: list[Tensor] = list(padded_sequences)
     return [seq[idx.lt(length)] for seq, length in zip(seqs, lengths, strict=False)]
