@@ -155,10 +155,21 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
     return tuple(final)
 
 
+# the backward calls running, innermost last (a reentrant checkpoint asks what runs it)
+running: list[BackwardInfo] = []
+
+
+def can_checkpoint() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``: not inside ``grad()`` or a
+    ``backward(inputs=...)`` (those run only part of the graph)."""
+    return not running or (running[-1].api == "backward" and not running[-1].inputs)
+
+
 def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
     """Run a backward call between its started and finished (or failed) events."""
     if events.listeners:
         events.emit("backward_started", info)
+    running.append(info)
     try:
         out = body()
     except Exception as e:
@@ -168,6 +179,8 @@ def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
         if events.listeners:
             events.emit("backward_failed", info, info.failed_at, _trimmed(e))
         raise _trimmed(e) from None
+    finally:
+        running.pop()
     if events.listeners:
         events.emit("backward_finished", info)
     return out

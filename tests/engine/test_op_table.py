@@ -599,6 +599,9 @@ EXAMPLES: dict[str, list[str]] = {
                  "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), [3, 3], "
                  "[1, 1], "
                  "reduction='sum', zero_infinity=True)"],
+    "pack_padded_sequence": ["torch.nn.utils.rnn.pack_padded_sequence(X, [2, 1]).data",
+                             "torch.nn.utils.rnn.pack_padded_sequence(Y, [2, 3], "
+                             "batch_first=True, enforce_sorted=False).data"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
