@@ -557,6 +557,7 @@ from . import (  # noqa: E402, F401
     ops_loss_extra,
     ops_norm,
     ops_order,
+    ops_packed,
     ops_pointwise,
     ops_pool3d,
     ops_reduce,

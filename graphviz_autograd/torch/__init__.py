@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import anomaly as _anomaly
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import messages as _msg
@@ -124,15 +125,12 @@ from .environment import (
     get_float32_matmul_precision,
     get_num_interop_threads,
     get_num_threads,
-    is_anomaly_check_nan_enabled,
-    is_anomaly_enabled,
     is_deterministic_algorithms_warn_only_enabled,
     is_storage,
     is_warn_always_enabled,
     layout,
     memory_format,
     preserve_format,
-    set_anomaly_enabled,
     set_default_device,
     set_float32_matmul_precision,
     set_num_interop_threads,
@@ -265,6 +263,18 @@ class _Cpu:
 
 
 cpu = _Cpu()
+
+
+def is_anomaly_enabled() -> builtins.bool:
+    return _anomaly.state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> builtins.bool:
+    return _anomaly.state.check_nan
+
+
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
+    _anomaly.set_enabled(enabled, check_nan)
 
 
 def is_tensor(x: Any) -> builtins.bool:

@@ -1,6 +1,6 @@
 """Process-wide settings a PyTorch script sets or reads: threads, determinism, the default device,
-matmul precision, ``torch.compile`` and anomaly mode. The engine computes with numpy on the CPU,
-so each is kept and reported as PyTorch reports it, and changes no result."""
+matmul precision, ``torch.compile``, layouts and memory formats. The engine computes with numpy
+on the CPU, so each is kept and reported as PyTorch reports it, and changes no result."""
 
 from __future__ import annotations
 
@@ -25,15 +25,14 @@ __all__ = ["get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_default_device", "get_default_device", "set_float32_matmul_precision",
-           "get_float32_matmul_precision", "compile", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "layout", "memory_format",
+           "get_float32_matmul_precision", "compile", "layout", "memory_format",
            "strided", "sparse_coo", "contiguous_format", "channels_last", "channels_last_3d",
            "preserve_format", "set_warn_always", "is_warn_always_enabled", "typename",
            "is_storage"]
 
 _STATE: dict[str, Any] = {"threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1,
                           "deterministic": False, "warn_only": False, "device": "cpu",
-                          "matmul": "highest", "anomaly": False, "check_nan": True}
+                          "matmul": "highest"}
 
 
 def _positive_int(name: str, n: Any) -> int:
@@ -128,19 +127,6 @@ def compile(model: Callable[..., Any] | None = None, *, fullgraph: bool = False,
     if model is None:
         return lambda m: m
     return model
-
-
-def is_anomaly_enabled() -> bool:
-    return bool(_STATE["anomaly"])
-
-
-def is_anomaly_check_nan_enabled() -> bool:
-    return bool(_STATE["check_nan"])
-
-
-def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
-    """Recorded only: the engine's anomaly mode adds no forward traceback or NaN check."""
-    _STATE["anomaly"], _STATE["check_nan"] = bool(enabled), bool(check_nan)
 
 
 def set_warn_always(b: bool) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ...engine import anomaly
 from ...engine import messages as msg
 from ...engine.executor import backward, grad
 from ...engine.function import Function, FunctionCtx, once_differentiable
@@ -52,32 +53,30 @@ class Variable(metaclass=_VariableMeta):
 
 
 class set_detect_anomaly:  # noqa: N801 -- PyTorch's name
-    """Sets the flag ``torch.is_anomaly_enabled()`` reads (from the call to the block's end);
-    the engine's errors are already those PyTorch gives."""
+    """Anomaly mode on or off from now on (and back as it was when used as a context)."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        from .. import environment
-        self.mode = mode
-        self._prev = (environment.is_anomaly_enabled(),
-                      environment.is_anomaly_check_nan_enabled())
-        environment.set_anomaly_enabled(mode, check_nan)
+        self.prev, self.prev_check_nan = anomaly.state.enabled, anomaly.state.check_nan
+        anomaly.set_enabled(mode, check_nan)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        from .. import environment
-        environment.set_anomaly_enabled(*self._prev)
+        anomaly.set_enabled(self.prev, self.prev_check_nan)
 
 
-class detect_anomaly(set_detect_anomaly):  # noqa: N801
+class detect_anomaly:  # noqa: N801
+    """Anomaly mode on inside the context."""
+
     def __init__(self, check_nan: bool = True) -> None:
-        self.mode, self._check_nan = True, check_nan
+        self.prev, self.prev_check_nan = anomaly.state.enabled, anomaly.state.check_nan
+        self.check_nan = check_nan
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __enter__(self) -> None:
-        from .. import environment
-        self._prev = (environment.is_anomaly_enabled(),
-                      environment.is_anomaly_check_nan_enabled())
-        environment.set_anomaly_enabled(True, self._check_nan)
+        anomaly.set_enabled(True, self.check_nan)
+
+    def __exit__(self, *exc: object) -> None:
+        anomaly.set_enabled(self.prev, self.prev_check_nan)
