@@ -873,8 +873,8 @@ def _backward_error(module: Any, out: Any) -> str | None:
     """The error a backward raises (an op PyTorch has no derivative for), or None."""
     try:
         _backward(module, out)
-    except RuntimeError as e:
-        return f"RuntimeError: {e}"
+    except RuntimeError as e:        # NotImplementedError too (unique's backward)
+        return f"{type(e).__name__}: {e}"
     return None
 
 
