@@ -52,11 +52,11 @@ class autocast:  # noqa: N801 -- PyTorch's name
             raise RuntimeError(f"Invalid device string: '{device_type}'") from None
         self.fast_dtype = dtype
         self._enabled = enabled
-        if enabled and self.device == "cuda":
+        if enabled and device_type == "cuda":
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           UserWarning, stacklevel=2)
             self._enabled = False
-        elif enabled and self.device == "cpu" and dtype is not None and dtype not in (
+        elif enabled and device_type == "cpu" and dtype is not None and dtype not in (
                 _dt.float16,):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
                           "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
