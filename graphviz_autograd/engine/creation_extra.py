@@ -163,7 +163,8 @@ def empty_strided(size: Any, stride: Any, *, dtype: dt.DType | None = None,
     d = dtype or dt.float32
     shape, strides = checked_size((tuple(size),)), tuple(int(s) for s in stride)
     if len(shape) != len(strides):
-        raise RuntimeError("mismatch in length of strides and shape")
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(strides)})")
     span = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) if all(shape) else 0
     buf = np.zeros(max(span, 1), d.np)
     arr = np.lib.stride_tricks.as_strided(buf, shape, tuple(s * d.itemsize for s in strides))
