@@ -194,7 +194,68 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
                                "preserve_format"))
 
 
+# the channels-last formats: their rank and their dims from outermost to innermost in memory
+_LAYOUTS = {"channels_last": (4, (0, 2, 3, 1)), "channels_last_3d": (5, (0, 2, 3, 4, 1))}
+
+
+def _layout_of(fmt: Any) -> tuple[int, tuple[int, ...]] | None:
+    return _LAYOUTS.get(fmt.name) if isinstance(fmt, memory_format) else None
+
+
+def _dense_in(t: Tensor, perm: tuple[int, ...]) -> bool:
+    """Whether ``t`` lies in memory densely in the order ``perm`` (size-1 dims aside)."""
+    expected = 1
+    for d in reversed(perm):
+        n = t._data.shape[d]
+        if n != 1:
+            if t._data.strides[d] != expected * t._data.itemsize:
+                return False
+            expected *= n
+    return True
+
+
+def _check_rank(t: Tensor, fmt: Any, rank: int) -> None:
+    if t._data.ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+
+
+def _relaid(t: Tensor, perm: tuple[int, ...]) -> Tensor:
+    """A clone (CloneBackward0) laid out in the order ``perm``."""
+    out = F.clone(t, contiguous=True)
+    # NB: CloneBackward0 saves nothing, so its output's array can still be swapped
+    out._data = np.ascontiguousarray(out._data.transpose(perm)).transpose(np.argsort(perm))
+    return out
+
+
+def _is_contiguous(self: Tensor, memory_format: Any = None) -> bool:
+    layout_ = _layout_of(memory_format)
+    if layout_ is None:
+        return bool(self._data.flags.c_contiguous)
+    return self._data.ndim == layout_[0] and _dense_in(self, layout_[1])
+
+
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``contiguous()``, or laid out channels last (a CloneBackward0 unless already so)."""
+    layout_ = None if memory_format is None else _layout_of(memory_format)
+    if layout_ is None:
+        return F.contiguous(self)
+    _check_rank(self, memory_format, layout_[0])
+    return self if _dense_in(self, layout_[1]) else _relaid(self, layout_[1])
+
+
+def _clone(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``clone()`` keeps the layout; ``contiguous_format`` or a channels-last format sets it."""
+    if memory_format is None or memory_format is preserve_format:
+        return F.clone(self)
+    layout_ = _layout_of(memory_format)
+    if layout_ is None:
+        return F.clone(self, contiguous=True)
+    _check_rank(self, memory_format, layout_[0])
+    return _relaid(self, layout_[1])
+
+
 METHODS: dict[str, Any] = {
+    "is_contiguous": _is_contiguous, "contiguous": _contiguous, "clone": _clone,
     **{f"{k}_": _compare_(k) for k in COMPARISONS},
     **{a: _compare(k) for a, k in ALIASES.items()},
     **{f"{a}_": _compare_(k) for a, k in ALIASES.items()},

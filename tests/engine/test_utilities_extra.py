@@ -580,3 +580,32 @@ def test_cuda_absent_layouts_and_memory_formats() -> None:
         ])
     finally:
         ours.set_warn_always(False)
+
+
+def test_memory_formats() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.arange(24.0).reshape(1, 2, 3, 4).requires_grad_()
+        y = x.contiguous(memory_format=torch.channels_last)
+        rec.note("channels_last", (y, y.stride(), y.is_contiguous(),
+                                   y.is_contiguous(memory_format=torch.channels_last)))
+        rec.graph("graph", y=y, x=x)
+        rec.note("again is itself", y.contiguous(memory_format=torch.channels_last) is y)
+        z = y.contiguous()
+        rec.note("back", (z.stride(), z.grad_fn.name()))
+        rec.note("clone keeps", y.clone().stride())
+        rec.note("clone contiguous_format", y.clone(memory_format=torch.contiguous_format).stride())
+        rec.note("elementwise keeps", (y * 2).stride())
+        y.sum().backward()
+        rec.note("grad", x.grad)
+    differential(snippet)
+    _run_all([
+        "torch.ones(2, 3).contiguous(memory_format=torch.channels_last)",
+        "torch.ones(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d).stride()",
+        "torch.ones(2, 3).is_contiguous(memory_format=torch.channels_last)",
+        "torch.ones(2, 3).contiguous(memory_format=torch.preserve_format).stride()",
+        "torch.ones(1, 1, 3, 4).contiguous(memory_format=torch.channels_last).stride()",
+        "torch.ones(2, 3).clone(memory_format=torch.channels_last)",
+        "torch.ones(2, 3).t().clone().stride()",
+        "torch.clone(torch.ones(2, 3).t(), memory_format=torch.contiguous_format).stride()",
+    ])
