@@ -282,7 +282,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     target = self._data
     partial = False
     if not target.flags.writeable:
-        partial = _check_overlap(op.key, target)
+        partial = _check_overlap(op.key, target, others, kw)
         target = _writable_alias(self)
     if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
             res.dtype, target.dtype, "same_kind"):
@@ -343,10 +343,12 @@ _OVERLAP_ALLOWED = frozenset({"zero", "fill", "threshold_"})
 _OVERLAP_DEPRECATED = {"masked_fill": ("masked_fill_", "tensor[mask] = scalar", 2450),
                        "masked_fill_tensor": ("masked_fill_", "tensor[mask] = scalar", 2450),
                        "index_fill": ("index_fill_", "tensor[mask] = scalar", 1913),
-                       "index_fill_tensor": ("index_fill_", "tensor[mask] = scalar", 1913)}
+                       "index_fill_tensor": ("index_fill_", "tensor[mask] = scalar", 1913),
+                       "index_put": ("index_put_", "tensor[indices] = tensor", 976)}
 
 
-def _check_overlap(key: str, target: np.ndarray) -> bool:
+def _check_overlap(key: str, target: np.ndarray, others: Sequence[Tensor | None],
+                   kw: dict[str, Any] | None) -> bool:
     """PyTorch's check before an in-place write into a read-only (expanded) array: refused
     where elements share memory (a size > 1 dim of stride 0), but for the ops it lets through.
     True: an indexed fill, which writes only the elements it selects."""
@@ -355,11 +357,19 @@ def _check_overlap(key: str, target: np.ndarray) -> bool:
     deprecated = _OVERLAP_DEPRECATED.get(key)
     if deprecated is None:
         raise RuntimeError(msg.OVERLAPPING_WRITE)
-    name, example, line = deprecated
-    msg.warn_user(f"Use of {name} on expanded tensors is deprecated. Please clone() the tensor "
-                  f"before performing this operation. This also applies to advanced indexing "
-                  f"e.g. {example} (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
-                  f"native/TensorAdvancedIndexing.cpp:{line}.)")
+    names = [deprecated]
+    if key == "index_put" and kw is not None:
+        # NB: one boolean mask and one value: PyTorch's index_put_ goes on to masked_fill_
+        indices = [i for i in kw["indices"] if i is not None]
+        value = others[0] if others else None
+        if len(indices) == 1 and indices[0]._dtype is dt.bool_ and value is not None \
+                and value._data.ndim == 0:
+            names.append(_OVERLAP_DEPRECATED["masked_fill"])
+    for name, example, line in names:
+        msg.warn_user(f"Use of {name} on expanded tensors is deprecated. Please clone() the "
+                      f"tensor before performing this operation. This also applies to advanced "
+                      f"indexing e.g. {example} (Triggered internally at /__w/pytorch/pytorch/"
+                      f"aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)")
     return True
 
 

@@ -15,7 +15,11 @@ EDITS = ["y.relu_()", "torch.nn.functional.threshold_(y, 0.0, 0.5)",
          "y.masked_fill_(torch.tensor([False, True, True]), torch.tensor(2.0))",
          "y.index_fill_(0, torch.tensor([0]), 2.0)", "y.add_(1)", "y.mul_(y)",
          "y[0].add_(1)", "y.__setitem__(0, 1.0)", "y[1:2].mul_(3)",
-         "torch.nn.functional.dropout(y, 0.5, True, True)", "y.clamp_(0, 1)"]
+         "torch.nn.functional.dropout(y, 0.5, True, True)", "y.clamp_(0, 1)",
+         "y.__setitem__(torch.tensor([True, False, True]), 1.0)",
+         "y.__setitem__(torch.tensor([True, False, True]), torch.tensor([1.0, 2.0]))",
+         "y.__setitem__(torch.tensor([0]), torch.tensor(3.0))", "y.__setitem__([0, 1], 4.0)",
+         "y.__setitem__(slice(1, None), 6.0)"]
 
 
 @pytest.mark.parametrize("grad", [False, True])
