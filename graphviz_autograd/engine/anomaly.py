@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-import warnings
 from typing import Any
 
 import numpy as np
@@ -69,15 +68,6 @@ def set_enabled(enabled: bool, check_nan: bool = True) -> None:
         events.unsubscribe(_LISTENER)
 
 
-def _user_stacklevel() -> int:
-    """The stack level of the first frame outside the engine (where a warning points)."""
-    level, f = 1, sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
-        f = f.f_back  # type: ignore[assignment]
-        level += 1
-    return level
-
-
 def failed(node: Any, error: BaseException) -> None:
     """A backward failed in ``node``: warn with the stack of its forward call, and point the
     error's hint at that stack (PyTorch's words)."""
@@ -89,7 +79,7 @@ def failed(node: Any, error: BaseException) -> None:
     else:
         text = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
                 f"error:\n{stack}" + _FROM.format(122))
-    warnings.warn(text, UserWarning, stacklevel=_user_stacklevel())
+    msg.warn_user(text)
     if isinstance(error, RuntimeError) and error.args and isinstance(error.args[0], str) \
             and error.args[0].endswith(msg.VERSION_HINT):
         error.args = (error.args[0][:-len(msg.VERSION_HINT)] + _HINT_ON, *error.args[1:])

@@ -19,7 +19,7 @@ import numpy as np
 from . import anomaly, events
 from . import dtypes as dt
 from . import messages as msg
-from .autograd import CopySlices, edge
+from .autograd import CopySlices, edge, internal_overlap, writable_alias
 from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
@@ -689,8 +689,11 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     assert fn.op is not None
     res = list(fn.op.backward(fn.op.ctx(fn, False, fn_needs), part.copy(), mode))
     res = _validate(fn, res, mode)
-    if not part.flags.writeable:              # NB: an expanded view, as PyTorch's copy_ finds
-        raise RuntimeError(msg.OVERLAPPING_WRITE)
+    if not part.flags.writeable:
+        # NB: a part of an expanded view: PyTorch's copy_ refuses it where elements share memory
+        if internal_overlap(part):
+            raise RuntimeError(msg.OVERLAPPING_WRITE)
+        part = writable_alias(result, part)
     part[...] = 0 if res[0] is None else res[0]
     return [result, *res[1:]]
 

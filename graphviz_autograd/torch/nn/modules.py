@@ -655,7 +655,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
