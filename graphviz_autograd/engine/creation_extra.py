@@ -311,6 +311,12 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
     return F.apply(F._T["poisson"], (input,), {"values": values}, dtype=input._dtype)
 
 
+def _options(d: dt.DType) -> str:
+    return (f"TensorOptions(dtype={msg.CTYPE_NAME.get(d.name, d.name)}, device=cpu, "
+            "layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
 def _new(self: Tensor, *args: Any, dtype: Any = None, requires_grad: bool = False,
          **_: Any) -> Tensor:
     """``t.new(2, 3)`` (a size: zeros here), ``t.new([1, 2])`` (data), ``t.new()`` (empty),
@@ -319,7 +325,12 @@ def _new(self: Tensor, *args: Any, dtype: Any = None, requires_grad: bool = Fals
     if not args:
         return _leaf(np.zeros(0, d.np), d, requires_grad)
     if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]
+        other = args[0]
+        if other._dtype is not self._dtype:
+            raise TypeError(f"expected {_options(self._dtype)} (got {_options(other._dtype)})")
+        return other.detach()
+    if len(args) == 1 and isinstance(args[0], float | bool):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     if len(args) == 1 and not isinstance(args[0], int | Size):
         return _leaf(np.array(args[0], dtype=d.np), d, requires_grad)
     return _leaf(np.zeros(checked_size(args), d.np), d, requires_grad)

@@ -70,6 +70,8 @@ def test_creation_functions() -> None:
         "torch.vander(torch.tensor([[1.]]))", "torch.vander(torch.tensor([1, 2]), N=-1)",
         "torch.ones(1).new((2, 3))", "torch.ones(1).new([1, 2]).dtype", "torch.ones(1).new()",
         "torch.ones(1).new(2, 3).shape", "torch.ones(1, dtype=torch.int32).new([1.5])",
+        "torch.ones(2).new(torch.tensor([1, 2]))", "torch.ones(2).new(torch.tensor([1., 2.]))",
+        "torch.ones(2).new(())", "torch.ones(2).new(2.5)",
     ], setup="import warnings; warnings.simplefilter('ignore')")
 
 
