@@ -555,6 +555,7 @@ from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
     ops_loss_extra,
+    ops_mathfns,
     ops_norm,
     ops_order,
     ops_pointwise,

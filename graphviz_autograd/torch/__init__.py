@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
+from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
@@ -55,6 +56,34 @@ from ..engine.linalg import inv as inverse
 from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
+from ..engine.mathfns import (
+    copysign,
+    corrcoef,
+    count_nonzero,
+    cov,
+    cumulative_trapezoid,
+    deg2rad,
+    diagflat,
+    diagonal_scatter,
+    fliplr,
+    flipud,
+    float_power,
+    fmax,
+    fmin,
+    index_put,
+    nanmean,
+    nansum,
+    positive,
+    rad2deg,
+    ravel,
+    rot90,
+    select_scatter,
+    slice_scatter,
+    std_mean,
+    trapezoid,
+    trapz,
+    var_mean,
+)
 from ..engine.optable import TABLE as _TABLE
 from ..engine.pointwise_extra import (
     addcdiv,
@@ -242,6 +271,10 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
+# NB: PyTorch's aliases (arccos, fix, ...) and its in-place functions (torch.exp_(t), ...)
+for _name in ("arccos", "arcsin", "arctan", "arctan2", "arccosh", "arcsinh", "arctanh", "fix",
+              "split_with_sizes", "index_put_", *_mathfns.INPLACE_FUNCTIONS):
+    globals()[_name] = _fn(_name)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

@@ -1,0 +1,446 @@
+"""The math functions PyTorch builds from other ops (``trapezoid``, ``cov``, ``corrcoef``,
+``nanmean``, ``float_power``, ``diagflat``, ``rot90``, ...), decomposed node for node as PyTorch
+decomposes them, with the aliases (``arccos``, ``fix``, ``negative``, ...) and the Tensor methods
+of the ops of ``ops_mathfns``."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+from . import functional as F
+from . import messages as msg
+from .autograd import apply, apply_inplace
+from .optable import TABLE
+from .tensor import Tensor
+
+__all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "float_power",
+           "cov", "corrcoef", "diagflat", "count_nonzero", "fliplr", "flipud", "ravel",
+           "std_mean", "var_mean", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive",
+           "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "METHODS",
+           "ALIASES", "INPLACE_FUNCTIONS"]
+
+# PyTorch's alias names: alias -> the engine's method
+ALIASES = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
+           "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "negative": "neg",
+           "fix": "trunc"}
+# the in-place functions PyTorch exposes as ``torch.X_`` (each calls ``Tensor.X_``)
+INPLACE_FUNCTIONS = (
+    "abs_", "acos_", "acosh_", "addmv_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_",
+    "clamp_max_", "clamp_min_", "cos_", "cosh_", "detach_", "exp2_", "exp_", "expm1_", "fill_",
+    "floor_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "round_", "rsqrt_",
+    "sin_", "sinh_", "sqrt_", "tan_", "trunc_", "zero_", "arccos_", "arcsin_", "arctan_",
+    "arccosh_", "arcsinh_", "arctanh_", "negative_", "fix_", "deg2rad_", "rad2deg_")
+
+
+def _name(d: dt.DType) -> str:
+    return msg.SCALAR_NAME.get(d.name, d.name)
+
+
+# -- integration ---------------------------------------------------------------------------------
+def _spacing(x: Tensor, y: Tensor, d: int) -> Tensor:
+    """``x[1:] - x[:-1]`` along ``d``; a 1-d ``x`` is viewed along ``d`` first, as PyTorch."""
+    if x._data.ndim == 1:
+        if x._data.shape[0] != y._data.shape[d]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        sizes = [1] * y._data.ndim
+        sizes[d] = -1
+        x = F.view(x, tuple(sizes))
+    elif x._data.ndim != y._data.ndim:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+    return F.sub(_slice(x, d, 1, None), _slice(x, d, 0, -1))
+
+
+def _slice(t: Tensor, dim: int, start: int, end: Any) -> Tensor:
+    # NB: PyTorch's slice(dim, 1) keeps no end (its node shows None), and a -1 end as given
+    return F.as_given(F.slice_(t, dim, start, end), end=end)
+
+
+def _scalar_op(key: str, t: Tensor, v: Any) -> Tensor:
+    """``t * v`` / ``t / v`` as ATen's scalar overloads (MulBackward1, DivBackward1)."""
+    dtype = F.promote(t, F.scalar_tensor(v))
+    if key == "div_scalar":
+        dtype = F._float(dtype)
+    return apply(TABLE[key], (t,), {"other": v}, dtype=dtype)
+
+
+def _sides(y: Tensor, dim: int) -> Tensor:
+    return F.add(_slice(y, dim, 0, -1), _slice(y, dim, 1, None))
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``, with spacing ``dx`` or sample points ``x``.
+
+    >>> import graphviz_autograd.torch as torch
+    >>> torch.trapezoid(torch.tensor([1.0, 2.0, 4.0]))
+    tensor(4.5000)
+    """
+    if isinstance(x, Tensor):
+        if dx is not None:
+            raise RuntimeError("trapezoid: received both x and dx")
+        d = F._dim(dim, y._data.ndim)
+        if y._data.shape[d] == 0:
+            return F.sum(F.mul(y, 0), d)
+        return _scalar_op("div_scalar", F.sum(F.mul(_sides(y, d), _spacing(x, y, d)), d), 2.0)
+    if x is not None:
+        raise _bad_args("trapezoid", y, x)
+    dx = 1.0 if dx is None else float(dx)
+    if y._data.shape[F._dim(dim, y._data.ndim)] == 0:
+        return F.sum(F.mul(y, 0), dim)
+    ends = F.add(F.select(y, dim, 0), F.select(y, dim, -1))
+    return _scalar_op("mul_scalar", F.sub(F.sum(y, dim), _scalar_op("mul_scalar", ends, 0.5)),
+                      dx)
+
+
+def _bad_args(name: str, y: Any, x: Any) -> TypeError:
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({type(y).__name__}, {type(x).__name__}), but expected one of:\n"
+                     " * (Tensor y, Tensor x, *, int dim = -1)\n"
+                     " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+
+
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along ``dim`` (one element fewer along it)."""
+    if isinstance(x, Tensor):
+        if dx is not None:
+            raise RuntimeError("cumulative_trapezoid: received both x and dx")
+        d = F._dim(dim, y._data.ndim)
+        return _scalar_op("div_scalar", _cumsum(F.mul(_sides(y, d), _spacing(x, y, d)), d), 2.0)
+    if x is not None:
+        raise _bad_args("cumulative_trapezoid", y, x)
+    dx = 1.0 if dx is None else float(dx)
+    return _cumsum(_scalar_op("mul_scalar", _sides(y, dim), dx / 2), dim)
+
+
+def _cumsum(t: Tensor, dim: int) -> Tensor:
+    return t.cumsum(dim)
+
+
+# -- nan-ignoring reductions ---------------------------------------------------------------------
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum, nan counted as 0 (one ``NansumBackward0`` node)."""
+    # NB: a dtype converts inside the kernel (no ToCopyBackward0 node)
+    out_dtype = dtype if dtype is not None else (
+        input._dtype if input._dtype.is_floating_point else dt.int64)
+    arr = input._data if dtype is None else input._data.astype(dtype.np)
+    dims = F.reduce_dims(dim, input._data.ndim)
+    return F.as_given(apply(TABLE["nansum"], (input,), {"dim": dims, "keepdim": keepdim},
+                            (arr,), dtype=out_dtype), dim=F.given_dims(dim))
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Tensor:
+    """The mean of the non-nan elements: ``nansum / count`` (PyTorch's two nodes)."""
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {_name(input._dtype)}")
+    dims = F.reduce_dims(dim, input._data.ndim)
+    notnan = ~np.isnan(input._data)
+    axis = dims if dims else None
+    count = Tensor._make(np.asarray(np.sum(notnan, axis=axis, keepdims=keepdim), np.int64),
+                         dt.int64)
+    return F.div(nansum(input, dim, keepdim, dtype=dtype), count)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    dims = F.reduce_dims(dim, input._data.ndim)
+    out = np.count_nonzero(input._data, axis=None if dims is None else dims)
+    return Tensor._make(np.asarray(out, np.int64), dt.int64)
+
+
+def _var_mean(key: str) -> Any:
+    def f(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+          correction: Any = None) -> Any:
+        if isinstance(dim, bool):
+            unbiased, dim = dim, None
+        if correction is None and unbiased is not None:
+            correction = 1 if unbiased else 0
+        if not input._dtype.is_floating_point:
+            raise RuntimeError(f"{key} only support floating point and complex dtypes")
+        dims = F.reduce_dims(dim, input._data.ndim)
+        shape = input._data.shape
+        factor = input._data.size if not dims or not shape else int(
+            np.prod([shape[d] for d in dims]))
+        if factor - (1 if correction is None else correction) <= 0:
+            warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
+                          "less than the reduction factor (input numel divided by output "
+                          "numel).", UserWarning, stacklevel=2)
+        outs = apply(TABLE[key], (input,), {"dim": dims, "correction": correction,
+                                            "keepdim": keepdim}, dtype=input._dtype)
+        return F.as_given(tuple(outs), dim=F.given_dims(dim))
+    f.__name__ = key
+    return f
+
+
+std_mean = _var_mean("std_mean")
+var_mean = _var_mean("var_mean")
+
+
+# -- statistics ----------------------------------------------------------------------------------
+def cov(input: Tensor, *, correction: int = 1, fweights: Any = None,
+        aweights: Any = None) -> Tensor:
+    """The covariance of the rows (variables) over the columns (observations), as PyTorch
+    composes it: centre, ``mm`` with the transpose, divide, squeeze."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("cov(): fweights and aweights are not supported by "
+                                  "graphviz_autograd")
+    n = input._data.ndim
+    if n > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {n} dimensions")
+    x = input if n == 2 else F.reshape(input, (1, -1))
+    observations = x._data.shape[1]
+    w_sum = Tensor._make(np.asarray(observations, np.int64), dt.int64)
+    avg = F.div(F.sum(x, 1), w_sum)
+    norm = observations - correction
+    if norm <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = 0
+    xm = F.sub(x, F.unsqueeze(avg, 1))
+    c = F.mm(xm, F.t_(xm))
+    return F.squeeze(F.div(c, Tensor._make(np.asarray(norm, np.int64), dt.int64)))
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients: ``cov`` scaled by the standard deviations, clamped to
+    [-1, 1]."""
+    c = cov(input)
+    if c._data.ndim == 0:
+        return F.div(c, c)
+    from .ordering import diagonal
+    std = F.unary("sqrt", diagonal(c))
+    c = F.div(c, F.view(std, (-1, 1)))
+    c = F.div(c, F.view(std, (1, -1)))
+    return F.clamp(c, -1, 1)
+
+
+# -- pointwise -----------------------------------------------------------------------------------
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``pow`` in double precision: the tensors converted to float64 first."""
+    if not isinstance(input, Tensor):
+        e = _double(F.as_tensor_arg(exponent))
+        return F.pow(float(input), e)
+    base = _double(input)
+    if isinstance(exponent, Tensor):
+        return F.pow(base, _double(exponent))
+    return F.pow(base, float(exponent))
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """``input``'s magnitudes with ``other``'s signs (``CopysignBackward0``; a number other:
+    ``CopysignBackward1``)."""
+    if isinstance(other, Tensor):
+        return F._quiet(F.binary)("copysign", input, other, floating=True)
+    dtype = F._float(F.promote(input, F.scalar_tensor(other)))
+    return F._quiet(apply)(TABLE["copysign_scalar"], (input,), {"other": other}, dtype=dtype)
+
+
+def _copysign_(self: Tensor, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return F._quiet(F.binary_)("copysign", self, other)
+    return F._quiet(apply_inplace)(TABLE["copysign_scalar"], self, (), {"other": other})
+
+
+def _fminmax(key: str) -> Any:
+    def f(input: Tensor, other: Tensor) -> Tensor:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{key}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return F.binary(key, input, other)
+    f.__name__ = key
+    return f
+
+
+fmax = _fminmax("fmax")
+fmin = _fminmax("fmin")
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    return F.unary("deg2rad", input)
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    return F.unary("rad2deg", input)
+
+
+def _angle_(key: str) -> Any:
+    def m(self: Tensor) -> Tensor:
+        if not self._dtype.is_floating_point:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_name(self._dtype)}")
+        return F.unary_(key, self)
+    m.__name__ = key + "_"
+    return m
+
+
+def _double(t: Tensor) -> Tensor:
+    return t if t._dtype is dt.float64 else F.to_dtype(t, dt.float64)
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    if self._dtype is not dt.float64:
+        raise RuntimeError("the base given to float_power_ has dtype "
+                           f"{_name(self._dtype)} but the operation's result requires dtype "
+                           "Double")
+    if isinstance(exponent, Tensor):
+        return self.pow_(_double(exponent))
+    return self.pow_(float(exponent))
+
+
+def positive(input: Tensor) -> Tensor:
+    if input._dtype is dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# -- shape ---------------------------------------------------------------------------------------
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A matrix with the flattened input on its ``offset`` diagonal."""
+    from .ordering import diag_embed
+    return diag_embed(ravel(input), offset)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``contiguous().view(-1)``, as PyTorch (a copy first where the input is not
+    contiguous)."""
+    return F.view(F.contiguous(input), (-1,))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """A rotation by ``k`` quarter turns in the plane ``dims`` (one ``Rot90Backward0``)."""
+    dims = tuple(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = F._dim(dims[0], n), F._dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    return F.as_given(apply(TABLE["rot90"], (input,), {"k": k % 4, "dims": (d0, d1)},
+                            dtype=input._dtype), k=k, dims=dims)
+
+
+def _embedded_shape(what: str, expected: tuple[int, ...], src: Tensor) -> None:
+    if tuple(src._data.shape) != expected:
+        raise RuntimeError(f"expected src to have a size equal to the {what} of self. src "
+                           f"size = [{', '.join(map(str, src._data.shape))}], {what} size = "
+                           f"[{', '.join(map(str, expected))}]")
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` with ``src`` written into ``input.select(dim, index)``."""
+    d = F._dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"[{', '.join(map(str, input._data.shape))}] at dimension {d}")
+    _embedded_shape("slice", input._data.shape[:d] + input._data.shape[d + 1:], src)
+    return F.as_given(apply(TABLE["select_scatter"], (input, src), {"dim": d,
+                                                                   "index": index % size},
+                            dtype=input._dtype), dim=dim, index=index)
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: Any = None, end: Any = None,
+                  step: int = 1) -> Tensor:
+    """``input`` with ``src`` written into ``input[start:end:step]`` along ``dim``."""
+    d = F._dim(dim, input._data.ndim)
+    s, e, st = slice(start, end, step).indices(input._data.shape[d])
+    e = max(e, s)
+    shape = list(input._data.shape)
+    shape[d] = len(range(s, e, st))
+    _embedded_shape("slice", tuple(shape), src)
+    return F.as_given(apply(TABLE["slice_scatter"], (input, src), {
+        "dim": d, "start": s, "end": e, "step": st}, dtype=input._dtype),
+        dim=dim, start=start, end=end)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """``input`` with ``src`` written into ``input.diagonal(offset, dim1, dim2)``."""
+    n = input._data.ndim
+    d1, d2 = F._dim(dim1, n), F._dim(dim2, n)
+    _embedded_shape("slice", np.diagonal(input._data, offset, d1, d2).shape, src)
+    return F.as_given(apply(TABLE["diagonal_scatter"], (input, src), {
+        "offset": offset, "dim1": d1, "dim2": d2}, dtype=input._dtype), dim1=dim1, dim2=dim2)
+
+
+def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """``input`` with ``values`` put at ``indices`` (one ``IndexPutBackward0``)."""
+    idx = tuple(indices)
+    target = input._data[tuple(i._data for i in idx)].shape
+    vals = values._data if values._data.shape == target else np.broadcast_to(values._data,
+                                                                             target)
+    return apply(TABLE["index_put"], (input, values), {"indices": idx, "accumulate": accumulate},
+                 (input._data, vals), dtype=input._dtype)
+
+
+def _index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    idx = tuple(indices)
+    target = self._data[tuple(i._data for i in idx)].shape
+    vals = values._data if values._data.shape == target else np.broadcast_to(values._data,
+                                                                             target)
+    return apply_inplace(TABLE["index_put"], self, (values,),
+                         {"indices": idx, "accumulate": accumulate}, arrays=(self._data, vals))
+
+
+def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> Any:
+    return F.split(self, list(split_sizes), dim)
+
+
+def _inverse_hyperbolic_(key: str) -> Any:
+    def m(self: Tensor) -> Tensor:
+        if not self._dtype.is_floating_point:
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_name(self._dtype)}")
+        return F._quiet(apply_inplace)(TABLE[key + "_"], self)
+    m.__name__ = key + "_"
+    return m
+
+
+def _alias(name: str) -> Any:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Any:
+        return getattr(self, name)(*args, **kw)
+    return m
+
+
+METHODS: dict[str, Any] = {
+    "nansum": nansum, "nanmean": nanmean, "count_nonzero": count_nonzero,
+    "float_power": float_power, "float_power_": _float_power_, "positive": positive,
+    "cov": cov, "corrcoef": corrcoef, "diagflat": diagflat, "fliplr": fliplr,
+    "flipud": flipud, "ravel": ravel,
+    "true_divide_": _alias("div_"), "divide_": _alias("div_"), "multiply_": _alias("mul_"),
+    "subtract_": _alias("sub_"),
+    "copysign": copysign, "copysign_": _copysign_, "fmax": fmax, "fmin": fmin,
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "deg2rad_": _angle_("deg2rad"),
+    "rad2deg_": _angle_("rad2deg"), "rot90": rot90, "select_scatter": select_scatter,
+    "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
+    "index_put": index_put, "index_put_": _index_put_, "split_with_sizes": _split_with_sizes,
+}
+for _key in ("asinh", "acosh", "atanh"):
+    METHODS[_key + "_"] = _inverse_hyperbolic_(_key)
+for _alias_name, _target in ALIASES.items():
+    METHODS[_alias_name] = _alias(_target)
+    if _alias_name != "arctan2":
+        METHODS[_alias_name + "_"] = _alias(_target + "_")

@@ -1,0 +1,217 @@
+"""Table entries: nansum, std_mean / var_mean, copysign, fmax / fmin, deg2rad / rad2deg, rot90
+and the scatters into a view (select_scatter, slice_scatter, diagonal_scatter)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .ops_reduce import _mean_bw, _mean_dim_bw, _restore, _std_bw, _var_bw, _var_fwd
+from .optable import Op, Save, register
+
+
+# -- reductions ----------------------------------------------------------------------------------
+def _nansum_fwd(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    axis = tuple(dim) if dim else None
+    out = np.nansum(x, axis=axis, keepdims=keepdim) if x.dtype.kind == "f" else np.sum(
+        x, axis=axis, keepdims=keepdim, dtype=np.int64)
+    return np.array(out, order="C")
+
+
+def _nansum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x, shape = c.self, c.shape(0)
+    dim = c.attrs.get("dim")
+    if dim:
+        g = _restore(g, shape, dim, c.attrs.get("keepdim", False), D)
+    # NB: PyTorch's sum_backward(grad) * self.isnan().logical_not() (x == x: not nan)
+    return (D.mul(D.expand(g, size=shape), D.eq(x, x)),)
+
+
+class _Part:
+    """The context a reduction's formula reads, for one output of a two-output node."""
+
+    def __init__(self, c: Any, result: Any = None) -> None:
+        self.attrs, self.needs, self.tensor_mode = c.attrs, c.needs, c.tensor_mode
+        self._c, self.result = c, result
+
+    @property
+    def self(self) -> Any:
+        return self._c.self
+
+    def shape(self, i: int = 0) -> tuple[int, ...]:
+        return self._c.shape(i)
+
+
+def _var_mean_fwd(std: bool) -> Any:
+    def fwd(x: Any, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Any:
+        var = _var_fwd(x, dim=dim, correction=correction, keepdim=keepdim)
+        axis = tuple(dim) if dim else None
+        mean = np.mean(x, axis=axis, keepdims=keepdim) if x.size else np.full(
+            np.shape(var), np.nan, x.dtype)
+        first = np.sqrt(var) if std else var
+        return np.asarray(first, x.dtype), np.asarray(mean, x.dtype)
+    return fwd
+
+
+def _var_mean_bw(std: bool) -> Any:
+    def bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+        gv, gm = grads
+        out = None
+        if gv is not None:
+            part = _Part(c, c.result0 if std else None)
+            out = (_std_bw if std else _var_bw)(part, gv, D)[0]
+        if gm is not None:
+            dim = c.attrs.get("dim")
+            mean = (_mean_dim_bw if dim and c.shape(0) else _mean_bw)(_Part(c), gm, D)[0]
+            out = mean if out is None else D.add(out, mean)
+        return (out,)
+    return bw
+
+
+# -- pointwise -----------------------------------------------------------------------------------
+def _copysign_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    x = c.self
+    # NB: PyTorch's grad * (result / self).masked_fill(self == 0, 0)
+    with np.errstate(all="ignore"):
+        ratio = D.masked_fill(D.div(c.result, x), mask=D.eq(x, D.zeros_like(x)), value=0)
+    gx = D.mul(g, ratio) if c.needs[0] else None
+    return (gx,) if len(c.needs) == 1 else (gx, D.zeros_like(g) if c.needs[1] else None)
+
+
+def _copysign_fwd(x: Any, y: Any) -> Any:
+    dtype = np.result_type(x, y)
+    if dtype.kind != "f":
+        dtype = np.dtype(np.float32)
+    return np.copysign(x, y).astype(dtype, copy=False)
+
+
+def _fminmax_bw(key: str) -> Any:
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        x, y = c.self, c.other
+        wins = D.ge(x, y) if key == "max" else D.le(x, y)
+        # NB: self wins where it beats other or other is nan, as PyTorch's masks
+        keep = D.logical_or(wins, D.isnan(y))
+        gy = D.masked_fill(g, mask=keep, value=0) if c.needs[1] else None
+        gx = D.masked_fill(g, mask=~keep, value=0) if c.needs[0] else None
+        return gx, gy
+    return bw
+
+
+_DEG = math.pi / 180
+
+
+def _angle_fwd(scale: float) -> Any:
+    def fwd(x: Any) -> Any:
+        return (x * np.asarray(scale, x.dtype)) if x.dtype.kind == "f" else (
+            x.astype(np.float32) * np.float32(scale))
+    return fwd
+
+
+def _inplace_only(name: str) -> Any:
+    """PyTorch's in-place inverse hyperbolic functions have no derivative (their node raises)."""
+    def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not "
+                                  "implemented.")
+    return bw
+
+
+def _quiet(fn: Any) -> Any:
+    def f(x: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(x)
+    return f
+
+
+# -- shape ---------------------------------------------------------------------------------------
+def _rot90_fwd(x: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
+    return np.ascontiguousarray(np.rot90(x, k, axes=tuple(dims)))
+
+
+def _select_scatter_fwd(x: Any, src: Any, dim: int, index: int) -> Any:
+    out = x.copy()
+    key = (slice(None),) * dim + (index,)
+    out[key] = src
+    return out
+
+
+def _select_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    dim, index = c.attrs["dim"], c.attrs["index"]
+    gsrc = D.select(g, dim=dim, index=index) if c.needs[1] else None
+    gx = None
+    if c.needs[0]:
+        gx = D.select_scatter(g, D.zeros_like(D.select(g, dim=dim, index=index)), dim=dim,
+                              index=index)
+    return gx, gsrc
+
+
+def _slice_scatter_fwd(x: Any, src: Any, dim: int, start: int, end: int, step: int) -> Any:
+    out = x.copy()
+    out[(slice(None),) * dim + (slice(start, end, step),)] = src
+    return out
+
+
+def _slice_kw(c: Any) -> dict[str, Any]:
+    a = c.attrs
+    return {"dim": a["dim"], "start": a["start"], "end": a["end"], "step": a["step"]}
+
+
+def _slice_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    kw = _slice_kw(c)
+    gsrc = D.slice(g, **kw) if c.needs[1] else None
+    gx = D.slice_scatter(g, D.zeros_like(D.slice(g, **kw)), **kw) if c.needs[0] else None
+    return gx, gsrc
+
+
+def _diagonal_scatter_fwd(x: Any, src: Any, offset: int, dim1: int, dim2: int) -> Any:
+    out = np.array(x, order="C")
+    # NB: numpy's diagonal is read-only: write through the flat positions of its elements
+    where = np.diagonal(np.arange(out.size).reshape(out.shape), offset, dim1, dim2)
+    out.reshape(-1)[where.reshape(-1)] = np.broadcast_to(src, where.shape).reshape(-1)
+    return out
+
+
+def _diagonal_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    kw = {"offset": a["offset"], "dim1": a["dim1"], "dim2": a["dim2"]}
+    gsrc = D.diagonal(g, **kw) if c.needs[1] else None
+    gx = D.diagonal_scatter(g, D.zeros_like(D.diagonal(g, **kw)), **kw) if c.needs[0] else None
+    return gx, gsrc
+
+
+register(
+    Op("nansum", "NansumBackward0", ("self",), _nansum_fwd, _nansum_bw, (Save("self"),),
+       ("dim", "keepdim"), lift_0d=True),
+    Op("var_mean", "VarMeanBackward0", ("self",), _var_mean_fwd(False), _var_mean_bw(False),
+       (Save("self"),), ("correction", "dim", "keepdim"), n_outputs=2, lift_0d=True),
+    Op("std_mean", "StdMeanBackward0", ("self",), _var_mean_fwd(True), _var_mean_bw(True),
+       (Save("result0", output=0), Save("self")), ("correction", "dim", "keepdim"),
+       n_outputs=2, lift_0d=True),
+    Op("copysign", "CopysignBackward0", ("self", "other"), _copysign_fwd, _copysign_bw,
+       (Save("result", (0,)), Save("self", (0,)))),
+    Op("copysign_scalar", "CopysignBackward1", ("self",),
+       lambda x, other: _copysign_fwd(x, np.asarray(other, x.dtype if x.dtype.kind == "f"
+                                                     else np.float32)),
+       _copysign_bw, (Save("result"), Save("self"))),
+    Op("fmax", "FmaxBackward0", ("self", "other"), np.fmax, _fminmax_bw("max"),
+       (Save("other"), Save("self"))),
+    Op("fmin", "FminBackward0", ("self", "other"), np.fmin, _fminmax_bw("min"),
+       (Save("other"), Save("self"))),
+    Op("deg2rad", "Deg2RadBackward0", ("self",), _angle_fwd(_DEG),
+       lambda c, g, D: (D.mul_scalar(g, other=_DEG),)),
+    Op("rad2deg", "Rad2DegBackward0", ("self",), _angle_fwd(1 / _DEG),
+       lambda c, g, D: (D.mul_scalar(g, other=1 / _DEG),)),
+    Op("asinh_", "AsinhBackward1", ("self",), _quiet(np.arcsinh), _inplace_only("asinh")),
+    Op("acosh_", "AcoshBackward1", ("self",), _quiet(np.arccosh), _inplace_only("acosh")),
+    Op("atanh_", "AtanhBackward1", ("self",), _quiet(np.arctanh), _inplace_only("atanh")),
+    Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
+       lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
+       ("dims", "k")),
+    Op("select_scatter", "SelectScatterBackward0", ("self", "src"), _select_scatter_fwd,
+       _select_scatter_bw, (), ("dim", "index")),
+    Op("slice_scatter", "SliceScatterBackward0", ("self", "src"), _slice_scatter_fwd,
+       _slice_scatter_bw, (), ("dim", "end", "start", "step")),
+    Op("diagonal_scatter", "DiagonalScatterBackward0", ("self", "src"), _diagonal_scatter_fwd,
+       _diagonal_scatter_bw, (), ("dim1", "dim2", "offset")),
+)

@@ -1,0 +1,187 @@
+"""The extra math functions of ``engine/mathfns.py`` (``trapezoid``, ``cov``, ``corrcoef``,
+``nanmean``, ``nansum``, ``std_mean``, ``float_power``, ``copysign``, ``fmax``, ``rot90``, the
+scatters into a view, the aliases and the ``torch.X_`` in-place functions), checked against real
+PyTorch 2.13: values, dtypes, graphs with their saved values, gradients and errors. The op table's
+tests (``test_op_table``) check each new node's create_graph graph and a numeric gradcheck."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ._support import Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+
+def _env(torch: Any) -> dict[str, Any]:
+    gen = torch.Generator().manual_seed(0)
+    x = torch.tensor([[0.3, -1.2, 2.5, 0.7], [1.1, 0.4, -0.6, 1.9], [-2.2, 0.8, 0.05, -0.3]],
+                     requires_grad=True)
+    y = torch.tensor([[1.3, 0.2, -0.5, 0.9], [-0.1, 2.4, 0.6, -1.9], [0.2, -0.8, 1.5, 0.3]],
+                     requires_grad=True)
+    v = torch.tensor([0.5, 1.0, 2.5, 4.0], requires_grad=True)
+    n = torch.tensor([[1.0, float("nan"), 2.0], [float("nan"), float("nan"), 3.5]],
+                     requires_grad=True)
+    return {"torch": torch, "x": x, "y": y, "v": v, "n": n, "i": torch.tensor([[1, -2], [3, 0]]),
+            "d": torch.tensor([1.5, -2.0, 0.0], dtype=torch.float64, requires_grad=True),
+            "gen": gen}
+
+
+def _run(rec: Recorder, codes: list[str]) -> None:
+    env = _env(rec.torch)
+    leaves = {k: env[k] for k in ("x", "y", "v", "n", "d")}
+    for code in codes:
+        out: list[Any] = []
+
+        def go(code: str = code, out: list[Any] = out) -> Any:
+            value = eval(code, env)
+            out.append(value)
+            return value
+        if not rec.attempt(code, go):
+            continue
+        value = out[0]
+        outs = list(value) if isinstance(value, tuple) else [value]
+        tensors = [t for t in outs if isinstance(t, rec.torch.Tensor) and t.requires_grad]
+        if not tensors:
+            continue
+        rec.graph(f"{code}: graph", **{f"out{k}": t for k, t in enumerate(tensors)})
+        wrt = [t for t in leaves.values() if t.requires_grad]
+        total = sum((t * (rec.torch.arange(t.numel()).reshape(t.shape) + 1.0)).sum()
+                    for t in tensors)
+        grads = rec.torch.autograd.grad(total, wrt, allow_unused=True)
+        rec.note(f"{code}: grads", [g for g in grads])
+
+
+def test_integration_and_statistics_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.trapezoid(x)", "torch.trapezoid(x, dx=0.5)", "torch.trapz(x, dim=0)",
+                   "torch.trapezoid(x, y)", "torch.trapezoid(x, v)", "torch.trapezoid(v, v)",
+                   "torch.trapz(x, x, dim=0)", "torch.trapezoid(x, 2.0)",
+                   "torch.cumulative_trapezoid(x)", "torch.cumulative_trapezoid(x, dx=2)",
+                   "torch.cumulative_trapezoid(x, y)", "torch.cumulative_trapezoid(x, dim=0)",
+                   "torch.trapezoid(x, v[:3])", "torch.trapezoid(i)",
+                   "torch.cov(x)", "torch.cov(v)", "torch.cov(x, correction=0)",
+                   "x.cov()", "torch.cov(x.t())", "torch.cov(torch.ones(2, 2, 2))",
+                   "torch.cov(v[:1])", "torch.corrcoef(x)", "x.corrcoef()", "torch.corrcoef(v)",
+                   "torch.corrcoef(d.reshape(1, 3))", "torch.corrcoef(y.t().double())"])
+    differential(snippet)
+
+
+def test_nan_reductions_and_moments_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.nansum(n)", "torch.nansum(n, 1)", "n.nansum(dim=0, keepdim=True)",
+                   "torch.nansum(x, (0, 1))", "torch.nansum(i)", "torch.nansum(i > 0)",
+                   "torch.nansum(n, -1, dtype=torch.float64)",
+                   "torch.nanmean(n)", "torch.nanmean(n, 1)", "n.nanmean(0, keepdim=True)",
+                   "torch.nanmean(i)", "torch.nanmean(x, dim=(0, 1))",
+                   "torch.count_nonzero(i)", "torch.count_nonzero(i, dim=1)",
+                   "i.count_nonzero((0, 1))",
+                   "torch.std_mean(x)", "torch.std_mean(x, 1)", "torch.var_mean(x)",
+                   "torch.var_mean(x, 1, keepdim=True)", "torch.var_mean(x, dim=0, correction=0)",
+                   "torch.std_mean(x, (0, 1), unbiased=False)", "torch.std_mean(x, False)",
+                   "torch.var_mean(v[:1], 0)", "torch.std_mean(i)", "torch.var_mean(d, -1)",
+                   "torch.std_mean(torch.zeros(2, 3), 1)"])
+    differential(snippet)
+
+
+def test_moments_second_output_alone_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _env(torch)["x"]
+        for key in ("std_mean", "var_mean"):
+            for which in (0, 1):
+                out = getattr(torch, key)(x, 1)[which]
+                rec.note(f"{key}[{which}]", out)
+                rec.note(f"{key}[{which}] grad", torch.autograd.grad(out.sum(), x)[0])
+                out = getattr(torch, key)(x, 1)[which]
+                g = torch.autograd.grad(out, x, torch.ones(3, requires_grad=True),
+                                        create_graph=True)[0]
+                rec.graph(f"{key}[{which}] create_graph", g=g)
+    differential(snippet)
+
+
+def test_pointwise_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.float_power(x, 2)", "x.float_power(y)", "torch.float_power(2, x)",
+                   "torch.float_power(d, 3)", "torch.float_power(i, 2)",
+                   "torch.float_power(x, d[:1])",
+                   "torch.copysign(x, y)", "x.copysign(-1.0)", "torch.copysign(x, 0.0)",
+                   "torch.copysign(i, -1)", "torch.copysign(x, i[0, :1])",
+                   "torch.copysign(d, torch.tensor([-0.0, 0.0, -1.0]))",
+                   "torch.fmax(x, y)", "x.fmin(y)", "torch.fmax(n, torch.zeros(2, 3))",
+                   "torch.fmin(torch.zeros(3), d)", "torch.fmax(x, 1.0)",
+                   "torch.deg2rad(x)", "x.rad2deg()", "torch.deg2rad(i)",
+                   "torch.arccos(x / 3)", "torch.arcsin(x / 3)", "(x / 3).arcsin()",
+                   "torch.arctan(x)", "torch.arctan2(x, y)", "x.arctan2(y)",
+                   "torch.arcsinh(x)", "torch.arccosh(x.abs() + 1)", "torch.arctanh(x / 3)",
+                   "torch.negative(x)", "x.negative()", "torch.positive(x)", "x.positive()",
+                   "torch.positive(i > 0)", "torch.fix(x)", "x.fix()"])
+    differential(snippet)
+
+
+def test_shape_functions_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.rot90(x)", "x.rot90(2)", "torch.rot90(x, -1)", "torch.rot90(x, 0)",
+                   "torch.rot90(x, 5, [1, 0])", "torch.rot90(x, 1, [0, -1])",
+                   "torch.rot90(v)", "torch.rot90(x, 1, [0])", "torch.rot90(x, 1, [1, 1])",
+                   "torch.fliplr(x)", "x.flipud()", "torch.fliplr(v)", "torch.flipud(v)",
+                   "torch.ravel(x)", "x.t().ravel()", "torch.diagflat(v)", "x.diagflat(1)",
+                   "torch.diagflat(x.t(), -1)",
+                   "torch.select_scatter(x, v, 0, 1)", "x.select_scatter(y[:, 0], 1, -1)",
+                   "torch.select_scatter(x, v, 0, 3)", "torch.select_scatter(x, v[:3], 0, 0)",
+                   "torch.slice_scatter(x, y[:, :2], 1, 0, 2)",
+                   "torch.slice_scatter(x, y[:2])", "x.slice_scatter(y[:, ::2], 1, step=2)",
+                   "torch.slice_scatter(x, y[1:], start=1)",
+                   "torch.slice_scatter(x, y[:, :3], dim=-1, end=-1)",
+                   "torch.slice_scatter(x, y, 1, 0, 2)",
+                   "torch.diagonal_scatter(x, v[:3])", "x.diagonal_scatter(v[:3], 1)",
+                   "torch.diagonal_scatter(x, v[:2], -1)", "torch.diagonal_scatter(x, v)",
+                   "x.index_put((torch.tensor([0, 2]),), y[:2])",
+                   "x.index_put((torch.tensor([0, 0]),), y[:2], accumulate=True)",
+                   "torch.index_put(x, (torch.tensor([1]), torch.tensor([3])), v[:1])",
+                   "x.split_with_sizes([1, 3], 1)", "torch.split_with_sizes(x, [2, 1])",
+                   "x.split_with_sizes([1, 1])"])
+    differential(snippet)
+
+
+def test_inplace_forms_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        env = _env(torch)
+        for code in ("torch.exp_(t)", "torch.abs_(t)", "torch.sqrt_(t.abs_())",
+                     "torch.clamp_(t, -1, 1)", "torch.clamp_min_(t, 0.0)", "torch.neg_(t)",
+                     "torch.round_(t)", "torch.trunc_(t)", "torch.zero_(t)", "torch.fill_(t, 2)",
+                     "torch.arctan_(t)", "t.arcsinh_()",
+                     "t.asinh_()", "torch.acosh_(t)", "t.arccosh_()", "torch.atanh_(t / 4)",
+                     "torch.arctanh_(t)",
+                     "torch.negative_(t)", "torch.fix_(t)", "t.fix_()", "torch.deg2rad_(t)",
+                     "t.rad2deg_()", "t.copysign_(-1.0)", "t.copysign_(y)",
+                     "t.true_divide_(2)", "t.divide_(y)", "t.multiply_(3)",
+                     "t.subtract_(y, alpha=2)", "t.float_power_(2)",
+                     "t.double().float_power_(2)", "t.index_put_((torch.tensor([1]),), y[0])",
+                     "torch.index_put_(t, (torch.tensor([0]),), y[2], True)",
+                     "torch.deg2rad_(i.clone())", "torch.detach_(t)"):
+            t = env["x"] * 1.0
+            local = {**env, "t": t}
+            before = t.grad_fn.name()
+            if rec.attempt(code, lambda code=code, local=local: eval(code, local)):
+                rec.note(f"{code}: node", (before, t.grad_fn.name() if t.grad_fn else None,
+                                          t._version))
+                if t.requires_grad:
+                    rec.attempt(f"{code}: grad",
+                            lambda t=t: torch.autograd.grad(t.sum(), env["x"])[0])
+    differential(snippet)
+
+
+def test_warnings_and_errors_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        env = _env(torch)
+        for code in ("torch.cov(env['v'][:1])", "torch.var_mean(env['v'][:1], 0)",
+                     "torch.std_mean(env['v'][:1])", "torch.nanmean(env['i'])",
+                     "torch.fliplr(env['v'])", "torch.flipud(torch.tensor(1.0))",
+                     "torch.fmax(env['x'], 2)", "torch.float_power(env['x'], env['i'][:1, :1])"):
+            rec.attempt(code, lambda code=code: eval(code, {"torch": torch, "env": env}))
+    differential(snippet)
