@@ -405,6 +405,23 @@ def _index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = F
                          {"indices": idx, "accumulate": accumulate}, arrays=(self._data, vals))
 
 
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The sliding windows of ``size`` every ``step`` along ``dimension``, as a new last dim (a
+    view: ``UnfoldBackward0``)."""
+    shape = self._data.shape
+    d = F._dim(dimension, len(shape))
+    n = shape[d] if shape else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return F.as_given(apply(TABLE["unfold"], (self,), {"dimension": d, "size": size,
+                                                        "step": step}, dtype=self._dtype),
+                      dimension=dimension)
+
+
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> Any:
     return F.split(self, list(split_sizes), dim)
 
@@ -437,6 +454,7 @@ METHODS: dict[str, Any] = {
     "rad2deg_": _angle_("rad2deg"), "rot90": rot90, "select_scatter": select_scatter,
     "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "index_put": index_put, "index_put_": _index_put_, "split_with_sizes": _split_with_sizes,
+    "unfold": unfold,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .ops_reduce import _mean_bw, _mean_dim_bw, _restore, _std_bw, _var_bw, _var_fwd
-from .optable import Op, Save, register
+from .optable import Op, Save, keep_given, register
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -180,7 +180,48 @@ def _diagonal_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return gx, gsrc
 
 
+def _unfold_fwd(x: Any, dimension: int, size: int, step: int) -> Any:
+    """The sliding windows of ``size`` every ``step`` along ``dimension``: a view, the window
+    dim last (a 0-d input counts as one dim of size 1)."""
+    if x.ndim == 0:
+        return np.lib.stride_tricks.as_strided(x, (1,) * size, (x.itemsize,) * size,
+                                               writeable=x.flags.writeable)
+    n = x.shape[dimension]
+    shape = list(x.shape)
+    shape[dimension] = (n - size) // step + 1
+    strides = list(x.strides)
+    strides[dimension] = x.strides[dimension] * step
+    return np.lib.stride_tricks.as_strided(x, (*shape, size), (*strides, x.strides[dimension]),
+                                           writeable=x.flags.writeable)
+
+
+def _unfold_backward_fwd(g: Any, input_sizes: tuple[int, ...], dim: int, size: int,
+                         step: int) -> Any:
+    out = np.zeros(input_sizes, g.dtype)
+    # NB: windows may overlap: sum what each position of the input receives
+    where = _unfold_fwd(np.arange(out.size).reshape(input_sizes), dim, size, step)
+    np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
+    return out
+
+
+def _unfold_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    out = D.unfold_backward(g, input_sizes=tuple(c.shape(0)), dim=a["dimension"],
+                            size=a["size"], step=a["step"])
+    return (keep_given(out, {"@dim": a.get("@dimension", a["dimension"])}, D),)
+
+
+def _unfold_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+    a = c.attrs
+    return (keep_given(D.unfold(gg, dimension=a["dim"], size=a["size"], step=a["step"]),
+                       {"@dimension": a.get("@dim", a["dim"])}, D),)
+
+
 register(
+    Op("unfold", "UnfoldBackward0", ("self",), _unfold_fwd, _unfold_bw, (),
+       ("dimension", "size", "step"), view=True),
+    Op("unfold_backward", "UnfoldBackwardBackward0", ("grad_in",), _unfold_backward_fwd,
+       _unfold_backward_bw, (), ("dim", "size", "step")),
     Op("nansum", "NansumBackward0", ("self",), _nansum_fwd, _nansum_bw, (Save("self"),),
        ("dim", "keepdim"), lift_0d=True),
     Op("var_mean", "VarMeanBackward0", ("self",), _var_mean_fwd(False), _var_mean_bw(False),

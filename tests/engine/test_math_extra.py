@@ -142,7 +142,10 @@ def test_shape_functions_as_pytorch() -> None:
                    "x.index_put((torch.tensor([0, 0]),), y[:2], accumulate=True)",
                    "torch.index_put(x, (torch.tensor([1]), torch.tensor([3])), v[:1])",
                    "x.split_with_sizes([1, 3], 1)", "torch.split_with_sizes(x, [2, 1])",
-                   "x.split_with_sizes([1, 1])"])
+                   "x.split_with_sizes([1, 1])",
+                   "x.unfold(1, 2, 1)", "x.unfold(-1, 2, 2)", "x.unfold(0, 3, 1)",
+                   "x.unfold(1, 5, 1)", "x.unfold(1, 2, 0)", "x.unfold(2, 1, 1)",
+                   "x.unfold(1, 0, 1)", "d[0].unfold(0, 1, 1)", "v.unfold(0, 2, 1).sum(1)"])
     differential(snippet)
 
 
