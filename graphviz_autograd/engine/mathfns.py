@@ -17,10 +17,12 @@ from .autograd import apply, apply_inplace
 from .optable import TABLE
 from .tensor import Tensor
 
-__all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "float_power",
+__all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "nanmedian",
+           "float_power",
            "cov", "corrcoef", "diagflat", "count_nonzero", "fliplr", "flipud", "ravel",
            "std_mean", "var_mean", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive",
-           "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "METHODS",
+           "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
+           "nanquantile", "METHODS",
            "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
@@ -149,6 +151,12 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return F.div(nansum(input, dim, keepdim, dtype=dtype), count)
 
 
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median of the values that are not nan (``NanmedianBackward0``); along ``dim``:
+    values and indices (``NanmedianBackward1``)."""
+    return F.max_min("nanmedian", input, dim, keepdim)
+
+
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     dims = F.reduce_dims(dim, input._data.ndim)
     out = np.count_nonzero(input._data, axis=None if dims is None else dims)
@@ -220,6 +228,107 @@ def corrcoef(input: Tensor) -> Tensor:
     c = F.div(c, F.view(std, (-1, 1)))
     c = F.div(c, F.view(std, (1, -1)))
     return F.clamp(c, -1, 1)
+
+
+# -- quantiles -----------------------------------------------------------------------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_q(input: Tensor, q: Any) -> Tensor:
+    if isinstance(q, Tensor):
+        if q._data.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q._dtype is not input._dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q._data.size and not ((q._data >= 0) & (q._data <= 1)).all():
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        return q
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    return Tensor._make(np.asarray(q, input._dtype.np), input._dtype)
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
+              ignore_nan: bool) -> Tensor:
+    """PyTorch's quantile, step for step: sort, view as rows, gather the ranks below and above,
+    lerp between them in place, then squeeze (and move the quantiles first) in place."""
+    if input._data.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not input._dtype.is_floating_point or input._dtype is dt.float16:
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    qt = _quantile_q(input, q)
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    from .ordering import sort
+    shape = list(input._data.shape)
+    if dim is None:
+        out_shape = [1] * len(shape) if keepdim else []
+        ordered = sort(F.flatten(input))[0]
+    else:
+        d = F._dim(dim, len(shape))
+        out_shape = list(shape)
+        if shape:
+            if keepdim:
+                out_shape[d] = 1
+            else:
+                del out_shape[d]
+        if d == len(shape) - 1 or not shape:
+            ordered = sort(input)[0]
+        else:
+            ordered = sort(F.transpose(F.unsqueeze(input, -1), d, -1))[0]
+    out_shape.insert(0, qt._data.size if qt._data.ndim else 1)
+    ordered = F.view(ordered, (*out_shape[1:], ordered._data.shape[-1]))
+    values, qv = ordered._data, qt._data
+    with np.errstate(invalid="ignore"):
+        if ignore_nan:
+            count = np.sum(~np.isnan(values), axis=-1, keepdims=True)
+            ranks = qv * (count - 1).astype(values.dtype)
+            ranks = np.where(ranks < 0, np.zeros((), values.dtype), ranks)
+        else:
+            last = values.shape[-1] - 1
+            ranks, nan = np.broadcast_arrays(qv * values.dtype.type(last),
+                                             np.isnan(values).any(-1, keepdims=True))
+            ranks = np.where(nan, values.dtype.type(last), ranks)
+    rounding: Any = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}.get(interpolation)
+    if rounding is not None:
+        ranks = rounding(ranks)
+    below = ranks.astype(np.int64)
+    out = F.gather(ordered, -1, Tensor._make(below, dt.int64))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else (
+            ranks - below.astype(ranks.dtype))
+        above = F.gather(ordered, -1, Tensor._make(np.ceil(ranks).astype(np.int64), dt.int64))
+        out.lerp_(above, Tensor._make(np.ascontiguousarray(weights), input._dtype))
+    if qt._data.ndim == 0:
+        return F._squeeze_inplace_dim(out, -1)
+    out = _unsqueeze_inplace(out, 0)
+    return F._squeeze_inplace_dim(F.transpose_inplace(out, 0, -1), -1)
+
+
+def _unsqueeze_inplace(t: Tensor, dim: int) -> Tensor:
+    """``t.unsqueeze_(dim)`` on a tensor no one else sees (UnsqueezeBackward1)."""
+    out = apply(TABLE["unsqueeze_inplace"], (t,), {"dim": dim})
+    out._base = out._view_fn = None
+    out._vc.v += 1
+    return out
+
+
+def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The ``q``-th quantiles along ``dim`` (all elements: ``dim=None``).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> torch.quantile(torch.tensor([1.0, 2.0, 4.0, 8.0]), 0.5)
+    tensor(3.)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """``quantile`` ignoring nan (all nan: nan)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 # -- pointwise -----------------------------------------------------------------------------------
@@ -443,7 +552,7 @@ def _alias(name: str) -> Any:
 
 
 METHODS: dict[str, Any] = {
-    "nansum": nansum, "nanmean": nanmean, "count_nonzero": count_nonzero,
+    "nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian, "count_nonzero": count_nonzero,
     "float_power": float_power, "float_power_": _float_power_, "positive": positive,
     "cov": cov, "corrcoef": corrcoef, "diagflat": diagflat, "fliplr": fliplr,
     "flipud": flipud, "ravel": ravel,
@@ -454,7 +563,7 @@ METHODS: dict[str, Any] = {
     "rad2deg_": _angle_("rad2deg"), "rot90": rot90, "select_scatter": select_scatter,
     "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "index_put": index_put, "index_put_": _index_put_, "split_with_sizes": _split_with_sizes,
-    "unfold": unfold,
+    "unfold": unfold, "quantile": quantile, "nanquantile": nanquantile,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

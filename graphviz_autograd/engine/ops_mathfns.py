@@ -8,7 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from .ops_reduce import _mean_bw, _mean_dim_bw, _restore, _std_bw, _var_bw, _var_fwd
+from .ops_reduce import (
+    _evenly,
+    _mean_bw,
+    _mean_dim_bw,
+    _restore,
+    _select_dim_bw,
+    _std_bw,
+    _var_bw,
+    _var_fwd,
+)
 from .optable import Op, Save, keep_given, register
 
 
@@ -27,6 +36,23 @@ def _nansum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         g = _restore(g, shape, dim, c.attrs.get("keepdim", False), D)
     # NB: PyTorch's sum_backward(grad) * self.isnan().logical_not() (x == x: not nan)
     return (D.mul(D.expand(g, size=shape), D.eq(x, x)),)
+
+
+def _nanmedian_fwd(x: Any) -> Any:
+    kept = np.sort(x[~np.isnan(x)], axis=None)
+    return kept[(kept.size - 1) // 2] if kept.size else np.array(np.nan, x.dtype)
+
+
+def _nanmedian_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
+    # NB: the lower median of the values that are not nan (nan sorts last); a row of nan only
+    # gives its first nan
+    order = np.argsort(x, axis=dim, kind="stable")
+    count = np.sum(~np.isnan(x), axis=dim, keepdims=True)
+    idx = np.take_along_axis(order, np.maximum(count - 1, 0) // 2, axis=dim)
+    out = np.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        out, idx = out.squeeze(dim), idx.squeeze(dim)
+    return out, {"indices": idx.astype(np.int64)}
 
 
 class _Part:
@@ -224,6 +250,10 @@ register(
        _unfold_backward_bw, (), ("dim", "size", "step")),
     Op("nansum", "NansumBackward0", ("self",), _nansum_fwd, _nansum_bw, (Save("self"),),
        ("dim", "keepdim"), lift_0d=True),
+    Op("nanmedian", "NanmedianBackward0", ("self",), _nanmedian_fwd, _evenly,
+       (Save("result"), Save("self"))),
+    Op("nanmedian_dim", "NanmedianBackward1", ("self",), _nanmedian_dim_fwd, _select_dim_bw,
+       (Save("indices"),), ("dim", "keepdim"), extras=("indices",), lift_0d=True),
     Op("var_mean", "VarMeanBackward0", ("self",), _var_mean_fwd(False), _var_mean_bw(False),
        (Save("self"),), ("correction", "dim", "keepdim"), n_outputs=2, lift_0d=True),
     Op("std_mean", "StdMeanBackward0", ("self",), _var_mean_fwd(True), _var_mean_bw(True),
@@ -246,6 +276,9 @@ register(
     Op("asinh_", "AsinhBackward1", ("self",), _quiet(np.arcsinh), _inplace_only("asinh")),
     Op("acosh_", "AcoshBackward1", ("self",), _quiet(np.arccosh), _inplace_only("acosh")),
     Op("atanh_", "AtanhBackward1", ("self",), _quiet(np.arctanh), _inplace_only("atanh")),
+    # NB: unsqueeze_ (in place), as PyTorch's quantile moves its quantiles first
+    Op("unsqueeze_inplace", "UnsqueezeBackward1", ("self",), lambda x, dim: np.expand_dims(x, dim),
+       lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),
     Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
        lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
        ("dims", "k")),

@@ -86,6 +86,34 @@ def test_nan_reductions_and_moments_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_quantiles_and_nanmedian_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.quantile(x, 0.3)", "torch.quantile(x, 0.3, dim=1, keepdim=True)",
+                   "x.quantile(torch.tensor([0.3, 0.9]), dim=0)",
+                   "torch.quantile(x, torch.tensor([0.3, 0.9]))",
+                   "torch.quantile(x, torch.tensor([0.3, 0.9]), 1, True)",
+                   "torch.quantile(x, torch.tensor(0.5), dim=1)",
+                   "torch.quantile(x, 0.3, dim=1, interpolation='lower')",
+                   "torch.quantile(x, 0.4, dim=0, interpolation='higher')",
+                   "torch.quantile(x, 0.7, interpolation='nearest')",
+                   "torch.quantile(x, 0.3, dim=-1, interpolation='midpoint')",
+                   "torch.quantile(v, 1.0)", "torch.quantile(v, 0.0)", "torch.quantile(d, 0.5)",
+                   "torch.quantile(n, 0.5, 1)", "torch.nanquantile(n, 0.5, 1)",
+                   "torch.nanquantile(n, torch.tensor([0.25, 1.0]))", "n.nanquantile(0.2)",
+                   "torch.quantile(torch.tensor(2.0), 0.5)", "torch.quantile(x, 1.5)",
+                   "torch.quantile(x, torch.tensor([0.2, 1.5]))", "torch.quantile(i, 0.5)",
+                   "torch.quantile(x, torch.tensor([0.5], dtype=torch.float64))",
+                   "torch.quantile(x, torch.ones(2, 2) * 0.5)",
+                   "torch.quantile(torch.ones(0), 0.5)",
+                   "torch.quantile(x, 0.5, interpolation='foo')", "torch.nanquantile(x, 1.5)",
+                   "torch.quantile(x, 0.5, dim=2)", "torch.quantile(x, 0.25)._version",
+                   "torch.quantile(x, torch.tensor([0.1, 0.2]))._version",
+                   "torch.nanmedian(n)", "torch.nanmedian(n, 1)", "n.nanmedian(0, True)",
+                   "torch.nanmedian(x)", "torch.nanmedian(x, -1)", "torch.nanmedian(n[1])",
+                   "torch.nanmedian(torch.tensor([[2.0, 2.0, 1.0, 2.0]]), 1)"])
+    differential(snippet)
+
+
 def test_moments_second_output_alone_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
