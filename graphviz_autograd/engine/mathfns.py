@@ -22,7 +22,8 @@ __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "n
            "cov", "corrcoef", "diagflat", "count_nonzero", "fliplr", "flipud", "ravel",
            "std_mean", "var_mean", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive",
            "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
-           "nanquantile", "METHODS",
+           "nanquantile", "ldexp", "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc",
+           "bincount", "block_diag", "cartesian_prod", "combinations", "METHODS",
            "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
@@ -35,7 +36,8 @@ INPLACE_FUNCTIONS = (
     "clamp_max_", "clamp_min_", "cos_", "cosh_", "detach_", "exp2_", "exp_", "expm1_", "fill_",
     "floor_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "round_", "rsqrt_",
     "sin_", "sinh_", "sqrt_", "tan_", "trunc_", "zero_", "arccos_", "arcsin_", "arctan_",
-    "arccosh_", "arcsinh_", "arctanh_", "negative_", "fix_", "deg2rad_", "rad2deg_")
+    "arccosh_", "arcsinh_", "arctanh_", "negative_", "fix_", "deg2rad_", "rad2deg_", "gcd_",
+    "lcm_", "ldexp_")
 
 
 def _name(d: dt.DType) -> str:
@@ -410,6 +412,175 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other`` (one ``LdexpBackward0`` node)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    F._check_broadcast(input, other)
+    dtype = F._float(F.promote(input, other))
+    return F._quiet(apply)(TABLE["ldexp"], (input, other), dtype=dtype)
+
+
+def _ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    return F._quiet(apply_inplace)(TABLE["ldexp"], self, (other,))
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("mvlgamma is not implemented for integer tensors")
+    return F._quiet(apply)(TABLE["mvlgamma"], (input,), {"p": p}, dtype=input._dtype)
+
+
+def _mvlgamma_(self: Tensor, p: int) -> Tensor:
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return F._quiet(apply_inplace)(TABLE["mvlgamma"], self, (), {"p": p})
+
+
+def _renorm_args(input: Tensor, p: Any, dim: int, maxnorm: Any) -> dict[str, Any]:
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input._data.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got "
+                           f"{input._data.ndim} dimensions")
+    return {"p": p, "dim": F._dim(dim, input._data.ndim), "maxnorm": maxnorm}
+
+
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """Each slice along ``dim`` scaled down to a ``p``-norm of at most ``maxnorm``."""
+    return F.as_given(apply(TABLE["renorm"], (input,), _renorm_args(input, p, dim, maxnorm),
+                            dtype=input._dtype), dim=dim)
+
+
+def _renorm_(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    return apply_inplace(TABLE["renorm"], self, (), _renorm_args(self, p, dim, maxnorm))
+
+
+def signbit(input: Tensor) -> Tensor:
+    return Tensor._make(np.signbit(input._data), dt.bool_)
+
+
+def _integer_binary(key: str, fn: Any) -> Any:
+    def f(input: Tensor, other: Tensor) -> Tensor:
+        dtype = F.promote(input, other)
+        if dtype.is_floating_point or dtype is dt.bool_:
+            raise NotImplementedError(f'"{key}_cpu" not implemented for \'{_name(dtype)}\'')
+        F._check_broadcast(input, other)
+        return Tensor._make(np.asarray(fn(input._data, other._data)).astype(dtype.np), dtype)
+    f.__name__ = key
+    return f
+
+
+gcd = _integer_binary("gcd", np.gcd)
+lcm = _integer_binary("lcm", np.lcm)
+
+
+def _integer_binary_(fn: Any) -> Any:
+    def m(self: Tensor, other: Tensor) -> Tensor:
+        from .indexing import copy_
+        out = fn(self, other)
+        F._check_output(self._data.shape, out._data.shape)
+        return copy_(self, out)
+    return m
+
+
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+    """A histogram of ``bins`` equal bins over [min, max] (the data's range where both are 0);
+    no graph."""
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"histogram_cpu" not implemented for '
+                                  f"'{_name(input._dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    data = input._data.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc(): max must be larger than min")
+    keep = data[(data >= lo) & (data <= hi)]
+    # NB: PyTorch's bin, computed in the input's dtype: (x - min) * bins / (max - min), the
+    # maximum in the last bin
+    t = keep.dtype.type
+    pos = ((keep - t(lo)) * t(bins) / (t(hi) - t(lo))).astype(np.int64)
+    counts = np.bincount(np.minimum(pos, bins - 1), minlength=bins)
+    return Tensor._make(counts.astype(input._dtype.np), input._dtype)
+
+
+def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs (summed ``weights`` if given); no graph."""
+    data = input._data
+    if data.ndim != 1 or input._dtype.is_floating_point or input._dtype is dt.bool_ or (
+            data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return Tensor._make(np.bincount(data, minlength=minlength).astype(np.int64), dt.int64)
+    dtype = dt.float32 if weights._dtype is dt.float32 else dt.float64
+    graph = [weights] if weights.requires_grad else []
+    return apply(TABLE["bincount"], graph, {"minlength": minlength},
+                 (data, weights._data.astype(dtype.np)), dtype=dtype)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The inputs (numbers, vectors as rows, matrices) along the diagonal of one matrix (one
+    ``BlockDiagBackward0`` node)."""
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t._data.ndim} dimensions")
+    if not tensors:
+        return Tensor._make(np.zeros((1, 0), np.float32), dt.float32)
+    dtype = F.promote(*tensors)
+    return apply(TABLE["block_diag"], tensors, dtype=dtype,
+                 arrays=[t._data.astype(dtype.np, copy=False) for t in tensors])
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one element of each input, as rows (PyTorch's meshgrid, flatten,
+    stack)."""
+    from .stacking import meshgrid
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape "
+                               f"[{', '.join(map(str, t._data.shape))}]")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return F.stack([F.flatten(g) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The ``r``-element combinations of a vector's elements, as rows (PyTorch's meshgrid,
+    masked_select by an upper-triangular mask, stack)."""
+    from .selecting import masked_select
+    from .stacking import meshgrid
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape "
+                           f"[{', '.join(map(str, input._data.shape))}]")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._make(np.zeros((0,), input._dtype.np), input._dtype)
+    n = input._data.size
+    grids = meshgrid(*([input] * r), indexing="ij")
+    idx = np.indices((n,) * r)
+    mask = np.ones((n,) * r, bool)
+    for k in range(r - 1):
+        mask &= (idx[k] <= idx[k + 1]) if with_replacement else (idx[k] < idx[k + 1])
+    m = Tensor._make(mask, dt.bool_)
+    return F.stack([masked_select(g, m) for g in grids], 1)
+
+
 # -- shape ---------------------------------------------------------------------------------------
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with the flattened input on its ``offset`` diagonal."""
@@ -564,6 +735,10 @@ METHODS: dict[str, Any] = {
     "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "index_put": index_put, "index_put_": _index_put_, "split_with_sizes": _split_with_sizes,
     "unfold": unfold, "quantile": quantile, "nanquantile": nanquantile,
+    "ldexp": ldexp, "ldexp_": _ldexp_, "mvlgamma": mvlgamma, "mvlgamma_": _mvlgamma_,
+    "renorm": renorm, "renorm_": _renorm_, "signbit": signbit, "gcd": gcd, "lcm": lcm,
+    "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
+    "bincount": bincount,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

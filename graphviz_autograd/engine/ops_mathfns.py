@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .ops_pointwise import _not_implemented
 from .ops_reduce import (
     _evenly,
     _mean_bw,
@@ -18,7 +19,7 @@ from .ops_reduce import (
     _var_bw,
     _var_fwd,
 )
-from .optable import Op, Save, keep_given, register
+from .optable import Op, Save, keep_given, no_double_backward, register
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -150,6 +151,116 @@ def _quiet(fn: Any) -> Any:
     return f
 
 
+def _ldexp_fwd(x: Any, other: Any) -> Any:
+    dtype = np.result_type(x, other)
+    if dtype.kind != "f":
+        dtype = np.dtype(np.float32)
+    with np.errstate(all="ignore"):
+        return (x.astype(dtype, copy=False) * np.power(2.0, other).astype(dtype)).astype(dtype)
+
+
+def _ldexp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch's other: grad * result * ln(2); self: grad * pow(2, other)
+    go = D.mul_scalar(D.mul(g, c.result), other=math.log(2.0)) if c.needs[1] else None
+    gs = D.mul(g, D.rpow(c.other, self=2)) if c.needs[0] else None
+    return gs, go
+
+
+def _mvlgamma_fwd(x: Any, p: int) -> Any:
+    from . import special_math as sm
+    args = x[..., None] + np.arange(-p / 2 + 0.5, 0.5, 0.5)[-p:].astype(x.dtype)
+    out = np.sum(sm.lgamma(args), axis=-1) + p * (p - 1) / 4 * math.log(math.pi)
+    return np.asarray(out, x.dtype)
+
+
+def _mvlgamma_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch's grad * (arange(-p / 2 + 0.5, 0.5, 0.5) + self.unsqueeze(-1)).digamma_()
+    # .sum(-1)
+    p, x = c.attrs["p"], c.self
+    steps = np.arange(-p / 2 + 0.5, 0.5, 0.5)[-p:]
+    if D.tensor_mode:
+        from .autograd import wrap
+        args = D.add(wrap(steps.astype(c.dtype(0).np)), D.unsqueeze(x, dim=-1))
+    else:
+        args = steps.astype(x.dtype) + x[..., None]
+    return (D.mul(g, keep_given(D.sum_dim(D.digamma(args), dim=(len(args.shape) - 1,),
+                                          keepdim=False),
+                                {"@dim": (-1,)}, D)),)
+
+
+def _renorm_factor(x: Any, p: float, dim: int, maxnorm: float) -> tuple[Any, Any]:
+    """The norms of the slices along ``dim`` (in double, as PyTorch accumulates a float) and
+    the factor each slice is scaled by."""
+    axes = tuple(i for i in range(x.ndim) if i != dim)
+    acc = x.astype(np.float64)
+    if p == math.inf:
+        norm = np.max(np.abs(acc), axis=axes, keepdims=True)
+    else:
+        norm = np.sum(np.abs(acc) ** p, axis=axes, keepdims=True) ** (1.0 / p)
+    factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return norm, factor
+
+
+def _renorm_fwd(x: Any, p: float, dim: int, maxnorm: float) -> Any:
+    return (x * _renorm_factor(x, p, dim, maxnorm)[1].astype(x.dtype)).astype(x.dtype)
+
+
+def _renorm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("RenormBackward0")
+    a, x = c.attrs, c.self
+    p, dim, maxnorm = a["p"], a["dim"], a["maxnorm"]
+    norm, _ = _renorm_factor(x, p, dim, maxnorm)
+    axes = tuple(i for i in range(x.ndim) if i != dim)
+    acc = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        gsum = np.sum(acc * g, axis=axes, keepdims=True)
+        if p == math.inf:
+            top = np.abs(acc) == norm
+            nb = gsum * np.sign(acc) * top / np.sum(top, axis=axes, keepdims=True)
+        elif p == 2:
+            nb = gsum * np.where(norm == 0, 0, acc / norm)
+        else:
+            nb = gsum * np.sign(acc) * np.abs(acc) ** (p - 1) / norm ** (p - 1)
+            nb = np.where(norm == 0, 0, nb)
+        invnorm = 1 / (norm + 1e-7)
+        scaled = (invnorm * maxnorm * (g - invnorm * nb)).astype(g.dtype)
+    return (np.where(norm > maxnorm, scaled, g),)
+
+
+def _block_diag_fwd(*xs: Any) -> Any:
+    mats = [np.reshape(x, (1, 1)) if x.ndim == 0 else np.reshape(x, (1, -1)) if x.ndim == 1
+            else x for x in xs]
+    dtype = np.result_type(*xs) if xs else np.float32
+    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols), dtype)
+    r = k = 0
+    for m in mats:
+        out[r:r + m.shape[0], k:k + m.shape[1]] = m
+        r, k = r + m.shape[0], k + m.shape[1]
+    return out
+
+
+def _block_diag_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    out: list[Any] = []
+    r = k = 0
+    for i, need in enumerate(c.needs):
+        shape = c.shape(i)
+        rows, cols = (shape if len(shape) == 2 else (1, shape[0]) if shape else (1, 1))
+        if need:
+            part = D.slice(D.slice(g, dim=0, start=r, end=r + rows, step=1), dim=1, start=k,
+                           end=k + cols, step=1)
+            # NB: PyTorch's squeeze(-1), once for a vector (a no-op: its dims are 1 x n, and
+            # the executor sums the first away) and twice for a number
+            for _ in range(2 - len(shape)):
+                part = keep_given(D.squeeze_dim(part, dim=len(part.shape) - 1), {"@dim": -1}, D)
+            out.append(part)
+        else:
+            out.append(None)
+        r, k = r + rows, k + cols
+    return tuple(out)
+
+
 # -- shape ---------------------------------------------------------------------------------------
 def _rot90_fwd(x: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
     return np.ascontiguousarray(np.rot90(x, k, axes=tuple(dims)))
@@ -279,6 +390,17 @@ register(
     # NB: unsqueeze_ (in place), as PyTorch's quantile moves its quantiles first
     Op("unsqueeze_inplace", "UnsqueezeBackward1", ("self",), lambda x, dim: np.expand_dims(x, dim),
        lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),
+    Op("ldexp", "LdexpBackward0", ("self", "other"), _ldexp_fwd, _ldexp_bw,
+       (Save("other"), Save("result"))),
+    Op("mvlgamma", "MvlgammaBackward0", ("self",), _mvlgamma_fwd, _mvlgamma_bw, (Save("self"),),
+       ("p",)),
+    Op("renorm", "RenormBackward0", ("self",), _renorm_fwd, _renorm_bw, (Save("self"),),
+       ("dim", "maxnorm", "p")),
+    Op("block_diag", "BlockDiagBackward0", ("*tensors",), _block_diag_fwd, _block_diag_bw),
+    # NB: no derivative in PyTorch: a node over weights that require grad, which raises
+    Op("bincount", "torch::autograd::NotImplemented", ("*tensors",),
+       lambda x, w, minlength: np.bincount(x, w, minlength=minlength),
+       _not_implemented("bincount")),
     Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
        lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
        ("dims", "k")),

@@ -50,8 +50,8 @@ def _run(rec: Recorder, codes: list[str]) -> None:
         wrt = [t for t in leaves.values() if t.requires_grad]
         total = sum((t * (rec.torch.arange(t.numel()).reshape(t.shape) + 1.0)).sum()
                     for t in tensors)
-        grads = rec.torch.autograd.grad(total, wrt, allow_unused=True)
-        rec.note(f"{code}: grads", [g for g in grads])
+        rec.attempt(f"{code}: grads", lambda total=total, wrt=wrt: list(
+            rec.torch.autograd.grad(total, wrt, allow_unused=True)))
 
 
 def test_integration_and_statistics_as_pytorch() -> None:
@@ -149,6 +149,36 @@ def test_pointwise_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_more_pointwise_and_counting_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.ldexp(x, torch.tensor([1, 2, 3, -1]))", "torch.ldexp(x, y)",
+                   "x.ldexp(v)", "torch.ldexp(i, i)", "torch.ldexp(d, torch.tensor([1, 2, 3]))",
+                   "torch.ldexp(x, 2)", "torch.mvlgamma(x.abs() + 2, 2)", "x.mvlgamma(1)",
+                   "torch.mvlgamma(d.abs() + 3, 4)", "torch.mvlgamma(x, 0)",
+                   "torch.renorm(x, 2, 0, 1.0)", "x.renorm(1, 1, 0.5)",
+                   "torch.renorm(x, float('inf'), 0, 1.0)", "torch.renorm(x, 3, -1, 2.0)",
+                   "torch.renorm(x, 2, 0, 100.0)", "torch.renorm(x, 0, 0, 1)",
+                   "torch.renorm(x, 2, 0, -1)", "torch.renorm(v, 2, 0, 1)",
+                   "torch.signbit(x)", "torch.signbit(torch.tensor([-0.0, 0.0, 1]))",
+                   "torch.signbit(i)", "torch.gcd(i, torch.tensor([4, 6]))", "i.lcm(i + 5)",
+                   "torch.gcd(x, x)", "torch.histc(x, 4)", "torch.histc(x, bins=3, min=0, max=2)",
+                   "x.histc(5, -1, 1)", "torch.histc(i, 3)", "torch.histc(torch.ones(3), 2)",
+                   "torch.bincount(torch.tensor([1, 1, 3]))",
+                   "torch.bincount(torch.tensor([1, 2]), torch.tensor([0.5, 1.5]))",
+                   "torch.bincount(torch.tensor([1, 2]), torch.tensor([1, 2]))",
+                   "torch.bincount(torch.tensor([1, 2]), d[:2])",
+                   "torch.bincount(torch.tensor([1, 2]), minlength=5)",
+                   "torch.bincount(torch.tensor([-1]))", "i.flatten().abs().bincount()",
+                   "torch.block_diag(x, y[0], torch.tensor(2.0))", "torch.block_diag(v, d)",
+                   "torch.block_diag(x, i)", "torch.block_diag(torch.ones(2, 2, 2))",
+                   "torch.block_diag()", "torch.cartesian_prod(x[0], y[1], v)",
+                   "torch.cartesian_prod(v)", "torch.cartesian_prod(x)",
+                   "torch.combinations(v)", "torch.combinations(v, 3)",
+                   "torch.combinations(v, 2, with_replacement=True)", "torch.combinations(v, 0)",
+                   "torch.combinations(x)", "torch.combinations(v, -1)"])
+    differential(snippet)
+
+
 def test_shape_functions_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         _run(rec, ["torch.rot90(x)", "x.rot90(2)", "torch.rot90(x, -1)", "torch.rot90(x, 0)",
@@ -191,7 +221,10 @@ def test_inplace_forms_as_pytorch() -> None:
                      "t.rad2deg_()", "t.copysign_(-1.0)", "t.copysign_(y)",
                      "t.true_divide_(2)", "t.divide_(y)", "t.multiply_(3)",
                      "t.subtract_(y, alpha=2)", "t.float_power_(2)",
-                     "t.double().float_power_(2)", "t.index_put_((torch.tensor([1]),), y[0])",
+                     "t.double().float_power_(2)", "t.ldexp_(torch.tensor([1, 2, 0, -1]))",
+                     "torch.ldexp_(t, torch.tensor([2]))", "t.mvlgamma_(1)", "t.renorm_(2, 0, 1)",
+                     "torch.gcd_(i.clone(), i + 4)", "i.clone().lcm_(torch.tensor([3, 5]))",
+                     "t.index_put_((torch.tensor([1]),), y[0])",
                      "torch.index_put_(t, (torch.tensor([0]),), y[2], True)",
                      "torch.deg2rad_(i.clone())", "torch.detach_(t)"):
             t = env["x"] * 1.0

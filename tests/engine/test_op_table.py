@@ -737,6 +737,18 @@ EXAMPLES: dict[str, list[str]] = {
                "a.unfold(0, 3, 1)", "t = M * 1; t.unfold(1, 1, 2).mul_(2); t",
                "dgrad(a.unfold(0, 2, 1), a, N)"],
     "unfold_backward": ["dgrad(a.unfold(0, 2, 1), a, N)", "dgrad(A.unfold(-1, 2, 1).sum(2), A, N)"],
+    "bincount": ["torch.bincount(torch.tensor([0, 2, 2]), a)",
+                 "torch.tensor([1, 0]).bincount(bb, minlength=3)"],
+    "ldexp": ["torch.ldexp(a, b)", "torch.ldexp(A, torch.tensor([1, 2, 0]))", "a.ldexp(c)",
+              "t = a.clone(); t.ldexp_(b); t", "dgrad(torch.ldexp(a, b), b, p)",
+              "dgrad(torch.ldexp(a, b), a, p)"],
+    "mvlgamma": ["torch.mvlgamma(p + 1, 2)", "A.abs().mvlgamma(1)", "torch.mvlgamma(p + 2, 3)",
+                 "t = p + 1; t.mvlgamma_(2); t", "dgrad(torch.mvlgamma(p + 1, 2), p, b)"],
+    "renorm": ["torch.renorm(A, 2, 0, 1.0)", "A.renorm(1, 1, 0.5)", "torch.renorm(X, 3, -1, 1.5)",
+               "torch.renorm(A, float('inf'), 0, 1.0)", "t = A * 1; t.renorm_(2, 1, 1.0); t"],
+    "block_diag": ["torch.block_diag(A, a, s)", "torch.block_diag(A, c)",
+                   "torch.block_diag(N, B)", "dgrad(torch.block_diag(a), a, U)",
+                   "dgrad(torch.block_diag(s, bb), bb, A)"],
     "rot90": ["torch.rot90(A)", "A.rot90(2)", "torch.rot90(X, -1, [2, 0])", "torch.rot90(A, 0)",
               "dgrad(torch.rot90(A), A, B)"],
     "select_scatter": ["torch.select_scatter(A, a, 0, 1)", "M.select_scatter(bb, 1, -1)",
@@ -1018,7 +1030,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss"}
+                      "ctc_loss", "renorm"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
