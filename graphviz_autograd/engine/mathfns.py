@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
-from .autograd import apply, apply_inplace
+from .autograd import apply, apply_inplace, check_inplace
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -702,6 +702,51 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
                       dimension=dimension)
 
 
+# -- in-place views ------------------------------------------------------------------------------
+def _view_inplace(t: Tensor, key: str, kw: dict[str, Any] | None = None, **given: Any) -> Tensor:
+    """``t`` itself made the view ``key`` of what it was (its data, grad_fn and version
+    changed), as PyTorch's in-place view ops (``t_``, ``squeeze_``, ``transpose_``) do."""
+    check_inplace(t)
+    out = F.as_given(apply(TABLE[key], (t,), kw, dtype=t._dtype), **given)
+    t._data = out._data
+    t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+    if t._base is not None:
+        t._view_fn = out._view_fn
+    t._vc.v += 1
+    if t._base is not None:
+        t._view_version = t._vc.v
+    return t
+
+
+def _t_(self: Tensor) -> Tensor:
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return _view_inplace(self, "t_inplace")
+
+
+def _transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = self._data.ndim
+    return _view_inplace(self, "transpose_inplace", {"dim0": F._dim(dim0, n),
+                                                     "dim1": F._dim(dim1, n)},
+                         dim0=dim0, dim1=dim1)
+
+
+def _unsqueeze_(self: Tensor, dim: int) -> Tensor:
+    return _view_inplace(self, "unsqueeze_inplace", {"dim": F._dim(dim, self._data.ndim + 1)},
+                         dim=dim)
+
+
+def _squeeze_(self: Tensor, dim: Any = None) -> Tensor:
+    n = self._data.ndim
+    if dim is None:
+        return _view_inplace(self, "squeeze_inplace")
+    if isinstance(dim, tuple | list):
+        dims = tuple(F._dim(d, n) for d in dim)
+        return _view_inplace(self, "squeeze_inplace_dims", {"dim": dims}, dim=tuple(dim))
+    return _view_inplace(self, "squeeze_dims", {"dim": F._dim(dim, n)}, dim=dim)
+
+
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> Any:
     return F.split(self, list(split_sizes), dim)
 
@@ -738,7 +783,8 @@ METHODS: dict[str, Any] = {
     "ldexp": ldexp, "ldexp_": _ldexp_, "mvlgamma": mvlgamma, "mvlgamma_": _mvlgamma_,
     "renorm": renorm, "renorm_": _renorm_, "signbit": signbit, "gcd": gcd, "lcm": lcm,
     "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
-    "bincount": bincount,
+    "bincount": bincount, "t_": _t_, "transpose_": _transpose_, "swapaxes_": _transpose_,
+    "swapdims_": _transpose_, "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

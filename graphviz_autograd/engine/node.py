@@ -42,7 +42,8 @@ _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", 
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
                     "unsafe_split", "index_select", "sort", "sort_stable", "topk", "kthvalue",
-                    "mode", "diagonal", "diagonal_copy", "trace", "narrow_copy", "unfold"})
+                    "mode", "diagonal", "diagonal_copy", "trace", "narrow_copy", "unfold",
+                    "squeeze_inplace", "squeeze_inplace_dims"})
 
 
 class SavedTensor:

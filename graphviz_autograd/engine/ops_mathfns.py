@@ -19,6 +19,7 @@ from .ops_reduce import (
     _var_bw,
     _var_fwd,
 )
+from .ops_shape import _unsqueeze_to, _wrapped
 from .optable import Op, Save, keep_given, no_double_backward, register
 
 
@@ -387,6 +388,14 @@ register(
     Op("asinh_", "AsinhBackward1", ("self",), _quiet(np.arcsinh), _inplace_only("asinh")),
     Op("acosh_", "AcoshBackward1", ("self",), _quiet(np.arccosh), _inplace_only("acosh")),
     Op("atanh_", "AtanhBackward1", ("self",), _quiet(np.arctanh), _inplace_only("atanh")),
+    # NB: the in-place view ops (t_, squeeze_): their own nodes (TBackward1, SqueezeBackward3/5)
+    Op("t_inplace", "TBackward1", ("self",), lambda x: x.T, lambda c, g, D: (D.t(g),),
+       view=True),
+    Op("squeeze_inplace", "SqueezeBackward3", ("self",), lambda x: np.squeeze(x),
+       _unsqueeze_to(None), view=True),
+    Op("squeeze_inplace_dims", "SqueezeBackward5", ("self",),
+       lambda x, dim: np.squeeze(x, tuple(d for d in dim if x.shape[d] == 1)) if x.ndim else x,
+       _unsqueeze_to(_wrapped), (), ("dim",), view=True),
     # NB: unsqueeze_ (in place), as PyTorch's quantile moves its quantiles first
     Op("unsqueeze_inplace", "UnsqueezeBackward1", ("self",), lambda x, dim: np.expand_dims(x, dim),
        lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),

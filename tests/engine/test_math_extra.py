@@ -239,6 +239,32 @@ def test_inplace_forms_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_inplace_views_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        env = _env(torch)
+        for code in ("t.t_()", "t.transpose_(0, 1)", "t.swapaxes_(0, -1)", "t.swapdims_(1, 0)",
+                     "t.unsqueeze_(1)", "t.unsqueeze_(-1).squeeze_()",
+                     "t.unsqueeze_(0).squeeze_(0)",
+                     "t.unsqueeze_(0).squeeze_((0, 1))", "t.squeeze_(1)", "t.unsqueeze_(5)",
+                     "t[0].unsqueeze_(0)", "t.t()[1].unsqueeze_(0).mul_(2)",
+                     "u = t[1]; u.unsqueeze_(0); u.mul_(3); u", "x.t_()", "x.detach().t_()",
+                     "torch.ones(2, 2, 2).t_()", "x.detach()[0].unsqueeze_(0)"):
+            t = env["x"] * 1.0
+            local = {**env, "t": t}
+
+            def go(code: str = code, local: dict[str, Any] = local) -> Any:
+                exec(f"r = {code}" if "=" not in code.split(";")[0] else code, local)
+                return local.get("r", local.get("u"))
+            if rec.attempt(code, go):
+                rec.note(f"{code}: t", (t, t.shape, t._version, t._base is None,
+                                        t.grad_fn.name() if t.grad_fn else None))
+                rec.graph(f"{code}: graph", t=t)
+                rec.note(f"{code}: grad", torch.autograd.grad(
+                    (t * torch.arange(float(t.numel())).reshape(t.shape)).sum(), env["x"])[0])
+    differential(snippet)
+
+
 def test_warnings_and_errors_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch

@@ -299,7 +299,8 @@ EXAMPLES: dict[str, list[str]] = {
                   "torch.vstack([a, b])", "torch.dstack([A, M])"],
     "squeeze": ["U.squeeze()"],
     "squeeze_dim": ["U.squeeze(0)", "U.squeeze(1)"],
-    "squeeze_dims": ["a @ B"],
+    "squeeze_dims": ["t = U * 1; t.squeeze_(0); t", "t = U * 1; t.squeeze_(-1); t",
+                     "a @ B"],
     "expand": ["a.expand(2, 3)", "a.expand_as(A)", "s.expand(3)", "U.expand(2, -1)",
                "a.broadcast_to(2, 3)", "torch.broadcast_tensors(A, a)[1]",
                "torch.meshgrid(a, bb, indexing='ij')[1]",
@@ -334,7 +335,9 @@ EXAMPLES: dict[str, list[str]] = {
                          "u, v = X.split([1, 2], dim=2); u * v.sum(2, keepdim=True)"],
     "unbind": ["A.unbind(1)[2]", "u0, u1 = A.unbind(); u0 * u1"],
     # NB: a batch-first recurrent layer turns its output in place
-    "transpose_inplace": ["torch.rnn_tanh(X, torch.zeros(1, 2, 1, dtype=X.dtype), "
+    "transpose_inplace": ["t = A * 1; t.transpose_(0, 1); t", "t = X * 1; t.swapaxes_(0, -1); t",
+                          "t = X * 1; t.swapdims_(2, 1); t",
+                          "torch.rnn_tanh(X, torch.zeros(1, 2, 1, dtype=X.dtype), "
                           "[A[:1], b[:1].reshape(1, 1)], False, 1, 0.0, True, False, True)[0]"],
     # -- the fused float32 LSTM layer (hidden size 1: X is 2 steps of a batch of 2) --------------
     "mkldnn_rnn_layer": [
@@ -710,7 +713,13 @@ EXAMPLES: dict[str, list[str]] = {
     "nanmedian_dim": ["torch.nanmedian(A, 1)[0]", "A.nanmedian(0, keepdim=True)[0]",
                       "torch.nanmedian(torch.log(X + 1.5), 2)[0]", "torch.nanmedian(s, 0)[0]",
                       "dgrad(torch.nanmedian(A, 1)[0], A, bb)"],
-    "unsqueeze_inplace": [
+    "t_inplace": ["t = A * 1; t.t_(); t", "t = a * 1; t.t_(); t",
+                  "t = A * 1; t.t_(); t.mul_(2); t",
+                  "t = M * 1; u = t[0]; u.t_(); u.mul_(2); t"],
+    "squeeze_inplace": ["t = U * 1; t.squeeze_(); t", "t = A[None] * 1; t.squeeze_(); t * t"],
+    "squeeze_inplace_dims": ["t = U * 1; t.squeeze_((0, 1)); t",
+                             "t = X[:, :1] * 1; t.squeeze_((1, -1)); t"],
+    "unsqueeze_inplace": ["t = A * 1; t.unsqueeze_(1); t", "t = a * 1; t.unsqueeze_(-1); t",
         "torch.quantile(A, torch.tensor([0.25, 0.5], dtype=A.dtype), dim=1)",
         "torch.nanquantile(a, torch.tensor([0.1, 0.6, 0.9], dtype=a.dtype))",
         "dgrad(torch.quantile(A, torch.tensor([0.25, 0.5], dtype=A.dtype), 1), A, N)"],
