@@ -23,7 +23,7 @@ __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "n
            "std_mean", "var_mean", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive",
            "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
            "nanquantile", "ldexp", "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc",
-           "bincount", "block_diag", "cartesian_prod", "combinations", "METHODS",
+           "bincount", "block_diag", "cartesian_prod", "combinations", "as_strided", "METHODS",
            "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
@@ -747,6 +747,64 @@ def _squeeze_(self: Tensor, dim: Any = None) -> Tensor:
     return _view_inplace(self, "squeeze_dims", {"dim": F._dim(dim, n)}, dim=dim)
 
 
+def _strided(shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Any:
+    """The view function of ``as_strided`` on a C-contiguous array (strides in elements)."""
+    def fn(arr: np.ndarray) -> np.ndarray:
+        flat = arr.reshape(-1)[offset:]
+        return np.lib.stride_tricks.as_strided(flat, shape, tuple(s * arr.itemsize
+                                                                  for s in strides),
+                                               writeable=arr.flags.writeable)
+    return fn
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """A view of the tensor's memory with the given sizes and strides (in elements)."""
+    size, stride = tuple(size), tuple(stride)
+    offset = 0 if storage_offset is None else int(storage_offset)
+    if input._base is not None or not input._data.flags.c_contiguous:
+        raise NotImplementedError("as_strided of a view or of a non-contiguous tensor is not "
+                                  "supported by graphviz_autograd")
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) \
+        if all(size) else 0
+    if need > input._data.size:
+        raise RuntimeError(f"setStorage: sizes [{', '.join(map(str, size))}], strides "
+                           f"[{', '.join(map(str, stride))}], storage offset {offset}, and "
+                           f"itemsize {input._data.itemsize} requiring a storage size of "
+                           f"{need * input._data.itemsize} are out of bounds for storage of "
+                           f"size {input._data.nbytes}")
+    return apply(TABLE["as_strided_view"], (input,), {
+        "view_fn": _strided(size, stride, offset), "size": size, "stride": stride,
+        "storage_offset": offset}, dtype=input._dtype)
+
+
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """The main diagonal (all dims equal; a tall matrix wraps every ``cols + 1`` rows with
+    ``wrap``) filled in place: a fill through a view of it, as PyTorch."""
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(shape)
+    step = sum(self._data.strides) // self._data.itemsize
+    if len(shape) == 2 and wrap and shape[0] > shape[1] + 1 and self._data.flags.c_contiguous:
+        n = -(-self._data.size // step)
+    if len(shape) == 2 and n == min(shape):
+        from .ordering import diagonal
+        view = diagonal(self)
+    elif self._base is None and self._data.flags.c_contiguous:
+        view = apply(TABLE["as_strided_view"], (self,), {
+            "view_fn": _strided((n,), (step,), 0), "size": (n,), "stride": (step,),
+            "storage_offset": 0}, dtype=self._dtype)
+    else:
+        raise NotImplementedError("fill_diagonal_ of a view is not supported by "
+                                  "graphviz_autograd")
+    view.fill_(fill_value)
+    return self
+
+
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> Any:
     return F.split(self, list(split_sizes), dim)
 
@@ -784,7 +842,8 @@ METHODS: dict[str, Any] = {
     "renorm": renorm, "renorm_": _renorm_, "signbit": signbit, "gcd": gcd, "lcm": lcm,
     "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
     "bincount": bincount, "t_": _t_, "transpose_": _transpose_, "swapaxes_": _transpose_,
-    "swapdims_": _transpose_, "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
+    "swapdims_": _transpose_, "as_strided": as_strided,
+    "fill_diagonal_": _fill_diagonal_, "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .autograd import _as_strided_bw
 from .ops_pointwise import _not_implemented
 from .ops_reduce import (
     _evenly,
@@ -263,6 +264,18 @@ def _block_diag_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 # -- shape ---------------------------------------------------------------------------------------
+def _as_strided_view_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        if g.requires_grad:
+            raise no_double_backward("AsStridedBackward0")
+        return _as_strided_bw(c, g, D)
+    # NB: elements the view repeats (overlapping strides) sum their gradients
+    out = np.zeros(c.shape(0), dtype=g.dtype)
+    where = c.attrs["view_fn"](np.arange(out.size).reshape(out.shape))
+    np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
+    return (out,)
+
+
 def _rot90_fwd(x: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
     return np.ascontiguousarray(np.rot90(x, k, axes=tuple(dims)))
 
@@ -388,6 +401,10 @@ register(
     Op("asinh_", "AsinhBackward1", ("self",), _quiet(np.arcsinh), _inplace_only("asinh")),
     Op("acosh_", "AcoshBackward1", ("self",), _quiet(np.arccosh), _inplace_only("acosh")),
     Op("atanh_", "AtanhBackward1", ("self",), _quiet(np.arctanh), _inplace_only("atanh")),
+    # NB: Tensor.as_strided: a view of the tensor's memory (AsStridedBackward0, as the node
+    # PyTorch regenerates for a view whose base changed)
+    Op("as_strided_view", "AsStridedBackward0", ("self",), lambda x, view_fn, **_: view_fn(x),
+       _as_strided_view_bw, (), ("size", "storage_offset", "stride"), view=True),
     # NB: the in-place view ops (t_, squeeze_): their own nodes (TBackward1, SqueezeBackward3/5)
     Op("t_inplace", "TBackward1", ("self",), lambda x: x.T, lambda c, g, D: (D.t(g),),
        view=True),

@@ -57,6 +57,7 @@ from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
 from ..engine.mathfns import (
+    as_strided,
     bincount,
     block_diag,
     cartesian_prod,

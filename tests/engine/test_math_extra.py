@@ -265,6 +265,30 @@ def test_inplace_views_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_as_strided_and_fill_diagonal_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["x.as_strided((2, 2), (1, 2), 1)", "torch.as_strided(x, (3,), (2,))",
+                   "x.as_strided((3, 3), (1, 1))", "x.as_strided((2, 3), (0, 1))",
+                   "x.as_strided((4, 4), (4, 1))", "x.as_strided((2,), (1, 1))",
+                   "(x * 1).as_strided((2,), (5,)).mul_(2)"])
+        torch = rec.torch
+        env = _env(torch)
+        for code in ("t.fill_diagonal_(5.0)", "t.t().contiguous().fill_diagonal_(-1)",
+                     "torch.zeros(5, 3).fill_diagonal_(1, wrap=True)",
+                     "torch.zeros(7, 3).fill_diagonal_(1, wrap=True)",
+                     "torch.zeros(7, 3).fill_diagonal_(1)",
+                     "torch.zeros(3, 3, 3).fill_diagonal_(2)",
+                     "torch.zeros(3, 2, 3).fill_diagonal_(1)", "torch.zeros(3).fill_diagonal_(1)",
+                     "x.fill_diagonal_(1)", "t[:, 1:].fill_diagonal_(0)"):
+            t = env["x"] * 1.0
+            if rec.attempt(code, lambda code=code, t=t: eval(code, {**env, "t": t})):
+                rec.note(f"{code}: t", (t, t._version))
+                rec.graph(f"{code}: graph", t=t)
+                rec.note(f"{code}: grad", torch.autograd.grad(
+                    (t * torch.arange(12.0).reshape(3, 4)).sum(), env["x"])[0])
+    differential(snippet)
+
+
 def test_warnings_and_errors_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
