@@ -37,7 +37,7 @@ INPLACE_FUNCTIONS = (
     "floor_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "round_", "rsqrt_",
     "sin_", "sinh_", "sqrt_", "tan_", "trunc_", "zero_", "arccos_", "arcsin_", "arctan_",
     "arccosh_", "arcsinh_", "arctanh_", "negative_", "fix_", "deg2rad_", "rad2deg_", "gcd_",
-    "lcm_", "ldexp_")
+    "lcm_", "ldexp_", "clip_")
 
 
 def _name(d: dt.DType) -> str:
@@ -819,6 +819,10 @@ def _inverse_hyperbolic_(key: str) -> Any:
     return m
 
 
+def _atan2_(self: Tensor, other: Tensor) -> Tensor:
+    return F._quiet(F.binary_)("atan2", self, other)
+
+
 def _alias(name: str) -> Any:
     def m(self: Tensor, *args: Any, **kw: Any) -> Any:
         return getattr(self, name)(*args, **kw)
@@ -843,7 +847,8 @@ METHODS: dict[str, Any] = {
     "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
     "bincount": bincount, "t_": _t_, "transpose_": _transpose_, "swapaxes_": _transpose_,
     "swapdims_": _transpose_, "as_strided": as_strided,
-    "fill_diagonal_": _fill_diagonal_, "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
+    "fill_diagonal_": _fill_diagonal_, "atan2_": _atan2_, "arctan2_": _atan2_,
+    "clip_": _alias("clamp_"), "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):
     METHODS[_key + "_"] = _inverse_hyperbolic_(_key)

@@ -223,7 +223,9 @@ def test_inplace_forms_as_pytorch() -> None:
                      "t.subtract_(y, alpha=2)", "t.float_power_(2)",
                      "t.double().float_power_(2)", "t.ldexp_(torch.tensor([1, 2, 0, -1]))",
                      "torch.ldexp_(t, torch.tensor([2]))", "t.mvlgamma_(1)", "t.renorm_(2, 0, 1)",
-                     "torch.gcd_(i.clone(), i + 4)", "i.clone().lcm_(torch.tensor([3, 5]))",
+                     "torch.gcd_(i.clone(), i + 4)", "t.atan2_(y)", "t.arctan2_(y)",
+                     "torch.clip_(t, -1, 0.5)", "t.clip_(max=0.2)", "i.clone().atan2_(i)",
+                     "i.clone().lcm_(torch.tensor([3, 5]))",
                      "t.index_put_((torch.tensor([1]),), y[0])",
                      "torch.index_put_(t, (torch.tensor([0]),), y[2], True)",
                      "torch.deg2rad_(i.clone())", "torch.detach_(t)"):
