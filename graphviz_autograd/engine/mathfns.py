@@ -23,7 +23,8 @@ __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "n
            "std_mean", "var_mean", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive",
            "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
            "nanquantile", "ldexp", "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc",
-           "bincount", "block_diag", "cartesian_prod", "combinations", "as_strided", "METHODS",
+           "bincount", "block_diag", "cartesian_prod", "combinations", "as_strided", "i0",
+           "special_i1", "METHODS",
            "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
@@ -37,7 +38,7 @@ INPLACE_FUNCTIONS = (
     "floor_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "round_", "rsqrt_",
     "sin_", "sinh_", "sqrt_", "tan_", "trunc_", "zero_", "arccos_", "arcsin_", "arctan_",
     "arccosh_", "arcsinh_", "arctanh_", "negative_", "fix_", "deg2rad_", "rad2deg_", "gcd_",
-    "lcm_", "ldexp_", "clip_")
+    "lcm_", "ldexp_", "clip_", "i0_")
 
 
 def _name(d: dt.DType) -> str:
@@ -382,7 +383,18 @@ def rad2deg(input: Tensor) -> Tensor:
     return F.unary("rad2deg", input)
 
 
-def _angle_(key: str) -> Any:
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (``I0Backward0``)."""
+    return F._quiet(F.unary)("i0", input)
+
+
+def special_i1(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind of order 1 (``SpecialI1Backward0``)."""
+    return F._quiet(F.unary)("special_i1", input)
+
+
+def _floating_(key: str) -> Any:
+    """An in-place unary op whose result is floating: refused on an integer tensor."""
     def m(self: Tensor) -> Tensor:
         if not self._dtype.is_floating_point:
             raise RuntimeError(f"result type Float can't be cast to the desired output type "
@@ -837,8 +849,8 @@ METHODS: dict[str, Any] = {
     "true_divide_": _alias("div_"), "divide_": _alias("div_"), "multiply_": _alias("mul_"),
     "subtract_": _alias("sub_"),
     "copysign": copysign, "copysign_": _copysign_, "fmax": fmax, "fmin": fmin,
-    "deg2rad": deg2rad, "rad2deg": rad2deg, "deg2rad_": _angle_("deg2rad"),
-    "rad2deg_": _angle_("rad2deg"), "rot90": rot90, "select_scatter": select_scatter,
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "deg2rad_": _floating_("deg2rad"),
+    "rad2deg_": _floating_("rad2deg"), "rot90": rot90, "select_scatter": select_scatter,
     "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "index_put": index_put, "index_put_": _index_put_, "split_with_sizes": _split_with_sizes,
     "unfold": unfold, "quantile": quantile, "nanquantile": nanquantile,
@@ -847,7 +859,8 @@ METHODS: dict[str, Any] = {
     "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
     "bincount": bincount, "t_": _t_, "transpose_": _transpose_, "swapaxes_": _transpose_,
     "swapdims_": _transpose_, "as_strided": as_strided,
-    "fill_diagonal_": _fill_diagonal_, "atan2_": _atan2_, "arctan2_": _atan2_,
+    "fill_diagonal_": _fill_diagonal_, "i0": i0, "i0_": _floating_("i0"), "atan2_": _atan2_,
+    "arctan2_": _atan2_,
     "clip_": _alias("clamp_"), "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):

@@ -146,6 +146,58 @@ def _inplace_only(name: str) -> Any:
     return bw
 
 
+def _i1_float64(x: Any) -> Any:
+    """The modified Bessel function of the first kind of order 1, in float64: its power series
+    up to 30 (positive terms: no cancellation), the asymptotic series beyond."""
+    ax = np.abs(np.asarray(x, np.float64))
+    out = np.empty_like(ax)
+    small = ax <= 30
+    h = ax[small] / 2
+    term = h.copy()
+    total = term.copy()
+    for k in range(1, 90):
+        term = term * h * h / (k * (k + 1))
+        total += term
+    out[small] = total
+    big = ax[~small]
+    if big.size:
+        with np.errstate(over="ignore", invalid="ignore"):
+            series = np.ones_like(big)
+            coef = np.ones_like(big)
+            for k in range(1, 25):
+                coef = coef * -(4 - (2 * k - 1) ** 2) / (k * 8 * big)
+                series += coef
+            out[~small] = np.exp(big) / np.sqrt(2 * np.pi * big) * series
+    return np.copysign(out, x)
+
+
+def _bessel(fn: Any) -> Any:
+    """``fn`` computed in float64, given in the input's float dtype; inf where PyTorch's kernel
+    overflows (its exp(|x|) factor, in that dtype)."""
+    def fwd(x: Any) -> Any:
+        dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = fn(x.astype(np.float64))
+            limit = math.log(float(np.finfo(dtype).max))
+            out = np.where(np.abs(x) > limit, np.copysign(np.inf, out), out)
+        return out.astype(dtype)
+    return fwd
+
+
+def _i1_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch's i1_backward: (i0(x) - result / x) away from 0, where it is 0.5; x is
+    # replaced by eps where tiny (|x| <= eps) so nothing divides by 0
+    x = c.self
+    eps = float(np.finfo(c.dtype(0).np).eps)
+    zeros = D.zeros_like(x)
+    tiny = D.gt(D.abs(x), D.add_scalar(zeros, other=eps))
+    safe = D.where(x, D.add_scalar(zeros, other=eps), condition=tiny)
+    # NB: the quotient first, as PyTorch's compiled C++ evaluates it
+    ratio = D.mul(c.result, D.reciprocal(safe))
+    gradx = D.sub(D.i0(safe), ratio)
+    return (D.mul(g, D.where(gradx, D.add_scalar(zeros, other=0.5), condition=tiny)),)
+
+
 def _quiet(fn: Any) -> Any:
     def f(x: Any) -> Any:
         with np.errstate(all="ignore"):
@@ -427,6 +479,10 @@ register(
     Op("bincount", "torch::autograd::NotImplemented", ("*tensors",),
        lambda x, w, minlength: np.bincount(x, w, minlength=minlength),
        _not_implemented("bincount")),
+    Op("i0", "I0Backward0", ("self",), _bessel(np.i0),
+       lambda c, g, D: (D.mul(g, D.special_i1(c.self)),), (Save("self"),)),
+    Op("special_i1", "SpecialI1Backward0", ("self",), _bessel(_i1_float64), _i1_bw,
+       (Save("result"), Save("self"))),
     Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
        lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
        ("dims", "k")),

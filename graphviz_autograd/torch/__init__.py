@@ -77,6 +77,7 @@ from ..engine.mathfns import (
     fmin,
     gcd,
     histc,
+    i0,
     index_put,
     lcm,
     ldexp,
