@@ -24,8 +24,7 @@ __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "n
            "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
            "nanquantile", "ldexp", "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc",
            "bincount", "block_diag", "cartesian_prod", "combinations", "as_strided", "i0",
-           "special_i1", "METHODS",
-           "ALIASES", "INPLACE_FUNCTIONS"]
+           "nextafter", "special_i1", "METHODS", "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
 ALIASES = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
@@ -381,6 +380,24 @@ def deg2rad(input: Tensor) -> Tensor:
 
 def rad2deg(input: Tensor) -> Tensor:
     return F.unary("rad2deg", input)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point value after ``input`` towards ``other`` (NextafterBackward0)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"nextafter(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    dtype = F.promote(input, other)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_name(dtype)}\'')
+    return F.binary("nextafter", input, other)
+
+
+def _nextafter_(self: Tensor, other: Tensor) -> Tensor:
+    if not self._dtype.is_floating_point:
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for '
+                                  f"'{_name(self._dtype)}'")
+    return F.binary_("nextafter", self, other)
 
 
 def i0(input: Tensor) -> Tensor:
@@ -860,7 +877,7 @@ METHODS: dict[str, Any] = {
     "bincount": bincount, "t_": _t_, "transpose_": _transpose_, "swapaxes_": _transpose_,
     "swapdims_": _transpose_, "as_strided": as_strided,
     "fill_diagonal_": _fill_diagonal_, "i0": i0, "i0_": _floating_("i0"), "atan2_": _atan2_,
-    "arctan2_": _atan2_,
+    "arctan2_": _atan2_, "nextafter": nextafter, "nextafter_": _nextafter_,
     "clip_": _alias("clamp_"), "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):

@@ -138,6 +138,13 @@ def _angle_fwd(scale: float) -> Any:
     return fwd
 
 
+def _nextafter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch's where(self != other, grad, 0); other's gradient is 0
+    go = D.zeros_like(g) if c.needs[1] else None
+    gs = D.where(g, D.zeros_like(g), condition=D.ne(c.self, c.other)) if c.needs[0] else None
+    return gs, go
+
+
 def _inplace_only(name: str) -> Any:
     """PyTorch's in-place inverse hyperbolic functions have no derivative (their node raises)."""
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
@@ -483,6 +490,9 @@ register(
        lambda c, g, D: (D.mul(g, D.special_i1(c.self)),), (Save("self"),)),
     Op("special_i1", "SpecialI1Backward0", ("self",), _bessel(_i1_float64), _i1_bw,
        (Save("result"), Save("self"))),
+    Op("nextafter", "NextafterBackward0", ("self", "other"),
+       lambda x, y: np.nextafter(x, y, dtype=np.result_type(x, y)), _nextafter_bw,
+       (Save("other"), Save("self"))),
     Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
        lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
        ("dims", "k")),

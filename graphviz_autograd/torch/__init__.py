@@ -86,6 +86,7 @@ from ..engine.mathfns import (
     nanmedian,
     nanquantile,
     nansum,
+    nextafter,
     positive,
     quantile,
     rad2deg,

@@ -766,6 +766,8 @@ EXAMPLES: dict[str, list[str]] = {
            "dgrad(torch.i0(a), a, p)"],
     "special_i1": ["torch.special.i1(a)", "torch.special.i1(A * 3)", "dgrad(torch.i0(a), a, p)",
                    "dgrad(torch.special.i1(a), a, p)"],
+    "nextafter": ["torch.nextafter(a, b)", "M.nextafter(c)",
+                  "t = a.clone(); t.nextafter_(b); t", "dgrad(torch.nextafter(a, c), a, p)"],
     "rot90": ["torch.rot90(A)", "A.rot90(2)", "torch.rot90(X, -1, [2, 0])", "torch.rot90(A, 0)",
               "dgrad(torch.rot90(A), A, B)"],
     "select_scatter": ["torch.select_scatter(A, a, 0, 1)", "M.select_scatter(bb, 1, -1)",
