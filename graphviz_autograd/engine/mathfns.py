@@ -194,29 +194,63 @@ var_mean = _var_mean("var_mean")
 
 
 # -- statistics ----------------------------------------------------------------------------------
+def _cov_weights(name: str, w: Tensor, observations: int) -> None:
+    if w._data.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} "
+                           f"with {w._data.ndim} dimensions")
+    integral = name == "fweights"
+    if w._dtype.is_floating_point == integral or w._dtype is dt.bool_:
+        kind = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{_name(w._dtype)} dtype")
+    if w._data.size != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w._data.size} != {observations}")
+    if observations and w._data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: Any = None,
         aweights: Any = None) -> Tensor:
     """The covariance of the rows (variables) over the columns (observations), as PyTorch
-    composes it: centre, ``mm`` with the transpose, divide, squeeze."""
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("cov(): fweights and aweights are not supported by "
-                                  "graphviz_autograd")
+    composes it: weighted mean, centre, ``mm`` with the (weighted) transpose, divide, squeeze."""
     n = input._data.ndim
     if n > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {n} dimensions")
+    if input._dtype is dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input if n == 2 else F.reshape(input, (1, -1))
     observations = x._data.shape[1]
-    w_sum = Tensor._make(np.asarray(observations, np.int64), dt.int64)
-    avg = F.div(F.sum(x, 1), w_sum)
-    norm = observations - correction
-    if norm <= 0:
+    w = None
+    if fweights is not None:
+        _cov_weights("fweights", fweights, observations)
+        w = fweights
+    if aweights is not None:
+        _cov_weights("aweights", aweights, observations)
+        w = aweights if w is None else F.mul(w, aweights)
+    if w is None:
+        w_sum = Tensor._make(np.asarray(observations, np.int64), dt.int64)
+    else:
+        w_sum = F.sum(w)
+        if w_sum._data == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = F.div(F.sum(x if w is None else F.mul(x, w), 1), w_sum)
+    if w is not None and aweights is not None and correction != 0:
+        scaled = _scalar_op("mul_scalar", F.sum(F.mul(w, aweights)), correction)
+        norm = F.sub(w_sum, F.div(scaled, w_sum))
+    elif correction == 0:
+        norm = w_sum
+    else:
+        norm = Tensor._make(np.asarray(w_sum._data - correction), w_sum._dtype)
+    if norm._data <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.", UserWarning, stacklevel=2)
-        norm = 0
+        norm = norm.zero_() if norm.requires_grad else Tensor._make(np.zeros_like(norm._data),
+                                                                    norm._dtype)
     xm = F.sub(x, F.unsqueeze(avg, 1))
-    c = F.mm(xm, F.t_(xm))
-    return F.squeeze(F.div(c, Tensor._make(np.asarray(norm, np.int64), dt.int64)))
+    c = F.mm(xm, F.t_(xm if w is None else F.mul(xm, w)))
+    return F.squeeze(F.div(c, norm))
 
 
 def corrcoef(input: Tensor) -> Tensor:

@@ -64,6 +64,18 @@ def test_integration_and_statistics_as_pytorch() -> None:
                    "torch.trapezoid(x, v[:3])", "torch.trapezoid(i)",
                    "torch.cov(x)", "torch.cov(v)", "torch.cov(x, correction=0)",
                    "x.cov()", "torch.cov(x.t())", "torch.cov(torch.ones(2, 2, 2))",
+                   "torch.cov(x, fweights=torch.tensor([1, 2, 1, 3]))",
+                   "torch.cov(x, aweights=v)", "torch.cov(x, correction=0, aweights=v)",
+                   "torch.cov(x, fweights=torch.tensor([1, 2, 1, 3]), aweights=v)",
+                   "torch.cov(x, correction=0, fweights=torch.tensor([1, 2, 1, 3]), aweights=v)",
+                   "torch.cov(x, correction=2, aweights=v.detach())",
+                   "torch.cov(v, fweights=torch.tensor([0, 1, 0, 0]))",
+                   "torch.cov(x, fweights=v)", "torch.cov(x, aweights=i[0])",
+                   "torch.cov(x, fweights=torch.tensor([1, 2, 1]))",
+                   "torch.cov(x, fweights=-torch.tensor([1, 2, 1, 3]))",
+                   "torch.cov(x, aweights=-v)", "torch.cov(x, fweights=torch.zeros(4).long())",
+                   "torch.cov(x > 0)", "torch.cov(x, fweights=torch.ones(2, 2).long())",
+                   "torch.corrcoef(i.float())", "torch.cov(i)",
                    "torch.cov(v[:1])", "torch.corrcoef(x)", "x.corrcoef()", "torch.corrcoef(v)",
                    "torch.corrcoef(d.reshape(1, 3))", "torch.corrcoef(y.t().double())"])
     differential(snippet)
