@@ -24,7 +24,8 @@ __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "n
            "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put", "quantile",
            "nanquantile", "ldexp", "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc",
            "bincount", "block_diag", "cartesian_prod", "combinations", "as_strided", "i0",
-           "nextafter", "special_i1", "METHODS", "ALIASES", "INPLACE_FUNCTIONS"]
+           "nextafter", "special_i1", "igamma", "igammac", "METHODS", "ALIASES",
+           "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
 ALIASES = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
@@ -432,6 +433,32 @@ def _nextafter_(self: Tensor, other: Tensor) -> Tensor:
         raise NotImplementedError(f'"nextafter_cpu" not implemented for '
                                   f"'{_name(self._dtype)}'")
     return F.binary_("nextafter", self, other)
+
+
+def _igamma(key: str) -> Any:
+    def f(input: Tensor, other: Tensor) -> Tensor:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{key}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        dtype = F.promote(input, other)
+        if not dtype.is_floating_point:
+            raise NotImplementedError(f'"igamma_cpu" not implemented for \'{_name(dtype)}\'')
+        return F._quiet(F.binary)(key, input, other)
+    f.__name__ = key
+    return f
+
+
+igamma = _igamma("igamma")
+igammac = _igamma("igammac")
+
+
+def _igamma_(key: str) -> Any:
+    def m(self: Tensor, other: Tensor) -> Tensor:
+        if not self._dtype.is_floating_point:
+            raise NotImplementedError(f'"igamma_cpu" not implemented for '
+                                      f"'{_name(self._dtype)}'")
+        return F._quiet(F.binary_)(key, self, other)
+    return m
 
 
 def i0(input: Tensor) -> Tensor:
@@ -912,6 +939,8 @@ METHODS: dict[str, Any] = {
     "swapdims_": _transpose_, "as_strided": as_strided,
     "fill_diagonal_": _fill_diagonal_, "i0": i0, "i0_": _floating_("i0"), "atan2_": _atan2_,
     "arctan2_": _atan2_, "nextafter": nextafter, "nextafter_": _nextafter_,
+    "igamma": igamma, "igammac": igammac, "igamma_": _igamma_("igamma"),
+    "igammac_": _igamma_("igammac"),
     "clip_": _alias("clamp_"), "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_,
 }
 for _key in ("asinh", "acosh", "atanh"):

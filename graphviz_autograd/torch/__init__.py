@@ -78,6 +78,8 @@ from ..engine.mathfns import (
     gcd,
     histc,
     i0,
+    igamma,
+    igammac,
     index_put,
     lcm,
     ldexp,

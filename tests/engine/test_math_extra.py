@@ -242,6 +242,7 @@ def test_inplace_forms_as_pytorch() -> None:
                      "t.double().float_power_(2)", "t.ldexp_(torch.tensor([1, 2, 0, -1]))",
                      "torch.ldexp_(t, torch.tensor([2]))", "t.mvlgamma_(1)", "t.renorm_(2, 0, 1)",
                      "torch.gcd_(i.clone(), i + 4)", "t.atan2_(y)", "t.arctan2_(y)", "t.i0_()",
+                     "t.abs().igamma_(y.abs())",
                      "t.nextafter_(y)",
                      "torch.i0_(t)",
                      "torch.clip_(t, -1, 0.5)", "t.clip_(max=0.2)", "i.clone().atan2_(i)",

@@ -768,6 +768,12 @@ EXAMPLES: dict[str, list[str]] = {
                    "dgrad(torch.special.i1(a), a, p)"],
     "nextafter": ["torch.nextafter(a, b)", "M.nextafter(c)",
                   "t = a.clone(); t.nextafter_(b); t", "dgrad(torch.nextafter(a, c), a, p)"],
+    # NB: PyTorch has no derivative for the first input (its backward raises there)
+    "igamma": ["torch.igamma(c.abs() + 1, q)", "torch.igamma(c.abs(), A.abs())",
+               "torch.special.gammainc(c.abs() * 3, p * 3)",
+               "t = c.abs() * 1; t.igamma_(q); t", "dgrad(torch.igamma(c.abs(), p), p, b)"],
+    "igammac": ["torch.igammac(c.abs() + 1, q)", "torch.special.gammaincc(c.abs(), A.abs())",
+                "t = c.abs() * 1; t.igammac_(q); t", "dgrad(torch.igammac(c.abs(), p), p, b)"],
     "rot90": ["torch.rot90(A)", "A.rot90(2)", "torch.rot90(X, -1, [2, 0])", "torch.rot90(A, 0)",
               "dgrad(torch.rot90(A), A, B)"],
     "select_scatter": ["torch.select_scatter(A, a, 0, 1)", "M.select_scatter(bb, 1, -1)",
