@@ -126,6 +126,27 @@ def test_quantiles_and_nanmedian_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_more_variants_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.std_mean(x, [0, -1])", "torch.var_mean(x, -1, True)",
+                   "torch.var_mean(x, dim=[])", "torch.nansum(x[0, 0])", "torch.nansum(x.half())",
+                   "torch.nanmean(x.double(), -1)", "torch.quantile(x, 0.5, keepdim=True)",
+                   "torch.quantile(x.t(), torch.tensor([0.2, 0.8]), 0, True)",
+                   "torch.quantile(x.unsqueeze(0), 0.5, 2)",
+                   "torch.rot90(x.reshape(3, 2, 2), 2, (1, 2))",
+                   "x.t().unfold(0, 2, 1)", "x.reshape(2, 3, 2).unfold(1, 2, 1).sum()",
+                   "torch.trapezoid(x, v[:3], dim=0)", "torch.cumulative_trapezoid(x, v)",
+                   "torch.cumulative_trapezoid(v)", "torch.trapezoid(torch.ones(3, 0))",
+                   "torch.fliplr(x.reshape(3, 2, 2))", "torch.diagflat(x[:2, :2], -2)",
+                   "torch.select_scatter(x.detach(), v, 0, 2)",
+                   "x.index_put((x > 0,), torch.tensor(0.5))",
+                   "x.index_put((torch.tensor([0, 2]), torch.tensor([1, 3])), v[:2], True)",
+                   "torch.block_diag(i, v)", "torch.copysign(x, torch.tensor(-0.0))",
+                   "torch.fmax(x, n[:1, :1])", "torch.float_power(x, -1)",
+                   "torch.corrcoef(torch.ones(2, 3))"])
+    differential(snippet)
+
+
 def test_moments_second_output_alone_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
