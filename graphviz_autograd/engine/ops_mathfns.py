@@ -418,12 +418,14 @@ def _select_scatter_fwd(x: Any, src: Any, dim: int, index: int) -> Any:
 
 
 def _select_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    dim, index = c.attrs["dim"], c.attrs["index"]
-    gsrc = D.select(g, dim=dim, index=index) if c.needs[1] else None
+    # NB: the nodes a create_graph makes show the dim and index as select_scatter was given them
+    a = c.attrs
+    dim, index = a["dim"], a["index"]
+    gsrc = keep_given(D.select(g, dim=dim, index=index), a, D) if c.needs[1] else None
     gx = None
     if c.needs[0]:
-        gx = D.select_scatter(g, D.zeros_like(D.select(g, dim=dim, index=index)), dim=dim,
-                              index=index)
+        gx = keep_given(D.select_scatter(g, D.zeros_like(D.select(g, dim=dim, index=index)),
+                                         dim=dim, index=index), a, D)
     return gx, gsrc
 
 
@@ -439,9 +441,10 @@ def _slice_kw(c: Any) -> dict[str, Any]:
 
 
 def _slice_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    kw = _slice_kw(c)
-    gsrc = D.slice(g, **kw) if c.needs[1] else None
-    gx = D.slice_scatter(g, D.zeros_like(D.slice(g, **kw)), **kw) if c.needs[0] else None
+    kw, a = _slice_kw(c), c.attrs
+    gsrc = keep_given(D.slice(g, **kw), a, D) if c.needs[1] else None
+    gx = keep_given(D.slice_scatter(g, D.zeros_like(D.slice(g, **kw)), **kw), a, D) \
+        if c.needs[0] else None
     return gx, gsrc
 
 
@@ -456,8 +459,9 @@ def _diagonal_scatter_fwd(x: Any, src: Any, offset: int, dim1: int, dim2: int) -
 def _diagonal_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     a = c.attrs
     kw = {"offset": a["offset"], "dim1": a["dim1"], "dim2": a["dim2"]}
-    gsrc = D.diagonal(g, **kw) if c.needs[1] else None
-    gx = D.diagonal_scatter(g, D.zeros_like(D.diagonal(g, **kw)), **kw) if c.needs[0] else None
+    gsrc = keep_given(D.diagonal(g, **kw), a, D) if c.needs[1] else None
+    gx = keep_given(D.diagonal_scatter(g, D.zeros_like(D.diagonal(g, **kw)), **kw), a, D) \
+        if c.needs[0] else None
     return gx, gsrc
 
 
@@ -569,7 +573,8 @@ register(
     Op("igammac", "IgammacBackward0", ("self", "other"), _igamma_fwd(True), _igamma_bw(True),
        (Save("other"), Save("self"))),
     Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
-       lambda c, g, D: (D.rot90(g, k=-c.attrs["k"], dims=c.attrs["dims"]),), (),
+       lambda c, g, D: (D.rot90(g, k=-c.attrs.get("@k", c.attrs["k"]),
+                                dims=c.attrs.get("@dims", c.attrs["dims"])),), (),
        ("dims", "k")),
     Op("select_scatter", "SelectScatterBackward0", ("self", "src"), _select_scatter_fwd,
        _select_scatter_bw, (), ("dim", "index")),
