@@ -36,7 +36,7 @@ def _nansum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     x, shape = c.self, c.shape(0)
     dim = c.attrs.get("dim")
     if dim:
-        g = _restore(g, shape, dim, c.attrs.get("keepdim", False), D)
+        g = _restore(g, shape, dim, c.attrs.get("keepdim", False), D, c.attrs.get("@dim"))
     # NB: PyTorch's sum_backward(grad) * self.isnan().logical_not() (x == x: not nan)
     return (D.mul(D.expand(g, size=shape), D.eq(x, x)),)
 
