@@ -756,21 +756,53 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
         "offset": offset, "dim1": d1, "dim2": d2}, dtype=input._dtype), dim1=dim1, dim2=dim2)
 
 
+def _index_put_args(self: Tensor, indices: Any, values: Tensor) -> tuple[Any, ...]:
+    """PyTorch's checks of ``index_put``'s indices and values; the indices and the values
+    broadcast to the part they are put into."""
+    if not isinstance(indices, tuple | list):
+        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got "
+                            f"{type(i).__name__}")
+        if i._dtype not in (dt.int64, dt.int32, dt.uint8, dt.bool_):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if values._dtype is not self._dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_name(self._dtype)} for the destination and {_name(values._dtype)} "
+                           "for the source.")
+    shape = self._data.shape
+    d = 0
+    for i in indices:
+        if i._dtype is not dt.bool_ and i._data.size:
+            size = shape[d]
+            hi, lo = int(i._data.max()), int(i._data.min())
+            if hi >= size or lo < -size:
+                raise IndexError(f"index {hi if hi >= size else lo} is out of bounds for "
+                                 f"dimension {d} with size {size}")
+        d += i._data.ndim if i._dtype is dt.bool_ else 1
+    idx = tuple(indices)
+    target = self._data[tuple(i._data for i in idx)].shape
+    try:
+        vals = values._data if values._data.shape == target else np.broadcast_to(values._data,
+                                                                                 target)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape "
+                           f"[{', '.join(map(str, values._data.shape))}] cannot be broadcast to "
+                           f"indexing result of shape [{', '.join(map(str, target))}]") from None
+    return idx, vals
+
+
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     """``input`` with ``values`` put at ``indices`` (one ``IndexPutBackward0``)."""
-    idx = tuple(indices)
-    target = input._data[tuple(i._data for i in idx)].shape
-    vals = values._data if values._data.shape == target else np.broadcast_to(values._data,
-                                                                             target)
+    idx, vals = _index_put_args(input, indices, values)
     return apply(TABLE["index_put"], (input, values), {"indices": idx, "accumulate": accumulate},
                  (input._data, vals), dtype=input._dtype)
 
 
 def _index_put_(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
-    idx = tuple(indices)
-    target = self._data[tuple(i._data for i in idx)].shape
-    vals = values._data if values._data.shape == target else np.broadcast_to(values._data,
-                                                                             target)
+    idx, vals = _index_put_args(self, indices, values)
     return apply_inplace(TABLE["index_put"], self, (values,),
                          {"indices": idx, "accumulate": accumulate}, arrays=(self._data, vals))
 
