@@ -952,7 +952,8 @@ def _alias(name: str) -> Any:
 
 
 METHODS: dict[str, Any] = {
-    "nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian, "count_nonzero": count_nonzero,
+    "__pos__": positive, "nansum": nansum, "nanmean": nanmean, "nanmedian": nanmedian,
+    "count_nonzero": count_nonzero,
     "float_power": float_power, "float_power_": _float_power_, "positive": positive,
     "cov": cov, "corrcoef": corrcoef, "diagflat": diagflat, "fliplr": fliplr,
     "flipud": flipud, "ravel": ravel,

@@ -178,7 +178,8 @@ def test_pointwise_as_pytorch() -> None:
                    "torch.arctan(x)", "torch.arctan2(x, y)", "x.arctan2(y)",
                    "torch.arcsinh(x)", "torch.arccosh(x.abs() + 1)", "torch.arctanh(x / 3)",
                    "torch.negative(x)", "x.negative()", "torch.positive(x)", "x.positive()",
-                   "torch.positive(i > 0)", "torch.fix(x)", "x.fix()"])
+                   "torch.positive(i > 0)", "+x", "(+x) is x", "+(i > 0)", "torch.fix(x)",
+                   "x.fix()"])
     differential(snippet)
 
 
