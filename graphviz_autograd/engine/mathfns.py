@@ -879,26 +879,38 @@ def _strided(shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> A
     return fn
 
 
+def _storage_offset(t: Tensor) -> int:
+    """Where ``t``'s first element lies in its base's memory, in elements."""
+    if t._base is None:
+        return 0
+    start = t._data.__array_interface__["data"][0]
+    return (start - t._base._data.__array_interface__["data"][0]) // t._data.itemsize
+
+
 def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
-    """A view of the tensor's memory with the given sizes and strides (in elements)."""
+    """A view of the tensor's memory with the given sizes and strides (in elements), from
+    ``storage_offset`` in its base's memory (by default where the tensor starts)."""
     size, stride = tuple(size), tuple(stride)
-    offset = 0 if storage_offset is None else int(storage_offset)
-    if input._base is not None or not input._data.flags.c_contiguous:
-        raise NotImplementedError("as_strided of a view or of a non-contiguous tensor is not "
-                                  "supported by graphviz_autograd")
+    own = _storage_offset(input)
+    offset = own if storage_offset is None else int(storage_offset)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
+    storage = input._base._data if input._base is not None else input._data
     need = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) \
         if all(size) else 0
-    if need > input._data.size:
+    if need > storage.size:
         raise RuntimeError(f"setStorage: sizes [{', '.join(map(str, size))}], strides "
                            f"[{', '.join(map(str, stride))}], storage offset {offset}, and "
                            f"itemsize {input._data.itemsize} requiring a storage size of "
                            f"{need * input._data.itemsize} are out of bounds for storage of "
-                           f"size {input._data.nbytes}")
+                           f"size {storage.nbytes}")
+    if not input._data.flags.c_contiguous or offset < own or need > own + input._data.size:
+        raise NotImplementedError("as_strided of a non-contiguous tensor, or reaching memory "
+                                  "outside the tensor's own elements, is not supported by "
+                                  "graphviz_autograd")
     return apply(TABLE["as_strided_view"], (input,), {
-        "view_fn": _strided(size, stride, offset), "size": size, "stride": stride,
-        "storage_offset": offset}, dtype=input._dtype)
+        "view_fn": _strided(size, stride, offset - own), "size": size, "stride": stride,
+        "storage_offset": storage_offset}, dtype=input._dtype)
 
 
 def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:

@@ -324,7 +324,11 @@ def test_as_strided_and_fill_diagonal_as_pytorch() -> None:
         _run(rec, ["x.as_strided((2, 2), (1, 2), 1)", "torch.as_strided(x, (3,), (2,))",
                    "x.as_strided((3, 3), (1, 1))", "x.as_strided((2, 3), (0, 1))",
                    "x.as_strided((4, 4), (4, 1))", "x.as_strided((2,), (1, 1))",
-                   "(x * 1).as_strided((2,), (5,)).mul_(2)"])
+                   "(x * 1).as_strided((2,), (5,)).mul_(2)", "x[1].as_strided((2,), (1,))",
+                   "x.view(3, 4)[1].as_strided((2, 2), (2, 1), 4)",
+                   "x.reshape(12)[2:].as_strided((3,), (3,))",
+                   "x.as_strided((2,), (1,), storage_offset=11)", "x.as_strided((2,), (1,), 11)",
+                   "x.as_strided((2,), (1, 1))"])
         torch = rec.torch
         env = _env(torch)
         for code in ("t.fill_diagonal_(5.0)", "t.t().contiguous().fill_diagonal_(-1)",
