@@ -147,6 +147,30 @@ def test_more_variants_as_pytorch() -> None:
     differential(snippet)
 
 
+def test_mixed_dtypes_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        _run(rec, ["torch.copysign(x, d[:1])", "torch.copysign(i, i)",
+                   "torch.copysign(i > 0, -1)", "torch.copysign(x.half(), 2.0)",
+                   "torch.fmax(i, i.double())", "torch.fmin(i, x[:2, :2])",
+                   "torch.fmax(i > 0, i > 1)", "torch.ldexp(x.half(), i[0, :1])",
+                   "torch.ldexp(i > 0, i)", "torch.float_power(i, i)",
+                   "torch.float_power(i > 0, 2)",
+                   "torch.float_power(x, torch.tensor(2))", "torch.deg2rad(i > 0)",
+                   "torch.rad2deg(x.double())", "torch.nextafter(x.double(), x)",
+                   "torch.igamma(x.abs(), x.abs().double())", "torch.i0(x.double())",
+                   "torch.i0(i > 0)", "torch.mvlgamma(x.double().abs() + 1, 3)",
+                   "torch.nansum(i > 0)", "torch.nansum(i, dtype=torch.float32)",
+                   "torch.nanmean(x, dtype=torch.float64)", "torch.std_mean(x.double(), 0)",
+                   "torch.quantile(x.double(), 0.5)", "torch.nanmedian(i)",
+                   "torch.nanmedian(i, 0)",
+                   "torch.cov(i)", "torch.corrcoef(i)", "torch.trapezoid(i, dx=0.5)",
+                   "torch.trapezoid(x, i[0, :1].expand(4))", "torch.cumulative_trapezoid(i)",
+                   "torch.block_diag(i > 0, x)", "torch.rot90(i > 0)",
+                   "torch.select_scatter(x, i[0, :1].expand(4), 0, 0)",
+                   "torch.diagflat(i)", "torch.renorm(x.double(), 2, 1, 1.0)"])
+    differential(snippet)
+
+
 def test_moments_second_output_alone_as_pytorch() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
