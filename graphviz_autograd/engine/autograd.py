@@ -566,6 +566,7 @@ from . import (  # noqa: E402, F401
     ops_scatter,
     ops_select,
     ops_shape,
+    ops_shaping,
     ops_special,
 )
 

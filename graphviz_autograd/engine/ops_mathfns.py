@@ -1,5 +1,6 @@
-"""Table entries: nansum, std_mean / var_mean, copysign, fmax / fmin, deg2rad / rad2deg, rot90
-and the scatters into a view (select_scatter, slice_scatter, diagonal_scatter)."""
+"""Table entries: the reductions and pointwise ops of ``mathfns`` (nansum, nanmedian, std_mean /
+var_mean, copysign, fmax / fmin, deg2rad / rad2deg, ldexp, mvlgamma, renorm, i0 / special_i1,
+nextafter, igamma / igammac, bincount's node, the in-place asinh_ / acosh_ / atanh_)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from .autograd import _as_strided_bw
 from .ops_pointwise import _not_implemented
 from .ops_reduce import (
     _evenly,
@@ -20,7 +20,6 @@ from .ops_reduce import (
     _var_bw,
     _var_fwd,
 )
-from .ops_shape import _unsqueeze_to, _wrapped
 from .optable import Op, Save, keep_given, no_double_backward, register
 
 
@@ -360,153 +359,7 @@ def _renorm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (np.where(norm > maxnorm, scaled, g),)
 
 
-def _block_diag_fwd(*xs: Any) -> Any:
-    mats = [np.reshape(x, (1, 1)) if x.ndim == 0 else np.reshape(x, (1, -1)) if x.ndim == 1
-            else x for x in xs]
-    dtype = np.result_type(*xs) if xs else np.float32
-    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
-    out = np.zeros((rows, cols), dtype)
-    r = k = 0
-    for m in mats:
-        out[r:r + m.shape[0], k:k + m.shape[1]] = m
-        r, k = r + m.shape[0], k + m.shape[1]
-    return out
-
-
-def _block_diag_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    out: list[Any] = []
-    r = k = 0
-    for i, need in enumerate(c.needs):
-        shape = c.shape(i)
-        rows, cols = (shape if len(shape) == 2 else (1, shape[0]) if shape else (1, 1))
-        if need:
-            part = D.slice(D.slice(g, dim=0, start=r, end=r + rows, step=1), dim=1, start=k,
-                           end=k + cols, step=1)
-            # NB: PyTorch's squeeze(-1), once for a vector (a no-op: its dims are 1 x n, and
-            # the executor sums the first away) and twice for a number
-            for _ in range(2 - len(shape)):
-                part = keep_given(D.squeeze_dim(part, dim=len(part.shape) - 1), {"@dim": -1}, D)
-            out.append(part)
-        else:
-            out.append(None)
-        r, k = r + rows, k + cols
-    return tuple(out)
-
-
-# -- shape ---------------------------------------------------------------------------------------
-def _as_strided_view_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        if g.requires_grad:
-            raise no_double_backward("AsStridedBackward0")
-        return _as_strided_bw(c, g, D)
-    # NB: elements the view repeats (overlapping strides) sum their gradients
-    out = np.zeros(c.shape(0), dtype=g.dtype)
-    where = c.attrs["view_fn"](np.arange(out.size).reshape(out.shape))
-    np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
-    return (out,)
-
-
-def _rot90_fwd(x: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
-    return np.ascontiguousarray(np.rot90(x, k, axes=tuple(dims)))
-
-
-def _select_scatter_fwd(x: Any, src: Any, dim: int, index: int) -> Any:
-    out = x.copy()
-    key = (slice(None),) * dim + (index,)
-    out[key] = src
-    return out
-
-
-def _select_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    # NB: the nodes a create_graph makes show the dim and index as select_scatter was given them
-    a = c.attrs
-    dim, index = a["dim"], a["index"]
-    gsrc = keep_given(D.select(g, dim=dim, index=index), a, D) if c.needs[1] else None
-    gx = None
-    if c.needs[0]:
-        gx = keep_given(D.select_scatter(g, D.zeros_like(D.select(g, dim=dim, index=index)),
-                                         dim=dim, index=index), a, D)
-    return gx, gsrc
-
-
-def _slice_scatter_fwd(x: Any, src: Any, dim: int, start: int, end: int, step: int) -> Any:
-    out = x.copy()
-    out[(slice(None),) * dim + (slice(start, end, step),)] = src
-    return out
-
-
-def _slice_kw(c: Any) -> dict[str, Any]:
-    a = c.attrs
-    return {"dim": a["dim"], "start": a["start"], "end": a["end"], "step": a["step"]}
-
-
-def _slice_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    kw, a = _slice_kw(c), c.attrs
-    gsrc = keep_given(D.slice(g, **kw), a, D) if c.needs[1] else None
-    gx = keep_given(D.slice_scatter(g, D.zeros_like(D.slice(g, **kw)), **kw), a, D) \
-        if c.needs[0] else None
-    return gx, gsrc
-
-
-def _diagonal_scatter_fwd(x: Any, src: Any, offset: int, dim1: int, dim2: int) -> Any:
-    out = np.array(x, order="C")
-    # NB: numpy's diagonal is read-only: write through the flat positions of its elements
-    where = np.diagonal(np.arange(out.size).reshape(out.shape), offset, dim1, dim2)
-    out.reshape(-1)[where.reshape(-1)] = np.broadcast_to(src, where.shape).reshape(-1)
-    return out
-
-
-def _diagonal_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    kw = {"offset": a["offset"], "dim1": a["dim1"], "dim2": a["dim2"]}
-    gsrc = keep_given(D.diagonal(g, **kw), a, D) if c.needs[1] else None
-    gx = keep_given(D.diagonal_scatter(g, D.zeros_like(D.diagonal(g, **kw)), **kw), a, D) \
-        if c.needs[0] else None
-    return gx, gsrc
-
-
-def _unfold_fwd(x: Any, dimension: int, size: int, step: int) -> Any:
-    """The sliding windows of ``size`` every ``step`` along ``dimension``: a view, the window
-    dim last (a 0-d input counts as one dim of size 1)."""
-    if x.ndim == 0:
-        return np.lib.stride_tricks.as_strided(x, (1,) * size, (x.itemsize,) * size,
-                                               writeable=x.flags.writeable)
-    n = x.shape[dimension]
-    shape = list(x.shape)
-    shape[dimension] = (n - size) // step + 1
-    strides = list(x.strides)
-    strides[dimension] = x.strides[dimension] * step
-    return np.lib.stride_tricks.as_strided(x, (*shape, size), (*strides, x.strides[dimension]),
-                                           writeable=x.flags.writeable)
-
-
-def _unfold_backward_fwd(g: Any, input_sizes: tuple[int, ...], dim: int, size: int,
-                         step: int) -> Any:
-    out = np.zeros(input_sizes, g.dtype)
-    # NB: windows may overlap: sum what each position of the input receives
-    where = _unfold_fwd(np.arange(out.size).reshape(input_sizes), dim, size, step)
-    np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
-    return out
-
-
-def _unfold_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    out = D.unfold_backward(g, input_sizes=tuple(c.shape(0)), dim=a["dimension"],
-                            size=a["size"], step=a["step"])
-    return (keep_given(out, {"@dim": a.get("@dimension", a["dimension"])}, D),)
-
-
-def _unfold_backward_bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
-    a = c.attrs
-    return (keep_given(D.unfold(gg, dimension=a["dim"], size=a["size"], step=a["step"]),
-                       {"@dimension": a.get("@dim", a["dim"])}, D),)
-
-
 register(
-    Op("unfold", "UnfoldBackward0", ("self",), _unfold_fwd, _unfold_bw, (),
-       ("dimension", "size", "step"), view=True),
-    Op("unfold_backward", "UnfoldBackwardBackward0", ("grad_in",), _unfold_backward_fwd,
-       _unfold_backward_bw, (), ("dim", "size", "step")),
     Op("nansum", "NansumBackward0", ("self",), _nansum_fwd, _nansum_bw, (Save("self"),),
        ("dim", "keepdim"), lift_0d=True),
     Op("nanmedian", "NanmedianBackward0", ("self",), _nanmedian_fwd, _evenly,
@@ -535,28 +388,13 @@ register(
     Op("asinh_", "AsinhBackward1", ("self",), _quiet(np.arcsinh), _inplace_only("asinh")),
     Op("acosh_", "AcoshBackward1", ("self",), _quiet(np.arccosh), _inplace_only("acosh")),
     Op("atanh_", "AtanhBackward1", ("self",), _quiet(np.arctanh), _inplace_only("atanh")),
-    # NB: Tensor.as_strided: a view of the tensor's memory (AsStridedBackward0, as the node
     # PyTorch regenerates for a view whose base changed)
-    Op("as_strided_view", "AsStridedBackward0", ("self",), lambda x, view_fn, **_: view_fn(x),
-       _as_strided_view_bw, (), ("size", "storage_offset", "stride"), view=True),
-    # NB: the in-place view ops (t_, squeeze_): their own nodes (TBackward1, SqueezeBackward3/5)
-    Op("t_inplace", "TBackward1", ("self",), lambda x: x.T, lambda c, g, D: (D.t(g),),
-       view=True),
-    Op("squeeze_inplace", "SqueezeBackward3", ("self",), lambda x: np.squeeze(x),
-       _unsqueeze_to(None), view=True),
-    Op("squeeze_inplace_dims", "SqueezeBackward5", ("self",),
-       lambda x, dim: np.squeeze(x, tuple(d for d in dim if x.shape[d] == 1)) if x.ndim else x,
-       _unsqueeze_to(_wrapped), (), ("dim",), view=True),
-    # NB: unsqueeze_ (in place), as PyTorch's quantile moves its quantiles first
-    Op("unsqueeze_inplace", "UnsqueezeBackward1", ("self",), lambda x, dim: np.expand_dims(x, dim),
-       lambda c, g, D: (D.squeeze_dim(g, dim=c.attrs["dim"]),), (), ("dim",), view=True),
     Op("ldexp", "LdexpBackward0", ("self", "other"), _ldexp_fwd, _ldexp_bw,
        (Save("other"), Save("result"))),
     Op("mvlgamma", "MvlgammaBackward0", ("self",), _mvlgamma_fwd, _mvlgamma_bw, (Save("self"),),
        ("p",)),
     Op("renorm", "RenormBackward0", ("self",), _renorm_fwd, _renorm_bw, (Save("self"),),
        ("dim", "maxnorm", "p")),
-    Op("block_diag", "BlockDiagBackward0", ("*tensors",), _block_diag_fwd, _block_diag_bw),
     # NB: no derivative in PyTorch: a node over weights that require grad, which raises
     Op("bincount", "torch::autograd::NotImplemented", ("*tensors",),
        lambda x, w, minlength: np.bincount(x, w, minlength=minlength),
@@ -572,14 +410,4 @@ register(
        (Save("other"), Save("self"))),
     Op("igammac", "IgammacBackward0", ("self", "other"), _igamma_fwd(True), _igamma_bw(True),
        (Save("other"), Save("self"))),
-    Op("rot90", "Rot90Backward0", ("self",), _rot90_fwd,
-       lambda c, g, D: (D.rot90(g, k=-c.attrs.get("@k", c.attrs["k"]),
-                                dims=c.attrs.get("@dims", c.attrs["dims"])),), (),
-       ("dims", "k")),
-    Op("select_scatter", "SelectScatterBackward0", ("self", "src"), _select_scatter_fwd,
-       _select_scatter_bw, (), ("dim", "index")),
-    Op("slice_scatter", "SliceScatterBackward0", ("self", "src"), _slice_scatter_fwd,
-       _slice_scatter_bw, (), ("dim", "end", "start", "step")),
-    Op("diagonal_scatter", "DiagonalScatterBackward0", ("self", "src"), _diagonal_scatter_fwd,
-       _diagonal_scatter_bw, (), ("dim1", "dim2", "offset")),
 )
