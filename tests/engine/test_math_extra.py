@@ -1,8 +1,10 @@
-"""The extra math functions of ``engine/mathfns.py`` (``trapezoid``, ``cov``, ``corrcoef``,
-``nanmean``, ``nansum``, ``std_mean``, ``float_power``, ``copysign``, ``fmax``, ``rot90``, the
-scatters into a view, the aliases and the ``torch.X_`` in-place functions), checked against real
-PyTorch 2.13: values, dtypes, graphs with their saved values, gradients and errors. The op table's
-tests (``test_op_table``) check each new node's create_graph graph and a numeric gradcheck."""
+"""The extra math and shape functions of ``engine/mathfns.py`` and ``engine/shaping.py``
+(``trapezoid``, ``cov``, ``corrcoef``, ``nanmean``, ``nansum``, ``std_mean``, ``quantile``,
+``float_power``, ``copysign``, ``i0``, ``igamma``, ``rot90``, ``unfold``, the scatters into a view,
+``index_put``, ``as_strided``, the in-place views, the aliases and the ``torch.X_`` in-place
+functions), checked against real PyTorch 2.13: values, dtypes, graphs with their saved values,
+gradients, versions and errors. The op table's tests (``test_op_table``) check each new node's
+create_graph graph and a numeric gradcheck."""
 
 from __future__ import annotations
 
