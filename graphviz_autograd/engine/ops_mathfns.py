@@ -14,13 +14,14 @@ from .ops_reduce import (
     _evenly,
     _mean_bw,
     _mean_dim_bw,
+    _norm_bw,
     _restore,
     _select_dim_bw,
     _std_bw,
     _var_bw,
     _var_fwd,
 )
-from .optable import Op, Save, keep_given, no_double_backward, register
+from .optable import Op, Save, keep_given, register
 
 
 # -- reductions ----------------------------------------------------------------------------------
@@ -336,27 +337,51 @@ def _renorm_fwd(x: Any, p: float, dim: int, maxnorm: float) -> Any:
     return (x * _renorm_factor(x, p, dim, maxnorm)[1].astype(x.dtype)).astype(x.dtype)
 
 
+class _NormCtx:
+    """The context ``_norm_bw`` reads, for the norm renorm's backward takes."""
+
+    def __init__(self, x: Any, shape: tuple[int, ...], attrs: dict[str, Any], norm: Any) -> None:
+        self.self, self._shape, self.attrs, self.result = x, shape, attrs, norm
+        self.tensor_mode = False
+
+    def shape(self, i: int = 0) -> tuple[int, ...]:
+        return self._shape
+
+
+def _in_double(key: str, t: Any, kw: dict[str, Any], D: Any) -> Any:
+    """``key`` (a norm, a sum) of ``t`` accumulated in double, as PyTorch's ``dtype=`` argument
+    gives it: no conversion node."""
+    if not D.tensor_mode:
+        return getattr(D, key)(t.astype(np.float64), **kw)
+    from . import dtypes as dt
+    from .autograd import apply
+    from .optable import TABLE
+    return apply(TABLE[key], (t,), kw, (t._data.astype(np.float64),), dtype=dt.float64)
+
+
 def _renorm_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("RenormBackward0")
-    a, x = c.attrs, c.self
+    # NB: PyTorch's renorm_backward, op by op: norms and sums accumulated in double
+    a, x, shape = c.attrs, c.self, c.shape(0)
     p, dim, maxnorm = a["p"], a["dim"], a["maxnorm"]
-    norm, _ = _renorm_factor(x, p, dim, maxnorm)
-    axes = tuple(i for i in range(x.ndim) if i != dim)
-    acc = x.astype(np.float64)
+    dims = tuple(i for i in range(len(shape)) if i != dim)
     with np.errstate(all="ignore"):
-        gsum = np.sum(acc * g, axis=axes, keepdims=True)
-        if p == math.inf:
-            top = np.abs(acc) == norm
-            nb = gsum * np.sign(acc) * top / np.sum(top, axis=axes, keepdims=True)
-        elif p == 2:
-            nb = gsum * np.where(norm == 0, 0, acc / norm)
-        else:
-            nb = gsum * np.sign(acc) * np.abs(acc) ** (p - 1) / norm ** (p - 1)
-            nb = np.where(norm == 0, 0, nb)
-        invnorm = 1 / (norm + 1e-7)
-        scaled = (invnorm * maxnorm * (g - invnorm * nb)).astype(g.dtype)
-    return (np.where(norm > maxnorm, scaled, g),)
+        norm = _in_double("norm", x, {"ord": p, "dim": dims, "keepdim": True}, D)
+        summed = _in_double("sum_dim", D.mul(x, g), {"dim": dims, "keepdim": True}, D)
+        nb = _norm_bw(_NormCtx(x, shape, {"dim": dims, "keepdim": True, "ord": p}, norm),
+                      summed, D)[0]
+        invnorm = D.reciprocal(D.add_scalar(norm, other=1e-7))
+        # NB: (invnorm * maxnorm) * (grad - invnorm * nb): the right operand first, as
+        # PyTorch's compiled C++ evaluates it
+        rest = D.sub(g, D.mul(invnorm, nb))
+        scaled = D.mul(D.mul_scalar(invnorm, other=maxnorm), rest)
+    dtype = c.dtype(0)
+    if D.tensor_mode:
+        from .functional import to_dtype
+        scaled = to_dtype(scaled, dtype)
+    else:
+        scaled = scaled.astype(dtype.np)
+    return (D.where(scaled, g, condition=D.gt(norm, D.add_scalar(D.zeros_like(norm),
+                                                                  other=maxnorm))),)
 
 
 register(

@@ -765,7 +765,9 @@ EXAMPLES: dict[str, list[str]] = {
     "mvlgamma": ["torch.mvlgamma(p + 1, 2)", "A.abs().mvlgamma(1)", "torch.mvlgamma(p + 2, 3)",
                  "t = p + 1; t.mvlgamma_(2); t", "dgrad(torch.mvlgamma(p + 1, 2), p, b)"],
     "renorm": ["torch.renorm(A, 2, 0, 1.0)", "A.renorm(1, 1, 0.5)", "torch.renorm(X, 3, -1, 1.5)",
-               "torch.renorm(A, float('inf'), 0, 1.0)", "t = A * 1; t.renorm_(2, 1, 1.0); t"],
+               "torch.renorm(A, float('inf'), 0, 1.0)", "t = A * 1; t.renorm_(2, 1, 1.0); t",
+               "dgrad(torch.renorm(A, 2, 0, 1.0), A, M)", "dgrad(A.renorm(1, 1, 0.5), A, M)",
+               "dgrad(torch.renorm(X, 3, -1, 1.5), X, X)"],
     "block_diag": ["torch.block_diag(A, a, s)", "torch.block_diag(A, c)",
                    "torch.block_diag(N, B)", "dgrad(torch.block_diag(a), a, U)",
                    "dgrad(torch.block_diag(s, bb), bb, A)"],
@@ -1069,7 +1071,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss", "renorm", "as_strided_view"}
+                      "ctc_loss", "as_strided_view"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
