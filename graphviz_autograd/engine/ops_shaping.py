@@ -9,7 +9,7 @@ import numpy as np
 
 from .autograd import _as_strided_bw
 from .ops_shape import _unsqueeze_to, _wrapped
-from .optable import Op, keep_given, no_double_backward, register
+from .optable import Op, keep_given, register
 
 
 def _block_diag_fwd(*xs: Any) -> Any:
@@ -48,13 +48,57 @@ def _block_diag_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 def _as_strided_view_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
         if g.requires_grad:
-            raise no_double_backward("AsStridedBackward0")
+            return (_as_strided_graph(c, g),)
         return _as_strided_bw(c, g, D)
     # NB: elements the view repeats (overlapping strides) sum their gradients
     out = np.zeros(c.shape(0), dtype=g.dtype)
     where = c.attrs["view_fn"](np.arange(out.size).reshape(out.shape))
     np.add.at(out.reshape(-1), where.reshape(-1), np.broadcast_to(g, where.shape).reshape(-1))
     return (out,)
+
+
+def _maybe_overlapping(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """PyTorch's test of whether a strided view may repeat memory: its strides in increasing
+    order each beyond the reach of the smaller ones (dims of size 1 left out)."""
+    reach = 0
+    for n, s in sorted(((n, s) for n, s in zip(size, stride, strict=True) if n != 1),
+                       key=lambda p: p[1]):
+        if s <= reach:
+            return True
+        reach += s * (n - 1)
+    return False
+
+
+def _as_strided_graph(c: Any, g: Any) -> Any:
+    """PyTorch's as_strided_backward where a graph is built: the gradient copied into an
+    as_strided view of zeros (CopySlices), then that memory seen as the input
+    (AsStridedBackward0)."""
+    from .autograd import apply
+    from .indexing import copy_
+    from .optable import TABLE
+    from .shaping import _strided
+    from .tensor import Tensor
+    shape = tuple(c.shape(0))
+    n = int(np.prod(shape))
+    a = c.attrs
+    storage = Tensor._make(np.zeros(n, g._data.dtype), g._dtype)
+    if _maybe_overlapping(a["size"], a["stride"]):
+        # NB: PyTorch sums the gradient into the memory with index_add_
+        from . import dtypes as dt
+        from . import functional as F
+        from .selecting import index_add_
+        where = a["view_fn"](np.arange(n).reshape(shape)).reshape(-1)
+        index_add_(storage, 0, Tensor._make(where.astype(np.int64), dt.int64),
+                   F.reshape(g, (-1,)))
+    else:
+        view = apply(TABLE["as_strided_view"], (storage,), {
+            "view_fn": a["view_fn"], "size": a["size"], "stride": a["stride"],
+            "storage_offset": a["storage_offset"]}, dtype=g._dtype)
+        copy_(view, g)
+    strides = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+    return apply(TABLE["as_strided_view"], (storage,), {
+        "view_fn": _strided(shape, strides, 0), "size": shape, "stride": strides,
+        "storage_offset": 0}, dtype=g._dtype)
 
 
 def _rot90_fwd(x: Any, k: int = 1, dims: Any = (0, 1)) -> Any:

@@ -721,7 +721,10 @@ EXAMPLES: dict[str, list[str]] = {
                       "dgrad(torch.nanmedian(A, -1)[0], A, bb)"],
     "as_strided_view": ["A.as_strided((2, 2), (1, 2), 1)", "torch.as_strided(A, (3,), (2,))",
                         "t = A * 1; t.as_strided((2,), (4,)).mul_(2); t",
-                        "M.as_strided((3, 2), (1, 1))"],
+                        "M.as_strided((3, 2), (1, 1))",
+                        "dgrad(A.as_strided((2, 2), (1, 2), 1), A, N)",
+                        "dgrad(A[1].as_strided((2,), (1,)), A, bb)",
+                        "dgrad(A.as_strided((3, 2), (1, 1)), A, B)"],
     "t_inplace": ["t = A * 1; t.t_(); t", "t = a * 1; t.t_(); t",
                   "t = A * 1; t.t_(); t.mul_(2); t",
                   "t = M * 1; u = t[0]; u.t_(); u.mul_(2); t"],
@@ -1071,7 +1074,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss", "as_strided_view"}
+                      "ctc_loss"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
