@@ -18,6 +18,7 @@ ALIASES = {
     "torch.nn.functional": "graphviz_autograd.torch.nn.functional",
     "torch.nn.init": "graphviz_autograd.torch.nn.init",
     "torch.nn.utils": "graphviz_autograd.torch.nn.utils",
+    "torch.nn.utils.rnn": "graphviz_autograd.torch.nn.utils_rnn",
     "torch.nn.parameter": "graphviz_autograd.torch.nn.parameter",
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
@@ -28,9 +29,16 @@ ALIASES = {
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",
+    "torch.utils.checkpoint": "graphviz_autograd.torch.utils.checkpoint",
     "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
     "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
     "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
+    "torch.testing": "graphviz_autograd.torch.testing",
+    "torch.amp": "graphviz_autograd.torch.amp",
+    "torch.backends": "graphviz_autograd.torch.backends",
+    "torch.backends.cudnn": "graphviz_autograd.torch.backends.cudnn",
+    "torch.backends.cuda": "graphviz_autograd.torch.backends.cuda",
+    "torch.backends.mps": "graphviz_autograd.torch.backends.mps",
 }
 
 

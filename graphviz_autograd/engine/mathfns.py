@@ -23,7 +23,7 @@ from .tensor import Tensor
 __all__ = ["trapezoid", "trapz", "cumulative_trapezoid", "nanmean", "nansum", "nanmedian",
            "count_nonzero", "std_mean", "var_mean", "cov", "corrcoef", "quantile", "nanquantile",
            "float_power", "copysign", "fmax", "fmin", "deg2rad", "rad2deg", "positive", "ldexp",
-           "mvlgamma", "renorm", "signbit", "gcd", "lcm", "histc", "bincount", "i0", "special_i1",
+           "mvlgamma", "renorm", "signbit", "gcd", "lcm", "bincount", "i0", "special_i1",
            "nextafter", "igamma", "igammac", "METHODS", "ALIASES", "INPLACE_FUNCTIONS"]
 
 # PyTorch's alias names: alias -> the engine's method
@@ -579,31 +579,6 @@ def _integer_binary_(fn: Any) -> Any:
     return m
 
 
-def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
-    """A histogram of ``bins`` equal bins over [min, max] (the data's range where both are 0);
-    no graph."""
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for '
-                                  f"'{_name(input._dtype)}'")
-    if bins <= 0:
-        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
-    data = input._data.reshape(-1)
-    lo, hi = float(min), float(max)
-    if lo == hi and data.size:
-        lo, hi = float(data.min()), float(data.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc(): max must be larger than min")
-    keep = data[(data >= lo) & (data <= hi)]
-    # NB: PyTorch's bin, computed in the input's dtype: (x - min) * bins / (max - min), the
-    # maximum in the last bin
-    t = keep.dtype.type
-    pos = ((keep - t(lo)) * t(bins) / (t(hi) - t(lo))).astype(np.int64)
-    counts = np.bincount(np.minimum(pos, bins - 1), minlength=bins)
-    return Tensor._make(counts.astype(input._dtype.np), input._dtype)
-
-
 def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs (summed ``weights`` if given); no graph."""
     data = input._data
@@ -652,7 +627,7 @@ METHODS: dict[str, Any] = {
     "rad2deg_": _floating_("rad2deg"), "quantile": quantile, "nanquantile": nanquantile,
     "ldexp": ldexp, "ldexp_": _ldexp_, "mvlgamma": mvlgamma, "mvlgamma_": _mvlgamma_,
     "renorm": renorm, "renorm_": _renorm_, "signbit": signbit, "gcd": gcd, "lcm": lcm,
-    "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm), "histc": histc,
+    "gcd_": _integer_binary_(gcd), "lcm_": _integer_binary_(lcm),
     "bincount": bincount, "i0": i0, "i0_": _floating_("i0"), "atan2_": _atan2_,
     "arctan2_": _atan2_, "nextafter": nextafter, "nextafter_": _nextafter_,
     "igamma": igamma, "igammac": igammac, "igamma_": _igamma_("igamma"),

@@ -7,21 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt
 from . import (
+    creation_extra,
     factories,
     indexing,
     linalg,
     mathfns,
     ordering,
     pointwise_extra,
+    predicates,
     products,
     reducing_extra,
     sampling,
     scattering,
+    searching,
     selecting,
     stacking,
 )
+from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
@@ -466,6 +469,9 @@ METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)
 METHODS.update(linalg.METHODS)
+METHODS.update(predicates.METHODS)
+METHODS.update(searching.METHODS)
+METHODS.update(creation_extra.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)

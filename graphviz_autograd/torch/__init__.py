@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import anomaly as _anomaly
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
+from ..engine import predicates as _predicates
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
@@ -68,7 +70,6 @@ from ..engine.mathfns import (
     fmax,
     fmin,
     gcd,
-    histc,
     i0,
     igamma,
     igammac,
@@ -107,6 +108,8 @@ from ..engine.pointwise_extra import (
     polygamma,
     xlogy,
 )
+from ..engine.predicates import allclose, equal, is_nonzero, isclose
+from ..engine.printing import set_printoptions
 from ..engine.products import (
     addbmm,
     addmv,
@@ -156,8 +159,39 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, linalg, nn, optim, special, utils
+from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
+from . import amp as _amp_ns
+from . import environment as _environment
+from .amp import autocast, is_autocast_enabled
+from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
+from .environment import (
+    are_deterministic_algorithms_enabled,
+    channels_last,
+    channels_last_3d,
+    compile,
+    contiguous_format,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_storage,
+    is_warn_always_enabled,
+    layout,
+    memory_format,
+    preserve_format,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    set_warn_always,
+    sparse_coo,
+    strided,
+    typename,
+    use_deterministic_algorithms,
+)
 from .serialization import load, save
+from .utilities import *  # noqa: F403 -- creation, search and predicate functions
 
 __version__ = "2.13.0+numpy"
 
@@ -222,6 +256,35 @@ class device:  # noqa: N801 -- PyTorch's name
 
 
 class _Cuda:
+    """``torch.cuda`` as a CPU-only PyTorch build has it: no device, and PyTorch's error from
+    what needs one."""
+
+    amp = _amp_ns.cuda_amp
+    synchronize = current_device = get_device_name = get_device_properties = set_device = (
+        staticmethod(_environment._no_cuda))
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 0
+
+    @staticmethod
+    def is_initialized() -> builtins.bool:
+        return False
+
+    @staticmethod
+    def is_bf16_supported(including_emulation: builtins.bool = True) -> builtins.bool:
+        return False
+
+    @staticmethod
+    def empty_cache() -> None:
+        pass
+
+    @staticmethod
+    def memory_allocated(device: Any = None) -> builtins.int:
+        return 0
+
+    max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
     @staticmethod
     def is_available() -> builtins.bool:
         return False
@@ -234,6 +297,33 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+class _Cpu:
+    amp = _amp_ns.cpu_amp
+
+    @staticmethod
+    def is_available() -> builtins.bool:
+        return True
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 1
+
+
+cpu = _Cpu()
+
+
+def is_anomaly_enabled() -> builtins.bool:
+    return _anomaly.state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> builtins.bool:
+    return _anomaly.state.check_nan
+
+
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
+    _anomaly.set_enabled(enabled, check_nan)
 
 
 def is_tensor(x: Any) -> builtins.bool:
@@ -360,24 +450,14 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
                   b)
 
 
-def allclose(a: Tensor, b: Tensor, rtol: Any = 1e-05, atol: Any = 1e-08,
-             equal_nan: builtins.bool = False) -> builtins.bool:
-    return builtins.bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
-
-
-def equal(a: Tensor, b: Tensor) -> builtins.bool:
-    return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
-
-
 ger = outer
 nonzero, argwhere = _F.nonzero, _F.argwhere
-isclose = _F.isclose
 remainder = _F.remainder
 fmod = _F.fmod
 floor_divide = _F.floor_divide
 unsafe_chunk = _F.unsafe_chunk
 unsafe_split = _F.unsafe_split
-bitwise_not = _F.invert
+bitwise_not = _predicates.METHODS["bitwise_not"]
 
 
 def _activation(name: str) -> Any:

@@ -141,10 +141,13 @@ EXAMPLES: dict[str, list[str]] = {
     # -- fused and special elementwise ops (ops_special) -------------------------------------------
     "addcmul": ["torch.addcmul(a, b, c)", "torch.addcmul(a, b, p, value=2)",
                 "torch.addcmul(c, a, b, value=0.5)", "A.addcmul(a, M)",
-                "t = a.clone(); t.addcmul_(b, p, value=-1.5); t"],
+                "t = a.clone(); t.addcmul_(b, p, value=-1.5); t",
+                "torch.addcmul(a, torch.ones(3), torch.full((3,), 2.0))"],
     "addcdiv": ["torch.addcdiv(a, b, p)", "torch.addcdiv(a, b, c, value=0.5)",
                 "torch.addcdiv(c, c, p, value=2)", "A.addcdiv(M, p)",
-                "t = a.clone(); t.addcdiv_(b, p, value=0.3); t"],
+                "t = a.clone(); t.addcdiv_(b, p, value=0.3); t",
+                "torch.addcdiv(a, torch.ones(3), torch.full((3,), 2.0))",
+                "t = a.clone(); t.addcdiv_(torch.ones(3), torch.full((3,), 2.0)); t"],
     "lerp": ["torch.lerp(a, b, 0.3)", "a.lerp(c, 0.8)", "torch.lerp(A, a, 0.5)",
              "t = a.clone(); t.lerp_(b, 0.25); t"],
     "lerp_tensor": ["torch.lerp(a, b, q)", "torch.lerp(a, b, c)", "a.lerp(c, q)",
@@ -168,6 +171,16 @@ EXAMPLES: dict[str, list[str]] = {
     "nan_to_num": ["torch.nan_to_num(a.log())", "torch.nan_to_num(A, nan=1.0, posinf=2.0)",
                    "A.log().nan_to_num(nan=-3.0)", "t = a.log(); t.nan_to_num_(); t"],
     "heaviside": ["torch.heaviside(a, b)", "torch.heaviside(a, c)", "torch.heaviside(c, a)"],
+    # -- comparisons in place, unique, poisson (engine/predicates.py, searching.py) -------------
+    "eq_": ["t = a * 1; t.eq_(2); t"], "ne_": ["t = A * 1; t.ne_(0); t"],
+    "lt_": ["t = a * 1; t.lt_(0.25); t"], "le_": ["t = A * 1; t.less_equal_(0); t"],
+    "gt_": ["t = a * 1; t.gt_(0); t"], "ge_": ["t = a * 1; t.greater_equal_(0.5); t"],
+    "eq_tensor_": ["t = a * 1; t.eq_(b); t"], "ne_tensor_": ["t = A * 1; t.ne_(a); t"],
+    "lt_tensor_": ["t = a * 1; t.lt_(c); t"], "le_tensor_": ["t = a * 1; t.le_(b); t"],
+    "gt_tensor_": ["t = A * 1; t.gt_(b); t"], "ge_tensor_": ["t = a * 1; t.ge_(s); t"],
+    "unique": ["torch.unique(a)"], "unique_dim": ["torch.unique(A, dim=1)"],
+    "unique_consecutive": ["torch.unique_consecutive(a)"],
+    "poisson": ["torch.manual_seed(0); torch.poisson(p * 3)"],
     # -- activations (ops_activation) --------------------------------------------------------------
     "elu_": ["t = a * 1; F.elu_(t); t", "t = A * 1; F.elu(t, 0.5, inplace=True); t",
              "t = a * 1; F.selu_(t); t", "t = A * 1; F.selu(t, inplace=True); t"],
@@ -214,10 +227,11 @@ EXAMPLES: dict[str, list[str]] = {
     "min": ["A.min()"],
     "amax": ["A.amax(dim=1)", "X.amax((0, 2), keepdim=True)"],
     "max_dim": ["A.max(dim=1)[0]", "A.max(dim=0, keepdim=True).values", "torch.max(X, 2)[0]",
-                "dgrad(A.max(-1)[0], A, bb)"],
-    "min_dim": ["A.min(dim=1)[0]", "A.min(0).values", "s.min(0).values"],
+                "(v := s.max(-1)[0]) * v", "dgrad(A.max(-1)[0], A, bb)"],
+    "min_dim": ["A.min(dim=1)[0]", "A.min(0).values", "s.min(0).values", "(v := s.min(0)[0]) * v"],
     "median_dim": ["A.median(dim=1)[0]", "A.median(0, keepdim=True).values",
-                   "torch.median(X, 2)[0]", "s.median(-1).values"],
+                   "torch.median(X, 2)[0]", "s.median(-1).values",
+                   "(v := s.median(0)[0]) * v"],
     "scatter": ["dgrad(A.max(dim=1)[0], A, bb)", "dgrad(A.min(dim=0)[0], A, b)",
                 "A.scatter(1, torch.tensor([[2, 0], [1, 0]]), N)",
                 "torch.scatter(A, 0, I.t()[1:], U[:, :2])",
@@ -528,10 +542,10 @@ EXAMPLES: dict[str, list[str]] = {
              "X.topk(2, 1, True, True)[0]", "a.topk(3, sorted=True).values", "s.topk(1)[0]",
              "dgrad(A.topk(2).values, A, N)"],
     "kthvalue": ["A.kthvalue(2)[0]", "torch.kthvalue(A, 1, 0, keepdim=True).values",
-                 "X.kthvalue(2, dim=-2).values", "s.kthvalue(1)[0]",
+                 "X.kthvalue(2, dim=-2).values", "s.kthvalue(1)[0]", "(v := s.kthvalue(1)[0]) * v",
                  "dgrad(A.kthvalue(2, 1)[0], A, bb)"],
     "mode": ["A.mode()[0]", "torch.mode(A, 0, keepdim=True).values", "s.mode().values",
-             "dgrad(M.mode(1).values, M, bb)"],
+             "(v := s.mode()[0]) * v", "dgrad(M.mode(1).values, M, bb)"],
     "amin": ["A.amin(1)", "torch.amin(A)", "X.amin((0, 2), keepdim=True)", "s.amin()",
              "a.amin(-1)", "dgrad(A.amin(1), A, bb)"],
     "cumprod": ["A.cumprod(1)", "torch.cumprod(X, dim=-1)", "a.cumprod(0)", "s.cumprod(0)",
@@ -602,6 +616,9 @@ EXAMPLES: dict[str, list[str]] = {
                  "F.ctc_loss(Y.permute(1, 0, 2).log_softmax(2), torch.tensor([[1], [1]]), [3, 3], "
                  "[1, 1], "
                  "reduction='sum', zero_infinity=True)"],
+    "pack_padded_sequence": ["torch.nn.utils.rnn.pack_padded_sequence(X, [2, 1]).data",
+                             "torch.nn.utils.rnn.pack_padded_sequence(Y, [2, 3], "
+                             "batch_first=True, enforce_sorted=False).data"],
     "embedding_bag": ["F.embedding_bag(torch.tensor([0, 2, 1, 1]), B, torch.tensor([0, 1]))",
                       "F.embedding_bag(torch.tensor([[0, 2], [1, 2]]), B, mode='sum')",
                       "F.embedding_bag(torch.tensor([0, 2, 1]), B, torch.tensor([0, 1, 1]), "
@@ -960,7 +977,7 @@ def _backward_error(module: Any, out: Any) -> str | None:
     """The error a backward raises (an op PyTorch has no derivative for), or None."""
     try:
         _backward(module, out)
-    except RuntimeError as e:       # NB: NotImplementedError too (the in-place asinh_, ...)
+    except RuntimeError as e:        # NotImplementedError too (unique's backward, asinh_'s)
         return f"{type(e).__name__}: {e}"
     return None
 
@@ -1075,6 +1092,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss"}
+# ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
+NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
@@ -1117,7 +1136,7 @@ def test_double_backward_graph_matches_torch(key: str, code: str) -> None:
 @requires_torch
 @pytest.mark.parametrize(("key", "code"), [
     c for c in DOUBLE_CASES if TABLE[c.values[0]].name != "torch::autograd::NotImplemented"
-    and c.values[0] not in INPLACE_NO_DERIVATIVE])
+    and c.values[0] not in NO_DERIVATIVE and c.values[0] not in INPLACE_NO_DERIVATIVE])
 def test_double_backward_nodes_are_made_in_pytorchs_order(key: str, code: str) -> None:
     """``create_graph=True`` by every input that requires grad: the gradients' nodes are made
     in PyTorch's order (its generated code computes a two-input op's second gradient first,
@@ -1184,6 +1203,11 @@ def test_gradcheck(key: str, code: str) -> None:
     assert out.requires_grad, f"{code!r}: the output does not require grad"
     assert str(out.dtype) == "torch.float64", f"{code!r}: float64 inputs gave {out.dtype}"
     w = _weights(tuple(out.shape))
+    if key in NO_DERIVATIVE:
+        with pytest.raises(NotImplementedError,
+                           match=r"the derivative for '\w+' is not implemented"):
+            out.backward(ours.tensor(w.tolist(), dtype=ours.float64))
+        return
     if TABLE[key].name == "torch::autograd::NotImplemented":
         # NB: an op PyTorch has no derivative for: its backward raises, as PyTorch's
         with pytest.raises(RuntimeError, match=r"derivative for aten::\w+ is not implemented"):

@@ -3,6 +3,7 @@ decomposes them (``cross_entropy`` is ``log_softmax`` then ``nll_loss``)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -164,14 +165,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if not training or p == 0 or input._data.size == 0:
         return input
     npd = input._dtype.np
+    # NB: in place, PyTorch multiplies the input itself (mul_: its version bumps, its node is
+    # MulBackward0, an expanded input is refused)
+    mul = input.mul_ if inplace else functools.partial(_F.mul, input)
     if p == 1:
-        return _F.mul(input, Tensor._make(np.zeros((), npd), input._dtype))
+        return mul(Tensor._make(np.zeros((), npd), input._dtype))
     noise = np.empty_like(input._data)
     rnd.fill(noise, rnd.bernoulli(rnd.default_generator, noise.size, 1 - p))
     # NB: noise.div_(1 - p): the divisor in the tensor's dtype (float32 for half)
     wide = np.dtype(np.float32) if npd == np.float16 else npd
     noise = (noise.astype(wide) / np.asarray(1 - p, wide)).astype(npd)
-    return _F.mul(input, Tensor._make(noise, input._dtype))
+    return mul(Tensor._make(noise, input._dtype))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

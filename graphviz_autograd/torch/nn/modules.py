@@ -201,8 +201,11 @@ class Module(ModuleHooks):
         return self
 
     def apply(self, fn: Any) -> Module:
-        for m in reversed(list(self.modules())):
-            fn(m)
+        """``fn`` on every submodule, children first and in order, then on this module (as
+        PyTorch: the order matters to initialisers drawing from one generator)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
         return self
 
     def state_dict(self) -> OrderedDict[str, Tensor]:
@@ -652,7 +655,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
