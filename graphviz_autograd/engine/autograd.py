@@ -614,6 +614,7 @@ from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
     ops_loss_extra,
+    ops_mathfns,
     ops_norm,
     ops_order,
     ops_packed,
@@ -625,6 +626,7 @@ from . import (  # noqa: E402, F401
     ops_scatter,
     ops_select,
     ops_shape,
+    ops_shaping,
     ops_special,
 )
 

@@ -250,7 +250,9 @@ def _gather_fwd(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
 
 
 def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"], index=c.index),)
+    # NB: the dim as gather was given it (a negative one) on the create_graph node too
+    return (keep_given(D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"],
+                                     index=c.index), c.attrs, D),)
 
 
 def _scatter_add_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:

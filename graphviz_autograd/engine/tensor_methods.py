@@ -12,6 +12,7 @@ from . import (
     factories,
     indexing,
     linalg,
+    mathfns,
     ordering,
     pointwise_extra,
     predicates,
@@ -480,6 +481,7 @@ for _k in _UNARY_SAME:
 for _k in ("neg", "relu"):          # NB: not of a bool tensor
     METHODS[_k] = _checked(METHODS[_k], _k)
     METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
+METHODS.update(mathfns.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import anomaly as _anomaly
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
+from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
 from ..engine import predicates as _predicates
 from ..engine.autograd import apply as _apply
@@ -57,6 +58,39 @@ from ..engine.linalg import inv as inverse
 from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
+from ..engine.mathfns import (
+    bincount,
+    copysign,
+    corrcoef,
+    count_nonzero,
+    cov,
+    cumulative_trapezoid,
+    deg2rad,
+    float_power,
+    fmax,
+    fmin,
+    gcd,
+    i0,
+    igamma,
+    igammac,
+    lcm,
+    ldexp,
+    mvlgamma,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    nextafter,
+    positive,
+    quantile,
+    rad2deg,
+    renorm,
+    signbit,
+    std_mean,
+    trapezoid,
+    trapz,
+    var_mean,
+)
 from ..engine.optable import TABLE as _TABLE
 from ..engine.pointwise_extra import (
     addcdiv,
@@ -97,6 +131,21 @@ from ..engine.random import (
     manual_seed,
     seed,
     set_rng_state,
+)
+from ..engine.shaping import (
+    as_strided,
+    block_diag,
+    cartesian_prod,
+    combinations,
+    diagflat,
+    diagonal_scatter,
+    fliplr,
+    flipud,
+    index_put,
+    ravel,
+    rot90,
+    select_scatter,
+    slice_scatter,
 )
 from ..engine.stacking import (
     atleast_1d,
@@ -333,6 +382,10 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
+# NB: PyTorch's aliases (arccos, fix, ...) and its in-place functions (torch.exp_(t), ...)
+for _name in ("arccos", "arcsin", "arctan", "arctan2", "arccosh", "arcsinh", "arctanh", "fix",
+              "split_with_sizes", "index_put_", *_mathfns.INPLACE_FUNCTIONS):
+    globals()[_name] = _fn(_name)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
