@@ -701,6 +701,25 @@ EXAMPLES: dict[str, list[str]] = {
         "[1, 1, 0, 0]]]), reduction='sum'), C, s)"],
     "log_sigmoid": ["F.logsigmoid(a)", "F.logsigmoid(A)", "torch.nn.LogSigmoid()(b)"],
     "log_sigmoid_backward": ["dgrad(F.logsigmoid(a), a, b)", "dgrad(F.logsigmoid(A), A, M)"],
+    # -- sampling at grid points (test_functional_extra) -----------------------------------------
+    "grid_sampler_2d": [
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2), align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 2, 3, 2), mode='nearest', padding_mode='border', "
+        "align_corners=True)",
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2) * 1.4, padding_mode='reflection', "
+        "align_corners=True)",
+        "F.grid_sample(C, F.affine_grid(M.unsqueeze(0) * 0.6, (1, 2, 3, 2), align_corners=False),"
+        " padding_mode='border', align_corners=False)"],
+    "grid_sampler_3d": [
+        "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 2, 2, 1, 3), align_corners=False)",
+        "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 1, 2, 2, 3) * 1.3, "
+        "padding_mode='reflection', align_corners=False)"],
+    "affine_grid_generator": [
+        "F.affine_grid(M.unsqueeze(0), (1, 2, 3, 4), align_corners=False)",
+        "F.affine_grid(A.reshape(1, 2, 3), [1, 1, 2, 3], align_corners=True)",
+        "F.affine_grid(X.reshape(1, 3, 4), (1, 1, 2, 2, 3), align_corners=False)",
+        "dgrad(F.affine_grid(M.unsqueeze(0), (1, 2, 3, 4), align_corners=False), M, "
+        "torch.ones(1, 3, 4, 2, requires_grad=True))"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
@@ -966,7 +985,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss"}
+                      "ctc_loss", "grid_sampler_2d", "grid_sampler_3d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

@@ -889,6 +889,7 @@ from .functional_layers import (  # noqa: E402
     upsample_nearest,
 )
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+from .functional_sampling import affine_grid, grid_sample  # noqa: E402
 
 __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
@@ -896,4 +897,4 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
             "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-            "triplet_margin_with_distance_loss", "ctc_loss"]
+            "triplet_margin_with_distance_loss", "ctc_loss", "affine_grid", "grid_sample"]
