@@ -553,6 +553,7 @@ from . import (  # noqa: E402, F401
     ops_double,
     ops_grid,
     ops_layers,
+    ops_layers_extra,
     ops_linalg,
     ops_loss,
     ops_loss_extra,

@@ -888,6 +888,27 @@ from .functional_layers import (  # noqa: E402
     upsample_bilinear,
     upsample_nearest,
 )
+from .functional_more import (  # noqa: E402
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    alpha_dropout,
+    bilinear,
+    channel_shuffle,
+    conv_transpose3d,
+    feature_alpha_dropout,
+    gumbel_softmax,
+    local_response_norm,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    max_unpool3d,
+    pdist,
+)
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
 from .functional_sampling import affine_grid, grid_sample  # noqa: E402
 
@@ -897,4 +918,10 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
             "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-            "triplet_margin_with_distance_loss", "ctc_loss", "affine_grid", "grid_sample"]
+            "triplet_margin_with_distance_loss", "ctc_loss", "affine_grid", "grid_sample",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "alpha_dropout",
+            "bilinear", "channel_shuffle", "conv_transpose3d", "feature_alpha_dropout",
+            "gumbel_softmax", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+            "max_unpool3d", "pdist"]
