@@ -66,6 +66,16 @@ from .layers import (
     ZeroPad2d,
     ZeroPad3d,
 )
+from .lazy import (
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+    UninitializedParameter,
+)
 from .loss_modules import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -121,6 +131,19 @@ from .modules_extra import (
     MaxPool3d,
     TripletMarginWithDistanceLoss,
 )
+from .modules_more import (
+    AdaptiveMaxPool3d,
+    AlphaDropout,
+    Bilinear,
+    ChannelShuffle,
+    ConvTranspose3d,
+    FeatureAlphaDropout,
+    LocalResponseNorm,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxUnpool3d,
+)
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
@@ -160,3 +183,7 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]
 __all__ += ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
             "TripletMarginWithDistanceLoss", "CTCLoss"]
+__all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "ConvTranspose3d",
+            "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxUnpool3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter"]
