@@ -1,0 +1,223 @@
+"""The layer functions PyTorch also exposes at the top level (``torch.conv2d``,
+``torch.layer_norm``, ``torch.kl_div``, ...), with the positional forms of their aten
+signatures: a loss's ``reduction`` is a number (0 none, 1 mean, 2 sum; none when not given, as
+PyTorch's bindings take it), a dropout's ``train`` is required, ``torch.embedding`` takes the
+weight first. Each runs ``torch.nn.functional``'s code, so the graph is the same."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ..engine.tensor import Tensor
+from .nn import functional as F
+from .nn.functional_layers import _feature_dropout
+from .nn.functional_more import _alpha_dropout
+from .nn.functional_sampling import affine_grid_generator, grid_sampler
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_pool1d_with_indices", "dropout",
+           "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_",
+           "feature_alpha_dropout", "feature_alpha_dropout_", "layer_norm", "group_norm",
+           "batch_norm", "instance_norm", "rms_norm", "embedding", "pixel_shuffle",
+           "pixel_unshuffle", "kl_div", "binary_cross_entropy_with_logits",
+           "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
+           "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rrelu", "rrelu_",
+           "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
+           "affine_grid_generator"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
+conv_transpose1d, conv_transpose2d = F.conv_transpose1d, F.conv_transpose2d
+conv_transpose3d = F.conv_transpose3d
+avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
+bilinear, pdist, channel_shuffle = F.bilinear, F.pdist, F.channel_shuffle
+rms_norm = F.rms_norm
+
+
+def _stride(stride: Any) -> Any:
+    return None if stride is None or (isinstance(stride, tuple | list) and not stride) \
+        else stride
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    return F.max_pool1d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+                        padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> Any:
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode, True)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    return F.max_pool2d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+                        padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
+    return F.max_pool3d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+                        padding, dilation, ceil_mode)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> Any:
+    """The pooled values and their indices (the aten op returns both)."""
+    return F.adaptive_max_pool1d(input, output_size, True)
+
+
+# -- dropouts: aten's check of p is a RuntimeError ----------------------------------------------
+def _check(p: float) -> None:
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return F.dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return F.dropout(input, p, train, inplace=True)
+
+
+def _feature(input: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
+    _check(p)
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    return _feature_dropout(input, p, train, inplace)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature(input, p, train, False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _feature(input, p, train, True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return _alpha_dropout(input, p, train, False, feature=False)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return _alpha_dropout(input, p, train, True, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return _alpha_dropout(input, p, train, False, feature=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check(p)
+    return _alpha_dropout(input, p, train, True, feature=True)
+
+
+# -- normalizations -------------------------------------------------------------------------------
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True
+               ) -> Tensor:
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enabled: bool = True
+               ) -> Tensor:
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+               running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                  running_mean: Tensor | None, running_var: Tensor | None,
+                  use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: bool
+                  ) -> Tensor:
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                           momentum, eps)
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The weight first; a negative ``padding_idx`` is none."""
+    return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False, generator: Any = None) -> Tensor:
+    return F.rrelu_(input, lower, upper, training)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
+    return F.pad(input, pad, "constant", value)
+
+
+# -- losses: reduction as a number, none by default ----------------------------------------------
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False
+           ) -> Tensor:
+    with warnings.catch_warnings():
+        # NB: aten's mean is the elementwise one, without F's warning about 'batchmean'
+        warnings.simplefilter("ignore")
+        return F.kl_div(input, target, reduction=_REDUCTIONS[reduction], log_target=log_target)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: int = 0
+                                     ) -> Tensor:
+    return F.binary_cross_entropy_with_logits(input, target, weight,
+                                              reduction=_REDUCTIONS[reduction],
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_REDUCTIONS[reduction])
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0
+                         ) -> Tensor:
+    return F.hinge_embedding_loss(input, target, margin, reduction=_REDUCTIONS[reduction])
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_REDUCTIONS[reduction])
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_REDUCTIONS[reduction])
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False, reduction: int = 0
+                        ) -> Tensor:
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_REDUCTIONS[reduction])
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _REDUCTIONS[reduction], zero_infinity)
