@@ -101,7 +101,8 @@ def _corners(pos: list[np.ndarray], spatial: tuple[int, ...]) -> Any:
 def _gather(x: np.ndarray, idx: list[np.ndarray]) -> np.ndarray:
     """x[n, :, idx...] for every grid point: (N, C, *grid points)."""
     n = np.arange(x.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
-    vals = x[(n, slice(None), *idx)]          # (N, *points, C)
+    where: tuple[Any, ...] = (n, slice(None), *idx)
+    vals = x[where]          # (N, *points, C)
     return np.moveaxis(vals, -1, 1)
 
 

@@ -119,16 +119,17 @@ def _adaptive_max3_fwd(x: np.ndarray, *, output_size: tuple[int, ...]
     bins = [_bins(n, o) for n, o in zip(spatial, output_size, strict=True)]
     y = np.empty((*x.shape[:-3], *output_size), x.dtype)
     idx = np.empty((*x.shape[:-3], *output_size), np.int64)
-    for at in itertools.product(*(range(o) for o in output_size)):
-        (a0, a1), (b0, b1), (c0, c1) = (bins[k][at[k]] for k in range(3))
+    for cell in itertools.product(*(range(o) for o in output_size)):
+        at: tuple[Any, ...] = (..., *cell)
+        (a0, a1), (b0, b1), (c0, c1) = (bins[k][cell[k]] for k in range(3))
         win = x[..., a0:a1, b0:b1, c0:c1].reshape(*x.shape[:-3], -1)
         # NB: the first maximum wins, a NaN counts as one (PyTorch's loop)
         arg = np.where(np.isnan(win).any(-1), np.isnan(win).argmax(-1), win.argmax(-1)) \
             if x.dtype.kind == "f" else win.argmax(-1)
-        y[(..., *at)] = np.take_along_axis(win, arg[..., None], -1)[..., 0]
+        y[at] = np.take_along_axis(win, arg[..., None], -1)[..., 0]
         wi, rest = np.divmod(arg, (b1 - b0) * (c1 - c0))
         wj, wk = np.divmod(rest, c1 - c0)
-        idx[(..., *at)] = ((a0 + wi) * spatial[1] + b0 + wj) * spatial[2] + c0 + wk
+        idx[at] = ((a0 + wi) * spatial[1] + b0 + wj) * spatial[2] + c0 + wk
     return y, {"result1": idx}
 
 

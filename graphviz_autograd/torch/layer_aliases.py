@@ -45,7 +45,7 @@ def _stride(stride: Any) -> Any:
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return F.max_pool1d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+    return F.max_pool1d(input, kernel_size, _stride(stride),
                         padding, dilation, ceil_mode)
 
 
@@ -56,13 +56,13 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), p
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return F.max_pool2d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+    return F.max_pool2d(input, kernel_size, _stride(stride),
                         padding, dilation, ceil_mode)
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False) -> Tensor:
-    return F.max_pool3d(input, kernel_size, _stride(stride),  # type: ignore[no-any-return]
+    return F.max_pool3d(input, kernel_size, _stride(stride),
                         padding, dilation, ceil_mode)
 
 

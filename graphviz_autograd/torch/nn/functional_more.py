@@ -123,37 +123,37 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return F.adaptive_max_pool1d(input, output_size, True)  # type: ignore[no-any-return]
+    return F.adaptive_max_pool1d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return F.adaptive_max_pool2d(input, output_size, True)  # type: ignore[no-any-return]
+    return F.adaptive_max_pool2d(input, output_size, True)
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return adaptive_max_pool3d(input, output_size, True)  # type: ignore[no-any-return]
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return F.max_pool1d(input, kernel_size, stride, padding,  # type: ignore[no-any-return]
+    return F.max_pool1d(input, kernel_size, stride, padding,
                         dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return F.max_pool2d(input, kernel_size, stride, padding,  # type: ignore[no-any-return]
+    return F.max_pool2d(input, kernel_size, stride, padding,
                         dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple[Tensor, Tensor]:
-    return F.max_pool3d(input, kernel_size, stride, padding,  # type: ignore[no-any-return]
+    return F.max_pool3d(input, kernel_size, stride, padding,
                         dilation, ceil_mode, True)
 
 
@@ -278,7 +278,7 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
     rnd.fill(noise, rnd.bernoulli(rnd.default_generator, noise.size, 1 - p))
     wide = np.dtype(np.float32) if npd == np.float16 else npd
     a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
-    m = noise.astype(wide)
+    m: Any = noise.astype(wide)
     b = ((m + wide.type(-1)) * wide.type(_SELU_ALPHA * a) + wide.type(_SELU_ALPHA * a * p))
     scaled = Tensor._make((m * wide.type(a)).astype(npd), input._dtype)
     shift = Tensor._make(b.astype(npd), input._dtype)

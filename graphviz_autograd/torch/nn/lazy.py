@@ -77,8 +77,8 @@ class _LazyMixin:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         self._materialize(args[0])
         self.__class__ = self.cls_to_become
-        self.reset_parameters()  # type: ignore[attr-defined]
-        return self(*args, **kwargs)  # type: ignore[operator]
+        self.reset_parameters()
+        return self(*args, **kwargs)
 
 
 class LazyLinear(_LazyMixin, Linear):
@@ -96,9 +96,9 @@ class LazyLinear(_LazyMixin, Linear):
 
     def _materialize(self, input: Tensor) -> None:
         self.in_features = input.size(-1)
-        self.weight.materialize((self.out_features, self.in_features))  # type: ignore[attr-defined]
+        self.weight.materialize((self.out_features, self.in_features))
         if self.bias is not None:
-            self.bias.materialize((self.out_features,))  # type: ignore[attr-defined]
+            self.bias.materialize((self.out_features,))
 
 
 class _LazyConvMixin(_LazyMixin):
@@ -136,6 +136,7 @@ class _LazyConvMixin(_LazyMixin):
 def _lazy_conv(name: str, base: type, dim: int, transposed: bool) -> type:
     def init(self: Any, out_channels: int, kernel_size: Any, stride: Any = 1,
              padding: Any = 0, *rest: Any, **kw: Any) -> None:
+        names: tuple[str, ...]
         if transposed:
             names = ("output_padding", "groups", "bias", "dilation", "padding_mode", "device",
                      "dtype")
@@ -144,7 +145,8 @@ def _lazy_conv(name: str, base: type, dim: int, transposed: bool) -> type:
         given = dict(zip(names, rest, strict=False))
         given.update(kw)
         bias, dtype = given.pop("bias", True), given.get("dtype")
-        base.__init__(self, 0, 0, kernel_size, stride, padding, bias=False, **given)
+        init_base: Any = base.__init__  # type: ignore[misc]
+        init_base(self, 0, 0, kernel_size, stride, padding, bias=False, **given)
         self._setup(out_channels, bias, dtype)
 
     return type(name, (_LazyConvMixin, base), {"__init__": init, "cls_to_become": base,
