@@ -720,6 +720,19 @@ EXAMPLES: dict[str, list[str]] = {
         "F.affine_grid(X.reshape(1, 3, 4), (1, 1, 2, 2, 3), align_corners=False)",
         "dgrad(F.affine_grid(M.unsqueeze(0), (1, 2, 3, 4), align_corners=False), M, "
         "torch.ones(1, 3, 4, 2, requires_grad=True))"],
+    # -- bilinear, pdist, channel shuffle, 3-d adaptive max pool and unpool (test_functional_extra)
+    "trilinear": ["F.bilinear(A, N, Y)", "F.bilinear(A, N, Y, bb)",
+                  "F.bilinear(X, X.flip(0), Y.reshape(2, 3, 2)[:, :, :1].expand(2, 3, 3))",
+                  "dgrad(F.bilinear(A, N, Y), A, bb.expand(2, 2))"],
+    "pdist": ["F.pdist(C.reshape(8, 4))", "F.pdist(B, p=1)", "F.pdist(Y.reshape(4, 3), p=3)",
+              "torch.pdist(A, 0.5)"],
+    "channel_shuffle": ["F.channel_shuffle(W, 2)", "F.channel_shuffle(X.reshape(1, 4, 3), 2)",
+                        "torch.nn.ChannelShuffle(2)(C)"],
+    "adaptive_max_pool3d": ["F.adaptive_max_pool3d(C, (1, 2, 3))",
+                            "F.adaptive_max_pool3d(C.unsqueeze(0), 2)"],
+    "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
+                     "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
+                     "(1, 2, 2))"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
@@ -985,7 +998,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss", "grid_sampler_2d", "grid_sampler_3d"}
+                      "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
+                      "adaptive_max_pool3d", "max_unpool3d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
