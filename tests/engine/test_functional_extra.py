@@ -140,6 +140,15 @@ CALLS = [
     "torch.poisson_nll_loss(a, b[:, :4].abs(), True, False, 1e-8, 1)",
     "torch.triplet_margin_loss(a, b[:, :4], b[:, 1:], 1.0, 2, 1e-6, True)",
     "torch.rrelu(a)",
+    # circular padding: F.pad, the modules, a convolution's padding_mode
+    "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
+    "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
+    "F.pad(x, (5, 5, 5, 5), 'circular')", "F.pad(x, (-3, -3, 0, 0), 'circular')",
+    "torch.nn.CircularPad1d((1, 2))(x[0])", "torch.nn.CircularPad2d(1)(x)",
+    "torch.nn.CircularPad3d((0, 1, 1, 0, 2, 1))(v)", "torch.nn.CircularPad1d(1)(a[0])",
+    "m = torch.nn.Conv2d(4, 2, 3, padding=1, padding_mode='circular'); fix(m); m(x)",
+    "m = torch.nn.Conv1d(4, 2, 3, padding=2, dilation=2, padding_mode='circular'); fix(m); "
+    "m(x[:, :, 0])",
 ]
 
 
@@ -202,6 +211,10 @@ ERRORS = [
     "repr(torch.nn.MaxUnpool3d(2))", "repr(torch.nn.ConvTranspose3d(2, 3, 2))",
     "repr(torch.nn.ConvTranspose3d(2, 4, (1, 2, 3), 2, 1, 1, groups=2, bias=False))",
     "torch.nn.AlphaDropout(1.5)",
+    "F.pad(x, (6, 0, 0, 0), 'circular')", "F.pad(x, (0, 0, -3, -3), 'circular')",
+    "repr(torch.nn.CircularPad1d((1, 2)))", "repr(torch.nn.CircularPad2d(1))",
+    "repr(torch.nn.CircularPad3d(1))",
+    "repr(torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='circular'))",
 ]
 
 

@@ -136,6 +136,9 @@ from .modules_more import (
     AlphaDropout,
     Bilinear,
     ChannelShuffle,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
     ConvTranspose3d,
     FeatureAlphaDropout,
     LocalResponseNorm,
@@ -186,4 +189,5 @@ __all__ += ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
 __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "ConvTranspose3d",
             "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter"]
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter",
+            "CircularPad1d", "CircularPad2d", "CircularPad3d"]

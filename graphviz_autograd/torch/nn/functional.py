@@ -830,9 +830,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
-        # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
-        raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
-                                  "supported by graphviz_autograd")
+        from .functional_more import pad_circular
+        return pad_circular(input, pads)
     nd = len(pads) // 2
     shape = input._data.shape
     if mode == "reflect":

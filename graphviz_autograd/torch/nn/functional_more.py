@@ -312,3 +312,45 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         y_hard = _torch.zeros_like(logits).scatter_(dim, index, 1.0)
         return y_hard - y_soft.detach() + y_soft
     return y_soft
+
+
+# -- circular padding -----------------------------------------------------------------------------
+def pad_circular(input: Tensor, pads: tuple[int, ...]) -> Tensor:
+    """F.pad's ``circular`` mode as PyTorch builds it: a new tensor, the input's (cropped) slice
+    copied into its middle, then each padded dim's left and right bands copied from the far
+    side of the result, dim by dim (so CopySlices over SliceBackward0 nodes)."""
+    in_shape = input._data.shape
+    ndim = len(pads) // 2
+    nonpadded = len(in_shape) - ndim
+    if nonpadded not in (1, 2):
+        raise RuntimeError(f"Invalid padding size, expected 1 or 2 non-padded dimensions, which "
+                           f"would be equivalent to padding of length {(len(in_shape) - 1) * 2} "
+                           f"or {(len(in_shape) - 2) * 2} respectively but got {len(pads)}")
+    out_shape = list(in_shape)
+    for i in range(ndim):
+        pad_l, pad_r = pads[2 * (ndim - i - 1)], pads[2 * (ndim - i - 1) + 1]
+        size = in_shape[nonpadded + i]
+        out_shape[nonpadded + i] = size + pad_l + pad_r
+        if pad_l > size or pad_r > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[nonpadded + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = Tensor._make(np.zeros(out_shape, input._dtype.np), input._dtype)
+    out_slice, in_slice = out, input
+    for i in range(ndim):
+        dim = ndim - i + nonpadded - 1
+        pad_l, pad_r = pads[2 * i], pads[2 * i + 1]
+        out_slice = _F.slice_(out_slice, dim, max(pad_l, 0), out_shape[dim] - max(pad_r, 0))
+        in_slice = _F.slice_(in_slice, dim, max(-pad_l, 0), in_shape[dim] - max(-pad_r, 0))
+    out_slice.copy_(in_slice)
+    for i in range(ndim):
+        dim = ndim - i + nonpadded - 1
+        pad_l, pad_r = pads[2 * i], pads[2 * i + 1]
+        if pad_l > 0:
+            end = out_shape[dim] - max(pad_r, 0)
+            _F.slice_(out, dim, 0, pad_l).copy_(_F.slice_(out, dim, end - pad_l, end))
+        if pad_r > 0:
+            start = max(pad_l, 0)
+            _F.slice_(out, dim, out_shape[dim] - pad_r, out_shape[dim]).copy_(
+                _F.slice_(out, dim, start, start + pad_r))
+    return out

@@ -1,7 +1,7 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
-(``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d`` and
-``ConvTranspose3d``: their arguments, initialisation and repr as PyTorch's, the work in
-``functional``."""
+(``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
+``ConvTranspose3d`` and ``CircularPad1d/2d/3d``: their arguments, initialisation and repr as
+PyTorch's, the work in ``functional``."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from ...engine.tensor import Tensor
 from . import functional as F
 from . import init
 from .conv import AdaptiveMaxPool2d, MaxUnpool2d, _ConvTransposeNd
-from .layers import _DropoutNd
+from .layers import _DropoutNd, _PadNd
 from .modules import Module
 from .parameter import Parameter
 
 __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d",
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
 
 
 class Bilinear(Module):
@@ -136,3 +136,25 @@ class ConvTranspose3d(_ConvTransposeNd):
         return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups,
                                   self.dilation)
+
+
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (self._dim + 1, self._dim + 2):
+            raise ValueError(f"expected {self._dim + 1}D or {self._dim + 2}D input (got "
+                             f"{input.dim()}D input)")
+        return F.pad(input, self.padding, "circular")
+
+
+class CircularPad1d(_CircularPadNd):
+    _dim = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    _dim = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    _dim = 3
