@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..engine.optable import TABLE
 from ..engine.tensor import Tensor
 from .nn import functional as F
 from .nn.functional_layers import _feature_dropout
@@ -25,7 +26,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss",
            "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rrelu", "rrelu_",
            "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
-           "affine_grid_generator"]
+           "affine_grid_generator", "native_layer_norm", "native_batch_norm",
+           "native_group_norm"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -221,3 +223,50 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
              blank: int = 0, reduction: int = 0, zero_infinity: bool = False) -> Tensor:
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
                       _REDUCTIONS[reduction], zero_infinity)
+
+
+# -- the native norms: the output and the statistics the backward uses --------------------------
+def _with_stats(out: Tensor, key: str, forward: Any) -> tuple[Tensor, Tensor, Tensor]:
+    """The output of a norm, and the two statistics its node saved (``result1``,
+    ``result2``), not differentiable, as PyTorch returns them; where no node was made, the
+    forward's."""
+    fn = out._grad_fn
+    if fn is not None and fn.name() == TABLE[key].name:
+        saved: Any = fn._saved
+        stats = [Tensor._make(saved[k].unpack(fn, False), out._dtype)
+                 for k in ("result1", "result2")]
+        return out, stats[0], stats[1]
+    res = forward()
+    return out, Tensor._make(res[1], out._dtype), Tensor._make(res[2], out._dtype)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None,
+                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, mean, rstd): the statistics over the normalized dims, kept as size-1 dims."""
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    shape = tuple(int(n) for n in normalized_shape)
+    return _with_stats(out, "native_layer_norm", lambda: TABLE["native_layer_norm"].forward(
+        input._data, None if weight is None else weight._data,
+        None if bias is None else bias._data, normalized_shape=shape, eps=eps))
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+                      momentum: float, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, save_mean, save_invstd): the batch statistics in training, empty in
+    evaluation; the running statistics updated in training."""
+    from ..engine.autograd import apply
+    out = apply(TABLE["native_batch_norm"], (input, weight, bias),
+                {"running_mean": running_mean, "running_var": running_var,
+                 "training": bool(training), "momentum": momentum, "eps": eps},
+                dtype=input._dtype)
+    return out[0], out[1].detach(), out[2].detach()
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int,
+                      C: int, HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, mean, rstd) per (sample, group); all three outputs of the node, as PyTorch's."""
+    from ..engine.autograd import apply
+    out = apply(TABLE["native_group_norm"], (input, weight, bias),
+                {"N": N, "C": C, "HxW": HxW, "group": group, "eps": eps}, dtype=input._dtype)
+    return out[0], out[1], out[2]

@@ -140,6 +140,15 @@ CALLS = [
     "torch.poisson_nll_loss(a, b[:, :4].abs(), True, False, 1e-8, 1)",
     "torch.triplet_margin_loss(a, b[:, :4], b[:, 1:], 1.0, 2, 1e-6, True)",
     "torch.rrelu(a)",
+    "torch.native_layer_norm(x, [5, 5], None, None, 1e-5)",
+    "torch.native_layer_norm(x, (5,), x[0, 0, 0].detach() + 1, None, 1e-3)",
+    "torch.native_layer_norm(x.detach(), [5], None, None, 1e-5)",
+    "torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)",
+    "rm, rv = torch.zeros(4), torch.ones(4); "
+    "torch.native_batch_norm(x, None, None, rm, rv, True, 0.3, 1e-5) + (rm, rv)",
+    "torch.native_batch_norm(x, None, None, torch.zeros(4), torch.ones(4), False, 0.1, 1e-5)",
+    "torch.native_group_norm(x, None, None, 2, 4, 25, 2, 1e-5)",
+    "torch.native_group_norm(x, bias[:1].expand(4).contiguous(), None, 2, 4, 25, 4, 1e-5)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
