@@ -1,5 +1,6 @@
 """Table entries: sampling an image at grid points (GridSampler2DBackward0,
-GridSampler3DBackward0: bilinear / trilinear or nearest, zeros / border / reflection padding)
+GridSampler3DBackward0: bilinear / trilinear, nearest or (2-d) bicubic, zeros / border /
+reflection padding)
 and the affine grid of a spatial transformer (AffineGridGeneratorBackward0).
 
 A grid point's coordinates are in [-1, 1] along each spatial dim, x (the last dim) first. Each
@@ -55,16 +56,22 @@ def _source(coord: np.ndarray, size: int, padding: int, align: bool
     else:
         pos = ((coord + t(1)) * t(size) - t(1)) / t(2)
         mult = np.full_like(coord, t(size / 2))
+    pos, slope = _pad(pos, size, padding, align)
+    return pos, mult * slope
+
+
+def _pad(pos: np.ndarray, size: int, padding: int, align: bool
+         ) -> tuple[np.ndarray, np.ndarray]:
+    """A source position moved inside by the padding mode (border: clamped; reflection:
+    reflected, then clamped), and its slope."""
     if padding == BORDER:
-        pos, slope = _clip(pos, size)
-        mult = mult * slope
-    elif padding == REFLECTION:
+        return _clip(pos, size)
+    if padding == REFLECTION:
         pos, slope = _reflect(pos, 0, 2 * (size - 1)) if align else \
             _reflect(pos, -1, 2 * size - 1)
-        mult = mult * slope
-        pos, slope = _clip(pos, size)
-        mult = mult * slope
-    return pos, mult
+        pos, inner = _clip(pos, size)
+        return pos, slope * inner
+    return pos, np.ones_like(pos)
 
 
 def _positions(x_shape: tuple[int, ...], grid: np.ndarray, a: dict[str, Any]
@@ -106,9 +113,55 @@ def _gather(x: np.ndarray, idx: list[np.ndarray]) -> np.ndarray:
     return np.moveaxis(vals, -1, 1)
 
 
+_A = -0.75          # the cubic convolution's parameter, as PyTorch's
+
+
+def _cubic(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The four taps' weights at fraction ``t`` and their derivatives in ``t``."""
+    a = t.dtype.type(_A)
+
+    def near(u: np.ndarray) -> np.ndarray:
+        return ((a + 2) * u - (a + 3)) * u * u + 1
+
+    def far(u: np.ndarray) -> np.ndarray:
+        return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a
+
+    def near_d(u: np.ndarray) -> np.ndarray:
+        return (3 * (a + 2) * u - 2 * (a + 3)) * u
+
+    def far_d(u: np.ndarray) -> np.ndarray:
+        return (3 * a * u - 10 * a) * u + 8 * a
+    one, two = t.dtype.type(1), t.dtype.type(2)
+    return ([far(t + one), near(t), near(one - t), far(two - t)],
+            [far_d(t + one), near_d(t), -near_d(one - t), -far_d(two - t)])
+
+
+def _bicubic_taps(x_shape: tuple[int, ...], grid: np.ndarray, a: dict[str, Any]) -> Any:
+    """The 16 taps around each point: indices (padded, clamped), whether inside, the x and y
+    weights and their derivatives, and the coordinates' multipliers (the padding of each tap
+    is not differentiated, as PyTorch's kernel)."""
+    h, w = x_shape[-2:]
+    ix, mx = _source(grid[..., 0], w, ZEROS, a["align_corners"])
+    iy, my = _source(grid[..., 1], h, ZEROS, a["align_corners"])
+    fx, fy = np.floor(ix), np.floor(iy)
+    (cx, dcx), (cy, dcy) = _cubic(ix - fx), _cubic(iy - fy)
+    for i in range(4):
+        px = _pad(fx + (i - 1), w, a["padding_mode"], a["align_corners"])[0]
+        for j in range(4):
+            py = _pad(fy + (j - 1), h, a["padding_mode"], a["align_corners"])[0]
+            inside = (px >= 0) & (px < w) & (py >= 0) & (py < h)
+            idx = [np.clip(py, 0, h - 1).astype(np.intp), np.clip(px, 0, w - 1).astype(np.intp)]
+            yield idx, inside, (cx[i], cy[j]), (dcx[i], dcy[j]), (mx, my)
+
+
 def _grid_fwd(x: np.ndarray, grid: np.ndarray, *, interpolation_mode: int, padding_mode: int,
               align_corners: bool) -> np.ndarray:
     a = {"padding_mode": padding_mode, "align_corners": align_corners}
+    if interpolation_mode == BICUBIC:
+        out = np.zeros((x.shape[0], x.shape[1], *grid.shape[1:-1]), x.dtype)
+        for idx, inside, (wx, wy), _, _ in _bicubic_taps(x.shape, grid, a):
+            out += _gather(x, idx) * (wx * wy * inside)[:, None]
+        return out
     pos, _, spatial = _positions(x.shape, grid, a)
     if interpolation_mode == NEAREST:
         idx = [np.rint(p) for p in pos]
@@ -140,9 +193,19 @@ def _grid_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
         raise no_double_backward(c.node.name())
     x, grid, a = c.input, c.grid, c.attrs
-    pos, mult, spatial = _positions(x.shape, grid, a)
     acc = np.zeros(x.size, np.float64)
     ggrid = np.zeros(grid.shape, x.dtype)
+    if a["interpolation_mode"] == BICUBIC:
+        for idx, inside, (wx, wy), (dx, dy), (mx, my) in _bicubic_taps(x.shape, grid, a):
+            if c.need(0):
+                _scatter_into(x.shape, idx, g * (wx * wy * inside)[:, None], acc)
+            if c.need(1):
+                seen = (_gather(x, idx) * g).sum(axis=1) * inside
+                ggrid[..., 0] += seen * dx * wy * mx
+                ggrid[..., 1] += seen * wx * dy * my
+        gx = acc.reshape(x.shape).astype(x.dtype) if c.need(0) else None
+        return gx, (ggrid if c.need(1) else None)
+    pos, mult, spatial = _positions(x.shape, grid, a)
     if a["interpolation_mode"] == NEAREST:
         if c.need(0):
             idx = [np.rint(p) for p in pos]

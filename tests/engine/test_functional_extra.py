@@ -70,7 +70,7 @@ def _call_snippet(call: str, seed: int | None = None) -> Any:
 CALLS = [
     # grid sampling: every mode and padding, both corner conventions, 2-d and 3-d
     *(f"F.grid_sample(x, grid, mode='{m}', padding_mode='{p}', align_corners={ac})"
-      for m in ("bilinear", "nearest") for p in ("zeros", "border", "reflection")
+      for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection")
       for ac in (True, False)),
     "F.grid_sample(x, grid)",
     "F.grid_sample(v, grid3, align_corners=False)",
@@ -197,6 +197,7 @@ ERRORS = [
     "F.grid_sample(x, grid, mode='foo')", "F.grid_sample(x, grid, padding_mode='foo')",
     "F.grid_sample(x, grid.double(), align_corners=False)",
     "F.grid_sample(v, grid3, mode='bicubic', align_corners=False)",
+    "F.grid_sample(x[0], grid[0], mode='bicubic', align_corners=False)",
     "F.grid_sample(x[:, :, :0], grid, align_corners=False)",
     "F.affine_grid(theta, (2, 3, 4))", "F.affine_grid(theta, (2, 3, 4, 5, 6))",
     "F.affine_grid(theta.long(), (2, 3, 4, 5))", "F.affine_grid(theta, (3, 1, 4, 5))",

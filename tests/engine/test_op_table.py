@@ -709,7 +709,10 @@ EXAMPLES: dict[str, list[str]] = {
         "F.grid_sample(C, Y.reshape(1, 3, 2, 2) * 1.4, padding_mode='reflection', "
         "align_corners=True)",
         "F.grid_sample(C, F.affine_grid(M.unsqueeze(0) * 0.6, (1, 2, 3, 2), align_corners=False),"
-        " padding_mode='border', align_corners=False)"],
+        " padding_mode='border', align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2) * 1.2, mode='bicubic', align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 2, 3, 2), mode='bicubic', padding_mode='reflection', "
+        "align_corners=True)"],
     "grid_sampler_3d": [
         "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 2, 2, 1, 3), align_corners=False)",
         "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 1, 2, 2, 3) * 1.3, "

@@ -47,11 +47,8 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number "
                            f"of dimensions, but got input with sizes {_sizes(x)} and grid with "
                            f"sizes {_sizes(g)}")
-    if interpolation_mode == BICUBIC:
-        if len(x) != 4:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample(mode='bicubic') is not supported by "
-                                  "graphviz_autograd")
+    if interpolation_mode == BICUBIC and len(x) != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input._dtype is not grid._dtype:
         name = _msg.SCALAR_NAME
         raise RuntimeError(f"expected scalar type {name.get(input._dtype.name)} but found "
