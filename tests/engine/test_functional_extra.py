@@ -310,3 +310,30 @@ def test_bilinear_initialises_as_pytorch() -> None:
         m3 = torch.nn.ConvTranspose3d(2, 3, 2)
         rec.note("conv params", [(n, p) for n, p in m3.named_parameters()])
     differential(snippet)
+
+
+def test_buffers_register_as_pytorchs() -> None:
+    """``nn.Buffer`` marks a tensor; assigning it (or a tensor to a buffer's name) registers it,
+    persistent or not, as PyTorch's ``Module.__setattr__`` does."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.ones(2, requires_grad=True)
+        b = torch.nn.Buffer(x, persistent=False)
+        rec.note("buffer", (type(b).__name__, isinstance(b, torch.nn.Buffer), b.persistent,
+                            b.requires_grad, b is x, isinstance(x, torch.nn.Buffer)))
+        rec.note("empty", repr(torch.nn.Buffer()))
+        m = torch.nn.Module()
+        m.b = b
+        m.c = torch.nn.Buffer(torch.zeros(1))
+        rec.note("registered", (list(m.state_dict()), [n for n, _ in m.named_buffers()]))
+        m.c = torch.ones(3)
+        rec.note("reassigned", (m.state_dict()["c"], m.c))
+        rec.attempt("not a tensor", lambda: setattr(m, "c", 3))
+        m.c = None
+        rec.note("removed", (list(m.state_dict()), [n for n, _ in m.named_buffers()]))
+        m.b = torch.nn.Buffer(torch.ones(1))
+        rec.note("made persistent", list(m.state_dict()))
+        bn = torch.nn.BatchNorm1d(2)
+        bn.running_mean = torch.full((2,), 0.5)
+        rec.note("norm buffer", (bn.state_dict()["running_mean"], bn.running_mean))
+    differential(snippet)

@@ -25,6 +25,7 @@ from .activation import (
     Threshold,
 )
 from .attention import MultiheadAttention
+from .buffer import Buffer
 from .conv import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -190,4 +191,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter",
-            "CircularPad1d", "CircularPad2d", "CircularPad3d"]
+            "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer"]
