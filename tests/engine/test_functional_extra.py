@@ -243,6 +243,10 @@ LAZY = [
     ("LazyConv3d(2, 2)", (1, 1, 3, 3, 3)), ("LazyConvTranspose1d(3, 2, 2)", (1, 2, 4)),
     ("LazyConvTranspose2d(3, 3, 2, 1, 1, bias=False)", (1, 2, 4, 4)),
     ("LazyConvTranspose3d(2, 2)", (1, 2, 2, 2, 2)),
+    ("LazyBatchNorm1d()", (4, 3)), ("LazyBatchNorm2d(eps=1e-3, momentum=None)", (2, 3, 2, 2)),
+    ("LazyBatchNorm2d(affine=False)", (2, 3, 2, 2)), ("LazyBatchNorm3d()", (2, 2, 2, 2, 2)),
+    ("LazyInstanceNorm1d()", (2, 3, 4)), ("LazyInstanceNorm2d(affine=False)", (2, 3, 2, 2)),
+    ("LazyInstanceNorm3d(track_running_stats=False)", (1, 2, 2, 2, 2)),
 ]
 
 
@@ -254,13 +258,15 @@ def test_a_lazy_layer_materialises_as_pytorch(layer: str, shape: tuple[int, ...]
         torch = rec.torch
         torch.manual_seed(5)
         m = eval(f"torch.nn.{layer}", {"torch": torch})
-        rec.note("before", (repr(m), type(m).__name__, repr(m.weight), type(m.weight).__name__))
+        rec.note("before", (repr(m), type(m).__name__, repr(m.weight), type(m.weight).__name__,
+                            [(n, type(b).__name__) for n, b in m.named_buffers()]))
         rec.attempt("shape before", lambda: m.weight.shape)
         x = _images(torch, *shape)
         out = m(x)
         rec.note("after", (repr(m), type(m).__name__, type(m.weight).__name__))
         rec.note("parameters", [(n, p, p._version, p.requires_grad)
                                 for n, p in m.named_parameters()])
+        rec.note("buffers", [(n, b, b._version) for n, b in m.named_buffers()])
         rec.note("state", [(k, list(v.shape)) for k, v in m.state_dict().items()])
         rec.graph("forward", out=out)
         rec.note("next draw", torch.rand(2))

@@ -68,13 +68,20 @@ from .layers import (
     ZeroPad3d,
 )
 from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
     LazyConv1d,
     LazyConv2d,
     LazyConv3d,
     LazyConvTranspose1d,
     LazyConvTranspose2d,
     LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
     LazyLinear,
+    UninitializedBuffer,
     UninitializedParameter,
 )
 from .loss_modules import (
@@ -191,4 +198,6 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
             "MaxUnpool3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter",
-            "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer"]
+            "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer",
+            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer"]

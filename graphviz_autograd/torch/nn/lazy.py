@@ -1,4 +1,5 @@
-"""The lazy layers (``LazyLinear``, ``LazyConv1d/2d/3d``, ``LazyConvTranspose1d/2d/3d``): their
+"""The lazy layers (``LazyLinear``, ``LazyConv1d/2d/3d``, ``LazyConvTranspose1d/2d/3d``,
+``LazyBatchNorm1d/2d/3d``, ``LazyInstanceNorm1d/2d/3d``): their
 parameters are ``UninitializedParameter`` until the first call, which reads the input's size,
 materialises them, initialises them as the plain layer would (the same draws after the same
 seed) and turns the module into that plain layer, as PyTorch's ``cls_to_become``."""
@@ -10,14 +11,17 @@ from typing import Any
 import numpy as np
 
 from ...engine import dtypes as dt
-from ...engine.tensor import Tensor
+from ...engine.tensor import Tensor, _init
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from .modules import Linear
+from .modules import BatchNorm1d, BatchNorm2d, Linear
 from .modules_more import ConvTranspose3d
+from .norm import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .parameter import Parameter
 
 __all__ = ["UninitializedParameter", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
-           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
+           "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+           "UninitializedBuffer", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 _UNINITIALIZED = ("Can't access the shape of an uninitialized parameter or buffer. This error "
                   "usually happens in `load_state_dict` when trying to load an uninitialized "
@@ -160,3 +164,82 @@ LazyConv3d = _lazy_conv("LazyConv3d", Conv3d, 3, False)
 LazyConvTranspose1d = _lazy_conv("LazyConvTranspose1d", ConvTranspose1d, 1, True)
 LazyConvTranspose2d = _lazy_conv("LazyConvTranspose2d", ConvTranspose2d, 2, True)
 LazyConvTranspose3d = _lazy_conv("LazyConvTranspose3d", ConvTranspose3d, 3, True)
+
+
+# -- lazy norms -----------------------------------------------------------------------------------
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet; ``materialize(shape)`` makes it a Tensor."""
+
+    __slots__ = ()
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None,
+                dtype: Any = None) -> UninitializedBuffer:
+        kind = dtype or dt.float32
+        b = object.__new__(cls)
+        _init(b, np.zeros(0, kind.np), kind)
+        return b
+
+    def __init__(self, requires_grad: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        pass
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(_UNINITIALIZED)
+
+    def size(self, dim: int | None = None) -> Any:
+        raise RuntimeError(_UNINITIALIZED)
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+    def materialize(self, shape: tuple[int, ...]) -> None:
+        self._data = np.empty(shape, self._data.dtype)
+        self.__class__ = Tensor  # type: ignore[assignment]
+
+
+class _LazyNormMixin(_LazyMixin):
+    affine: bool
+    track_running_stats: bool
+    num_features: int
+    weight: Any
+    bias: Any
+    running_mean: Any
+    running_var: Any
+
+    def _materialize(self, input: Tensor) -> None:
+        self.num_features = input.size(1)
+        if self.affine:
+            self.weight.materialize((self.num_features,))
+            self.bias.materialize((self.num_features,))
+        if self.track_running_stats:
+            self.running_mean.materialize((self.num_features,))
+            self.running_var.materialize((self.num_features,))
+
+
+def _lazy_norm(name: str, base: type, affine: bool, stats: bool) -> type:
+    def init(self: Any, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = affine,
+             track_running_stats: bool = stats, device: Any = None, dtype: Any = None) -> None:
+        init_base: Any = base.__init__  # type: ignore[misc]
+        init_base(self, 0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = Tensor._make(np.zeros((), np.int64), dt.int64)
+
+    return type(name, (_LazyNormMixin, base), {"__init__": init, "cls_to_become": base,
+                                                "__module__": __name__})
+
+
+LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d, True, True)
+LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d, True, True)
+LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d, True, True)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d, True, True)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d, True, True)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d, True, True)
