@@ -551,6 +551,7 @@ from . import (  # noqa: E402, F401
     ops_decomp,
     ops_distance,
     ops_double,
+    ops_fractional,
     ops_grid,
     ops_layers,
     ops_layers_extra,

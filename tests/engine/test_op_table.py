@@ -733,6 +733,12 @@ EXAMPLES: dict[str, list[str]] = {
                         "torch.nn.ChannelShuffle(2)(C)"],
     "adaptive_max_pool3d": ["F.adaptive_max_pool3d(C, (1, 2, 3))",
                             "F.adaptive_max_pool3d(C.unsqueeze(0), 2)"],
+    "fractional_max_pool2d": [
+        "F.fractional_max_pool2d(C, 2, 3, _random_samples=r[2:].expand(1, 2, 2))",
+        "F.fractional_max_pool2d(C[0], (2, 1), (2, 3), _random_samples=r[1:].expand(1, 2, 2))"],
+    "fractional_max_pool3d": [
+        "F.fractional_max_pool3d(C.unsqueeze(0), (1, 2, 2), (1, 2, 2), "
+        "_random_samples=r[2:].expand(1, 1, 3))"],
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],
@@ -1002,7 +1008,8 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
-                      "adaptive_max_pool3d", "max_unpool3d"}
+                      "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
+                      "fractional_max_pool3d"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

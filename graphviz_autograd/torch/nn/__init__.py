@@ -149,6 +149,8 @@ from .modules_more import (
     CircularPad3d,
     ConvTranspose3d,
     FeatureAlphaDropout,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LocalResponseNorm,
     LPPool1d,
     LPPool2d,
@@ -200,4 +202,5 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter",
             "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer",
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer"]
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
+            "FractionalMaxPool2d", "FractionalMaxPool3d"]

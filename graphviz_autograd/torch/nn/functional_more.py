@@ -27,7 +27,9 @@ __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "max_unpool3d",
            "conv_transpose3d", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-           "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax"]
+           "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax", "pad_circular",
+           "fractional_max_pool2d", "fractional_max_pool3d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
 
 
 def _sizes(shape: Any) -> str:
@@ -354,3 +356,72 @@ def pad_circular(input: Tensor, pads: tuple[int, ...]) -> Tensor:
             _F.slice_(out, dim, out_shape[dim] - pad_r, out_shape[dim]).copy_(
                 _F.slice_(out, dim, start, start + pad_r))
     return out
+
+
+# -- fractional max pools -------------------------------------------------------------------------
+def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
+                return_indices: bool, random_samples: Tensor | None, nd: int) -> Any:
+    from ...engine.factories import rand
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if len(output_ratio) > nd:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
+                             f"of Ints.")
+        ratio = _tuple(output_ratio, nd)
+        output_size = [int(input.size(-nd + d) * ratio[d]) for d in range(nd)]
+    if random_samples is None:
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        random_samples = rand(n_batch, input.size(-nd - 1), nd, dtype=input._dtype)
+    kernel = tuple(int(k) for k in _tuple(kernel_size, nd))
+    size = tuple(int(o) for o in _tuple(output_size, nd))
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                           f"{_sizes(input._data.shape)}")
+    names = ("time", "height", "width")[-nd:]
+    # NB: PyTorch's 3-d kernel wants the windows to end strictly inside, its 2-d one not
+    where = f"{name}_out()" if nd == 3 else f"{name}()"
+    for d in range(nd):
+        n = input._data.shape[-nd + d]
+        if size[d] + kernel[d] - 1 > n - (nd == 3):
+            raise RuntimeError(f"{where}: pool {names[d]} {kernel[d]} too large relative to "
+                               f"input {names[d]} {n}")
+    op = _T[name]
+    kw = {"kernel_size": kernel, "output_size": size,
+          "samples": random_samples._data.astype(input._dtype.np, copy=False)}
+    out = _apply(op, (input,), kw, dtype=input._dtype)
+    if not return_indices:
+        return out
+    fn = out._grad_fn
+    idx = fn._saved["result1"].tensor if fn is not None else \
+        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
+    return out, idx
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    """Max pooling over windows at pseudo-random starts (FractionalMaxPool2DBackward0); the
+    starts drawn from ``torch.rand(N, C, 2)`` unless given."""
+    return _fractional(input, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, 2)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    return _fractional(input, kernel_size, output_size, output_ratio, return_indices,
+                       _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional(input, kernel_size, output_size, output_ratio, True, _random_samples, 2)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional(input, kernel_size, output_size, output_ratio, True, _random_samples, 3)

@@ -1,7 +1,7 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
 (``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
-``ConvTranspose3d`` and ``CircularPad1d/2d/3d``: their arguments, initialisation and repr as
-PyTorch's, the work in ``functional``."""
+``ConvTranspose3d``, ``CircularPad1d/2d/3d`` and ``FractionalMaxPool2d/3d``: their arguments,
+initialisation and repr as PyTorch's, the work in ``functional``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from .parameter import Parameter
 
 __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d",
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
-           "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
+           "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+           "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class Bilinear(Module):
@@ -157,4 +158,40 @@ class CircularPad2d(_CircularPadNd):
 
 
 class CircularPad3d(_CircularPadNd):
+    _dim = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    _dim = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        n = self._dim
+        self.kernel_size = F._ints(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = F._ints(output_size, n) if output_size is not None else None
+        self.output_ratio = (tuple(output_ratio) if isinstance(output_ratio, tuple | list)
+                             else (output_ratio,) * n) if output_ratio is not None else None
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        pool = F.fractional_max_pool2d if self._dim == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _dim = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
     _dim = 3
