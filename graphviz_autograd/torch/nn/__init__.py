@@ -147,6 +147,7 @@ from .modules_more import (
     CircularPad1d,
     CircularPad2d,
     CircularPad3d,
+    Container,
     ConvTranspose3d,
     FeatureAlphaDropout,
     FractionalMaxPool2d,
@@ -156,6 +157,7 @@ from .modules_more import (
     LPPool2d,
     LPPool3d,
     MaxUnpool3d,
+    NLLLoss2d,
 )
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
@@ -203,4 +205,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer",
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
-            "FractionalMaxPool2d", "FractionalMaxPool3d"]
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container"]

@@ -1,11 +1,13 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
 (``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
-``ConvTranspose3d``, ``CircularPad1d/2d/3d`` and ``FractionalMaxPool2d/3d``: their arguments,
-initialisation and repr as PyTorch's, the work in ``functional``."""
+``ConvTranspose3d``, ``CircularPad1d/2d/3d``, ``FractionalMaxPool2d/3d`` and the deprecated
+``NLLLoss2d`` and ``Container``: their arguments, initialisation and repr as PyTorch's, the
+work in ``functional``."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from ...engine.factories import zeros
@@ -14,13 +16,13 @@ from . import functional as F
 from . import init
 from .conv import AdaptiveMaxPool2d, MaxUnpool2d, _ConvTransposeNd
 from .layers import _DropoutNd, _PadNd
-from .modules import Module
+from .modules import Module, NLLLoss
 from .parameter import Parameter
 
 __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d",
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
-           "FractionalMaxPool2d", "FractionalMaxPool3d"]
+           "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container"]
 
 
 class Bilinear(Module):
@@ -195,3 +197,26 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
     _dim = 3
+
+
+class NLLLoss2d(NLLLoss):
+    """PyTorch's deprecated alias of ``NLLLoss`` (it warns once made)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: Any = None,
+                 ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class Container(Module):
+    """PyTorch's deprecated module holding the modules given by keyword."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
