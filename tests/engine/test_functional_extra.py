@@ -360,3 +360,32 @@ def test_buffers_register_as_pytorchs() -> None:
         bn.running_mean = torch.full((2,), 0.5)
         rec.note("norm buffer", (bn.state_dict()["running_mean"], bn.running_mean))
     differential(snippet)
+
+
+@pytest.mark.parametrize("target", ["[0, 5, 2, 9, 7, 1]", "[1, 2, 3, 0, 0, 2]",
+                                    "[8, 9, 6, 7, 5, 9]", "[0, 5, 2, 10, 7, 1]"])
+def test_adaptive_log_softmax_trains_as_pytorch(target: str) -> None:
+    """Forward (the masks, copies and gathers of PyTorch's steps), loss, backward, grads; then
+    the full log-probabilities and predictions, batched and not."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        m = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0)
+        fixed_parameters(torch, m)
+        rec.note("repr", repr(m))
+        x = _images(torch, 6, 8).requires_grad_()
+        made: list[Any] = []
+        t = torch.tensor(eval(target))
+        if not rec.attempt("forward", lambda: made.append(m(x, t))):
+            return
+        out, loss = made[0]
+        rec.graph("forward", out=out, loss=loss)
+        rec.attempt("backward", lambda: loss.backward())
+        rec.grad("grads", x=x, **dict(m.named_parameters()))
+        rec.note("log_prob", m.log_prob(x.detach()))
+        rec.attempt("log_prob one", lambda: m.log_prob(x.detach()[0]))
+        for k in (0.0, 1.0, 3.0, -3.0):
+            rec.note(f"predict {k}", m.predict(x.detach() * k + k))
+        rec.attempt("predict one", lambda: m.predict(x.detach()[1]))
+        rec.attempt("one", lambda: m(x[0], t[0]))
+        rec.attempt("bad", lambda: m(x, t[:2]))
+    differential(snippet)

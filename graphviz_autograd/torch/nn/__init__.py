@@ -24,6 +24,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
 from .buffer import Buffer
 from .conv import (
@@ -205,4 +206,5 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer",
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
-            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container"]
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
+            "AdaptiveLogSoftmaxWithLoss"]
