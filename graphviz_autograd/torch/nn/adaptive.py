@@ -47,7 +47,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
     def reset_parameters(self) -> None:
         self.head.reset_parameters()
-        for i2h, h2o in self.tail:
+        tail: Any = self.tail
+        for i2h, h2o in tail:
             i2h.reset_parameters()
             h2o.reset_parameters()
 
@@ -118,14 +119,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def predict(self, input: Tensor) -> Tensor:
         """The most likely class of each row: the full log-probabilities are only computed for
         the rows whose head prediction is a cluster."""
-        from ... import torch as _torch
         head_output = self.head(input)
-        output = _torch.argmax(head_output, dim=1)
+        output = head_output.argmax(dim=1)
         outside = output >= self.shortlist_size
         if not outside.any():
             return output
         if outside.all():
-            return _torch.argmax(self._get_full_log_prob(input, head_output), dim=1)
+            return self._get_full_log_prob(input, head_output).argmax(dim=1)
         log_prob = self._get_full_log_prob(input[outside], head_output[outside])
-        output[outside] = _torch.argmax(log_prob, dim=1)
+        output[outside] = log_prob.argmax(dim=1)
         return output
