@@ -153,6 +153,7 @@ from .modules_more import (
     FeatureAlphaDropout,
     FractionalMaxPool2d,
     FractionalMaxPool3d,
+    LinearCrossEntropyLoss,
     LocalResponseNorm,
     LPPool1d,
     LPPool2d,
@@ -207,4 +208,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
             "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
-            "AdaptiveLogSoftmaxWithLoss"]
+            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss"]

@@ -902,6 +902,7 @@ from .functional_more import (  # noqa: E402
     fractional_max_pool3d,
     fractional_max_pool3d_with_indices,
     gumbel_softmax,
+    linear_cross_entropy,
     local_response_norm,
     lp_pool1d,
     lp_pool2d,
@@ -928,4 +929,5 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "gumbel_softmax", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
             "max_unpool3d", "pdist", "fractional_max_pool2d", "fractional_max_pool3d",
-            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+            "linear_cross_entropy"]

@@ -29,7 +29,8 @@ __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
            "conv_transpose3d", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax", "pad_circular",
            "fractional_max_pool2d", "fractional_max_pool3d",
-           "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+           "linear_cross_entropy"]
 
 
 def _sizes(shape: Any) -> str:
@@ -425,3 +426,46 @@ def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_s
                                        output_ratio: Any = None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None) -> Any:
     return _fractional(input, kernel_size, output_size, output_ratio, True, _random_samples, 3)
+
+
+# -- linear cross entropy -------------------------------------------------------------------------
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None,
+                         reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)``, PyTorch's reference
+    path (a weight of more than two dims scores each class at several positions). The chunked
+    path (``options``) is not supported."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    shape, wshape = tuple(input._data.shape), tuple(linear_weight._data.shape)
+    batches, in_features = shape[:-1], shape[-1]
+    if in_features != wshape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {in_features} and {wshape[-1]}, respectively")
+    classes, out_features = wshape[0], wshape[1:-1]
+    if linear_bias is not None and tuple(linear_bias._data.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias._data.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {wshape} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape "
+                           f"{shape}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target._data.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if options is not None:
+        raise NotImplementedError("linear_cross_entropy(options=...) (the chunked path) is not "
+                                  "supported by graphviz_autograd")
+    if out_features:
+        rows = math.prod(out_features, start=classes)
+        linear_weight = linear_weight.reshape(rows, in_features)
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(rows)
+    logits = F.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
+                           ignore_index=-100 if ignore_index is None else ignore_index,
+                           label_smoothing=label_smoothing)

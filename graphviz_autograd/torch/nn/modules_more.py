@@ -1,6 +1,7 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
 (``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
-``ConvTranspose3d``, ``CircularPad1d/2d/3d``, ``FractionalMaxPool2d/3d`` and the deprecated
+``ConvTranspose3d``, ``CircularPad1d/2d/3d``, ``FractionalMaxPool2d/3d``,
+``LinearCrossEntropyLoss`` and the deprecated
 ``NLLLoss2d`` and ``Container``: their arguments, initialisation and repr as PyTorch's, the
 work in ``functional``."""
 
@@ -16,13 +17,14 @@ from . import functional as F
 from . import init
 from .conv import AdaptiveMaxPool2d, MaxUnpool2d, _ConvTransposeNd
 from .layers import _DropoutNd, _PadNd
-from .modules import Module, NLLLoss
+from .modules import Linear, Module, NLLLoss, _WeightedLoss
 from .parameter import Parameter
 
 __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d",
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
-           "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container"]
+           "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
+           "LinearCrossEntropyLoss"]
 
 
 class Bilinear(Module):
@@ -220,3 +222,44 @@ class Container(Module):
                       stacklevel=2)
         for key, value in kwargs.items():
             self.add_module(key, value)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A linear layer to class scores and the cross entropy with the target in one module (its
+    weight kept 2-d, reshaped per call); ``options`` (the chunked path) is not supported."""
+
+    def __init__(self, in_features: int, num_classes: int, *,
+                 out_features: tuple[int, ...] = (), bias: bool = False, device: Any = None,
+                 dtype: Any = None, reduction: str = "mean", weight: Tensor | None = None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: Any = None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes, self.out_features = num_classes, out_features
+        self.ignore_index: Any = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        lin: Any = self.linear
+        weight = lin.weight.reshape((self.num_classes, *self.out_features, lin.in_features))
+        bias = lin.bias.reshape((self.num_classes, *self.out_features)) \
+            if lin.bias is not None else None
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias,
+                                      weight=self.weight, reduction=self.reduction,
+                                      ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        lin: Any = self.linear
+        return (f"in_features={lin.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={lin.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
