@@ -1,6 +1,7 @@
 """Table entries: the three-way product under ``bilinear`` (TrilinearBackward0), pairwise
 distances (PdistBackward0), channel shuffling (ChannelShuffleBackward0), the 3-d adaptive max
-pool (AdaptiveMaxPool3DBackward0) and 3-d max unpooling (MaxUnpool3DBackward0)."""
+pool (AdaptiveMaxPool3DBackward0), 3-d max unpooling (MaxUnpool3DBackward0) and
+``native_dropout`` (NativeDropoutBackward0)."""
 
 from __future__ import annotations
 
@@ -164,7 +165,36 @@ def _max_unpool3_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (picked.reshape(idx.shape).astype(g.dtype, copy=False),)
 
 
+# -- native dropout -------------------------------------------------------------------------------
+def _dropout_scale(p: float) -> float:
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)
+
+
+def _native_dropout_fwd(x: np.ndarray, *, p: float, train: Any, mask: np.ndarray
+                        ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The input times the mask times 1 / (1 - p) (in training, ``train`` None included; a
+    copy otherwise)."""
+    if train is not None and not train:
+        return x.copy(), {"result1": mask}
+    out = (x * mask.astype(x.dtype)) * x.dtype.type(_dropout_scale(p))
+    return np.ascontiguousarray(out, dtype=x.dtype), {"result1": mask}
+
+
+def _native_dropout_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: PyTorch's native_dropout_backward: the gradient times (mask times the scale), one
+    # MulBackward0 under create_graph
+    mask = c.result1
+    mask = np.asarray(mask._data if hasattr(mask, "_data") else mask)
+    # NB: PyTorch's scale is 1 unless ``train`` was given true (None trains, scales by 1 back)
+    train = c.attrs["train"]
+    scale = _dropout_scale(c.attrs["p"]) if train else 1.0
+    scaled = mask.astype(np.dtype(c.dtype(0).np)) * np.dtype(c.dtype(0).np).type(scale)
+    return (D.mul(g, D.nondiff(scaled)),)
+
+
 register(
+    Op("native_dropout", "NativeDropoutBackward0", ("input",), _native_dropout_fwd,
+       _native_dropout_bw, (Save("result1"),), ("p",), extras=("result1",)),
     Op("trilinear", "TrilinearBackward0", ("i1", "i2", "i3"), _trilinear_fwd, _trilinear_bw,
        (Save("i1", (1, 2)), Save("i2", (0, 2)), Save("i3", (0, 1))),
        ("expand1", "expand2", "expand3", "sumdim")),

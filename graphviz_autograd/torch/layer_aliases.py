@@ -27,7 +27,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rrelu", "rrelu_",
            "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
            "affine_grid_generator", "native_layer_norm", "native_batch_norm",
-           "native_group_norm"]
+           "native_group_norm", "native_dropout"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -270,3 +270,22 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     out = apply(TABLE["native_group_norm"], (input, weight, bias),
                 {"N": N, "C": C, "HxW": HxW, "group": group, "eps": eps}, dtype=input._dtype)
     return out[0], out[1], out[2]
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    """(output, mask): the mask drawn as ``dropout`` draws it (all true outside training), the
+    output the input times mask / (1 - p) (NativeDropoutBackward0, whatever ``train``)."""
+    import numpy as np
+
+    from ..engine import dtypes as dt
+    from ..engine import random as rnd
+    from ..engine.autograd import apply
+    if train is None or train:
+        mask = np.empty(input._data.shape, np.bool_)
+        rnd.fill(mask, rnd.bernoulli(rnd.default_generator, mask.size, 1 - p))
+    else:
+        mask = np.ones(input._data.shape, np.bool_)
+    op = TABLE["native_dropout"]
+    kw = {"p": float(p), "train": train, "mask": mask}
+    out = apply(op, (input,), kw, dtype=input._dtype)
+    return out, Tensor._make(mask, dt.bool_)

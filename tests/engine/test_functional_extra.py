@@ -196,6 +196,11 @@ RANDOM = [
     "torch.feature_dropout_(x * 1, 0.5, True)", "torch.alpha_dropout(a, 0.2, True)",
     "torch.alpha_dropout_(a * 1, 0.2, True)", "torch.feature_alpha_dropout(x, 0.2, True)",
     "torch.feature_alpha_dropout_(x * 1, 0.2, True)", "torch.rrelu(a, 0.1, 0.3, True)",
+    "torch.native_dropout(a, 0.3, True)", "torch.native_dropout(x, 0.5, False)",
+    "torch.native_dropout(a, 0.3, None)", "torch.native_dropout(a, 1.0, True)",
+    "torch.native_dropout(a.double(), 0.2, True)",
+    "torch.autograd.grad(torch.native_dropout(a, 0.3, True)[0], a, b[:, :4] * 1, "
+    "create_graph=True)[0]",
 ]
 
 

@@ -739,6 +739,9 @@ EXAMPLES: dict[str, list[str]] = {
     "fractional_max_pool3d": [
         "F.fractional_max_pool3d(C.unsqueeze(0), (1, 2, 2), (1, 2, 2), "
         "_random_samples=r[2:].expand(1, 1, 3))"],
+    "native_dropout": ["torch.native_dropout(A, 0.0, True)[0]",
+                       "torch.native_dropout(X, 0.4, False)[0]",
+                       "dgrad(torch.native_dropout(A, 0.0, True)[0], A, M)"],
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],
