@@ -157,6 +157,9 @@ CALLS = [
     "m = torch.nn.LinearCrossEntropyLoss(4, 3, bias=True); fix(m); m(a, torch.tensor([0, 2, 1]))",
     "m = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,)); fix(m); "
     "m(a, torch.tensor([[0, 2], [1, 1], [2, 0]]))",
+    "m = torch.nn.SyncBatchNorm(4); fix(m); m(x)",
+    "m = torch.nn.SyncBatchNorm(4, momentum=None, affine=False); (m(x[:, :, 0]), m.running_mean)",
+    "m = torch.nn.SyncBatchNorm(4); m.eval(); m(x)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
@@ -248,7 +251,8 @@ ERRORS = [
     "F.fractional_max_pool2d(x, 2, output_ratio=0.5)",
     "F.fractional_max_pool2d(x[0, 0], 2, 2)", "torch.nn.FractionalMaxPool2d(2)",
     "torch.nn.FractionalMaxPool2d(2, 2, 0.5)", "torch.nn.FractionalMaxPool3d(2, output_ratio=2)",
-    "repr(torch.nn.FractionalMaxPool2d(2, 3))",
+    "repr(torch.nn.FractionalMaxPool2d(2, 3))", "repr(torch.nn.SyncBatchNorm(3, affine=False))",
+    "torch.nn.SyncBatchNorm(3)(a[0])", "torch.nn.SyncBatchNorm(0)(a[:, :0])",
     "repr(torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), reduction='sum'))",
     "F.linear_cross_entropy(x, w[0], a)", "F.linear_cross_entropy(a, w[0, 0], a)",
     "F.linear_cross_entropy(a, w[0, :, :4], a)",
@@ -409,4 +413,23 @@ def test_adaptive_log_softmax_trains_as_pytorch(target: str) -> None:
         rec.attempt("predict one", lambda: m.predict(x.detach()[1]))
         rec.attempt("one", lambda: m(x[0], t[0]))
         rec.attempt("bad", lambda: m(x, t[:2]))
+    differential(snippet)
+
+
+def test_convert_sync_batchnorm_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        net = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3),
+                            nn.Sequential(nn.InstanceNorm2d(3), nn.BatchNorm2d(3, affine=False)))
+        fixed_parameters(torch, net)
+        net(_images(torch, 2, 2, 3, 3))
+        net[1].eval()
+        out = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        rec.note("converted", (repr(out), out is net, out[1].weight is net[1].weight,
+                               out[1].training, type(out[2][0]).__name__))
+        rec.note("state", [(k, v) for k, v in out.state_dict().items()])
+        y = out(_images(torch, 2, 2, 3, 3))
+        rec.graph("forward", y=y)
+        rec.note("single", repr(nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm1d(2))))
     differential(snippet)

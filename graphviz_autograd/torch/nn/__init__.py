@@ -160,6 +160,7 @@ from .modules_more import (
     LPPool3d,
     MaxUnpool3d,
     NLLLoss2d,
+    SyncBatchNorm,
 )
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
@@ -208,4 +209,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
             "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
-            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss"]
+            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm"]

@@ -1,7 +1,7 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
 (``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
 ``ConvTranspose3d``, ``CircularPad1d/2d/3d``, ``FractionalMaxPool2d/3d``,
-``LinearCrossEntropyLoss`` and the deprecated
+``LinearCrossEntropyLoss``, ``SyncBatchNorm`` (one process) and the deprecated
 ``NLLLoss2d`` and ``Container``: their arguments, initialisation and repr as PyTorch's, the
 work in ``functional``."""
 
@@ -12,19 +12,21 @@ import warnings
 from typing import Any
 
 from ...engine.factories import zeros
+from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import functional as F
 from . import init
 from .conv import AdaptiveMaxPool2d, MaxUnpool2d, _ConvTransposeNd
 from .layers import _DropoutNd, _PadNd
-from .modules import Linear, Module, NLLLoss, _WeightedLoss
+from .modules import Linear, Module, NLLLoss, _BatchNorm, _WeightedLoss
+from .norm import _InstanceNorm
 from .parameter import Parameter
 
 __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d",
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
-           "LinearCrossEntropyLoss"]
+           "LinearCrossEntropyLoss", "SyncBatchNorm"]
 
 
 class Bilinear(Module):
@@ -263,3 +265,47 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                 f"out_features={self.out_features}, bias={lin.bias is not None}, "
                 f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
                 f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm synchronised across processes; with no process group initialised (as here,
+    and in a single PyTorch process) it normalises as ``BatchNorm``, as PyTorch's does."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 process_group: Any = None, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every batch norm (not instance norm) in it replaced by a
+        SyncBatchNorm holding the same parameters and statistics."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            bn: Any = module
+            out = cls(bn.num_features, bn.eps, bn.momentum, bn.affine, bn.track_running_stats,
+                      process_group)
+            if bn.affine:
+                with no_grad():
+                    out.weight = bn.weight
+                    out.bias = bn.bias
+            out.running_mean = bn.running_mean
+            out.running_var = bn.running_var
+            out.num_batches_tracked = bn.num_batches_tracked
+            out.training = bn.training
+            if hasattr(bn, "qconfig"):
+                out.qconfig = bn.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
