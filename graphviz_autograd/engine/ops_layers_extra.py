@@ -1,7 +1,7 @@
 """Table entries: the three-way product under ``bilinear`` (TrilinearBackward0), pairwise
 distances (PdistBackward0), channel shuffling (ChannelShuffleBackward0), the 3-d adaptive max
-pool (AdaptiveMaxPool3DBackward0), 3-d max unpooling (MaxUnpool3DBackward0) and
-``native_dropout`` (NativeDropoutBackward0)."""
+pool (AdaptiveMaxPool3DBackward0), 3-d max unpooling (MaxUnpool3DBackward0),
+``native_dropout`` (NativeDropoutBackward0) and ``conv_tbc`` (ConvTbcBackward0)."""
 
 from __future__ import annotations
 
@@ -192,7 +192,48 @@ def _native_dropout_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (D.mul(g, D.nondiff(scaled)),)
 
 
+# -- conv_tbc -------------------------------------------------------------------------------------
+def _tbc_windows(x: np.ndarray, pad: int, kw: int) -> np.ndarray:
+    """(T_out, B, kw, C): each output time's window over the time-padded input."""
+    # NB: a negative pad crops the input's time instead
+    xp = np.pad(x, ((pad, pad), (0, 0), (0, 0))) if pad >= 0 else x[-pad:x.shape[0] + pad]
+    t_out = xp.shape[0] - kw + 1
+    return np.stack([xp[k:k + t_out] for k in range(kw)], axis=2)
+
+
+def _conv_tbc_fwd(x: np.ndarray, w: np.ndarray, b: np.ndarray, *, pad: int) -> np.ndarray:
+    """A 1-d convolution over time of a (time, batch, channel) input, weight (kw, in, out)."""
+    cols = _tbc_windows(x, pad, w.shape[0])
+    out = np.einsum("tbkc,kco->tbo", cols, w, optimize=True) + b
+    return np.ascontiguousarray(out, dtype=np.result_type(x, w))
+
+
+def _conv_tbc_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("ConvTbcBackward0")
+    x, w, pad = c.self, c.weight, c.attrs["pad"]
+    kw = w.shape[0]
+    gx = gw = gb = None
+    if c.need(0):
+        full = np.zeros((x.shape[0] + 2 * pad, *x.shape[1:]), np.float64)
+        for k in range(kw):
+            full[k:k + g.shape[0]] += np.einsum("tbo,co->tbc", g, w[k], optimize=True)
+        if pad >= 0:
+            gx = full[pad:pad + x.shape[0]].astype(x.dtype)
+        else:
+            gx = np.zeros(x.shape, x.dtype)
+            gx[-pad:x.shape[0] + pad] = full
+    if c.need(1):
+        cols = _tbc_windows(x, pad, kw)
+        gw = np.einsum("tbkc,tbo->kco", cols, g, optimize=True).astype(w.dtype)
+    if c.need(2):
+        gb = g.sum(axis=(0, 1)).astype(g.dtype)
+    return gx, gw, gb
+
+
 register(
+    Op("conv_tbc", "ConvTbcBackward0", ("self", "weight", "bias"), _conv_tbc_fwd, _conv_tbc_bw,
+       (Save("bias"), Save("self"), Save("weight")), ("pad",)),
     Op("native_dropout", "NativeDropoutBackward0", ("input",), _native_dropout_fwd,
        _native_dropout_bw, (Save("result1"),), ("p",), extras=("result1",)),
     Op("trilinear", "TrilinearBackward0", ("i1", "i2", "i3"), _trilinear_fwd, _trilinear_bw,

@@ -408,6 +408,7 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     conv1d,
     conv2d,
     conv3d,
+    conv_tbc,
     conv_transpose1d,
     conv_transpose2d,
     conv_transpose3d,

@@ -160,6 +160,11 @@ CALLS = [
     "m = torch.nn.SyncBatchNorm(4); fix(m); m(x)",
     "m = torch.nn.SyncBatchNorm(4, momentum=None, affine=False); (m(x[:, :, 0]), m.running_mean)",
     "m = torch.nn.SyncBatchNorm(4); m.eval(); m(x)",
+    "F.conv_tbc(b.reshape(5, 3, 1).expand(5, 3, 4), w[:, :, :2].transpose(1, 2) * 1, bias)",
+    "torch.conv_tbc(x[0], w[:, :, :3].transpose(1, 2) * 1, bias[:1].expand(3), 2)",
+    "F.conv_tbc(x[0], w[:, :, :3].transpose(1, 2) * 1, bias[:1].expand(3), -1)",
+    "F.conv_tbc(x[0], w[0], bias)", "F.conv_tbc(x[0], w[0, None], bias)",
+    "F.conv_tbc(x[0, :1], w[:, :, :3].transpose(1, 2) * 1, bias[:1].expand(3), -2)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",

@@ -742,6 +742,8 @@ EXAMPLES: dict[str, list[str]] = {
     "native_dropout": ["torch.native_dropout(A, 0.0, True)[0]",
                        "torch.native_dropout(X, 0.4, False)[0]",
                        "dgrad(torch.native_dropout(A, 0.0, True)[0], A, M)"],
+    "conv_tbc": ["F.conv_tbc(X, B.unsqueeze(0), bb)", "torch.conv_tbc(X, Y, bb, 1)",
+                 "F.conv_tbc(X.repeat(2, 1, 1), Y, bb, -1)"],
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],
@@ -1012,7 +1014,7 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d"}
+                      "fractional_max_pool3d", "conv_tbc"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]

@@ -895,6 +895,7 @@ from .functional_more import (  # noqa: E402
     alpha_dropout,
     bilinear,
     channel_shuffle,
+    conv_tbc,
     conv_transpose3d,
     feature_alpha_dropout,
     fractional_max_pool2d,
@@ -930,4 +931,4 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
             "max_unpool3d", "pdist", "fractional_max_pool2d", "fractional_max_pool3d",
             "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
-            "linear_cross_entropy"]
+            "linear_cross_entropy", "conv_tbc"]

@@ -30,7 +30,7 @@ __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
            "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax", "pad_circular",
            "fractional_max_pool2d", "fractional_max_pool3d",
            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
-           "linear_cross_entropy"]
+           "linear_cross_entropy", "conv_tbc"]
 
 
 def _sizes(shape: Any) -> str:
@@ -469,3 +469,24 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
     return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
                            ignore_index=-100 if ignore_index is None else ignore_index,
                            label_smoothing=label_smoothing)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-d convolution over time of a (time, batch, channel) input (ConvTbcBackward0)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    x, w = input._data.shape, weight._data.shape
+    if x[2] != w[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if bias._data.shape[0] != w[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    t_out = x[0] + 2 * pad - w[0] + 1
+    if t_out < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {t_out}: "
+                           f"[{t_out}, {x[1]}, {w[2]}]")
+    return _apply(_T["conv_tbc"], (input, weight, bias), {"pad": int(pad)}, dtype=input._dtype)
