@@ -44,6 +44,7 @@ from .conv import (
     MaxUnpool1d,
     MaxUnpool2d,
 )
+from .cross_map_lrn import CrossMapLRN2d
 from .layers import (
     ConstantPad1d,
     ConstantPad2d,
@@ -209,4 +210,5 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
             "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
-            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm"]
+            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm",
+            "CrossMapLRN2d"]
