@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .ops_conv import _bins
+from .ops_pointwise import _not_implemented
 from .optable import Op, Save, no_double_backward, register
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -241,6 +242,9 @@ register(
        ("expand1", "expand2", "expand3", "sumdim")),
     Op("pdist", "PdistBackward0", ("self",), _pdist_fwd, _pdist_bw,
        (Save("result"), Save("self")), ("p",)),
+    # NB: native_channel_shuffle has no derivative in PyTorch: a NotImplemented node
+    Op("native_channel_shuffle", "torch::autograd::NotImplemented", ("*tensors",),
+       lambda x, groups: _shuffle(x, groups), _not_implemented("native_channel_shuffle")),
     Op("channel_shuffle", "ChannelShuffleBackward0", ("self",),
        lambda x, groups: _shuffle(x, groups),
        lambda c, g, D: (D.channel_shuffle(g, groups=c.shape(0)[1] // c.attrs["groups"]),),

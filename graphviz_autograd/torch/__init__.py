@@ -433,6 +433,7 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     max_pool2d,
     max_pool3d,
     native_batch_norm,
+    native_channel_shuffle,
     native_dropout,
     native_group_norm,
     native_layer_norm,

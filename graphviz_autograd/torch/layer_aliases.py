@@ -27,7 +27,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rrelu", "rrelu_",
            "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
            "affine_grid_generator", "native_layer_norm", "native_batch_norm",
-           "native_group_norm", "native_dropout", "conv_tbc"]
+           "native_group_norm", "native_dropout", "conv_tbc",
+           "native_channel_shuffle"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -37,7 +38,7 @@ conv_transpose3d = F.conv_transpose3d
 avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
 bilinear, pdist, channel_shuffle = F.bilinear, F.pdist, F.channel_shuffle
-rms_norm, conv_tbc = F.rms_norm, F.conv_tbc
+rms_norm, conv_tbc, native_channel_shuffle = F.rms_norm, F.conv_tbc, F.native_channel_shuffle
 
 
 def _stride(stride: Any) -> Any:

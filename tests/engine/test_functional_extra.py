@@ -168,6 +168,10 @@ CALLS = [
     "torch.nn.CrossMapLRN2d(3)(x)", "torch.nn.CrossMapLRN2d(2, 0.5, 0.6, 2)(x)",
     "torch.nn.CrossMapLRN2d(5, 0.3)(x.double())", "torch.nn.CrossMapLRN2d(1)(x[:, :1])",
     "torch.autograd.grad(torch.nn.CrossMapLRN2d(3)(x).sum(), x, create_graph=True)",
+    "F.native_channel_shuffle(x, 2)", "torch.native_channel_shuffle(v, 2)",
+    "F.native_channel_shuffle(x.detach(), 4)",
+    "m = torch.nn.DataParallel(torch.nn.Linear(4, 3)); fix(m); "
+    "(m(a), repr(m), list(m.state_dict()), m.device_ids)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
@@ -259,6 +263,7 @@ ERRORS = [
     "F.fractional_max_pool2d(x, 2, output_ratio=0.5)",
     "F.fractional_max_pool2d(x[0, 0], 2, 2)", "torch.nn.FractionalMaxPool2d(2)",
     "torch.nn.FractionalMaxPool2d(2, 2, 0.5)", "torch.nn.FractionalMaxPool3d(2, output_ratio=2)",
+    "(F.GRID_SAMPLE_INTERPOLATION_MODES, F.GRID_SAMPLE_PADDING_MODES)",
     "repr(torch.nn.FractionalMaxPool2d(2, 3))", "repr(torch.nn.CrossMapLRN2d(3, k=2))",
     "torch.nn.CrossMapLRN2d(3)(x[0])", "repr(torch.nn.SyncBatchNorm(3, affine=False))",
     "torch.nn.SyncBatchNorm(3)(a[0])", "torch.nn.SyncBatchNorm(0)(a[:, :0])",

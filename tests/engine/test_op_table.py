@@ -744,6 +744,8 @@ EXAMPLES: dict[str, list[str]] = {
                        "dgrad(torch.native_dropout(A, 0.0, True)[0], A, M)"],
     "conv_tbc": ["F.conv_tbc(X, B.unsqueeze(0), bb)", "torch.conv_tbc(X, Y, bb, 1)",
                  "F.conv_tbc(X.repeat(2, 1, 1), Y, bb, -1)"],
+    "native_channel_shuffle": ["F.native_channel_shuffle(W, 2)",
+                               "torch.native_channel_shuffle(C, 2)"],
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],

@@ -151,6 +151,7 @@ from .modules_more import (
     CircularPad3d,
     Container,
     ConvTranspose3d,
+    DataParallel,
     FeatureAlphaDropout,
     FractionalMaxPool2d,
     FractionalMaxPool3d,
@@ -211,4 +212,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
             "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
             "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm",
-            "CrossMapLRN2d"]
+            "CrossMapLRN2d", "DataParallel"]

@@ -912,10 +912,16 @@ from .functional_more import (  # noqa: E402
     max_pool2d_with_indices,
     max_pool3d_with_indices,
     max_unpool3d,
+    native_channel_shuffle,
     pdist,
 )
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
-from .functional_sampling import affine_grid, grid_sample  # noqa: E402
+from .functional_sampling import (  # noqa: E402
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
+)
 
 __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
@@ -931,4 +937,5 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
             "max_unpool3d", "pdist", "fractional_max_pool2d", "fractional_max_pool3d",
             "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
-            "linear_cross_entropy", "conv_tbc"]
+            "linear_cross_entropy", "conv_tbc", "native_channel_shuffle",
+            "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]

@@ -30,7 +30,7 @@ __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
            "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax", "pad_circular",
            "fractional_max_pool2d", "fractional_max_pool3d",
            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
-           "linear_cross_entropy", "conv_tbc"]
+           "linear_cross_entropy", "conv_tbc", "native_channel_shuffle"]
 
 
 def _sizes(shape: Any) -> str:
@@ -100,6 +100,22 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
                            f"channels and {groups} groups.")
     return _apply(_T["channel_shuffle"], (input,), {"groups": int(groups)}, dtype=input._dtype)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """channel_shuffle's kernel itself: no derivative (a NotImplemented node), as PyTorch."""
+    shape = input._data.shape
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {_sizes(shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
+                           f"channels and {groups} groups.")
+    return _apply(_T["native_channel_shuffle"], (input,), {"groups": int(groups)},
+                  dtype=input._dtype)
 
 
 # -- 3-d adaptive max pool, unpool, transposed convolution ----------------------------------------

@@ -13,10 +13,12 @@ from ...engine.ops_grid import BICUBIC, BILINEAR, BORDER, NEAREST, REFLECTION, Z
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 
-__all__ = ["affine_grid", "grid_sample", "grid_sampler", "affine_grid_generator"]
+__all__ = ["affine_grid", "grid_sample", "grid_sampler", "affine_grid_generator",
+           "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]
 
-_MODES = {"bilinear": BILINEAR, "nearest": NEAREST, "bicubic": BICUBIC}
-_PADDINGS = {"zeros": ZEROS, "border": BORDER, "reflection": REFLECTION}
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": BILINEAR, "nearest": NEAREST, "bicubic": BICUBIC}
+GRID_SAMPLE_PADDING_MODES = {"zeros": ZEROS, "border": BORDER, "reflection": REFLECTION}
+_MODES, _PADDINGS = GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES
 _DEFAULT_ALIGN = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
                   "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
                   "See the documentation of grid_sample for details.")

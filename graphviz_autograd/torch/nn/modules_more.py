@@ -1,9 +1,9 @@
 """``nn.Bilinear``, the alpha dropouts, ``LocalResponseNorm``, the power-average pools
 (``LPPool1d/2d/3d``), ``ChannelShuffle``, ``AdaptiveMaxPool3d``, ``MaxUnpool3d``,
 ``ConvTranspose3d``, ``CircularPad1d/2d/3d``, ``FractionalMaxPool2d/3d``,
-``LinearCrossEntropyLoss``, ``SyncBatchNorm`` (one process) and the deprecated
-``NLLLoss2d`` and ``Container``: their arguments, initialisation and repr as PyTorch's, the
-work in ``functional``."""
+``LinearCrossEntropyLoss``, ``SyncBatchNorm`` (one process), ``DataParallel`` (no GPU) and the
+deprecated ``NLLLoss2d`` and ``Container``: their arguments, initialisation and repr as
+PyTorch's, the work in ``functional``."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ __all__ = ["Bilinear", "AlphaDropout", "FeatureAlphaDropout", "LocalResponseNorm
            "LPPool2d", "LPPool3d", "ChannelShuffle", "AdaptiveMaxPool3d", "MaxUnpool3d",
            "ConvTranspose3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
-           "LinearCrossEntropyLoss", "SyncBatchNorm"]
+           "LinearCrossEntropyLoss", "SyncBatchNorm", "DataParallel"]
 
 
 class Bilinear(Module):
@@ -309,3 +309,18 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+class DataParallel(Module):
+    """Replicates a module over the GPUs; with none (as here, and PyTorch on a CPU-only
+    machine) it holds the module as ``module`` and calls it."""
+
+    def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None,
+                 dim: int = 0) -> None:
+        super().__init__()
+        self.module = module
+        self.device_ids: list[Any] = []
+        self.dim = dim
+
+    def forward(self, *inputs: Any, **kwargs: Any) -> Any:
+        return self.module(*inputs, **kwargs)
