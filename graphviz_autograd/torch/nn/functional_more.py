@@ -41,7 +41,14 @@ def _sizes(shape: Any) -> str:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
              ) -> Tensor:
     """``y = x1^T A x2 + b``: both inputs flattened to rows, one ``_trilinear`` with the weight,
-    the result viewed back, the bias added (PyTorch's graph)."""
+    the result viewed back, the bias added (PyTorch's graph).
+
+    >>> from graphviz_autograd import torch
+    >>> w = torch.ones(1, 2, 2, requires_grad=True)
+    >>> y = torch.nn.functional.bilinear(torch.ones(3, 2), torch.ones(3, 2), w)
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), y.shape
+    ('ViewBackward0', 'TrilinearBackward0', torch.Size([3, 1]))
+    """
     s1, s2, w = input1._data.shape, input2._data.shape, weight._data.shape
     if len(s1) != len(s2):
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {len(s1)} and "

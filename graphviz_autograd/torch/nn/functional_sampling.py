@@ -64,6 +64,16 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
+    """The input read at the grid's points (x, y in [-1, 1]), interpolated by ``mode``.
+
+    >>> from graphviz_autograd import torch
+    >>> x = torch.arange(4.0).reshape(1, 1, 2, 2).requires_grad_()
+    >>> theta = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], requires_grad=True)
+    >>> grid = torch.nn.functional.affine_grid(theta, [1, 1, 2, 2], align_corners=True)
+    >>> y = torch.nn.functional.grid_sample(x, grid, align_corners=True)
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[1][0].name()
+    ('GridSampler2DBackward0', 'AffineGridGeneratorBackward0')
+    """
     if mode not in _MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
