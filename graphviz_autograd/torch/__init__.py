@@ -417,6 +417,7 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     dropout,
     dropout_,
     embedding,
+    embedding_bag,
     feature_alpha_dropout,
     feature_alpha_dropout_,
     feature_dropout,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..engine.optable import TABLE
 from ..engine.tensor import Tensor
 from .nn import functional as F
@@ -28,7 +30,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
            "affine_grid_generator", "native_layer_norm", "native_batch_norm",
            "native_group_norm", "native_dropout", "conv_tbc",
-           "native_channel_shuffle"]
+           "native_channel_shuffle", "embedding_bag"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -276,8 +278,6 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
     """(output, mask): the mask drawn as ``dropout`` draws it (all true outside training), the
     output the input times mask / (1 - p) (NativeDropoutBackward0, whatever ``train``)."""
-    import numpy as np
-
     from ..engine import dtypes as dt
     from ..engine import random as rnd
     from ..engine.autograd import apply
@@ -290,3 +290,33 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     kw = {"p": float(p), "train": train, "mask": mask}
     out = apply(op, (input,), kw, dtype=input._dtype)
     return out, Tensor._make(mask, dt.bool_)
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
+                  scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(output, offset2bag, bag_size, max_indices), the weight first and the mode a number
+    (0 sum, 1 mean, 2 max), as aten's embedding_bag."""
+    from ..engine import dtypes as dt
+    out = F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq,
+                          mode=("sum", "mean", "max")[mode], sparse=sparse,
+                          per_sample_weights=per_sample_weights,
+                          include_last_offset=include_last_offset,
+                          padding_idx=padding_idx if padding_idx is None or padding_idx >= 0
+                          else None)
+    fn = out._grad_fn
+    if fn is not None and fn.name() == TABLE["embedding_bag"].name:
+        saved: Any = fn._saved
+        extras = [saved[k].unpack(fn, False) for k in ("result1", "result2", "result3")]
+    else:
+        n = weight.size(0)
+        pad = -1 if padding_idx is None else padding_idx % n
+        res = TABLE["embedding_bag"].forward(
+            weight._data, None if per_sample_weights is None else per_sample_weights._data,
+            indices=indices._data, offsets=offsets._data, mode=mode, padding_idx=pad,
+            scale_grad_by_freq=bool(scale_grad_by_freq), sparse=False, weight_sym_argsize_0=n,
+            include_last_offset=include_last_offset, weighted=per_sample_weights is not None)
+        extras = [res[1][k] for k in ("result1", "result2", "result3")]
+    a, b, c = (Tensor._make(np.asarray(e, np.int64), dt.int64) for e in extras)
+    return out, a, b, c

@@ -172,6 +172,14 @@ CALLS = [
     "F.native_channel_shuffle(x.detach(), 4)",
     "m = torch.nn.DataParallel(torch.nn.Linear(4, 3)); fix(m); "
     "(m(a), repr(m), list(m.state_dict()), m.device_ids)",
+    "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]))",
+    "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]), False, 1)",
+    "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 1]), False, 2)",
+    "torch.embedding_bag(a.detach(), torch.tensor([0, 2, 1, 2]), torch.tensor([0, 3]), False, 1)",
+    "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2, 4]), False, 0, False, "
+    "b[0, :4], True)",
+    "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]), False, 1, False, "
+    "None, False, 1)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
