@@ -30,7 +30,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "constant_pad_nd", "bilinear", "pdist", "channel_shuffle", "grid_sampler",
            "affine_grid_generator", "native_layer_norm", "native_batch_norm",
            "native_group_norm", "native_dropout", "conv_tbc",
-           "native_channel_shuffle", "embedding_bag"]
+           "native_channel_shuffle", "embedding_bag", "convolution", "grid_sampler_2d",
+           "grid_sampler_3d"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -320,3 +321,25 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor,
         extras = [res[1][k] for k in ("result1", "result2", "result3")]
     a, b, c = (Tensor._make(np.asarray(e, np.int64), dt.int64) for e in extras)
     return out, a, b, c
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                dilation: Any, transposed: bool, output_padding: Any, groups: int) -> Tensor:
+    """aten's convolution: a (transposed) convolution of as many dims as the weight has past
+    two (ConvolutionBackward0)."""
+    n = weight.dim() - 2
+    if transposed:
+        conv_t = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return conv_t(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    return conv(input, weight, bias, stride, padding, dilation, groups)
+
+
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)

@@ -170,8 +170,7 @@ CALLS = [
     "torch.autograd.grad(torch.nn.CrossMapLRN2d(3)(x).sum(), x, create_graph=True)",
     "F.native_channel_shuffle(x, 2)", "torch.native_channel_shuffle(v, 2)",
     "F.native_channel_shuffle(x.detach(), 4)",
-    "m = torch.nn.DataParallel(torch.nn.Linear(4, 3)); fix(m); "
-    "(m(a), repr(m), list(m.state_dict()), m.device_ids)",
+    "m = torch.nn.DataParallel(torch.nn.Linear(4, 3)); fix(m); m(a)",
     "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]))",
     "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]), False, 1)",
     "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 1]), False, 2)",
@@ -180,6 +179,11 @@ CALLS = [
     "b[0, :4], True)",
     "torch.embedding_bag(a, torch.tensor([0, 2, 1, 2]), torch.tensor([0, 2]), False, 1, False, "
     "None, False, 1)",
+    "torch.convolution(x, w[:, :4, :3, None].expand(2, 4, 3, 3), bias, [1, 1], [1, 0], [1, 1], "
+    "False, [0, 0], 1)",
+    "torch.convolution(x, w[:, :1, :3, None].expand(4, 1, 3, 2) * 1, None, [2, 1], [0, 0], "
+    "[1, 1], True, [1, 0], 1)",
+    "torch.grid_sampler_2d(x, grid, 1, 2, True)", "torch.grid_sampler_3d(v, grid3, 0, 0, False)",
     # circular padding: F.pad, the modules, a convolution's padding_mode
     "F.pad(x[0], (1, 2), 'circular')", "F.pad(x, (2, 1, 0, 3), 'circular')",
     "F.pad(x[0, 0], (-1, 2), mode='circular')", "F.pad(v, (1, 1, 2, 0, -1, 1), 'circular')",
@@ -272,7 +276,11 @@ ERRORS = [
     "F.fractional_max_pool2d(x[0, 0], 2, 2)", "torch.nn.FractionalMaxPool2d(2)",
     "torch.nn.FractionalMaxPool2d(2, 2, 0.5)", "torch.nn.FractionalMaxPool3d(2, output_ratio=2)",
     "(F.GRID_SAMPLE_INTERPOLATION_MODES, F.GRID_SAMPLE_PADDING_MODES)",
-    "repr(torch.nn.FractionalMaxPool2d(2, 3))", "repr(torch.nn.CrossMapLRN2d(3, k=2))",
+    "repr(torch.nn.FractionalMaxPool2d(2, 3))",
+    "repr(torch.nn.DataParallel(torch.nn.Linear(4, 3)))",
+    "list(torch.nn.DataParallel(torch.nn.Linear(4, 3)).state_dict())",
+    "torch.nn.DataParallel(torch.nn.Linear(4, 3)).device_ids",
+    "repr(torch.nn.CrossMapLRN2d(3, k=2))",
     "torch.nn.CrossMapLRN2d(3)(x[0])", "repr(torch.nn.SyncBatchNorm(3, affine=False))",
     "torch.nn.SyncBatchNorm(3)(a[0])", "torch.nn.SyncBatchNorm(0)(a[:, :0])",
     "repr(torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), reduction='sum'))",
