@@ -280,6 +280,8 @@ ERRORS = [
     "repr(torch.nn.DataParallel(torch.nn.Linear(4, 3)))",
     "list(torch.nn.DataParallel(torch.nn.Linear(4, 3)).state_dict())",
     "torch.nn.DataParallel(torch.nn.Linear(4, 3)).device_ids",
+    "torch.nn.parallel.DataParallel is torch.nn.DataParallel",
+    "torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(4, 3))",
     "repr(torch.nn.CrossMapLRN2d(3, k=2))",
     "torch.nn.CrossMapLRN2d(3)(x[0])", "repr(torch.nn.SyncBatchNorm(3, affine=False))",
     "torch.nn.SyncBatchNorm(3)(a[0])", "torch.nn.SyncBatchNorm(0)(a[:, :0])",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .activation import (
     CELU,
     ELU,
@@ -212,4 +212,4 @@ __all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "
             "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
             "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
             "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm",
-            "CrossMapLRN2d", "DataParallel"]
+            "CrossMapLRN2d", "DataParallel", "parallel"]
