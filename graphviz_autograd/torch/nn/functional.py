@@ -830,7 +830,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
-        from .functional_more import pad_circular
+        from .functional_rare import pad_circular
         return pad_circular(input, pads)
     nd = len(pads) // 2
     shape = input._data.shape
@@ -895,15 +895,9 @@ from .functional_more import (  # noqa: E402
     alpha_dropout,
     bilinear,
     channel_shuffle,
-    conv_tbc,
     conv_transpose3d,
     feature_alpha_dropout,
-    fractional_max_pool2d,
-    fractional_max_pool2d_with_indices,
-    fractional_max_pool3d,
-    fractional_max_pool3d_with_indices,
     gumbel_softmax,
-    linear_cross_entropy,
     local_response_norm,
     lp_pool1d,
     lp_pool2d,
@@ -916,6 +910,14 @@ from .functional_more import (  # noqa: E402
     pdist,
 )
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+from .functional_rare import (  # noqa: E402
+    conv_tbc,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+    linear_cross_entropy,
+)
 from .functional_sampling import (  # noqa: E402
     GRID_SAMPLE_INTERPOLATION_MODES,
     GRID_SAMPLE_PADDING_MODES,
