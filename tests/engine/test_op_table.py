@@ -823,6 +823,54 @@ EXAMPLES: dict[str, list[str]] = {
                          "dgrad(torch.diagonal_scatter(A, bb), bb, M)",
                          "dgrad(torch.diagonal_scatter(A, bb, 0, -1, -2), A, M)",
                          "dgrad(torch.diagonal_scatter(A, bb, 0, -1, -2), bb, M)"],
+    # -- sampling at grid points (test_functional_extra) -----------------------------------------
+    "grid_sampler_2d": [
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2), align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 2, 3, 2), mode='nearest', padding_mode='border', "
+        "align_corners=True)",
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2) * 1.4, padding_mode='reflection', "
+        "align_corners=True)",
+        "F.grid_sample(C, F.affine_grid(M.unsqueeze(0) * 0.6, (1, 2, 3, 2), align_corners=False),"
+        " padding_mode='border', align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 3, 2, 2) * 1.2, mode='bicubic', align_corners=False)",
+        "F.grid_sample(C, Y.reshape(1, 2, 3, 2), mode='bicubic', padding_mode='reflection', "
+        "align_corners=True)"],
+    "grid_sampler_3d": [
+        "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 2, 2, 1, 3), align_corners=False)",
+        "F.grid_sample(C.unsqueeze(0), Y.reshape(1, 1, 2, 2, 3) * 1.3, "
+        "padding_mode='reflection', align_corners=False)"],
+    "affine_grid_generator": [
+        "F.affine_grid(M.unsqueeze(0), (1, 2, 3, 4), align_corners=False)",
+        "F.affine_grid(A.reshape(1, 2, 3), [1, 1, 2, 3], align_corners=True)",
+        "F.affine_grid(X.reshape(1, 3, 4), (1, 1, 2, 2, 3), align_corners=False)",
+        "dgrad(F.affine_grid(M.unsqueeze(0), (1, 2, 3, 4), align_corners=False), M, "
+        "torch.ones(1, 3, 4, 2, requires_grad=True))"],
+    # -- bilinear, pdist, channel shuffle, 3-d adaptive max pool and unpool (test_functional_extra)
+    "trilinear": ["F.bilinear(A, N, Y)", "F.bilinear(A, N, Y, bb)",
+                  "F.bilinear(X, X.flip(0), Y.reshape(2, 3, 2)[:, :, :1].expand(2, 3, 3))",
+                  "dgrad(F.bilinear(A, N, Y), A, bb.expand(2, 2))"],
+    "pdist": ["F.pdist(C.reshape(8, 4))", "F.pdist(B, p=1)", "F.pdist(Y.reshape(4, 3), p=3)",
+              "torch.pdist(A, 0.5)"],
+    "channel_shuffle": ["F.channel_shuffle(W, 2)", "F.channel_shuffle(X.reshape(1, 4, 3), 2)",
+                        "torch.nn.ChannelShuffle(2)(C)"],
+    "adaptive_max_pool3d": ["F.adaptive_max_pool3d(C, (1, 2, 3))",
+                            "F.adaptive_max_pool3d(C.unsqueeze(0), 2)"],
+    "fractional_max_pool2d": [
+        "F.fractional_max_pool2d(C, 2, 3, _random_samples=r[2:].expand(1, 2, 2))",
+        "F.fractional_max_pool2d(C[0], (2, 1), (2, 3), _random_samples=r[1:].expand(1, 2, 2))"],
+    "fractional_max_pool3d": [
+        "F.fractional_max_pool3d(C.unsqueeze(0), (1, 2, 2), (1, 2, 2), "
+        "_random_samples=r[2:].expand(1, 1, 3))"],
+    "native_dropout": ["torch.native_dropout(A, 0.0, True)[0]",
+                       "torch.native_dropout(X, 0.4, False)[0]",
+                       "dgrad(torch.native_dropout(A, 0.0, True)[0], A, M)"],
+    "conv_tbc": ["F.conv_tbc(X, B.unsqueeze(0), bb)", "torch.conv_tbc(X, Y, bb, 1)",
+                 "F.conv_tbc(X.repeat(2, 1, 1), Y, bb, -1)"],
+    "native_channel_shuffle": ["F.native_channel_shuffle(W, 2)",
+                               "torch.native_channel_shuffle(C, 2)"],
+    "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
+                     "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
+                     "(1, 2, 2))"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
@@ -1091,7 +1139,9 @@ NO_DOUBLE_BACKWARD = {"mkldnn_rnn_layer", "native_group_norm", "upsample_nearest
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
-                      "ctc_loss"}
+                      "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
+                      "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
+                      "fractional_max_pool3d", "conv_tbc"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()

@@ -834,9 +834,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
-        # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
-        raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
-                                  "supported by graphviz_autograd")
+        from .functional_rare import pad_circular
+        return pad_circular(input, pads)
     nd = len(pads) // 2
     shape = input._data.shape
     if mode == "reflect":
@@ -892,7 +891,43 @@ from .functional_layers import (  # noqa: E402
     upsample_bilinear,
     upsample_nearest,
 )
+from .functional_more import (  # noqa: E402
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    alpha_dropout,
+    bilinear,
+    channel_shuffle,
+    conv_transpose3d,
+    feature_alpha_dropout,
+    gumbel_softmax,
+    local_response_norm,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    max_unpool3d,
+    native_channel_shuffle,
+    pdist,
+)
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+from .functional_rare import (  # noqa: E402
+    conv_tbc,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+    linear_cross_entropy,
+)
+from .functional_sampling import (  # noqa: E402
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
+)
 
 __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
@@ -900,4 +935,13 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
             "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-            "triplet_margin_with_distance_loss", "ctc_loss"]
+            "triplet_margin_with_distance_loss", "ctc_loss", "affine_grid", "grid_sample",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "alpha_dropout",
+            "bilinear", "channel_shuffle", "conv_transpose3d", "feature_alpha_dropout",
+            "gumbel_softmax", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+            "max_unpool3d", "pdist", "fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+            "linear_cross_entropy", "conv_tbc", "native_channel_shuffle",
+            "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]
