@@ -34,7 +34,8 @@ def load_script(path: str) -> tuple[Path, CodeType | None, SyntaxError | None]:
     except OSError as e:
         raise ScriptError(f"cannot read {path}: {e.strerror}") from None
     try:
-        return p, compile(source, str(p), "exec", dont_inherit=True), None
+        # NB: as ``python SCRIPT.py`` names it (in tracebacks and ``__file__``): absolute
+        return p, compile(source, os.path.abspath(p), "exec", dont_inherit=True), None
     except SyntaxError as e:
         return p, None, e
 
@@ -51,8 +52,9 @@ def run_script(path: str, args: list[str]) -> RunResult:
     folder = str(p.resolve().parent)
     sys.path.insert(0, folder)
     main = sys.modules["__main__"]
-    module_globals = {"__name__": "__main__", "__file__": str(p), "__builtins__": __builtins__,
-                      "__doc__": None, "__package__": None, "__spec__": None}
+    module_globals = {"__name__": "__main__", "__file__": os.path.abspath(p),
+                      "__builtins__": __builtins__, "__doc__": None, "__package__": None,
+                      "__spec__": None}
     try:
         exec(code, module_globals)
     except SystemExit as e:

@@ -280,10 +280,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if type(res) is not np.ndarray:
         res = np.asarray(res)
     target = self._data
+    partial = False
     if not target.flags.writeable:
-        # NB: an expanded view (elements share memory): PyTorch allows only a constant fill
-        if op.key not in ("zero", "fill"):
-            raise RuntimeError(msg.OVERLAPPING_WRITE)
+        partial = _check_overlap(op.key, target, others, kw)
         target = _writable_alias(self)
     if res.dtype is not target.dtype and res.dtype != target.dtype and not np.can_cast(
             res.dtype, target.dtype, "same_kind"):
@@ -294,7 +293,10 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                            f"desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if not needs_graph:
-        target[...] = res
+        if partial:
+            _write_changed(target, res)
+        else:
+            target[...] = res
         self._vc.v += 1
         if events.listeners and self._vc.saves:
             events.emit("tensor_modified", self, None)
@@ -305,7 +307,10 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         with events.unseen():
             original = apply(TABLE["clone"], (self,))
     wiring = _edges_and_metas(inputs)
-    target[...] = res
+    if partial:
+        _write_changed(target, res)
+    else:
+        target[...] = res
     self._vc.v += 1
     if events.listeners and self._vc.saves:
         events.emit("tensor_modified", self, None)
@@ -332,17 +337,71 @@ def _saved_before_write(node: Node, self: Tensor, others: Sequence[Tensor | None
                 slot.version -= 1
 
 
+# NB: what PyTorch writes into an expanded view (elements sharing memory): a constant fill and
+# threshold_ (whose kernel skips the check), and, with a deprecation warning, the indexed fills
+_OVERLAP_ALLOWED = frozenset({"zero", "fill", "threshold_"})
+_OVERLAP_DEPRECATED = {"masked_fill": ("masked_fill_", "tensor[mask] = scalar", 2450),
+                       "masked_fill_tensor": ("masked_fill_", "tensor[mask] = scalar", 2450),
+                       "index_fill": ("index_fill_", "tensor[mask] = scalar", 1913),
+                       "index_fill_tensor": ("index_fill_", "tensor[mask] = scalar", 1913),
+                       "index_put": ("index_put_", "tensor[indices] = tensor", 976)}
+
+
+def _check_overlap(key: str, target: np.ndarray, others: Sequence[Tensor | None],
+                   kw: dict[str, Any] | None) -> bool:
+    """PyTorch's check before an in-place write into a read-only (expanded) array: refused
+    where elements share memory (a size > 1 dim of stride 0), but for the ops it lets through.
+    True: an indexed fill, which writes only the elements it selects."""
+    if not internal_overlap(target) or key in _OVERLAP_ALLOWED:
+        return False             # NB: (a part of an expanded view that overlaps nowhere)
+    deprecated = _OVERLAP_DEPRECATED.get(key)
+    if deprecated is None:
+        raise RuntimeError(msg.OVERLAPPING_WRITE)
+    names = [deprecated]
+    if key == "index_put" and kw is not None:
+        # NB: one boolean mask and one value: PyTorch's index_put_ goes on to masked_fill_
+        indices = [i for i in kw["indices"] if i is not None]
+        value = others[0] if others else None
+        if len(indices) == 1 and indices[0]._dtype is dt.bool_ and value is not None \
+                and value._data.ndim == 0:
+            names.append(_OVERLAP_DEPRECATED["masked_fill"])
+    for name, example, line in names:
+        msg.warn_user(f"Use of {name} on expanded tensors is deprecated. Please clone() the "
+                      f"tensor before performing this operation. This also applies to advanced "
+                      f"indexing e.g. {example} (Triggered internally at /__w/pytorch/pytorch/"
+                      f"aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)")
+    return True
+
+
+def _write_changed(target: np.ndarray, res: np.ndarray) -> None:
+    """Only the elements an indexed fill changed, into memory its elements share (writing the
+    others back would undo the change)."""
+    changed = res != target
+    target[changed] = res[changed]
+
+
 def _writable_alias(view: Tensor) -> np.ndarray:
     """A writable array over the memory of ``view`` (an expanded view, read-only in numpy): its
     base's memory, with the view's offset, shape and strides."""
-    base = view._base._data if view._base is not None else None
-    data = view._data
-    if base is None or not (base.flags.writeable and base.flags.c_contiguous):
+    if view._base is None:
+        raise RuntimeError(msg.OVERLAPPING_WRITE)
+    return writable_alias(view._base._data, view._data)
+
+
+def writable_alias(base: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """A writable array over the memory of ``data``, a read-only view into ``base`` (a
+    contiguous, writable array): ``data``'s offset, shape and strides on ``base``."""
+    if not (base.flags.writeable and base.flags.c_contiguous):
         raise RuntimeError(msg.OVERLAPPING_WRITE)
     offset = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     flat = base.reshape(-1)                    # NB: a view: the base is contiguous
     start = flat[offset // base.itemsize:]
     return np.lib.stride_tricks.as_strided(start, shape=data.shape, strides=data.strides)
+
+
+def internal_overlap(data: np.ndarray) -> bool:
+    """PyTorch's sure sign that elements share memory: a dim of size > 1 and stride 0."""
+    return any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape, strict=True))
 
 
 class CopySlices(Node):
@@ -552,12 +611,17 @@ from . import (  # noqa: E402, F401
     ops_dist_math,
     ops_distance,
     ops_double,
+    ops_fractional,
+    ops_grid,
     ops_layers,
+    ops_layers_extra,
     ops_linalg,
     ops_loss,
     ops_loss_extra,
+    ops_mathfns,
     ops_norm,
     ops_order,
+    ops_packed,
     ops_pointwise,
     ops_pool3d,
     ops_random,
@@ -567,6 +631,7 @@ from . import (  # noqa: E402, F401
     ops_scatter,
     ops_select,
     ops_shape,
+    ops_shaping,
     ops_special,
 )
 

@@ -79,6 +79,8 @@ def _promote(a: DType, b: DType) -> DType:
         return a
     if category(a) != category(b):
         return a if category(a) > category(b) else b
+    if {a, b} == {uint8, int8}:         # NB: neither holds the other's range
+        return int16
     return a if a._rank >= b._rank else b
 
 

@@ -427,12 +427,17 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     # NB: one number per side left: PyTorch takes a dot of the flattened operands
     as_dot = rows == 1 and cols == 1
     if as_dot:
-        # NB: both permuted, then both flattened, the second first (PyTorch's order, as its
-        # compiler evaluates the arguments of dot; it orders the backward)
+        # NB: both permuted, then both flattened (or squeezed), the second first (PyTorch's
+        # order, as its compiler evaluates the arguments of dot; it orders the backward)
         p1 = F.permute(t1, (*free_a, *dims_a))
         p2 = F.permute(t2, (*dims_b, *free_b))
-        f2 = F.flatten(p2)
-        product = F.dot(F.flatten(p1), f2)
+        if p1._data.flags.c_contiguous and p2._data.flags.c_contiguous:
+            f2 = F.flatten(p2)
+            product = F.dot(F.flatten(p1), f2)
+        else:
+            # NB: PyTorch multiplies a non-contiguous pair elementwise and sums, not a dot
+            s2 = F.squeeze(p2)
+            product = F.sum(F.mul(F.squeeze(p1), s2))
     else:
         m1 = F.reshape(F.permute(t1, (*free_a, *dims_a)), (rows, csize))
         m2 = F.reshape(F.permute(t2, (*dims_b, *free_b)), (csize, cols))

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from . import anomaly, events
 from . import dtypes as dt
-from . import events
 from . import messages as msg
-from .autograd import CopySlices, edge
+from .autograd import CopySlices, edge, internal_overlap, writable_alias
 from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
@@ -155,10 +155,21 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
     return tuple(final)
 
 
+# the backward calls running, innermost last (a reentrant checkpoint asks what runs it)
+running: list[BackwardInfo] = []
+
+
+def can_checkpoint() -> bool:
+    """PyTorch's ``torch.autograd._is_checkpoint_valid``: not inside ``grad()`` or a
+    ``backward(inputs=...)`` (those run only part of the graph)."""
+    return not running or (running[-1].api == "backward" and not running[-1].inputs)
+
+
 def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
     """Run a backward call between its started and finished (or failed) events."""
     if events.listeners:
         events.emit("backward_started", info)
+    running.append(info)
     try:
         out = body()
     except Exception as e:
@@ -168,6 +179,8 @@ def _observed(info: BackwardInfo, body: Callable[[], Any]) -> Any:
         if events.listeners:
             events.emit("backward_failed", info, info.failed_at, _trimmed(e))
         raise _trimmed(e) from None
+    finally:
+        running.pop()
     if events.listeners:
         events.emit("backward_finished", info)
     return out
@@ -241,8 +254,10 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
-    except BaseException:
+    except BaseException as e:
         info.failed_at = task.current
+        if anomaly.state.enabled and task.current is not None:
+            anomaly.failed(task.current, e)
         raise
     return task.captured
 
@@ -256,6 +271,7 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
     create = task.create
     # NB: an exact op's gradients are right as they come, unless a leaf's .data changed shape
     trust = mode is NP and not LeafData.changed
+    nan_check = anomaly.state.enabled and anomaly.state.check_nan
     ctxs: dict[Any, Any] = {}
     push, pop = heapq.heappush, heapq.heappop
     ready: list[tuple[int, int, Node, list[Any]]] = []
@@ -305,6 +321,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                 outputs = ()
             else:
                 outputs = _evaluate(task, node, inputs, mode) or ()
+            if nan_check and outputs:
+                anomaly.check_nan(node, outputs)
             # hand each gradient to its next node; a node whose last input arrived is ready
             best: tuple[int, int, Node, list[Any]] | None = None
             for (nxt, nr), g in zip(node._next, outputs):
@@ -396,7 +414,9 @@ def _num_outputs(node: Node) -> int:
 
 def _add(a: Any, b: Any, mode: Any) -> Any:
     if mode is NP:
-        return a + b
+        s = a + b
+        # NB: numpy gives a scalar for two 0-d arrays; a formula indexes its gradient
+        return s if type(s) is np.ndarray else np.asarray(s)
     return mode.add(a, b)
 
 
@@ -669,8 +689,11 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     assert fn.op is not None
     res = list(fn.op.backward(fn.op.ctx(fn, False, fn_needs), part.copy(), mode))
     res = _validate(fn, res, mode)
-    if not part.flags.writeable:              # NB: an expanded view, as PyTorch's copy_ finds
-        raise RuntimeError(msg.OVERLAPPING_WRITE)
+    if not part.flags.writeable:
+        # NB: a part of an expanded view: PyTorch's copy_ refuses it where elements share memory
+        if internal_overlap(part):
+            raise RuntimeError(msg.OVERLAPPING_WRITE)
+        part = writable_alias(result, part)
     part[...] = 0 if res[0] is None else res[0]
     return [result, *res[1:]]
 

@@ -566,11 +566,12 @@ def _sname(t: Tensor) -> str:
 
 
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
-    if m1._dtype is not m2._dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
-                           f"{_sname(m2)}")
+    # NB: PyTorch checks the bias against mat2 first
     if bias._dtype is not m2._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
+                           f"{_sname(m2)}")
+    if m1._dtype is not m2._dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
                            f"{_sname(m2)}")
     _mm_check(m1, m2)
     return keep_strides(apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
@@ -722,7 +723,9 @@ def expand(t: Tensor, *sizes: Any) -> Tensor:
     size = _shape_args(sizes)
     shape = t._data.shape
     if len(size) < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
+        # NB: PyTorch names the tensor's type as its legacy class, or its type's name (bool)
+        kind = "CPUBoolType" if t._dtype is dt.bool_ else t._dtype.legacy
+        raise RuntimeError(f"expand({kind}{{[{', '.join(map(str, shape))}]}}, "
                            f"size=[{', '.join(map(str, size))}]): the number of sizes provided "
                            f"({len(size)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")

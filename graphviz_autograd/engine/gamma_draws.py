@@ -1,13 +1,12 @@
-"""``torch._standard_gamma``, ``torch._sample_dirichlet``, ``torch.poisson`` and
-``torch.binomial``: PyTorch's CPU rejection samplers, to the bit.
+"""``torch._standard_gamma``, ``torch._sample_dirichlet`` and ``torch.binomial``: PyTorch's CPU
+rejection samplers, to the bit.
 
 Each element runs Marsaglia and Tsang's acceptance-rejection method on the generator's scalar
 draws (a 53-bit uniform, a Box-Muller normal that keeps its second sample), in the output's
 order, with PyTorch's mix of float and double arithmetic: for float32 the concentration's
 boost and ``d = alpha - 1/3`` are float operations, the rest is double. A Dirichlet sample
-normalises double-precision gamma draws. A Poisson draw multiplies uniforms below rate 10 and
-runs Hormann's transformed rejection from 10 on; a binomial draw counts geometric jumps below
-a mean of 10 and runs BTRS from 10 on (on the smaller of p and 1 - p).
+normalises double-precision gamma draws. A binomial draw counts geometric jumps below a mean of
+10 and runs BTRS from 10 on (on the smaller of p and 1 - p).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from . import special_math as sm
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "poisson", "binomial"]
+__all__ = ["standard_gamma", "standard_gamma_grad", "sample_dirichlet", "binomial"]
 
 _THIRD32 = np.float32(1.0) / np.float32(3.0)       # the float literal 1.0f / 3.0f
 _C0331 = float(np.float32(0.0331))
@@ -187,60 +186,6 @@ def sample_dirichlet(alpha: Tensor, generator: Any = None) -> Tensor:
     top = np.nextafter(npd.type(1.0), npd.type(0.0))
     out = np.minimum(top, np.maximum(np.finfo(npd).tiny, ratio))
     return Tensor._make(np.ascontiguousarray(out), alpha._dtype)
-
-
-def _sample_poisson(gen: rnd.Generator, lam: float) -> int:
-    if lam >= 10:
-        slam, loglam = math.sqrt(lam), math.log(lam)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2)
-        while True:
-            u = _uniform(gen) - 0.5
-            v = _uniform(gen)
-            us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
-            if us >= 0.07 and v <= vr:
-                return k
-            if k < 0 or (us < 0.013 and v > us):
-                continue
-            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
-                    <= -lam + k * loglam - math.lgamma(k + 1.0)):
-                return k
-    if lam == 0:
-        return 0
-    enlam = math.exp(-lam)
-    x, prod = 0, 1.0
-    while True:
-        prod *= _uniform(gen)
-        if prod > enlam:
-            x += 1
-        else:
-            return x
-
-
-def poisson(rates: Tensor, generator: Any = None) -> Tensor:
-    """``torch.poisson(rates)``: one Poisson draw per element, as a float of rates' dtype
-    (PoissonBackward0, a zero gradient, where rates require grad).
-
-    >>> import graphviz_autograd.torch as torch
-    >>> _ = torch.manual_seed(0)
-    >>> torch.poisson(torch.tensor([0.5, 4.0, 30.0]))
-    tensor([ 2.,  5., 26.])
-    """
-    data = rates._data
-    if np.any(~(data >= 0)):
-        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    gen = rnd.resolve(generator)
-    flat = np.ascontiguousarray(data).reshape(-1)
-    values = np.array([_sample_poisson(gen, float(r)) for r in flat],
-                      dtype=data.dtype).reshape(data.shape)
-    if rates.requires_grad and is_grad_enabled():
-        from .autograd import apply
-        from .optable import TABLE
-        return apply(TABLE["poisson"], (rates,), {"values": values}, dtype=rates._dtype)
-    return Tensor._make(values, rates._dtype)
 
 
 _TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import sys
 import warnings
 from typing import Any
 
@@ -124,6 +126,19 @@ def view_base_modified(creation: tuple[Any, ...]) -> str:
     return (f"Output {creation[1]} of {creation[2]} is a view and its base or another view of its "
             "base has been modified inplace. " + (MULTI_VIEW if creation[0] == "multi"
                                                   else CUSTOM_VIEW))
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_user(text: str, category: type[Warning] = UserWarning) -> None:
+    """A warning PyTorch gives from C++: it points at the first frame outside the package (the
+    user's line)."""
+    level, f = 1, sys._getframe(0)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f = f.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(text, category, stacklevel=level)
 
 
 _warned: set[str] = set()

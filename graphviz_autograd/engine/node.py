@@ -32,7 +32,7 @@ _ATTR_DEFAULTS = {"alpha": 1, "beta": 1, "keepdim": False, "sparse_grad": False,
 # attributes PyTorch keeps as int64 and shows unsigned (a dim of -1 reads 18446744073709551615)
 _INT64_ATTRS = frozenset({"dim", "dims", "dim0", "dim1", "index", "start", "end", "step",
                           "ignore_index", "shifts", "split_size", "padding_idx", "dim2", "offset",
-                          "diagonal", "pad"})
+                          "diagonal", "pad", "k", "dimension"})
 _SIZE_ATTRS = ("self_sym_sizes", "self_sym_numel")
 # a matrix product's inputs, named as PyTorch's _saved_<name>_sym_sizes / _sym_strides, by position
 _MATRIX_INPUTS = {"mm": (("self", 0), ("mat2", 1)), "addmm": (("mat1", 1), ("mat2", 2))}
@@ -42,7 +42,8 @@ _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", 
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
                     "unsafe_split", "index_select", "sort", "sort_stable", "topk", "kthvalue",
-                    "mode", "diagonal", "diagonal_copy", "trace", "narrow_copy"})
+                    "mode", "diagonal", "diagonal_copy", "trace", "narrow_copy", "unfold",
+                    "squeeze_inplace", "squeeze_inplace_dims"})
 
 
 class SavedTensor:

@@ -38,7 +38,6 @@ register(
        attr_names=("std_sym_sizes",)),
     Op("bernoulli", "BernoulliBackward0", ("self",), _drawn,
        lambda c, g, D: (D.zeros_like(g),)),
-    Op("poisson", "PoissonBackward0", ("self",), _drawn, lambda c, g, D: (D.zeros_like(g),)),
     Op("binomial", "torch::autograd::NotImplemented", ("count", "prob"), _drawn,
        _not_implemented("binomial")),
     Op("bernoulli_p", "torch::autograd::NotImplemented", ("self",), _drawn,

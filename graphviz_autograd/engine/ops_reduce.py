@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, register
+from .optable import Op, Save, keep_given, register
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -18,12 +18,18 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(d % max(ndim, 1) for d in dim))
 
 
-def _restore(g: Any, shape: tuple[int, ...], dim: Any, keepdim: bool, D: Any) -> Any:
+def _restore(g: Any, shape: tuple[int, ...], dim: Any, keepdim: bool, D: Any,
+             given: Any = None) -> Any:
     """Give a reduced gradient back its reduced dims (size 1), ready to expand to ``shape``: as
-    PyTorch does, an unsqueeze per dim named, none without dims (a 0-d gradient broadcasts)."""
+    PyTorch does, an unsqueeze per dim named, none without dims (a 0-d gradient broadcasts).
+    ``given``: the dims as the caller gave them, which the node of a single unsqueeze shows."""
     if keepdim or not shape or not dim:
         return g
-    for d in _dims(dim, len(shape)):
+    dims = _dims(dim, len(shape))
+    if given is not None and len(dims) == 1 and D.tensor_mode:
+        raw = given[0] if isinstance(given, tuple) else given
+        return keep_given(D.unsqueeze(g, dim=dims[0]), {"@dim": raw}, D)
+    for d in dims:
         g = D.unsqueeze(g, dim=d)
     return g
 
@@ -34,7 +40,7 @@ def _sum_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 def _sum_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
-    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D)
+    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D, c.attrs.get("@dim"))
     return (D.expand(g, size=shape),)
 
 
@@ -53,7 +59,7 @@ def _mean_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
     dims = _dims(c.attrs["dim"], len(shape))
     n = int(np.prod([shape[d] for d in dims], dtype=np.int64)) if shape else 1
-    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D)
+    g = _restore(g, shape, c.attrs["dim"], c.attrs["keepdim"], D, c.attrs.get("@dim"))
     return (D.div_scalar(D.expand(g, size=shape), other=n),)
 
 
@@ -84,11 +90,14 @@ def _reduce_dim_fwd(fn: Any, arg: Any) -> Any:
 
 def _select_dim_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape, dim, keepdim = c.shape(0), c.attrs["dim"], c.attrs["keepdim"]
+    # NB: the nodes a create_graph makes show the dim as given (a negative one)
+    given = {"@dim": c.attrs.get("@dim", dim)}
     idx = c.indices
     if not keepdim and shape:
-        g = D.unsqueeze(g, dim=dim % len(shape))
+        g = keep_given(D.unsqueeze(g, dim=dim % len(shape)), given, D)
         idx = D.unsqueeze(idx, dim=dim % len(shape))
-    return (D.scatter(D.zeros(shape, like=g), g, dim=dim % max(len(shape), 1), index=idx),)
+    return (keep_given(D.scatter(D.zeros(shape, like=g), g, dim=dim % max(len(shape), 1),
+                                 index=idx), given, D),)
 
 
 def _median_dim_fwd(x: Any, dim: int, keepdim: bool = False) -> Any:
@@ -180,10 +189,11 @@ def _var_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
                                  D.mul_scalar(ones, other=math.inf), condition=D.eq(x, mean))),)
     if len(shape) > 1:
         # NB: PyTorch unsqueezes only here: a 1-d input's 0-d gradient broadcasts
-        g = _restore(g, shape, dim, keepdim, D)
+        g = _restore(g, shape, dim, keepdim, D, c.attrs.get("@dim"))
     # NB: as in PyTorch, n is the product of the sizes of the dims named: 1 for dim=[]
     n = math.prod(shape[d] for d in dim)
-    mean = D.mean_dim(x, dim=_dims(dim, len(shape)), keepdim=True)
+    mean = keep_given(D.mean_dim(x, dim=_dims(dim, len(shape)), keepdim=True),
+                      {"@dim": c.attrs.get("@dim", dim)}, D)
     scale = 2.0 / (n - corr) if n != corr else math.inf
     centred = D.sub(x, mean)
     return (D.mul(D.mul_scalar(g, other=scale), centred),)
@@ -271,8 +281,9 @@ def _lse_fwd(x: Any, dim: Any, keepdim: bool = False) -> Any:
 def _lse_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     shape = c.shape(0)
     dim, keepdim = c.attrs["dim"], c.attrs.get("keepdim", False)
-    r = _restore(c.result, shape, dim, keepdim, D)
-    g = _restore(g, shape, dim, keepdim, D)
+    given = c.attrs.get("@dim")
+    r = _restore(c.result, shape, dim, keepdim, D, given)
+    g = _restore(g, shape, dim, keepdim, D, given)
     return (D.mul(g, D.exp(D.sub(c.self, r))),)
 
 

@@ -10,13 +10,55 @@ from .optable import Op, Save, keep_given, register
 
 
 def view_array(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """A true view with a new shape; raises ValueError where numpy would have to copy."""
+    """A true view with a new shape; raises ValueError where it would need a copy. The view
+    gets PyTorch's strides (they decide later layouts, and ``_saved_*`` strides), size-1 dims
+    included, where numpy's may differ."""
     out = np.asarray(x).view()      # NB: numpy gives scalars for 0-d results: made arrays
+    # NB: a size-1 dim's stride can be anything in a contiguous array too, and decides its
+    # view's strides
+    if (out.flags.c_contiguous and 1 not in out.shape) or out.size == 0:
+        try:
+            out.shape = shape
+        except AttributeError as e:
+            raise ValueError("needs a copy") from e
+        return out
+    size = out.itemsize
+    strides = _view_strides(out.shape, [st // size for st in out.strides], shape)
+    if strides is None:
+        raise ValueError("needs a copy")
+    return np.lib.stride_tricks.as_strided(out, shape, [st * size for st in strides])
+
+
+def _view_strides(old: tuple[int, ...], old_strides: list[int], new: tuple[int, ...]
+                  ) -> list[int] | None:
+    """PyTorch's strides of a view with shape ``new`` (its ``computeStride``), or None: the
+    view needs a copy. Dims are grouped into chunks laid out contiguously, from the last."""
+    if not old:
+        return [1] * len(new)
+    strides = [0] * len(new)
+    view_d = len(new) - 1
+    base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                strides[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base = old_strides[d - 1]
+                tensor_numel = view_numel = 1
+    return strides if view_d == -1 else None
+
+
+def _unsafe_view_fwd(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     try:
-        out.shape = shape
-    except AttributeError as e:
-        raise ValueError("needs a copy") from e
-    return out
+        return view_array(x, shape)
+    except ValueError:
+        return x.reshape(shape)
 
 
 def _inverse(dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -208,7 +250,9 @@ def _gather_fwd(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
 
 
 def _gather_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    return (D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"], index=c.index),)
+    # NB: the dim as gather was given it (a negative one) on the create_graph node too
+    return (keep_given(D.scatter_add(D.zeros(c.shape(0), like=g), g, dim=c.attrs["dim"],
+                                     index=c.index), c.attrs, D),)
 
 
 def _scatter_add_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np.ndarray:
@@ -229,7 +273,7 @@ register(
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
     Op("reshape_alias", "ReshapeAliasBackward0", ("self",), lambda x, shape: view_array(x, shape),
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
-    Op("unsafe_view", "UnsafeViewBackward0", ("self",), lambda x, shape: x.reshape(shape),
+    Op("unsafe_view", "UnsafeViewBackward0", ("self",), lambda x, shape: _unsafe_view_fwd(x, shape),
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),)),
     Op("transpose", "TransposeBackward0", ("self",),
        lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),

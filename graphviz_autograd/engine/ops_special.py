@@ -158,7 +158,7 @@ register(
     Op("addcmul", "AddcmulBackward0", ("self", "tensor1", "tensor2"), _addcmul_fwd,
        _addcmul_bw, (Save("tensor1", (2,)), Save("tensor2", (1,))), ("value",)),
     Op("addcdiv", "AddcdivBackward0", ("self", "tensor1", "tensor2"), _addcdiv_fwd,
-       _addcdiv_bw, (Save("tensor1", (2,)), Save("tensor2", (1, 2))), ("value",)),
+       _addcdiv_bw, (Save("tensor1", (2,)), Save("tensor2")), ("value",)),
     Op("lerp", "LerpBackward0", ("self", "end"), _lerp_fwd, _lerp_bw, (), ("weight",)),
     Op("lerp_tensor", "LerpBackward1", ("self", "end", "weight"), _lerp_fwd, _lerp_t_bw,
        (Save("end", (2,)), Save("self", (2,)), Save("weight", (0, 1)))),

@@ -1,10 +1,11 @@
 """``repr(tensor)`` in PyTorch's layout: ``tensor([1., 2.], requires_grad=True)``.
 
-PyTorch's default print options: 4 digits, lines of 80 characters, and tensors of more than
-1,000 elements summarised by their first and last 3 items along each dimension. One format is
-chosen for all the elements shown, from their nonzero finite values: whole numbers print as
-``3.``, others with 4 decimals, and scientific notation is used when the largest is over 1e8
-or over 1,000 times the smallest (or, for non-whole numbers, the smallest is under 1e-4).
+PyTorch's default print options (``set_printoptions`` changes them): 4 digits, lines of 80
+characters, and tensors of more than 1,000 elements summarised by their first and last 3 items
+along each dimension. One format is chosen for all the elements shown, from their nonzero finite
+values: whole numbers print as ``3.``, others with 4 decimals, and scientific notation is used
+when the largest is over 1e8 or over 1,000 times the smallest (or, for non-whole numbers, the
+smallest is under 1e-4).
 """
 
 from __future__ import annotations
@@ -17,7 +18,44 @@ import numpy as np
 if TYPE_CHECKING:
     from .tensor import Tensor
 
-PRECISION, THRESHOLD, EDGE, LINEWIDTH = 4, 1000, 3, 80
+
+
+class PrintOptions:
+    """``torch.set_printoptions``'s settings (PyTorch's ``PRINT_OPTS``); ``sci_mode`` None lets
+    each tensor choose."""
+
+    def __init__(self) -> None:
+        self.precision: int = 4
+        self.threshold: float = 1000
+        self.edgeitems: int = 3
+        self.linewidth: int = 80
+        self.sci_mode: bool | None = None
+
+
+OPTS = PrintOptions()
+PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+            "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None,
+                     profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """``torch.set_printoptions``: a profile (an unknown name is ignored, as PyTorch does),
+    then the options given; ``sci_mode`` is always set (None: automatic).
+
+    >>> from graphviz_autograd import torch
+    >>> torch.set_printoptions(precision=2)
+    >>> torch.tensor([1.23456])
+    tensor([1.23])
+    >>> torch.set_printoptions(profile="default")
+    """
+    if profile in PROFILES:
+        OPTS.precision, OPTS.threshold, OPTS.edgeitems, OPTS.linewidth = PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(OPTS, name, value)
+    OPTS.sci_mode = sci_mode
 
 
 class _Format:
@@ -37,42 +75,46 @@ class _Format:
         big, small = float(np.abs(finite).max()), float(np.abs(finite).min())
         self.whole = bool(np.all(finite == np.ceil(finite)))
         self.sci = big / small > 1000.0 or big > 1.0e8 or (not self.whole and small < 1.0e-4)
+        if OPTS.sci_mode is not None:
+            self.sci = OPTS.sci_mode
         if self.sci:
-            texts = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
+            texts = [f"{v:.{OPTS.precision}e}" for v in finite.tolist()]
         elif self.whole:
             texts = [f"{v:.0f}." for v in finite.tolist()]
         else:
-            texts = [f"{v:.{PRECISION}f}" for v in finite.tolist()]
+            texts = [f"{v:.{OPTS.precision}f}" for v in finite.tolist()]
         self.width = max(len(t) for t in texts)
 
     def __call__(self, value: Any) -> str:
         if not self.floating:
             text = str(value)
         elif self.sci:
-            text = f"{value:{self.width}.{PRECISION}e}"
+            text = f"{value:{self.width}.{OPTS.precision}e}"
         elif self.whole:
             text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
         else:
-            text = f"{value:.{PRECISION}f}"
+            text = f"{value:.{OPTS.precision}f}"
         return text.rjust(self.width)
 
 
 def _summary(arr: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows: the first and last ``EDGE`` along each dim."""
+    edge = OPTS.edgeitems
     if arr.ndim == 0:
         return arr
-    if arr.shape[0] > 2 * EDGE:
-        arr = np.concatenate([arr[:EDGE], arr[-EDGE:]])
+    if arr.shape[0] > 2 * edge:
+        arr = np.concatenate([arr[:edge], arr[-edge:]])
     if arr.ndim == 1:
         return arr
     return np.stack([_summary(x) for x in arr])
 
 
 def _vector(arr: np.ndarray, indent: int, summarize: bool, fmt: _Format) -> str:
-    per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
-    if summarize and arr.shape[0] > 2 * EDGE:
-        items = ([fmt(v) for v in arr[:EDGE].tolist()] + [" ..."]
-                 + [fmt(v) for v in arr[-EDGE:].tolist()])
+    per_line = max(1, (OPTS.linewidth - indent) // (fmt.width + 2))
+    edge = OPTS.edgeitems
+    if summarize and arr.shape[0] > 2 * edge:
+        items = ([fmt(v) for v in arr[:edge].tolist()] + [" ..."]
+                 + [fmt(v) for v in arr[-edge:].tolist()])
     else:
         items = [fmt(v) for v in arr.tolist()]
     lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
@@ -84,9 +126,9 @@ def _nested(arr: np.ndarray, indent: int, summarize: bool, fmt: _Format) -> str:
         return fmt(arr.item())
     if arr.ndim == 1:
         return _vector(arr, indent, summarize, fmt)
-    n = arr.shape[0]
-    rows = range(n) if not summarize or n <= 2 * EDGE else [*range(EDGE), -1,
-                                                           *range(n - EDGE, n)]
+    n, edge = arr.shape[0], OPTS.edgeitems
+    rows = range(n) if not summarize or n <= 2 * edge else [*range(edge), -1,
+                                                           *range(n - edge, n)]
     parts = ["..." if i == -1 else _nested(arr[i], indent + 1, summarize, fmt) for i in rows]
     return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
@@ -96,7 +138,7 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     out = [text]
     line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if line + len(suffix) + 2 > LINEWIDTH:
+        if line + len(suffix) + 2 > OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             line = indent + len(suffix)
         else:
@@ -122,7 +164,7 @@ def tensor_repr(t: Tensor) -> str:
     else:
         if arr.dtype == np.float16:
             arr = arr.astype(np.float32)
-        summarize = arr.size > THRESHOLD
+        summarize = arr.size > OPTS.threshold
         fmt = _Format(_summary(arr) if summarize else arr)
         body = _nested(arr, indent, summarize, fmt)
         if t._dtype not in (float32, int64) and t._dtype.name != "bool":

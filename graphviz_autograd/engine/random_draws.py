@@ -20,7 +20,7 @@ from .autograd import apply
 from .optable import TABLE
 from .tensor import Tensor
 
-__all__ = ["normal", "bernoulli", "bernoulli_method", "finfo", "cauchy_fill", "geometric_fill",
+__all__ = ["normal", "bernoulli", "bernoulli_method", "cauchy_fill", "geometric_fill",
            "log_normal_fill"]
 
 
@@ -180,33 +180,4 @@ def log_normal_fill(g: rnd.Generator, t: Tensor, mean: float = 1.0, std: float =
     rnd.fill(t._data, rm.libm64("exp", z).astype(t._dtype.np))
 
 
-class finfo:  # noqa: N801 -- PyTorch's name
-    """``torch.finfo(dtype)``: a floating dtype's limits (``eps``, ``min``, ``max``, ``tiny``)."""
-
-    def __init__(self, type: dt.DType | None = None) -> None:
-        d = type or dt.float32
-        if not d.is_floating_point:
-            raise TypeError("torch.finfo() requires a floating point input type. Use "
-                            "torch.iinfo to handle 'torch.finfo'")
-        info = np.finfo(d.np)
-        self.dtype = d.name
-        self.bits = int(info.bits)
-        self.eps = float(info.eps)
-        self.max = float(info.max)
-        self.min = float(info.min)
-        self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
-
-    def __repr__(self) -> str:
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
-                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
-                f"dtype={self.dtype})")
-
-
-def _mvlgamma_method(self: Tensor, p: int) -> Tensor:
-    from ..torch import mvlgamma
-    return mvlgamma(self, p)
-
-
-# NB: mvlgamma rides here: the one method of the distributions' math ops
-METHODS: dict[str, Any] = {"bernoulli": bernoulli_method, "mvlgamma": _mvlgamma_method}
+METHODS: dict[str, Any] = {"bernoulli": bernoulli_method}

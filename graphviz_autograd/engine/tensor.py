@@ -404,6 +404,10 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if self._data.shape[0] and (self._rg or self._grad_fn is not None):
+            # NB: PyTorch iterates over unbind(0): one UnbindBackward0 for all the rows
+            from .functional import unbind
+            return iter(unbind(self, 0))
         return (self[i] for i in range(self._data.shape[0]))
 
     def __hash__(self) -> int:

@@ -7,28 +7,32 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as dt
 from . import (
+    creation_extra,
     factories,
     indexing,
     linalg,
+    mathfns,
     ordering,
     pointwise_extra,
+    predicates,
     products,
     random_draws,
     reducing_extra,
     sampling,
     scattering,
+    searching,
     selecting,
     stacking,
 )
+from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
 from .grad_mode import is_grad_enabled
 from .optable import TABLE
-from .tensor import Size, Tensor
+from .tensor import Tensor
 
 _UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)
 _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
@@ -320,16 +324,6 @@ def _new(fill: Any) -> Any:
     return m
 
 
-def _new_legacy(self: Tensor, *args: Any) -> Tensor:
-    """``Tensor.new``: ``new(*sizes)`` or ``new(torch.Size)`` (uninitialised, zeros here), or
-    ``new(data)`` for a list or a plain tuple."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
-        return _new_tensor(self, args[0])
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]
-    return _new(np.zeros)(self, *args)
-
-
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, requires_grad: bool = False,
                 **_: Any) -> Tensor:
     d = dtype or self._dtype
@@ -493,7 +487,7 @@ METHODS: dict[str, Any] = {
     "geometric_": _random_(random_draws.geometric_fill),
     "log_normal_": _random_(random_draws.log_normal_fill),
     "new_zeros": _new(np.zeros), "new_ones": _new(np.ones), "new_empty": _new(np.zeros),
-    "new_tensor": _new_tensor, "new": _new_legacy, "new_full": _new_full,
+    "new_tensor": _new_tensor, "new_full": _new_full,
     "logit": lambda s, eps=None: F.unary("logit", s, eps=eps),
 }
 METHODS.update(selecting.METHODS)
@@ -506,6 +500,9 @@ METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)
 METHODS.update(linalg.METHODS)
+METHODS.update(predicates.METHODS)
+METHODS.update(searching.METHODS)
+METHODS.update(creation_extra.METHODS)
 for _k in _UNARY:
     METHODS[_k] = _method(_k, True)
     METHODS[_k + "_"] = _method_(_k)
@@ -515,6 +512,7 @@ for _k in _UNARY_SAME:
 for _k in ("neg", "relu"):          # NB: not of a bool tensor
     METHODS[_k] = _checked(METHODS[_k], _k)
     METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
+METHODS.update(mathfns.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -19,5 +19,5 @@ def _return_type(name: str) -> type[_ValuesIndices]:
 
 
 RETURN_TYPES = {name: _return_type(name) for name in (
-    "max", "min", "median", "sort", "topk", "kthvalue", "mode", "cummax", "cummin")}
+    "max", "min", "median", "sort", "topk", "kthvalue", "mode", "cummax", "cummin", "nanmedian")}
 

@@ -84,6 +84,11 @@ def _names(recording: Recording, snap: Snapshot, node: NodeInfo) -> tuple[list[s
     return [], "none"
 
 
+def _its_saved(names: str) -> str:
+    """"its saved self, other"; a custom Function's buffers are already "saved_tensors[i]"."""
+    return f"its {names}" if names.startswith("saved_tensors") else f"its saved {names}"
+
+
 def _what(node: NodeInfo, names: tuple[list[str], str]) -> str:
     labels, how = names
     if not labels:
@@ -178,7 +183,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         attempt = _call(current)
     bufs = ", ".join(pred.buffers) or "its state"
     tense = "failed" if backward is not None else "fails"
-    summary = (f"{attempt} {tense} at {_what(node, names)}: its saved {bufs} "
+    summary = (f"{attempt} {tense} at {_what(node, names)}: {_its_saved(bufs)} "
                f"{'were' if len(pred.buffers) != 1 else 'was'} freed by {_call(first)}.")
     if not pred.buffers:
         summary = f"{attempt} fails at {_what(node, names)}: {pred.reason}."
@@ -271,8 +276,9 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
     v = stale[0].versions if stale and stale[0].versions else [0, 0]
     verb, them = ("was", "it was") if len(stale) == 1 else ("were", "they were")
     tense = "failed" if backward is not None else "fails"
-    summary = (f"{attempt} {tense} at {_what(node, names)}: its saved {which} {verb} modified "
-               f"in place after {them} saved (version {v[1]}, saved at version {v[0]}).")
+    summary = (f"{attempt} {tense} at {_what(node, names)}: {_its_saved(which)} {verb} "
+               f"modified in place after {them} saved (version {v[1]}, saved at version "
+               f"{v[0]}).")
     if edits:
         e = edits[0]
         src = e.get("source")

@@ -92,6 +92,7 @@ class Recording:
         # parameter?), made into dicts only when a snapshot that shows them is read
         self._edits: dict[int, tuple[Any, list[tuple[Any, ...]]]] = {}
         self._current: BackwardRecord | None = None
+        self._nested = 0          # backwards running inside the current one (see _backward_started)
         # NB: the native engine logs a backward's nodes in a trace (a list) rather than calling
         # a handler per node; it is read into the step log when the backward is over (or its
         # steps are asked for before)
@@ -168,6 +169,14 @@ class Recording:
         entry[1].append(edit)
 
     def _backward_started(self, info: Any) -> None:
+        if self._current is not None:
+            # NB: a backward inside a running one (a reentrant checkpoint's, a custom
+            # Function's backward calling backward): part of the user's backward, as on real
+            # torch, whose hooks see only the graph the user's backward runs; its own steps are
+            # not the user's graph's
+            self._read_trace()
+            self._nested += 1
+            return
         E = self.engine
         self._n_backwards += 1
         number = self._n_backwards
@@ -249,7 +258,18 @@ class Recording:
                 self._logs = [(r, log) for r, log in self._logs if log is self._log]
         return self._backwards
 
+    def _nested_ended(self) -> bool:
+        """A nested backward ended (see ``_backward_started``): its steps are skipped."""
+        if not self._nested:
+            return False
+        self._nested -= 1
+        if self._trace is not None:
+            self._trace_read = len(self._trace)
+        return True
+
     def _backward_finished(self, info: Any) -> None:
+        if self._nested_ended():
+            return
         self._end_trace()
         rec = self._current
         if rec is None:
@@ -259,6 +279,8 @@ class Recording:
         self._log = None
 
     def _backward_failed(self, info: Any, node: Any, error: BaseException) -> None:
+        if self._nested_ended():
+            return
         self._end_trace()
         rec = self._current
         if rec is None:

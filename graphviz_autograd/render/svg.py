@@ -202,8 +202,9 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         parts.append(block)
     # NB: a box drawn before (the same object, or an equal one) reuses its text: a step view
     # shares all but a few boxes with the one before it
-    # per box id: the box drawn last, its text, and the texts of its last few looks
-    drawn_boxes: dict[str, tuple[Box, str, dict[tuple[object, ...], str]]] = \
+    # per box id: the box drawn last, its text, the texts of its last few looks, and the box
+    # drawn before it with its text (stepping a backward starts from the snapshot before it)
+    drawn_boxes: dict[str, tuple[Box, str, dict[tuple[object, ...], str], Box | None, str]] = \
         cache.setdefault(("boxes", options.shapes), {})
     skip = {"saved"} if not options.saved else set()
     if not options.ghosts:
@@ -212,17 +213,25 @@ def draw(geom: Geometry, scene: Scene, options: Options = DEFAULT_OPTIONS,
         if box.kind in skip or box.id not in geom.boxes:
             continue
         entry = drawn_boxes.get(box.id)
-        if entry is not None and entry[0] is box:
-            parts.append(entry[1])
-            continue
-        looks = entry[2] if entry is not None else {}
+        if entry is None:
+            looks: dict[tuple[object, ...], str] = {}
+            last: tuple[Box | None, str] = (None, "")
+        else:
+            if entry[0] is box:
+                parts.append(entry[1])
+                continue
+            if entry[3] is box:         # NB: going back to the box drawn before the last one
+                drawn_boxes[box.id] = (box, entry[4], entry[2], entry[0], entry[1])
+                parts.append(entry[4])
+                continue
+            looks, last = entry[2], (entry[0], entry[1])
         key = (box.style, box.tooltip, *box.lines.items())
         text = looks.get(key)
         if text is None:
             text = looks[key] = _box(box, geom.boxes[box.id], options.shapes, cache)
             if len(looks) > _LOOKS:
                 del looks[next(iter(looks))]
-        drawn_boxes[box.id] = (box, text, looks)
+        drawn_boxes[box.id] = (box, text, looks, *last)
         parts.append(text)
     parts.append("</g>")
     if options.legend:

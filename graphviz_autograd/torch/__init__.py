@@ -16,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import anomaly as _anomaly
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
+from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
+from ..engine import predicates as _predicates
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
@@ -43,7 +46,7 @@ from ..engine.factories import (
     zeros,
     zeros_like,
 )
-from ..engine.gamma_draws import binomial, poisson
+from ..engine.gamma_draws import binomial
 from ..engine.gamma_draws import sample_dirichlet as _sample_dirichlet
 from ..engine.gamma_draws import standard_gamma as _standard_gamma
 from ..engine.grad_mode import (
@@ -58,6 +61,39 @@ from ..engine.linalg import inv as inverse
 from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
+from ..engine.mathfns import (
+    bincount,
+    copysign,
+    corrcoef,
+    count_nonzero,
+    cov,
+    cumulative_trapezoid,
+    deg2rad,
+    float_power,
+    fmax,
+    fmin,
+    gcd,
+    i0,
+    igamma,
+    igammac,
+    lcm,
+    ldexp,
+    mvlgamma,
+    nanmean,
+    nanmedian,
+    nanquantile,
+    nansum,
+    nextafter,
+    positive,
+    quantile,
+    rad2deg,
+    renorm,
+    signbit,
+    std_mean,
+    trapezoid,
+    trapz,
+    var_mean,
+)
 from ..engine.optable import TABLE as _TABLE
 from ..engine.pointwise_extra import (
     addcdiv,
@@ -75,6 +111,8 @@ from ..engine.pointwise_extra import (
     polygamma,
     xlogy,
 )
+from ..engine.predicates import allclose, equal, is_nonzero, isclose
+from ..engine.printing import set_printoptions
 from ..engine.products import (
     addbmm,
     addmv,
@@ -97,7 +135,22 @@ from ..engine.random import (
     seed,
     set_rng_state,
 )
-from ..engine.random_draws import bernoulli, finfo, normal
+from ..engine.random_draws import bernoulli, normal
+from ..engine.shaping import (
+    as_strided,
+    block_diag,
+    cartesian_prod,
+    combinations,
+    diagflat,
+    diagonal_scatter,
+    fliplr,
+    flipud,
+    index_put,
+    ravel,
+    rot90,
+    select_scatter,
+    slice_scatter,
+)
 from ..engine.stacking import (
     atleast_1d,
     atleast_2d,
@@ -110,8 +163,39 @@ from ..engine.stacking import (
     vstack,
 )
 from ..engine.tensor import Size, Tensor
-from . import autograd, linalg, nn, optim, special, utils
+from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
+from . import amp as _amp_ns
+from . import environment as _environment
+from .amp import autocast, is_autocast_enabled
+from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
+from .environment import (
+    are_deterministic_algorithms_enabled,
+    channels_last,
+    channels_last_3d,
+    compile,
+    contiguous_format,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_storage,
+    is_warn_always_enabled,
+    layout,
+    memory_format,
+    preserve_format,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    set_warn_always,
+    sparse_coo,
+    strided,
+    typename,
+    use_deterministic_algorithms,
+)
 from .serialization import load, save
+from .utilities import *  # noqa: F403 -- creation, search and predicate functions
 
 __version__ = "2.13.0+numpy"
 
@@ -176,6 +260,35 @@ class device:  # noqa: N801 -- PyTorch's name
 
 
 class _Cuda:
+    """``torch.cuda`` as a CPU-only PyTorch build has it: no device, and PyTorch's error from
+    what needs one."""
+
+    amp = _amp_ns.cuda_amp
+    synchronize = current_device = get_device_name = get_device_properties = set_device = (
+        staticmethod(_environment._no_cuda))
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 0
+
+    @staticmethod
+    def is_initialized() -> builtins.bool:
+        return False
+
+    @staticmethod
+    def is_bf16_supported(including_emulation: builtins.bool = True) -> builtins.bool:
+        return False
+
+    @staticmethod
+    def empty_cache() -> None:
+        pass
+
+    @staticmethod
+    def memory_allocated(device: Any = None) -> builtins.int:
+        return 0
+
+    max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
     @staticmethod
     def is_available() -> builtins.bool:
         return False
@@ -188,6 +301,33 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+class _Cpu:
+    amp = _amp_ns.cpu_amp
+
+    @staticmethod
+    def is_available() -> builtins.bool:
+        return True
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 1
+
+
+cpu = _Cpu()
+
+
+def is_anomaly_enabled() -> builtins.bool:
+    return _anomaly.state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> builtins.bool:
+    return _anomaly.state.check_nan
+
+
+def set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool = True) -> None:
+    _anomaly.set_enabled(enabled, check_nan)
 
 
 def is_tensor(x: Any) -> builtins.bool:
@@ -246,6 +386,10 @@ for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "tru
     globals()[_name] = _fn(_name)
 negative = globals()["neg"]
 absolute = globals()["abs"]
+# NB: PyTorch's aliases (arccos, fix, ...) and its in-place functions (torch.exp_(t), ...)
+for _name in ("arccos", "arcsin", "arctan", "arctan2", "arccosh", "arcsinh", "arctanh", "fix",
+              "split_with_sizes", "index_put_", *_mathfns.INPLACE_FUNCTIONS):
+    globals()[_name] = _fn(_name)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
@@ -267,24 +411,6 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
 
 row_stack = vstack
-
-
-def broadcast_shapes(*shapes: Any) -> Size:
-    """The shape the given shapes broadcast to (PyTorch's message when they do not)."""
-    out: list[builtins.int] = []
-    for k, shape in enumerate(shapes):
-        shape = (shape,) if isinstance(shape, builtins.int) else tuple(shape)
-        for i, s in enumerate(reversed(shape)):
-            if i == len(out):
-                out.insert(0, s)
-            elif out[-1 - i] == 1:
-                out[-1 - i] = s
-            elif s not in (1, out[-1 - i]):
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {s} at "
-                                   f"{-1 - i}! Mismatching argument at index {k} had "
-                                   f"{shape}; but expected shape should be broadcastable to "
-                                   f"{out}")
-    return Size(out)
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: Any = None, *,
@@ -328,12 +454,6 @@ def cholesky_inverse(input: Tensor, upper: builtins.bool = False) -> Tensor:
     return _apply(_TABLE["cholesky_inverse"], (input,), {"upper": upper})
 
 
-def mvlgamma(input: Tensor, p: builtins.int) -> Tensor:
-    """The log of the multivariate gamma function of dimension ``p``, elementwise."""
-    x = input if input.dtype.is_floating_point else input.float()
-    return _apply(_TABLE["mvlgamma"], (x,), {"p": p})
-
-
 def outer(a: Tensor, b: Tensor) -> Tensor:
     for name, v in (("self", a), ("vec2", b)):
         if v._data.ndim != 1:
@@ -342,24 +462,14 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
                   b)
 
 
-def allclose(a: Tensor, b: Tensor, rtol: Any = 1e-05, atol: Any = 1e-08,
-             equal_nan: builtins.bool = False) -> builtins.bool:
-    return builtins.bool(np.allclose(a._data, b._data, rtol, atol, equal_nan))
-
-
-def equal(a: Tensor, b: Tensor) -> builtins.bool:
-    return a._data.shape == b._data.shape and builtins.bool(np.array_equal(a._data, b._data))
-
-
 ger = outer
 nonzero, argwhere = _F.nonzero, _F.argwhere
-isclose = _F.isclose
 remainder = _F.remainder
 fmod = _F.fmod
 floor_divide = _F.floor_divide
 unsafe_chunk = _F.unsafe_chunk
 unsafe_split = _F.unsafe_split
-bitwise_not = _F.invert
+bitwise_not = _predicates.METHODS["bitwise_not"]
 
 
 def _activation(name: str) -> Any:
@@ -428,4 +538,62 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
 
 _ = (_apply, _TABLE)
 
+
 from . import distributions  # noqa: E402 -- it builds on the names above
+from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
+    adaptive_avg_pool1d,
+    adaptive_max_pool1d,
+    affine_grid_generator,
+    alpha_dropout,
+    alpha_dropout_,
+    avg_pool1d,
+    batch_norm,
+    bilinear,
+    binary_cross_entropy_with_logits,
+    channel_shuffle,
+    constant_pad_nd,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_tbc,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    convolution,
+    cosine_embedding_loss,
+    ctc_loss,
+    dropout,
+    dropout_,
+    embedding,
+    embedding_bag,
+    feature_alpha_dropout,
+    feature_alpha_dropout_,
+    feature_dropout,
+    feature_dropout_,
+    grid_sampler,
+    grid_sampler_2d,
+    grid_sampler_3d,
+    group_norm,
+    hinge_embedding_loss,
+    instance_norm,
+    kl_div,
+    layer_norm,
+    margin_ranking_loss,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool3d,
+    native_batch_norm,
+    native_channel_shuffle,
+    native_dropout,
+    native_group_norm,
+    native_layer_norm,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+    poisson_nll_loss,
+    rms_norm,
+    rrelu,
+    rrelu_,
+    triplet_margin_loss,
+)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.mathfns import i0
+from ..engine.mathfns import igamma as gammainc
+from ..engine.mathfns import igammac as gammaincc
+from ..engine.mathfns import special_i1 as i1
 from ..engine.pointwise_extra import polygamma, xlogy
 from ..engine.tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "xlogy", "sinc",
            "expit", "logit", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax",
-           "multigammaln"]
+           "i0", "i1", "gammainc", "gammaincc", "multigammaln"]
 
 
 def _method(name: str) -> Any:

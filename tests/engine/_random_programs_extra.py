@@ -96,7 +96,7 @@ def _perm(rng: random.Random, n: int) -> list[int]:
 
 
 def scatters(rng: random.Random, v: str, shape: Shape, others: list[Var]) -> Op:
-    if len(shape) == 2:
+    if len(shape) == 2 and 0 not in shape:     # NB: an empty dim has no index to pick
         r, c = shape
         same = [o[0] for o in others if o[1] == shape]
         src = rng.choice(same) if same else f"{v} * 2"

@@ -154,8 +154,4 @@ def test_a_third_derivative_is_refused_clearly(call: str) -> None:
     with pytest.raises(NotImplementedError, match=r"create_graph through .*BackwardBackward0"):
         ours.autograd.grad((g * g).sum(), x, create_graph=True)
 
-
-def test_circular_padding_is_refused_clearly() -> None:
-    conv = ours.nn.Conv2d(2, 3, 3, padding=1, padding_mode="circular")
-    with pytest.raises(NotImplementedError, match="circular"):
-        conv(ours.ones(1, 2, 4, 4))
+# NB: circular padding (padding_mode='circular') is checked in test_functional_extra

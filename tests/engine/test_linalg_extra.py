@@ -14,6 +14,8 @@ from _markers import requires_torch
 
 import graphviz_autograd.torch as ours
 
+from ._support import Recorder, differential
+
 pytestmark = pytest.mark.torch
 
 _RNG = np.random.default_rng(7)
@@ -176,6 +178,12 @@ SHAPES = [
     ("torch.tensordot(p, q, dims=([0, 0], [0, 1]))", [_r(3, 3), _r(3, 3)]),
     ("torch.tensordot(p, q, dims=(1, 0))", [_r(2, 3), _r(3, 5)]),
     ("torch.tensordot(p, q, dims=5)", [_r(3, 3), _r(3, 3)]),
+    # a non-contiguous pair contracted to one number: a product and a sum, not a dot
+    ("torch.tensordot(p.t(), q.t())", [_r(2, 3), _r(2, 3)]),
+    ("torch.tensordot(p.t(), q)", [_r(2, 3), _r(3, 2)]),
+    ("torch.tensordot(p[:, 0], q[:, 1], dims=1)", [_r(3, 2), _r(3, 2)]),
+    ("torch.tensordot(p.transpose(1, 2), q.transpose(0, 1), dims=([1, 2], [1, 0]))",
+     [_r(1, 3, 2), _r(2, 3, 1)]),
     ("p.diagonal(-1)", [_r(3, 4)]), ("torch.diagonal(p, 1, -1, 0)", [_r(2, 3, 4)]),
     ("p.diagonal(0, 1, 1)", [_r(3, 4)]), ("torch.movedim(p, (0, 1), (2, 0))", [_r(2, 3, 4)]),
     ("torch.moveaxis(p, -1, 0)", [_r(2, 3, 4)]),
@@ -347,3 +355,23 @@ def test_create_graph_through_a_decomposition_is_refused(code: str) -> None:
     out = eval(code, {"torch": ours, "N": n})
     with pytest.raises(NotImplementedError, match="create_graph through"):
         ours.autograd.grad(out.sum(), n, create_graph=True)
+
+
+VIEWS = ["h.view(3, 1, 1, 1)", "h.reshape(1, 3)", "h.view(-1)", "p.view(2, 1, 3, 1)",
+         "p.permute(1, 0, 2).reshape(3, 2, 1)", "q.view(1, 4)", "q.unsqueeze(0).view(4, 1, 1)",
+         "torch.kron(h, torch.ones(3, 3))", "torch.kron(torch.ones(2, 2), h)"]
+
+
+@pytest.mark.parametrize("code", VIEWS)
+def test_views_of_size_1_dims_take_pytorchs_strides(code: str) -> None:
+    """A size-1 dim's stride is free, and PyTorch's view sets it by its own rule; it decides
+    the layout of a later elementwise result, so whether ``kron`` of such a view can view its
+    product back (seed 42313 of the random programs: PyTorch raises there)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        h = torch.movedim(torch.tensor([1.0, 2.0, 3.0]).unsqueeze(0), 0, 1)
+        p = torch.arange(6.0).reshape(2, 1, 3).transpose(0, 2)
+        q = torch.arange(4.0).reshape(4, 1)[:, :1].t().t()
+        env = {"torch": torch, "h": h, "p": p, "q": q}
+        rec.attempt("strides", lambda: eval(code, env).stride())
+    differential(snippet)

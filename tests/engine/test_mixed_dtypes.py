@@ -104,3 +104,27 @@ def test_a_loss_over_empty_inputs_as_pytorch(expr: str, create_graph: bool) -> N
             rec.note(f"d{name}", g)
             rec.note(f"d{name} dtype", g.dtype)
     differential(snippet)
+
+
+@pytest.mark.parametrize("dtypes", ["ffd", "ddf", "dfd", "fdf", "fdd"])
+def test_matrix_product_dtype_errors_as_pytorch(dtypes: str) -> None:
+    """``addmm`` (and ``linear``, ``Tensor.addmm``) checks the bias against mat2 before mat1
+    against mat2 (seed 31526 of the random programs)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        b, m1, m2 = (torch.ones(2, 2, dtype=torch.float64 if c == "d" else torch.float32)
+                     for c in dtypes)
+        rec.attempt("addmm", lambda: torch.addmm(b, m1, m2))
+        rec.attempt("Tensor.addmm", lambda: b[0].addmm(m1, m2))
+        rec.attempt("linear", lambda: torch.nn.functional.linear(m1, m2, b[0]))
+    differential(snippet)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool", "float16", "uint8"])
+def test_expand_to_fewer_dims_names_the_type_as_pytorch(dtype: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        t = torch.ones(2, 3, dtype=getattr(torch, dtype))
+        rec.attempt("expand", lambda: t.expand(3))
+        rec.attempt("broadcast_to", lambda: t.broadcast_to((3,)))
+    differential(snippet)

@@ -181,6 +181,26 @@ def test_checkpointing_is_recorded_without_changing_the_loop(script: str) -> Non
     states = {s.state for snap in rec.snapshots for n in snap.nodes for s in n.saved
               if "Checkpoint" in n.name}
     assert states == ({"alive", "freed"} if script == "ckpt_reentrant.py" else set())
+    # NB: the engine's checkpoint tells the same story; the backward a reentrant checkpoint
+    # runs inside the user's is part of it (on real torch no hook sees it)
+    on_native, native_status = _record(script, [], None)
+    assert native_status == 0 and len(on_native.backwards) == 2
+    assert story(on_native) == story(rec)
+
+
+def test_a_reentrant_checkpoint_backwarded_twice_is_explained_alike() -> None:
+    engine = _Checked()
+    on_torch, status = _record("ckpt_reentrant.py", ["twice"], engine)
+    on_native, native_status = _record("ckpt_reentrant.py", ["twice"], None)
+    assert status == native_status == 1 and engine.mismatches == []
+    assert story(on_torch) == story(on_native)
+    theirs, ours = graphviz_autograd.diagnose(on_torch), graphviz_autograd.diagnose(on_native)
+    # NB: a custom Function's node has no line on real torch (see the custom function loop)
+    line = " (line 12: `h = checkpoint(block, x, use_reentrant=True)`)"
+    assert line in ours[0].summary
+    assert [d.summary.replace(line, "") for d in ours] == [d.summary for d in theirs]
+    assert "its saved_tensors[0] was freed by backward #1" in ours[0].summary
+    assert [f.key for f in ours[0].fixes] == [f.key for f in theirs[0].fixes]
 
 
 @pytest.mark.parametrize("engine", ["torch", "native"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .activation import (
     CELU,
     ELU,
@@ -24,7 +24,9 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
+from .buffer import Buffer
 from .conv import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -42,6 +44,7 @@ from .conv import (
     MaxUnpool1d,
     MaxUnpool2d,
 )
+from .cross_map_lrn import CrossMapLRN2d
 from .layers import (
     ConstantPad1d,
     ConstantPad2d,
@@ -65,6 +68,23 @@ from .layers import (
     ZeroPad1d,
     ZeroPad2d,
     ZeroPad3d,
+)
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+    LazyLinear,
+    UninitializedBuffer,
+    UninitializedParameter,
 )
 from .loss_modules import (
     CosineEmbeddingLoss,
@@ -121,6 +141,29 @@ from .modules_extra import (
     MaxPool3d,
     TripletMarginWithDistanceLoss,
 )
+from .modules_more import (
+    AdaptiveMaxPool3d,
+    AlphaDropout,
+    Bilinear,
+    ChannelShuffle,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    Container,
+    ConvTranspose3d,
+    DataParallel,
+    FeatureAlphaDropout,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
+    LinearCrossEntropyLoss,
+    LocalResponseNorm,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxUnpool3d,
+    NLLLoss2d,
+    SyncBatchNorm,
+)
 from .norm import BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm
 from .param_containers import ParameterDict, ParameterList
 from .parameter import Parameter
@@ -160,3 +203,13 @@ __all__ += ["ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "AvgPool1d", "Ada
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "MaxUnpool1d", "MaxUnpool2d"]
 __all__ += ["EmbeddingBag", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
             "TripletMarginWithDistanceLoss", "CTCLoss"]
+__all__ += ["AdaptiveMaxPool3d", "AlphaDropout", "Bilinear", "ChannelShuffle", "ConvTranspose3d",
+            "FeatureAlphaDropout", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxUnpool3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyLinear", "UninitializedParameter",
+            "CircularPad1d", "CircularPad2d", "CircularPad3d", "Buffer",
+            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+            "LazyInstanceNorm2d", "LazyInstanceNorm3d", "UninitializedBuffer",
+            "FractionalMaxPool2d", "FractionalMaxPool3d", "NLLLoss2d", "Container",
+            "AdaptiveLogSoftmaxWithLoss", "LinearCrossEntropyLoss", "SyncBatchNorm",
+            "CrossMapLRN2d", "DataParallel", "parallel"]

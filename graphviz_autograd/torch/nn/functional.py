@@ -3,6 +3,7 @@ decomposes them (``cross_entropy`` is ``log_softmax`` then ``nll_loss``)."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -164,14 +165,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     if not training or p == 0 or input._data.size == 0:
         return input
     npd = input._dtype.np
+    # NB: in place, PyTorch multiplies the input itself (mul_: its version bumps, its node is
+    # MulBackward0, an expanded input is refused)
+    mul = input.mul_ if inplace else functools.partial(_F.mul, input)
     if p == 1:
-        return _F.mul(input, Tensor._make(np.zeros((), npd), input._dtype))
+        return mul(Tensor._make(np.zeros((), npd), input._dtype))
     noise = np.empty_like(input._data)
     rnd.fill(noise, rnd.bernoulli(rnd.default_generator, noise.size, 1 - p))
     # NB: noise.div_(1 - p): the divisor in the tensor's dtype (float32 for half)
     wide = np.dtype(np.float32) if npd == np.float16 else npd
     noise = (noise.astype(wide) / np.asarray(1 - p, wide)).astype(npd)
-    return _F.mul(input, Tensor._make(noise, input._dtype))
+    return mul(Tensor._make(noise, input._dtype))
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -830,9 +834,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             "last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     if mode == "circular":
-        # NB: PyTorch builds circular padding out of slices and copies (CopySlices nodes)
-        raise NotImplementedError("padding_mode='circular' (F.pad mode='circular') is not "
-                                  "supported by graphviz_autograd")
+        from .functional_rare import pad_circular
+        return pad_circular(input, pads)
     nd = len(pads) // 2
     shape = input._data.shape
     if mode == "reflect":
@@ -888,7 +891,43 @@ from .functional_layers import (  # noqa: E402
     upsample_bilinear,
     upsample_nearest,
 )
+from .functional_more import (  # noqa: E402
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    alpha_dropout,
+    bilinear,
+    channel_shuffle,
+    conv_transpose3d,
+    feature_alpha_dropout,
+    gumbel_softmax,
+    local_response_norm,
+    lp_pool1d,
+    lp_pool2d,
+    lp_pool3d,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+    max_unpool3d,
+    native_channel_shuffle,
+    pdist,
+)
 from .functional_norm import group_norm, instance_norm, rms_norm  # noqa: E402
+from .functional_rare import (  # noqa: E402
+    conv_tbc,
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+    linear_cross_entropy,
+)
+from .functional_sampling import (  # noqa: E402
+    GRID_SAMPLE_INTERPOLATION_MODES,
+    GRID_SAMPLE_PADDING_MODES,
+    affine_grid,
+    grid_sample,
+)
 
 __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv_transpose2d",
             "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d",
@@ -896,4 +935,13 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "conv_transpose1d", "conv
             "dropout1d", "dropout2d", "dropout3d", "unfold", "fold", "max_unpool1d",
             "max_unpool2d", "upsample_nearest", "upsample_bilinear", "embedding_bag",
             "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
-            "triplet_margin_with_distance_loss", "ctc_loss"]
+            "triplet_margin_with_distance_loss", "ctc_loss", "affine_grid", "grid_sample",
+            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "alpha_dropout",
+            "bilinear", "channel_shuffle", "conv_transpose3d", "feature_alpha_dropout",
+            "gumbel_softmax", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+            "max_unpool3d", "pdist", "fractional_max_pool2d", "fractional_max_pool3d",
+            "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices",
+            "linear_cross_entropy", "conv_tbc", "native_channel_shuffle",
+            "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]

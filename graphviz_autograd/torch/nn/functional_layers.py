@@ -55,7 +55,7 @@ def _check_conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None,
                                f"MKLDNN tensor and weight is a dense tensor")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation,
                                                    strict=True)):
-        names = ("height", "width") if len(stride) == 2 else ("width",)
+        names = ("depth", "height", "width")[-len(stride):]
         text = " ".join(
             f"{what}_{n}: {v}" for what, vals in (("output_padding", output_padding),
                                                  ("stride", stride), ("dilation", dilation))

@@ -14,8 +14,21 @@ from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from . import functional as F
 from . import init
+from .buffer import Buffer
 from .hooks import ModuleHooks
 from .parameter import Parameter
+
+
+def _is_buffer_assignment(module: Any, name: str, value: Any) -> bool:
+    """Whether ``module.name = value`` sets a buffer: an ``nn.Buffer``, or a name already
+    registered as one (a tensor or None, as PyTorch requires)."""
+    buffers = module.__dict__.get("_buffers")
+    if not (isinstance(value, Buffer) or (buffers is not None and name in buffers)):
+        return False
+    if value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                        "(torch.nn.Buffer, torch.Tensor or None expected)")
+    return True
 
 
 class Module(ModuleHooks):
@@ -44,6 +57,10 @@ class Module(ModuleHooks):
                 raise AttributeError("cannot assign module before Module.__init__() call")
             params.pop(name, None)
             self._modules[name] = value
+        elif _is_buffer_assignment(self, name, value):
+            persistent = value.persistent if isinstance(value, Buffer) \
+                else name not in self._non_persistent
+            self.register_buffer(name, value, persistent)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
@@ -70,6 +87,8 @@ class Module(ModuleHooks):
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent.add(name)
+        else:
+            self._non_persistent.discard(name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         self._parameters[name] = param
@@ -201,8 +220,11 @@ class Module(ModuleHooks):
         return self
 
     def apply(self, fn: Any) -> Module:
-        for m in reversed(list(self.modules())):
-            fn(m)
+        """``fn`` on every submodule, children first and in order, then on this module (as
+        PyTorch: the order matters to initialisers drawing from one generator)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
         return self
 
     def state_dict(self) -> OrderedDict[str, Tensor]:
@@ -652,7 +674,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...engine.factories import zeros
 from ...engine.tensor import Tensor
-from . import init, recurrent
+from . import init, recurrent, recurrent_packed, utils_rnn
 from .modules import Module
 from .parameter import Parameter
 
@@ -146,17 +146,23 @@ class RNNBase(Module):
         layers = self.num_layers * (2 if self.bidirectional else 1)
         return zeros(layers, batch, size, dtype=input.dtype)
 
-    def _check(self, input: Tensor, states: list[tuple[Tensor, int, str]]) -> None:
+    def _check(self, input: Tensor, states: list[tuple[Tensor, int, str]],
+               batch: int | None = None) -> None:
+        """PyTorch's checks of the input and states (``batch``: a packed input's largest batch;
+        its data is 2-D)."""
         weight = self._flat_weights[0]
         assert weight is not None
         if input.dtype is not weight.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({weight.dtype}). Convert input: input.to({weight.dtype}), or "
                              f"convert model: model.to({input.dtype})")
+        if batch is not None and input.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {input.dim()}")
         if input.size(-1) != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
-        batch = input.size(0) if self.batch_first else input.size(1)
+        if batch is None:
+            batch = input.size(0) if self.batch_first else input.size(1)
         layers = self.num_layers * (2 if self.bidirectional else 1)
         for state, size, text in states:
             expected = (layers, batch, size)
@@ -183,7 +189,9 @@ class RNN(RNNBase):
         super().__init__("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", *args,
                          **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        if isinstance(input, utils_rnn.PackedSequence):
+            return recurrent_packed.forward(self, input, hx)
         return _one_hidden(self, "RNN", input, hx)
 
 
@@ -193,7 +201,9 @@ class GRU(RNNBase):
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, Tensor]:
+        if isinstance(input, utils_rnn.PackedSequence):
+            return recurrent_packed.forward(self, input, hx)
         return _one_hidden(self, "GRU", input, hx)
 
 
@@ -215,8 +225,10 @@ class LSTM(RNNBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-                ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+    def forward(self, input: Any, hx: tuple[Tensor, Tensor] | None = None
+                ) -> tuple[Any, tuple[Tensor, Tensor]]:
+        if isinstance(input, utils_rnn.PackedSequence):
+            return recurrent_packed.forward(self, input, hx)
         input, _, batched = self._batched("LSTM", input, hx, pair=True)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         if hx is None:

@@ -13,9 +13,10 @@ from ...engine import dtypes as dt
 from ...engine import functional as _F
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
+from . import utils_rnn as rnn
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn"]
 
 
 def _listed(parameters: Any) -> list[Tensor]:

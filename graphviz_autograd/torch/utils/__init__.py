@@ -1,7 +1,8 @@
-"""``torch.utils``: the data loading utilities a training loop imports."""
+"""``torch.utils``: the data loading utilities a training loop imports, and activation
+checkpointing."""
 
 from __future__ import annotations
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
