@@ -46,11 +46,25 @@ _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", 
                     "squeeze_inplace", "squeeze_inplace_dims"})
 
 
+def storage_of(data: np.ndarray) -> np.ndarray:
+    """The array that owns ``data``'s memory (PyTorch's storage): its base, through views and
+    ``as_strided``'s wrappers."""
+    while True:
+        base = data.base
+        if isinstance(base, np.ndarray):
+            data = base
+            continue
+        inner = getattr(base, "base", None)
+        if not isinstance(inner, np.ndarray):
+            return data
+        data = inner
+
+
 class SavedTensor:
     """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
-                 "released", "shape", "nbytes", "view_grad_fn")
+                 "released", "shape", "nbytes", "storage", "view_grad_fn")
 
     # set only for the output of an in-place op on a view (unset elsewhere: read with getattr)
     view_grad_fn: weakref.ref[Node]
@@ -63,7 +77,10 @@ class SavedTensor:
         t._vc.saves += 1
         self.released = False
         data = t._data
-        self.shape, self.nbytes, self.dtype = data.shape, data.nbytes, t._dtype  # kept when freed
+        self.shape, self.dtype = data.shape, t._dtype                    # kept when freed
+        # NB: what saving it keeps alive is its whole storage (a view's base), as in PyTorch
+        owner = data if data.base is None else storage_of(data)
+        self.nbytes, self.storage = owner.nbytes, id(owner)
         if is_output and t._grad_fn is not None:
             # NB: an output saved by its own node keeps only the array: no cycle back.
             self.tensor: Tensor | None = None
@@ -81,7 +98,9 @@ class SavedTensor:
         s.vc, s.version, s.released = t._vc, t._vc.v, False
         t._vc.saves += 1
         s.tensor, s.array, s.dtype = None, t._data, t._dtype
-        s.shape, s.nbytes = t._data.shape, t._data.nbytes
+        data = t._data
+        kept = data if data.base is None else storage_of(data)
+        s.shape, s.nbytes, s.storage = data.shape, kept.nbytes, id(kept)
         s.output_nr, s.requires_grad = 0, True
         return s
 

@@ -16,8 +16,10 @@ def _bags(indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool) -
     """Each position's bag (PyTorch's offset2bag for the non-fast paths)."""
     n_bags = offsets.size - 1 if include_last_offset else offsets.size
     pos = np.arange(indices.size)
-    bag = np.searchsorted(offsets[:n_bags], pos, side="right") - 1
-    return bag.astype(np.int64)
+    # NB: in a buffer one longer, as PyTorch's kernel allocates it (what saving it keeps)
+    bag = np.empty(indices.size + 1, dtype=np.int64)
+    bag[:-1] = np.searchsorted(offsets[:n_bags], pos, side="right") - 1
+    return bag[:-1]
 
 
 def _embedding_bag_fwd(weight: np.ndarray, psw: Any, indices: np.ndarray, offsets: np.ndarray,

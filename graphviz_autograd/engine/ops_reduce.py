@@ -374,7 +374,14 @@ def _amax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         # for ``amax()``, a view of the 0-d gradient as 0-d, which broadcasts)
         kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) if dim else ()
         g, r = D.view(g, shape=kept), D.view(r, shape=kept)
-    mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
-    count = D.sum_dim(mask, dim=dims, keepdim=True)
-    # NB: PyTorch's (grad / count) * mask: where the max is nan, count is 0 and all get nan
-    return (D.mul(D.div(g, count), mask),)
+    return (scale_grad_by_count(D, g, c.self, r, dims),)
+
+
+def scale_grad_by_count(D: Any, g: Any, x: Any, r: Any, dims: Any) -> Any:
+    """PyTorch's gradient of a max or min kept by every element equal to it:
+    ``(grad / count) * mask`` (where the max is nan, count is 0 and all get nan)."""
+    # NB: PyTorch's mask is boolean and its count int64 (what their nodes save); on arrays a
+    # float mask keeps numpy from promoting to float64
+    mask = D.eq(x, r) if D.tensor_mode else \
+        D.where(D.ones_like(x), D.zeros_like(x), condition=D.eq(x, r))
+    return D.mul(D.div(g, D.sum_dim(mask, dim=dims, keepdim=True)), mask)

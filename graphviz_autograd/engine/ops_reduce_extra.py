@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .ops_reduce import scale_grad_by_count
 from .optable import Op, Save, no_double_backward, register
 
 
@@ -29,9 +30,7 @@ def _aminmax_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
             kept = tuple(1 if i in dims else n for i, n in enumerate(shape)) \
                 if dim is not None else ()
             g, r = D.view(g, shape=kept), D.view(r, shape=kept)
-        mask = D.where(D.ones_like(c.self), D.zeros_like(c.self), condition=D.eq(c.self, r))
-        count = D.sum_dim(mask, dim=dims if shape else (), keepdim=True)
-        term = D.mul(D.div(g, count), mask)
+        term = scale_grad_by_count(D, g, c.self, r, dims if shape else ())
         total = term if total is None else D.add(total, term)
     return (total,)
 

@@ -215,8 +215,7 @@ class NativeEngine:
                         else:
                             out.append(("modified", s.version, v, id(vc)))
                             changed = True
-                        t = s.tensor
-                        alive[id(t._data if t is not None else s.array)] = s.nbytes
+                        alive[s.storage] = s.nbytes
                 k = len(out)
                 states[uid] = tuple(out) if changed or k >= 16 else _ALL_ALIVE[k]
             else:

@@ -1152,6 +1152,44 @@ def test_saved_attribute_values_match_torch(key: str, code: str) -> None:
     assert not problems, "\n".join(problems)
 
 
+def _saved_tensors(root: Any, storage: Any) -> list[tuple[str, dict[str, tuple[str, int]]]]:
+    """Per node (depth first): each saved tensor's dtype and the bytes of the storage it
+    keeps alive (``storage(node, attr, tensor)``)."""
+    out = []
+    for fn in _graph_nodes(root):
+        found = {}
+        for attr in dir(fn):
+            if attr.startswith("_saved_"):
+                try:
+                    value = getattr(fn, attr)
+                except RuntimeError:
+                    continue
+                if hasattr(value, "grad_fn"):
+                    found[attr] = (str(value.dtype), storage(fn, attr, value))
+        out.append((fn.name(), found))
+    return out
+
+
+@requires_torch
+@pytest.mark.parametrize(("key", "code"), CASES)
+def test_saved_tensors_keep_pytorchs_storage(key: str, code: str) -> None:
+    """What a saved tensor keeps alive is its whole storage (a view's base), in PyTorch's
+    dtype: the bytes a recording shows alive or freed are PyTorch's."""
+    (_, t_out), (_, o_out) = _both(code)
+    if t_out.grad_fn is None:
+        pytest.skip("no graph")
+
+    def ours_of(fn: Any, attr: str, value: Any) -> int:
+        return int(fn._saved[attr[len("_saved_"):]].nbytes)
+
+    theirs = _saved_tensors(t_out.grad_fn, lambda fn, a, v: int(v.untyped_storage().nbytes()))
+    mine = _saved_tensors(o_out.grad_fn, ours_of)
+    problems = [f"{name}.{a}: ours {m[a]}, torch {t[a]}"
+                for (name, t), (_, m) in zip(theirs, mine, strict=True)
+                for a in sorted(set(t) & set(m)) if t[a] != m[a]]
+    assert not problems, "\n".join(problems)
+
+
 # in-place forms whose PyTorch node raises NotImplementedError when a backward reaches it
 INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 
