@@ -618,6 +618,8 @@ from . import (  # noqa: E402, F401
     ops_linalg,
     ops_loss,
     ops_loss_extra,
+    ops_lstsq,
+    ops_lu,
     ops_mathfns,
     ops_norm,
     ops_order,

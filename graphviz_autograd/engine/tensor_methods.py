@@ -12,6 +12,7 @@ from . import (
     factories,
     indexing,
     linalg,
+    linalg_more,
     mathfns,
     ordering,
     pointwise_extra,
@@ -500,6 +501,7 @@ METHODS.update(stacking.METHODS)
 METHODS.update(pointwise_extra.METHODS)
 METHODS.update(products.METHODS)
 METHODS.update(linalg.METHODS)
+METHODS.update(linalg_more.METHODS)
 METHODS.update(predicates.METHODS)
 METHODS.update(searching.METHODS)
 METHODS.update(creation_extra.METHODS)

@@ -29,15 +29,30 @@ from ..engine.linalg import (
     svdvals,
     vector_norm,
 )
+from ..engine.linalg_more import (
+    cond,
+    lstsq,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    matrix_rank,
+    solve_ex,
+    tensorinv,
+    tensorsolve,
+    vander,
+)
 from ..engine.ordering import diagonal as _diagonal
 from ..engine.products import linalg_cross as cross
 from ..engine.products import matrix_power, multi_dot, vecdot
 from ..engine.tensor import Tensor
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "inv", "inv_ex", "matmul", "matrix_norm", "matrix_power", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
-           "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -1,0 +1,173 @@
+"""Table entries: ``linalg_lstsq`` (LinalgLstsqBackward0) and ``linalg_matrix_exp``
+(LinalgMatrixExpBackward0): least squares as LAPACK's drivers report it, and the matrix
+exponential by PyTorch's scheme (a polynomial of degree 1, 2, 4, 8, 12 or 18 picked by the
+1-norm, with scaling and squaring beyond)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .ops_decomp import column_major
+from .optable import Op, Save, no_double_backward, register
+
+
+def _mT(x: Any) -> Any:
+    return np.swapaxes(x, -1, -2)
+
+
+# -- least squares -------------------------------------------------------------------------------
+def _lstsq_fwd(a: np.ndarray, b: np.ndarray, rcond: float = 0.0, driver: str = "gelsy",
+               vector: bool = False) -> list[np.ndarray]:
+    m, n = a.shape[-2:]
+    rhs = b[..., None] if vector else b
+    shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    a = np.broadcast_to(a, shape + a.shape[-2:])
+    rhs = np.broadcast_to(rhs, shape + rhs.shape[-2:])
+    k = rhs.shape[-1]
+    dtype = np.result_type(a, b)
+    x = np.zeros((*shape, n, k), dtype=dtype)
+    ranks = np.zeros(shape, dtype=np.int64)
+    svals = np.zeros((*shape, min(m, n)), dtype=dtype)
+    for idx in np.ndindex(*shape):
+        mat = a[idx].astype(np.float64)
+        s = np.linalg.svd(mat, compute_uv=False) if min(m, n) else np.zeros(0)
+        if driver == "gels":
+            # NB: a QR driver: full rank assumed, nothing cut
+            sol = np.linalg.lstsq(mat, rhs[idx].astype(np.float64), rcond=0.0)[0]
+        else:
+            sol = np.linalg.lstsq(mat, rhs[idx].astype(np.float64), rcond=rcond)[0]
+        x[idx] = sol
+        cut = rcond * (s[0] if s.size else 0)
+        ranks[idx] = int(np.sum(s > cut))
+        svals[idx] = s
+    full = bool(np.all(ranks == n))
+    if m > n and driver != "gelsy" and full:
+        res = ((a.astype(np.float64) @ x - rhs) ** 2).sum(axis=-2).astype(dtype)
+    else:
+        res = np.zeros((0,), dtype=dtype)
+    if driver == "gels":
+        ranks = np.zeros((0,), dtype=np.int64)
+    if driver not in ("gelsd", "gelss"):
+        svals = np.zeros((0,), dtype=dtype)
+    sol = x[..., 0] if vector else column_major(x)
+    return [sol, res, ranks, svals]
+
+
+def pinv_grad(a: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The gradient of A from that of pinv(A) = P."""
+    eye_m = np.eye(a.shape[-2], dtype=a.dtype)
+    eye_n = np.eye(a.shape[-1], dtype=a.dtype)
+    gt = _mT(g)
+    return (-_mT(p) @ g @ _mT(p) + (eye_m - a @ p) @ gt @ p @ _mT(p)
+            + _mT(p) @ p @ gt @ (eye_n - p @ a))
+
+
+def _lstsq_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgLstsqBackward0")
+    gx, gres = grads[0], grads[1]
+    a, b, x = c.self, c.b, c.solution
+    vector = c.attrs.get("vector", False)
+    if vector:
+        b, x = b[..., None], x[..., None]
+        if gx is not None:
+            gx = gx[..., None]
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_b = np.broadcast_to(a, shape + a.shape[-2:])
+    b_b = np.broadcast_to(b, shape + b.shape[-2:])
+    p = np.linalg.pinv(a_b).astype(a.dtype)
+    ga = gb = None
+    if gx is not None:
+        if c.needs[0]:
+            ga = pinv_grad(a_b, p, gx @ _mT(b_b))
+        if c.needs[1]:
+            gb = _mT(p) @ gx
+    if gres is not None and gres.size:
+        # NB: the squared residuals' gradient at the optimum (their gradient in X vanishes)
+        r = a_b @ x - b_b
+        if c.needs[0]:
+            part = 2 * (r * gres[..., None, :]) @ _mT(x)
+            ga = part if ga is None else ga + part
+        if c.needs[1]:
+            part = -2 * r * gres[..., None, :]
+            gb = part if gb is None else gb + part
+    if gb is not None and vector:
+        gb = gb[..., 0]
+    return (_sum_to(ga, c.shape(0)), _sum_to(gb, c.shape(1)))
+
+
+def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
+    if g is None:
+        return None
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    return (g.sum(axis=axes, keepdims=True) if axes else g).astype(g.dtype)
+
+
+# -- matrix exponential --------------------------------------------------------------------------
+_THETA = {
+    np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                           5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
+    np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                           4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00),
+}
+_DEGREES = (1, 2, 4, 8, 12, 18)
+
+
+def _taylor(a: np.ndarray, degree: int) -> np.ndarray:
+    n = a.shape[-1]
+    out = np.eye(n, dtype=a.dtype) + a / degree
+    for k in range(degree - 1, 0, -1):
+        out = np.eye(n, dtype=a.dtype) + (a @ out) / k
+    return out
+
+
+def matrix_exp_arrays(a: np.ndarray) -> np.ndarray:
+    """exp of each matrix of ``a``: the degree by its 1-norm, scaled and squared past the
+    largest one's bound."""
+    thetas = _THETA.get(a.dtype, _THETA[np.dtype(np.float64)])
+    out = np.empty_like(a)
+    for idx in np.ndindex(*a.shape[:-2]):
+        m = a[idx].astype(np.float64)
+        norm = float(np.abs(m).sum(axis=0).max()) if m.size else 0.0
+        for degree, theta in zip(_DEGREES, thetas, strict=True):
+            if norm <= theta:
+                out[idx] = _taylor(m, degree)
+                break
+        else:
+            s = max(0, int(np.ceil(np.log2(norm / thetas[-1]))))
+            e = _taylor(m / 2.0 ** s, 18)
+            for _ in range(s):
+                e = e @ e
+            out[idx] = e
+    return out
+
+
+def _matrix_exp_fwd(a: np.ndarray) -> np.ndarray:
+    if a.ndim == 2 and a.shape == (1, 1):
+        return np.exp(a)
+    return matrix_exp_arrays(a)
+
+
+def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgMatrixExpBackward0")
+    # NB: the Frechet derivative at A^T: the upper right block of exp([[A^T, G], [0, A^T]])
+    a = c.self
+    n = a.shape[-1]
+    big = np.zeros((*a.shape[:-2], 2 * n, 2 * n), dtype=a.dtype)
+    big[..., :n, :n] = _mT(a)
+    big[..., n:, n:] = _mT(a)
+    big[..., :n, n:] = g
+    return (matrix_exp_arrays(big)[..., :n, n:],)
+
+
+register(
+    Op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bw,
+       (Save("b"), Save("self"), Save("solution", output=0)), n_outputs=4),
+    Op("linalg_matrix_exp", "LinalgMatrixExpBackward0", ("self",), _matrix_exp_fwd,
+       _matrix_exp_bw, (Save("self"),)),
+)
