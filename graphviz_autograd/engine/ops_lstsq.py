@@ -51,8 +51,11 @@ def _lstsq_fwd(a: np.ndarray, b: np.ndarray, rcond: float = 0.0, driver: str = "
         ranks = np.zeros((0,), dtype=np.int64)
     if driver not in ("gelsd", "gelss"):
         svals = np.zeros((0,), dtype=dtype)
-    sol = x[..., 0] if vector else column_major(x)
-    return [sol, res, ranks, svals]
+    # NB: LAPACK writes the solution over B's rows: a view of max(m, n) rows, as PyTorch's
+    buf = np.zeros((*shape, max(m, n), k), dtype=dtype)
+    buf[..., :n, :] = x
+    sol = column_major(buf)[..., :n, :]
+    return [sol[..., 0] if vector else sol, res, ranks, svals]
 
 
 def pinv_grad(a: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:

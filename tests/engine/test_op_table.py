@@ -324,6 +324,22 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_qr": ["torch.linalg.qr(B)[0]", "torch.linalg.qr(B).R", "torch.linalg.qr(A).Q",
                   "torch.linalg.qr(X).R"],
     "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
+    "linalg_lstsq": ["torch.linalg.lstsq(B, M.t()).solution", "torch.linalg.lstsq(A, bb).solution",
+                     "torch.linalg.lstsq(B, a, driver='gelsd').residuals"],
+    "linalg_matrix_exp": ["torch.linalg.matrix_exp(N)", "torch.matrix_exp(X[:, :, :2])",
+                          "N.matrix_exp()"],
+    "linalg_lu_factor_ex": ["torch.linalg.lu_factor(N).LU", "torch.linalg.lu_factor_ex(A).LU",
+                            "torch.linalg.lu_factor_ex(B).LU"],
+    "linalg_lu": ["torch.linalg.lu(N).L", "torch.linalg.lu(A).U", "torch.linalg.lu(B).L"],
+    "lu_unpack": ["torch.lu_unpack(*torch.linalg.lu_factor(N)).U",
+                  "torch.lu_unpack(*torch.linalg.lu_factor(A))[1]"],
+    "linalg_lu_solve": ["torch.linalg.lu_solve(*torch.linalg.lu_factor(N), M)",
+                        "torch.linalg.lu_solve(*torch.linalg.lu_factor(N), B, left=False)"],
+    "triangular_solve": ["torch.triangular_solve(M, N + 3 * torch.eye(2)).solution",
+                         "torch.triangular_solve(M, N + 3 * torch.eye(2), upper=False, "
+                         "transpose=True).solution"],
+    "cholesky_solve": ["torch.cholesky_solve(M, N.tril() + 2 * torch.eye(2))",
+                       "M.cholesky_solve(N.triu() + 2 * torch.eye(2), upper=True)"],
     "linalg_solve_triangular": ["torch.linalg.solve_triangular(N + 2, A, upper=True)",
                                 "torch.linalg.solve_triangular(N + 2, B, upper=False, left=False,"
                                 " unitriangular=True)",
@@ -1206,7 +1222,9 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc"}
+                      "fractional_max_pool3d", "conv_tbc", "linalg_lstsq", "linalg_matrix_exp",
+                      "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_lu_solve",
+                      "triangular_solve", "cholesky_solve"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
