@@ -153,7 +153,7 @@ def logdet(A: Tensor) -> Tensor:
     return F.where(cond, nan, logabsdet)
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+def solve(A: Tensor, B: Tensor, *, left: bool = True, _ex: bool = False) -> Any:
     _square("linalg.solve", A)
     _floating("linalg.solve", A)
     sa, sb = A._data.shape, B._data.shape
@@ -163,13 +163,14 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({sa[-2]}x{sa[-1]} and "
                            f"{rows}x{cols})")
-    if _singular_pivot(A._data):
+    if not _ex and _singular_pivot(A._data):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
                           "singular.")
     out, info = apply(TABLE["linalg_solve_ex"], (A, B), {"left": left, "vector": vector},
                       dtype=F.promote(A, B))
     _no_grad_info(info)
-    return out
+    # NB: ``_ex``: solve_ex's two outputs
+    return (out, info) if _ex else out
 
 
 def _positive_definite(name: str, A: Tensor) -> None:

@@ -192,15 +192,15 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     from .ops_lu import getrf
     _square("linalg.solve", A)
     _floating("linalg.solve", A)
-    info = getrf(A._data)[2]
-    if info.any():
+    if getrf(A._data)[2].any():
         if check_errors:
             raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix "
                               "is singular.")
-        raise NotImplementedError("linalg.solve_ex of a singular matrix is not supported by "
-                                  "this engine")
-    out = solve(A, B, left=left)
-    return _SOLVE_EX(out, Tensor._make(info, dt.int32))
+        if not left:
+            raise NotImplementedError("linalg.solve_ex(left=False) of a singular matrix is not "
+                                      "supported by this engine")
+    out, info = solve(A, B, left=left, _ex=True)
+    return _SOLVE_EX(out, info)
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:

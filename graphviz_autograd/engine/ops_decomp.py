@@ -96,6 +96,34 @@ def lu_solve(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
+def lu_solve_transposed(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve A^T X = B with getrf's factors as getrs('T') does (U^T, then the unit L^T, each
+    entry a running difference, then the row swaps undone in reverse), so a singular matrix
+    gives PyTorch's infinities and nans."""
+    x = np.array(b, dtype=np.result_type(lu, b), copy=True)
+    n = lu.shape[-1]
+    with np.errstate(all="ignore"):
+        for idx in np.ndindex(*lu.shape[:-2]):
+            m, xs = lu[idx], x[idx]
+            for j in range(xs.shape[-1]):
+                col = xs[:, j]
+                for i in range(n):
+                    t = col[i]
+                    for k in range(i):
+                        t -= m[k, i] * col[k]
+                    col[i] = t / m[i, i]
+                for i in range(n - 1, -1, -1):
+                    t = col[i]
+                    for k in range(i + 1, n):
+                        t -= m[k, i] * col[k]
+                    col[i] = t
+            for k in range(n - 1, -1, -1):
+                p = pivots[idx][k] - 1
+                if p != k:
+                    xs[[k, p]] = xs[[p, k]]
+    return x
+
+
 def _times_inverse_transpose(c: Any, g: Any) -> np.ndarray:
     """``g * A^-T`` from the saved factors of A^T (PyTorch's solve for the transposed system)."""
     lu, piv = c.LU, c.pivots
@@ -177,7 +205,18 @@ def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
         x = _mT(column_major(np.linalg.solve(_mT(a), _mT(b)).astype(np.result_type(a, b))))
         return [x, info], {"LU": column_major(lu), "pivots": piv}
     lu, piv = lu_factor(a)
-    x = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
+    zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+    if zero.any():
+        # NB: a singular matrix (solve_ex): getrs's infinities and nans, info the first zero
+        info = np.where(zero.any(axis=-1), zero.argmax(axis=-1) + 1, 0).astype(np.int32)
+        rhs = b[..., None] if vector else b
+        shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+        x = lu_solve(np.broadcast_to(lu, shape + lu.shape[-2:]),
+                     np.broadcast_to(piv, shape + piv.shape[-1:]),
+                     np.broadcast_to(rhs, shape + rhs.shape[-2:]))
+        x = x[..., 0] if vector else x
+    else:
+        x = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
     x = column_major(x.astype(np.result_type(a, b)))
     return [x, info], {"LU": column_major(lu), "pivots": piv}
 
@@ -200,12 +239,19 @@ def _solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
         if c.needs[1] and vector:
             gb = F.squeeze(gb, -1)
         return ga, (gb if c.needs[1] else None)
-    if vector:
-        gb = np.linalg.solve(_mT(a), g[..., None])[..., 0]
-        ga = -(gb[..., :, None] * x[..., None, :])
+    lu = c.LU
+    if np.any(np.diagonal(lu, axis1=-2, axis2=-1) == 0):
+        # NB: a singular matrix (solve_ex): the transposed solve as getrs gives it
+        rhs = g[..., None] if vector else g
+        shape = np.broadcast_shapes(lu.shape[:-2], rhs.shape[:-2])
+        gb = lu_solve_transposed(np.broadcast_to(lu, shape + lu.shape[-2:]),
+                                 np.broadcast_to(c.pivots, shape + lu.shape[-1:]),
+                                 np.broadcast_to(rhs, shape + rhs.shape[-2:]))
+        gb = gb[..., 0] if vector else gb
     else:
-        gb = np.linalg.solve(_mT(a), g)
-        ga = -(gb @ _mT(x))
+        gb = np.linalg.solve(_mT(a), g[..., None])[..., 0] if vector else np.linalg.solve(_mT(a), g)
+    with np.errstate(all="ignore"):
+        ga = -(gb[..., :, None] * x[..., None, :]) if vector else -(gb @ _mT(x))
     return (ga if c.needs[0] else None), (gb if c.needs[1] else None)
 
 
