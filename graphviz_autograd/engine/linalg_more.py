@@ -284,20 +284,36 @@ def _positive(atol: Any) -> bool:
 
 
 def cond(A: Tensor, p: Any = None) -> Tensor:
-    """The 2-norm condition numbers (``p`` None, 2 or -2): the ratio of the extreme singular
-    values."""
+    """The condition number in the ``p`` norm: the extreme singular values' ratio (None, 2,
+    -2), the nuclear norms' product, or the norms of A and of its inverse multiplied (an
+    infinite inverse where A is singular)."""
     if A._data.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p not in (None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    if p not in (None, 2, -2):
-        raise NotImplementedError(f"linalg.cond(p={p!r}) is not supported by this engine")
     _floating("linalg.cond", A)
-    s = svdvals(A)
-    k = s._data.shape[-1]
-    first, last = F.narrow(s, -1, 0, 1), F.narrow(s, -1, k - 1, 1)
-    ratio = F.div(first, last) if p != -2 else F.div(last, first)
-    return F.squeeze(ratio, -1)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        k = s._data.shape[-1]
+        first, last = F.narrow(s, -1, 0, 1), F.narrow(s, -1, k - 1, 1)
+        ratio = F.div(first, last) if p != -2 else F.div(last, first)
+        return F.squeeze(ratio, -1)
+    shape = A._data.shape
+    if shape[-1] != shape[-2]:
+        shown = {math.inf: "inf", -math.inf: "-inf"}.get(p, str(p))
+        raise RuntimeError(f"linalg.cond(ord={shown}): A must be batches of square matrices, "
+                           f"but they are {shape[-2]} by {shape[-1]} matrices")
+    if p == "nuc":
+        s = svdvals(A)
+        return F.mul(F.sum(s, -1), F.sum(s.reciprocal(), -1))
+    from .linalg import inv_ex, matrix_norm
+    from .pointwise_extra import nan_to_num
+    inverse, info = inv_ex(A)
+    mask = Tensor._make(np.asarray(info._data > 0)[..., None, None], dt.bool_)
+    # NB: in place, as PyTorch: the inverse's node then refuses its backward
+    inverse.masked_fill_(mask, math.inf)
+    out = F.mul(matrix_norm(A, p), matrix_norm(inverse, p))
+    return nan_to_num(out, math.inf, math.inf)
 
 
 # -- tensor inverses and solves, Vandermonde -----------------------------------------------------

@@ -56,8 +56,17 @@ def column_major(x: np.ndarray) -> np.ndarray:
 
 
 def _inv_fwd(a: np.ndarray) -> list[np.ndarray]:
-    inv = (np.linalg.inv(a) if a.shape[-1] else np.array(a, copy=True)).astype(a.dtype)
     info = np.zeros(a.shape[:-2], dtype=np.int32)
+    try:
+        inv = (np.linalg.inv(a) if a.shape[-1] else np.array(a, copy=True)).astype(a.dtype)
+    except np.linalg.LinAlgError:
+        # NB: a singular matrix (inv_ex): the identity solved as getrs does, info the first
+        # zero pivot
+        lu, piv = lu_factor(a)
+        zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+        info = np.where(zero.any(axis=-1), zero.argmax(axis=-1) + 1, 0).astype(np.int32)
+        eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+        inv = lu_solve(lu, piv, eye).astype(a.dtype)
     return [column_major(inv), info]
 
 
