@@ -21,7 +21,8 @@ from .tensor import Tensor
 
 __all__ = ["lstsq", "torch_lstsq", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
            "lu_unpack", "torch_lu", "solve_ex", "cholesky_solve", "triangular_solve",
-           "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander", "torch_lu_solve"]
+           "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander", "torch_lu_solve",
+           "householder_product"]
 
 _LSTSQ = _named("linalg_lstsq", "solution residuals rank singular_values")
 _LU_FACTOR = _named("linalg_lu_factor", "LU pivots")
@@ -316,6 +317,30 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     return nan_to_num(out, math.inf, math.inf)
 
 
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    name = "torch.linalg.householder_product"
+    sa, st = A._data.shape, tau._data.shape
+    if len(sa) < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if sa[-2] < sa[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if len(st) != len(sa) - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {len(st)} and input.ndim is equal to "
+                           f"{len(sa)}")
+    if sa[-1] < st[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if st[:-1] != sa[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(st[:-1])}")
+    if tau._dtype is not A._dtype:
+        raise RuntimeError(f"{name}: tau dtype {_scalar(tau)} does not match input dtype "
+                           f"{_scalar(A)}")
+    return apply(TABLE["linalg_householder_product"], (A, tau))
+
+
 # -- tensor inverses and solves, Vandermonde -----------------------------------------------------
 def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     from .linalg import inv
@@ -373,4 +398,5 @@ def _method(fn: Any) -> Any:
 
 METHODS = {"matrix_exp": _method(matrix_exp), "cholesky_solve": _method(cholesky_solve),
            "triangular_solve": _method(triangular_solve), "lu": _method(torch_lu),
-           "lu_solve": _method(torch_lu_solve), "lstsq": _method(torch_lstsq)}
+           "lu_solve": _method(torch_lu_solve), "lstsq": _method(torch_lstsq),
+           "orgqr": _method(householder_product)}

@@ -1,5 +1,6 @@
-"""Table entries: ``linalg_lstsq`` (LinalgLstsqBackward0) and ``linalg_matrix_exp``
-(LinalgMatrixExpBackward0): least squares as LAPACK's drivers report it, and the matrix
+"""Table entries: ``linalg_lstsq`` (LinalgLstsqBackward0), ``linalg_householder_product``
+(LinalgHouseholderProductBackward0) and ``linalg_matrix_exp`` (LinalgMatrixExpBackward0): least
+squares as LAPACK's drivers report it, and the matrix
 exponential by PyTorch's scheme (a polynomial of degree 1, 2, 4, 8, 12 or 18 picked by the
 1-norm, with scaling and squaring beyond)."""
 
@@ -168,9 +169,62 @@ def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return (matrix_exp_arrays(big)[..., :n, n:],)
 
 
+# -- Householder products ------------------------------------------------------------------------
+def _reflectors(v: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
+    """Each H_i = I - tau_i v_i v_i^T of one matrix (v_i: column i, 1 on the diagonal, 0
+    above)."""
+    m = v.shape[0]
+    out = []
+    for i in range(tau.shape[-1]):
+        col = np.zeros(m, dtype=v.dtype)
+        col[i] = 1
+        col[i + 1:] = v[i + 1:, i]
+        out.append(np.eye(m, dtype=v.dtype) - tau[i] * np.outer(col, col))
+    return out
+
+
+def _householder_fwd(v: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    m, n = v.shape[-2:]
+    out = np.empty(v.shape, dtype=v.dtype)
+    for idx in np.ndindex(*v.shape[:-2]):
+        q = np.eye(m, n, dtype=v.dtype)
+        for h in reversed(_reflectors(v[idx], tau[idx])):
+            q = h @ q
+        out[idx] = q
+    return column_major(out)
+
+
+def _householder_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("LinalgHouseholderProductBackward0")
+    v, tau = c.input, c.tau
+    m, n = v.shape[-2:]
+    gv, gtau = np.zeros_like(v), np.zeros_like(tau)
+    for idx in np.ndindex(*v.shape[:-2]):
+        hs = _reflectors(v[idx], tau[idx])
+        # NB: Q = L_i H_i X_i: the left products forward, the right ones from the end
+        right = [np.eye(m, n, dtype=v.dtype)]
+        for h in reversed(hs):
+            right.append(h @ right[-1])
+        right = right[::-1]                      # right[i] = H_i ... H_k E
+        left = np.eye(m, dtype=v.dtype)
+        for i, h in enumerate(hs):
+            gh = left.T @ g[idx] @ right[i + 1].T
+            col = np.zeros(m, dtype=v.dtype)
+            col[i] = 1
+            col[i + 1:] = v[idx][i + 1:, i]
+            gtau[idx][i] = -col @ gh @ col
+            gcol = -tau[idx][i] * ((gh + gh.T) @ col)
+            gv[idx][i + 1:, i] = gcol[i + 1:]
+            left = left @ h
+    return (gv if c.needs[0] else None), (gtau if c.needs[1] else None)
+
+
 register(
     Op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bw,
        (Save("b"), Save("self"), Save("solution", output=0)), n_outputs=4),
     Op("linalg_matrix_exp", "LinalgMatrixExpBackward0", ("self",), _matrix_exp_fwd,
        _matrix_exp_bw, (Save("self"),)),
+    Op("linalg_householder_product", "LinalgHouseholderProductBackward0", ("input", "tau"),
+       _householder_fwd, _householder_bw, (Save("input"), Save("result"), Save("tau"))),
 )

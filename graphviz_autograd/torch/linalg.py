@@ -31,6 +31,7 @@ from ..engine.linalg import (
 )
 from ..engine.linalg_more import (
     cond,
+    householder_product,
     lstsq,
     lu,
     lu_factor,
@@ -49,7 +50,8 @@ from ..engine.products import matrix_power, multi_dot, vecdot
 from ..engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve",
            "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
            "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
            "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]

@@ -111,6 +111,13 @@ CASES = [
     ("torch.linalg.cond(p, float('inf'))", [np.array([[1, 2], [2, 4]], np.float32)]),
     ("torch.linalg.inv_ex(p).inverse", [np.array([[1, 2], [2, 4]], np.float32)]),
     ("torch.linalg.inv_ex(p).info", [np.array([[[1, 2], [2, 4]], [[0, 0], [0, 1]]], np.float32)]),
+    # Householder products
+    ("torch.linalg.householder_product(p, q)", [_r(4, 3), _r(2)]),
+    ("torch.linalg.householder_product(p, q)", [_r(2, 3, 3), _r(2, 3)]),
+    ("torch.orgqr(p, q)", [_r(5, 2), _r(2)]), ("p.orgqr(q)", [_r(3, 2), _r(1)]),
+    ("torch.linalg.householder_product(p, q)", [_r(2, 3), _r(2)]),
+    ("torch.linalg.householder_product(p, q)", [_r(4, 3), _r(4)]),
+    ("torch.linalg.householder_product(p, q.double())", [_r(4, 3), _r(2)]),
     # tensor inverses and solves, Vandermonde matrices
     ("torch.linalg.tensorinv(p, ind=1)", [_r(6, 2, 3)]),
     ("torch.linalg.tensorinv(p)", [_r(2, 2, 4)]),

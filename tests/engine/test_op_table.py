@@ -326,6 +326,8 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
     "linalg_lstsq": ["torch.linalg.lstsq(B, M.t()).solution", "torch.linalg.lstsq(A, bb).solution",
                      "torch.linalg.lstsq(B, a, driver='gelsd').residuals"],
+    "linalg_householder_product": ["torch.linalg.householder_product(B, bb)",
+                                   "torch.orgqr(B, a[:1])"],
     "linalg_matrix_exp": ["torch.linalg.matrix_exp(N)", "torch.matrix_exp(X[:, :, :2])",
                           "N.matrix_exp()"],
     "linalg_lu_factor_ex": ["torch.linalg.lu_factor(N).LU", "torch.linalg.lu_factor_ex(A).LU",
@@ -1224,7 +1226,8 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc", "linalg_lstsq", "linalg_matrix_exp",
                       "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_lu_solve",
-                      "triangular_solve", "cholesky_solve"}
+                      "triangular_solve", "cholesky_solve",
+                      "linalg_householder_product"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
