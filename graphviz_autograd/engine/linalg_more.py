@@ -164,7 +164,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     m, n = LU_data._data.shape[-2:]
     p, low, up = apply(TABLE["lu_unpack"], (LU_data,),
                        {"pivots": LU_pivots._data, "LU_data_sym_argsize_minus_1": n,
-                        "LU_data_sym_argsize_minus_2": m})
+                        "LU_data_sym_argsize_minus_2": m, "unpack_data": unpack_data})
     if not unpack_data:
         empty = np.zeros((0,), dtype=LU_data._data.dtype)
         low._data, up._data = empty, empty.copy()
@@ -386,7 +386,18 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 
 def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """The deprecated ``torch.lu_solve``: ``linalg.lu_solve`` with the arguments reordered."""
+    global _LU_SOLVE_WARNED
+    if not _LU_SOLVE_WARNED:
+        _LU_SOLVE_WARNED = True
+        warnings.warn(
+            "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
+            "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+            "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+            "X = torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
     return lu_solve(LU_data, LU_pivots, b)
+
+
+_LU_SOLVE_WARNED = False
 
 
 def _method(fn: Any) -> Any:

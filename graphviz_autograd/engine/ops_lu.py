@@ -128,6 +128,9 @@ def _lu_unpack_fwd(lu: np.ndarray, pivots: Any = None, **_: Any) -> list[np.ndar
 def _lu_unpack_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
         raise no_double_backward("LuUnpackBackward0")
+    if not c.attrs.get("unpack_data", True):
+        # NB: PyTorch's L and U are then empty, and its formula takes their triangles
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     m, n = c.attrs["LU_data_sym_argsize_minus_2"], c.attrs["LU_data_sym_argsize_minus_1"]
     k = min(m, n)
     gl, gu = grads[1], grads[2]

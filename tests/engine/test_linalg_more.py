@@ -74,6 +74,9 @@ CASES = [
     ("torch.linalg.lu_solve(*torch.linalg.lu_factor(p), q, left=False, adjoint=True)",
      [_r(2, 3, 3), _r(2, 4, 3)]),
     ("torch.linalg.lu_solve(*torch.linalg.lu_factor(p), q)", [_r(3, 3), _r(2, 3)]),
+    ("torch.lu_unpack(*torch.linalg.lu_factor(p), unpack_data=False).L", [_r(3, 3)]),
+    ("torch.lu_unpack(*torch.linalg.lu_factor(p), unpack_pivots=False).P", [_r(3, 3)]),
+    ("torch.lu(p, get_infos=True)[2]", [_r(2, 3, 3)]), ("p.lu()[0]", [_r(3, 3)]),
     ("torch.lu(p)[0]", [_r(3, 3)]), ("torch.lu_solve(q, *torch.linalg.lu_factor(p))",
                                      [_r(3, 3), _r(3, 1)]),
     # solves
@@ -137,6 +140,25 @@ CASES = [
 def test_as_pytorch(code: str, arrays: dict[str, np.ndarray]) -> None:
     problems = _differences(code, arrays)
     assert not problems, f"{code}:\n" + "\n".join(problems)
+
+
+def test_deprecated_names_warn_once_as_pytorch() -> None:
+    import warnings
+
+    from graphviz_autograd.engine import linalg_more
+
+    a = ours.tensor([[2.0, 1.0], [1.0, 3.0]])
+    linalg_more._LU_SOLVE_WARNED = linalg_more._LU_WARNED = False
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        lu_, piv = ours.lu(a)
+        ours.lu(a)
+        ours.lu_solve(a, lu_, piv)
+    assert [str(w.message).split("\n")[0] for w in seen] == [
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.",
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release."]
 
 
 def test_lu_factor_pivots_as_getrf() -> None:
