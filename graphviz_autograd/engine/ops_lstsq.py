@@ -35,15 +35,15 @@ def _lstsq_fwd(a: np.ndarray, b: np.ndarray, rcond: float = 0.0, driver: str = "
         mat = a[idx].astype(np.float64)
         s = np.linalg.svd(mat, compute_uv=False) if min(m, n) else np.zeros(0)
         if driver == "gels":
-            # NB: a QR driver: full rank assumed, nothing cut
-            sol = np.linalg.lstsq(mat, rhs[idx].astype(np.float64), rcond=0.0)[0]
+            sol = _gels(mat, rhs[idx].astype(np.float64))
         else:
             sol = np.linalg.lstsq(mat, rhs[idx].astype(np.float64), rcond=rcond)[0]
         x[idx] = sol
         cut = rcond * (s[0] if s.size else 0)
         ranks[idx] = int(np.sum(s > cut))
         svals[idx] = s
-    full = bool(np.all(ranks == n))
+    # NB: gels knows no rank: it gives the residuals of any tall problem
+    full = driver == "gels" or bool(np.all(ranks == n))
     if m > n and driver != "gelsy" and full:
         res = ((a.astype(np.float64) @ x - rhs) ** 2).sum(axis=-2).astype(dtype)
     else:
@@ -57,6 +57,18 @@ def _lstsq_fwd(a: np.ndarray, b: np.ndarray, rcond: float = 0.0, driver: str = "
     buf[..., :n, :] = x
     sol = column_major(buf)[..., :n, :]
     return [sol[..., 0] if vector else sol, res, ranks, svals]
+
+
+def _gels(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """gels: full rank assumed, nothing cut: R^-1 Q^T B from A's QR (tall), Q R^-T B from
+    A^T's (wide)."""
+    m, n = a.shape
+    with np.errstate(all="ignore"):
+        if m >= n:
+            q, r = np.linalg.qr(a)
+            return np.linalg.solve(r, q.T @ b) if n else np.zeros((0, b.shape[-1]))
+        q, r = np.linalg.qr(a.T)
+        return q @ np.linalg.solve(r.T, b)
 
 
 def pinv_grad(a: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:
