@@ -210,13 +210,13 @@ def _triangular_solve_fwd(b: np.ndarray, a: np.ndarray, upper: bool = True,
 
 
 def _triangular_solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("TriangularSolveBackward0")
     gx, gm = grads
     a, x = c.A, c.solution
     upper, transpose = c.attrs.get("upper", True), c.attrs.get("transpose", False)
     unit = c.attrs.get("unitriangular", False)
     k = 1 if unit else 0
+    if D.tensor_mode:
+        return _tt_triangular_solve_bw(c, gx, gm, a, x, (upper, transpose, unit), D)
     gb = ga = None
     if gx is not None:
         t = _tri(a, upper, unit)
@@ -233,16 +233,42 @@ def _triangular_solve_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
             None if ga is None else _unbatch(ga, c.shape(1)))
 
 
+def _tt_triangular_solve_bw(c: Any, gx: Any, gm: Any, a: Any, x: Any,
+                            flags: tuple[bool, bool, bool], D: Any) -> tuple[Any, ...]:
+    """The formula on tensors (create_graph): B's gradient by the transposed triangular
+    solve, A's -gB X^T (-X gB^T transposed) kept to A's triangle, plus the copy's gradient."""
+    from . import functional as F
+    upper, transpose, unit = flags
+    k = 1 if unit else 0
+    if gx is None:
+        if c.shape(0) != tuple(gm.shape) and c.needs[0]:
+            raise no_double_backward("TriangularSolveBackward0", " for a batch broadcast")
+        gb = D.zeros_like(x) if c.needs[0] else None
+        return gb, (gm if c.needs[1] else None)
+    gb = D.triangular_solve(gx, a, upper=upper, transpose=not transpose, unitriangular=unit)[0]
+    ga = None
+    if c.needs[1]:
+        full = F.neg(F.matmul(x, F.transpose(gb, -2, -1)) if transpose
+                     else F.matmul(gb, F.transpose(x, -2, -1)))
+        ga = D.triu(full, diagonal=k) if upper else D.tril(full, diagonal=-k)
+        if gm is not None:
+            ga = F.add(ga, gm)
+    if (c.needs[0] and tuple(gb.shape) != c.shape(0)) or (
+            ga is not None and tuple(ga.shape) != c.shape(1)):
+        raise no_double_backward("TriangularSolveBackward0", " for a batch broadcast")
+    return (gb if c.needs[0] else None), ga
+
+
 def _cholesky_solve_fwd(b: np.ndarray, factor: np.ndarray, upper: bool = False) -> np.ndarray:
     a = _mT(factor) @ factor if upper else factor @ _mT(factor)
     return column_major(_solve(a, b).astype(np.result_type(b, factor)))
 
 
 def _cholesky_solve_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("CholeskySolveBackward0")
     factor, x = c.input2, c.result
     upper = c.attrs.get("upper", False)
+    if D.tensor_mode:
+        return _tt_cholesky_solve_bw(c, g, factor, x, upper, D)
     gb = _cholesky_solve_fwd(g, factor, upper)
     gf = None
     if c.needs[1]:
@@ -251,6 +277,23 @@ def _cholesky_solve_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         gf = -(factor @ common) if upper else -(common @ factor)
         gf = _unbatch(gf, c.shape(1))
     return (_unbatch(gb, c.shape(0)) if c.needs[0] else None), gf
+
+
+def _tt_cholesky_solve_bw(c: Any, g: Any, factor: Any, x: Any, upper: bool,
+                          D: Any) -> tuple[Any, ...]:
+    """The formula on tensors (create_graph): gB = cholesky_solve(g, L); the factor's
+    gradient -(C + C^T) L (-L (C + C^T) for an upper one), C = gB X^T."""
+    from . import functional as F
+    gb = D.cholesky_solve(g, factor, upper=upper)
+    gf = None
+    if c.needs[1]:
+        common = F.matmul(gb, F.transpose(x, -2, -1))
+        common = F.add(common, F.transpose(common, -2, -1))
+        gf = F.neg(F.matmul(factor, common) if upper else F.matmul(common, factor))
+    if (c.needs[0] and tuple(gb.shape) != c.shape(0)) or (
+            gf is not None and tuple(gf.shape) != c.shape(1)):
+        raise no_double_backward("CholeskySolveBackward0", " for a batch broadcast")
+    return (gb if c.needs[0] else None), gf
 
 
 register(

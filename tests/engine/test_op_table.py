@@ -339,8 +339,15 @@ EXAMPLES: dict[str, list[str]] = {
                         "torch.linalg.lu_solve(*torch.linalg.lu_factor(N), B, left=False)"],
     "triangular_solve": ["torch.triangular_solve(M, N + 3 * torch.eye(2)).solution",
                          "torch.triangular_solve(M, N + 3 * torch.eye(2), upper=False, "
-                         "transpose=True).solution"],
+                         "transpose=True).solution",
+                         "dgrad(torch.triangular_solve(M, N + 3 * torch.eye(2)).solution, N, A)",
+                         "dgrad(torch.triangular_solve(M, N + 3 * torch.eye(2), upper=False, "
+                         "transpose=True).solution, N, A)",
+                         "dgrad((lambda r: r[0].sum() + (r[1] ** 2).sum())("
+                         "torch.triangular_solve(M, N + 3 * torch.eye(2))), N, s)"],
     "cholesky_solve": ["torch.cholesky_solve(M, N.tril() + 2 * torch.eye(2))",
+                       "dgrad(torch.cholesky_solve(M, N.tril() + 2 * torch.eye(2)), N, A)",
+                       "dgrad(torch.cholesky_solve(M, N.tril() + 2 * torch.eye(2)), M, A)",
                        "M.cholesky_solve(N.triu() + 2 * torch.eye(2), upper=True)"],
     "linalg_solve_triangular": ["torch.linalg.solve_triangular(N + 2, A, upper=True)",
                                 "torch.linalg.solve_triangular(N + 2, B, upper=False, left=False,"
@@ -1226,7 +1233,6 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc", "linalg_lstsq", "linalg_matrix_exp",
                       "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_lu_solve",
-                      "triangular_solve", "cholesky_solve",
                       "linalg_householder_product"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
