@@ -58,7 +58,11 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
     sa, sb = A._data.shape, B._data.shape
+    if not 0 <= len(sa) - len(sb) <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
     vector = B._data.ndim == A._data.ndim - 1
+    _broadcast_batches(sa[:-2], sb[:-1] if vector else sb[:-2])
     if (sb[-1] if vector else sb[-2]) != sa[-2]:
         what = "other.size(-1)" if vector else "other.size(-2)"
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match {what}")
@@ -68,6 +72,15 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
                                                  "vector": vector})
     solution, residuals, rank, singular = outs
     return _LSTSQ(solution, residuals, _no_grad_info(rank), _no_grad_info(singular))
+
+
+def _broadcast_batches(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i, (x, y) in enumerate(zip(pa, pb, strict=True)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {i}")
 
 
 def _scalar(t: Tensor) -> str:
