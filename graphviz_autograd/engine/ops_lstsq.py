@@ -170,7 +170,7 @@ def _matrix_exp_fwd(a: np.ndarray) -> np.ndarray:
 
 def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("LinalgMatrixExpBackward0")
+        return (_tt_matrix_exp_bw(c.self, g),)
     # NB: the Frechet derivative at A^T: the upper right block of exp([[A^T, G], [0, A^T]])
     a = c.self
     n = a.shape[-1]
@@ -230,6 +230,25 @@ def _householder_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
             gv[idx][i + 1:, i] = gcol[i + 1:]
             left = left @ h
     return (gv if c.needs[0] else None), (gtau if c.needs[1] else None)
+
+
+def _tt_matrix_exp_bw(a: Any, g: Any) -> Any:
+    """The formula on tensors (create_graph), as PyTorch builds it: A^T twice and the gradient
+    copied into the blocks of a zero matrix, its exponential, the upper right block."""
+    from . import dtypes as dt
+    from . import functional as F
+    from .tensor import Tensor
+    n = a.shape[-1]
+    at = F.transpose(a, -2, -1)
+    shape = (*a.shape[:-2], 2 * n, 2 * n)
+    big = Tensor._make(np.zeros(shape, dtype=g._data.dtype), dt.from_numpy(g._data.dtype))
+    F.narrow(F.narrow(big, -2, 0, n), -1, 0, n).copy_(at)
+    F.narrow(F.narrow(big, -2, n, n), -1, n, n).copy_(at)
+    F.narrow(F.narrow(big, -2, 0, n), -1, n, n).copy_(g)
+    from .autograd import apply
+    from .optable import TABLE
+    out = apply(TABLE["linalg_matrix_exp"], (big,))
+    return F.narrow(F.narrow(out, -2, 0, n), -1, n, n)
 
 
 register(

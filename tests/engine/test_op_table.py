@@ -329,7 +329,8 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_householder_product": ["torch.linalg.householder_product(B, bb)",
                                    "torch.orgqr(B, a[:1])"],
     "linalg_matrix_exp": ["torch.linalg.matrix_exp(N)", "torch.matrix_exp(X[:, :, :2])",
-                          "N.matrix_exp()"],
+                          "N.matrix_exp()", "dgrad(torch.linalg.matrix_exp(N), N, N)",
+                          "dgrad(torch.linalg.matrix_exp(X[:, :, :2] * 3), X, X[:, :, :2])"],
     "linalg_lu_factor_ex": ["torch.linalg.lu_factor(N).LU", "torch.linalg.lu_factor_ex(A).LU",
                             "torch.linalg.lu_factor_ex(B).LU"],
     "linalg_lu": ["torch.linalg.lu(N).L", "torch.linalg.lu(A).U", "torch.linalg.lu(B).L"],
@@ -1231,7 +1232,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc", "linalg_lstsq", "linalg_matrix_exp",
+                      "fractional_max_pool3d", "conv_tbc", "linalg_lstsq",
                       "linalg_lu_factor_ex", "linalg_lu", "lu_unpack", "linalg_lu_solve",
                       "linalg_householder_product"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
