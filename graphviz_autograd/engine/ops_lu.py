@@ -126,14 +126,14 @@ def _lu_unpack_fwd(lu: np.ndarray, pivots: Any = None, **_: Any) -> list[np.ndar
 
 
 def _lu_unpack_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LuUnpackBackward0")
     if not c.attrs.get("unpack_data", True):
         # NB: PyTorch's L and U are then empty, and its formula takes their triangles
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     m, n = c.attrs["LU_data_sym_argsize_minus_2"], c.attrs["LU_data_sym_argsize_minus_1"]
     k = min(m, n)
     gl, gu = grads[1], grads[2]
+    if D.tensor_mode:
+        return (_tt_lu_unpack_grad(m, n, gl, gu, D),)
     shape = (gl if gl is not None else gu).shape[:-2]
     out = np.zeros((*shape, m, n), dtype=(gl if gl is not None else gu).dtype)
     if gl is not None:
@@ -141,6 +141,33 @@ def _lu_unpack_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if gu is not None:
         out[..., :k, :] += np.triu(gu)
     return (out,)
+
+
+def _tt_lu_unpack_grad(m: int, n: int, gl: Any, gu: Any, D: Any) -> Any:
+    """The formula on tensors (create_graph), as PyTorch builds it: L's strict lower triangle
+    and U's upper one, the rest of a wide U (tall L) concatenated, zeros where none flows."""
+    from . import dtypes as dt
+    from . import functional as F
+    from .tensor import Tensor
+    k = min(m, n)
+    tl = D.tril(gl if m <= n or gu is None else F.narrow(gl, -2, 0, k), diagonal=-1) \
+        if gl is not None else None
+    tu = D.triu(gu if m >= n or gl is None else F.narrow(gu, -1, 0, k), diagonal=0) \
+        if gu is not None else None
+    if m == n or (m < n and gl is None) or (m > n and gu is None):
+        return tu if tl is None else (tl if tu is None else F.add(tl, tu))
+    dim = -1 if m < n else -2
+    like = gl if gl is not None else gu
+    if m < n:
+        rest = F.narrow(gu, -1, k, n - k) if gu is not None else None
+    else:
+        rest = F.narrow(gl, -2, k, m - k) if gl is not None else None
+    if rest is None:
+        shape = (*like.shape[:-2], m, n - k) if m < n else (*like.shape[:-2], m - k, n)
+        rest = Tensor._make(np.zeros(shape, dtype=like._data.dtype),
+                            dt.from_numpy(like._data.dtype))
+    head = tu if tl is None else (tl if tu is None else F.add(tl, tu))
+    return F.cat([head, rest], dim)
 
 
 # -- solves --------------------------------------------------------------------------------------
