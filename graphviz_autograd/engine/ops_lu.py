@@ -166,7 +166,7 @@ def _tt_lu_unpack_grad(m: int, n: int, gl: Any, gu: Any, D: Any) -> Any:
         shape = (*like.shape[:-2], m, n - k) if m < n else (*like.shape[:-2], m - k, n)
         rest = Tensor._make(np.zeros(shape, dtype=like._data.dtype),
                             dt.from_numpy(like._data.dtype))
-    head = tu if tl is None else (tl if tu is None else F.add(tl, tu))
+    head: Any = tu if tl is None else (tl if tu is None else F.add(tl, tu))
     return F.cat([head, rest], dim)
 
 
