@@ -100,10 +100,37 @@ def _lu_factor_fwd(a: np.ndarray, pivot: bool = True) -> list[np.ndarray]:
     return [column_major(lu), piv, info]
 
 
+def _tt_square_lu_grad(p: Any, low: Any, up: Any, gl: Any, gu: Any, D: Any) -> Any:
+    """The square formula on tensors (create_graph), as PyTorch builds it:
+    P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T by two triangular solves."""
+    from . import functional as F
+    from .ops_decomp import _tt_solve_triangular
+    ga = None
+    if gl is not None:
+        ga = D.tril(F.matmul(F.transpose(low, -2, -1), gl), diagonal=-1)
+    if gu is not None:
+        part = D.triu(F.matmul(gu, F.transpose(up, -2, -1)), diagonal=0)
+        ga = part if ga is None else F.add(ga, part)
+    ga = _tt_solve_triangular(F.transpose(up, -2, -1), ga, False, False)
+    ga = _tt_solve_triangular(F.transpose(low, -2, -1), ga, True, True, True)
+    # NB: P carries no graph (an integer permutation in PyTorch's eyes)
+    return F.matmul(D.nondiff(p), ga)
+
+
 def _lu_factor_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgLuFactorExBackward0")
     g = grads[0]
+    if D.tensor_mode:
+        from . import functional as F
+        from .autograd import apply
+        from .optable import TABLE
+        m, n = c.shape(0)[-2:]
+        if m != n:
+            raise no_double_backward("LinalgLuFactorExBackward0", " for a non-square matrix")
+        lu_t = c.LU
+        p, low, up = apply(TABLE["lu_unpack"], (lu_t,),
+                           {"pivots": c.pivots._data, "LU_data_sym_argsize_minus_1": n,
+                            "LU_data_sym_argsize_minus_2": m})
+        return (_tt_square_lu_grad(p, low, up, F.narrow(g, -1, 0, n), F.narrow(g, -2, 0, n), D),)
     lu = c.LU
     p, low, up = unpack(lu, c.pivots)
     k = min(lu.shape[-2:])
@@ -117,7 +144,10 @@ def _lu_fwd(a: np.ndarray, pivot: bool = True) -> list[np.ndarray]:
 
 def _lu_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("LinalgLuBackward0")
+        m, n = c.shape(0)[-2:]
+        if m != n:
+            raise no_double_backward("LinalgLuBackward0", " for a non-square matrix")
+        return (_tt_square_lu_grad(c.P, c.L, c.U, grads[1], grads[2], D),)
     return (lu_grad(c.P, c.L, c.U, grads[1], grads[2]),)
 
 
