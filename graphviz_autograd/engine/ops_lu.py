@@ -215,8 +215,9 @@ def lu_solve_arrays(lu: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: boo
 
 def _lu_solve_fwd(lu: np.ndarray, b: np.ndarray, pivots: Any = None, left: bool = True,
                   adjoint: bool = False) -> np.ndarray:
-    x = lu_solve_arrays(lu, np.asarray(pivots), b, left, adjoint)
-    return column_major(x.astype(np.result_type(lu, b)))
+    x = lu_solve_arrays(lu, np.asarray(pivots), b, left, adjoint).astype(np.result_type(lu, b))
+    # NB: from the right, the transposed system's column-major solution: row-major
+    return column_major(x) if left else _mT(column_major(_mT(x)))
 
 
 def _unbatch(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -228,10 +229,10 @@ def _unbatch(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _lu_solve_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgLuSolveBackward0")
-    lu, piv, x = c.LU, c.pivots, c.result
     left, adjoint = c.attrs.get("left", True), c.attrs.get("adjoint", False)
+    if D.tensor_mode:
+        return _tt_lu_solve_bw(c, g, left, adjoint, D)
+    lu, piv, x = c.LU, c.pivots, c.result
     gb = lu_solve_arrays(lu, piv, g, left, not adjoint)
     glu = None
     if c.needs[0]:
@@ -245,6 +246,38 @@ def _lu_solve_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         glu = np.tril(pga @ _mT(up), -1) + np.triu(_mT(low) @ pga)
         glu = _unbatch(glu, c.shape(0))
     return glu, (_unbatch(gb, c.shape(1)) if c.needs[1] else None)
+
+
+def _tt_lu_solve_bw(c: Any, g: Any, left: bool, adjoint: bool, D: Any) -> tuple[Any, ...]:
+    """The formula on tensors (create_graph), as PyTorch builds it where ``left != adjoint``:
+    B's gradient by the adjoint solve; the factors' gR = U^-T (-gX X^T) and
+    gL = tril(L^-T gR U^T, -1), packed as gL + triu(gR)."""
+    from . import functional as F
+    from .autograd import apply
+    from .ops_decomp import _tt_solve_triangular
+    from .optable import TABLE
+    if left == adjoint:
+        raise no_double_backward("LinalgLuSolveBackward0", " with left == adjoint")
+    lu_t, piv, x = c.LU, c.pivots, c.result
+    gb = apply(TABLE["linalg_lu_solve"], (lu_t, g),
+               {"pivots": piv, "adjoint": not adjoint, "left": left})
+    glu = None
+    if c.needs[0]:
+        n = c.shape(0)[-1]
+        _, low, up = apply(TABLE["lu_unpack"], (lu_t,),
+                           {"pivots": piv._data, "LU_data_sym_argsize_minus_1": n,
+                            "LU_data_sym_argsize_minus_2": n})
+        prod = F.neg(F.matmul(g, F.transpose(x, -2, -1)) if left
+                     else F.matmul(F.transpose(g, -2, -1), x))
+        gr = _tt_solve_triangular(F.transpose(up, -2, -1), prod, False, True)
+        rhs = F.matmul(gr, F.transpose(up, -2, -1))
+        gl = D.tril(_tt_solve_triangular(F.transpose(low, -2, -1), rhs, True, True, True),
+                    diagonal=-1)
+        glu = F.add(gl, D.triu(gr, diagonal=0))
+    if (c.needs[1] and tuple(gb.shape) != c.shape(1)) or (
+            glu is not None and tuple(glu.shape) != c.shape(0)):
+        raise no_double_backward("LinalgLuSolveBackward0", " for a batch broadcast")
+    return glu, (gb if c.needs[1] else None)
 
 
 def _tri(a: np.ndarray, upper: bool, unit: bool) -> np.ndarray:

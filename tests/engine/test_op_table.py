@@ -346,7 +346,12 @@ EXAMPLES: dict[str, list[str]] = {
                   "dgrad(torch.lu_unpack(B, torch.tensor([3, 2], dtype=torch.int32))[2], B, N)",
                   "dgrad(torch.lu_unpack(A, torch.tensor([2, 2], dtype=torch.int32))[2], A, M)"],
     "linalg_lu_solve": ["torch.linalg.lu_solve(*torch.linalg.lu_factor(N), M)",
-                        "torch.linalg.lu_solve(*torch.linalg.lu_factor(N), B, left=False)"],
+                        "dgrad(torch.linalg.lu_solve(*torch.linalg.lu_factor(N), M), N, M)",
+                        "dgrad(torch.linalg.lu_solve(*torch.linalg.lu_factor(N), M), M, M)",
+                        "dgrad(torch.linalg.lu_solve(*torch.linalg.lu_factor(N), B, left=False, "
+                        "adjoint=True), N, B)",
+                        "torch.linalg.lu_solve(*torch.linalg.lu_factor(N), B, left=False, "
+                        "adjoint=True)"],
     "triangular_solve": ["torch.triangular_solve(M, N + 3 * torch.eye(2)).solution",
                          "torch.triangular_solve(M, N + 3 * torch.eye(2), upper=False, "
                          "transpose=True).solution",
@@ -1242,7 +1247,6 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc", "linalg_lstsq",
-                      "linalg_lu_solve",
                       "linalg_householder_product"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
