@@ -56,7 +56,7 @@ def unpack(lu: np.ndarray, pivots: np.ndarray, m: int | None = None
     p_mat = np.zeros((*perm.shape, m), dtype=lu.dtype)
     np.put_along_axis(p_mat, perm[..., None], 1, axis=-1)
     # NB: row perm[i] of A is row i of L U: P[perm[i], i] = 1
-    return _mT(p_mat), low, up
+    return np.ascontiguousarray(_mT(p_mat)), low, up
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:

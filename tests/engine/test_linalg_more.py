@@ -5,6 +5,7 @@ values), with outputs, gradients and errors word for word."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -156,8 +157,6 @@ def test_as_pytorch(code: str, arrays: dict[str, np.ndarray]) -> None:
 
 
 def test_deprecated_names_warn_once_as_pytorch() -> None:
-    import warnings
-
     from graphviz_autograd.engine import linalg_more
 
     a = ours.tensor([[2.0, 1.0], [1.0, 3.0]])
@@ -212,3 +211,29 @@ def test_matrix_exp_of_large_norms_as_pytorch() -> None:
         got.append((np.asarray(e.tolist()), np.asarray(t.grad.tolist())))
     assert np.allclose(got[0][0], got[1][0], rtol=1e-10)
     assert np.allclose(got[0][1], got[1][1], rtol=1e-9)
+
+
+@requires_torch
+@pytest.mark.parametrize("code", [
+    "torch.linalg.lu_factor(p).LU", "torch.linalg.lu(p).L", "torch.linalg.lu(p).P",
+    "torch.lu_unpack(*torch.linalg.lu_factor(p)).U", "torch.linalg.matrix_exp(p)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(p), p)",
+    "torch.linalg.lu_solve(*torch.linalg.lu_factor(p), p, left=False)",
+    "torch.cholesky_solve(p, p.tril() + 3 * torch.eye(3))",
+    "torch.triangular_solve(p, p + 3 * torch.eye(3)).solution",
+    "torch.triangular_solve(p, p + 3 * torch.eye(3)).cloned_coefficient",
+    "torch.linalg.lstsq(p, p).solution", "torch.linalg.householder_product(p, p[0])",
+    "torch.linalg.tensorinv(p.reshape(3, 3, 1), ind=1)", "torch.linalg.vander(p[0])"])
+def test_output_strides_as_pytorch(code: str) -> None:
+    """The layout of each output (LAPACK's column-major results included): it decides later
+    views and copies."""
+    import torch
+
+    a = _r(3, 3) + 3 * np.eye(3, dtype=np.float32)
+    strides = []
+    for module in (torch, ours):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            strides.append(eval(code, {"torch": module, "p": module.tensor(a.tolist())}).stride())
+    assert strides[0] == strides[1]
+
