@@ -1,0 +1,10 @@
+"""``torch.func``: composable function transforms (grad, vjp, jacobians, vmap, functional_call)
+on the engine."""
+
+# ruff: noqa: F401 -- this module is a namespace: its imports are its API
+from __future__ import annotations
+
+from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from .vmapping import vmap
+
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "jvp", "vmap"]
