@@ -4,7 +4,9 @@ on the engine."""
 # ruff: noqa: F401 -- this module is a namespace: its imports are its API
 from __future__ import annotations
 
+from .calls import functional_call, stack_module_state
 from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from .vmapping import vmap
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "jvp", "vmap"]
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "jvp", "vmap",
+           "functional_call", "stack_module_state"]
