@@ -1,7 +1,6 @@
 """``torch.func``: composable function transforms (grad, vjp, jacobians, vmap, functional_call)
 on the engine."""
 
-# ruff: noqa: F401 -- this module is a namespace: its imports are its API
 from __future__ import annotations
 
 from .calls import functional_call, stack_module_state

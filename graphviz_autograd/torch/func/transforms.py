@@ -92,10 +92,11 @@ def _run(lifted: _Lifted, func: Callable[..., Any], kwargs: dict[str, Any]) -> A
         _depth[0] -= 1
 
 
-def _grads(outs: list[Tensor], ins: list[Tensor], gos: list[Tensor] | None,
+def _grads(outs: list[Tensor], ins: list[Tensor], gos: list[Any] | None,
            create_graph: bool, retain: bool = False) -> list[Tensor]:
     """d(outs)/d(ins) weighted by ``gos``; zeros for an input the outputs do not reach."""
-    pairs = [(o, g) for o, g in zip(outs, gos or [None] * len(outs), strict=True)
+    given: list[Any] = gos or [None] * len(outs)
+    pairs = [(o, g) for o, g in zip(outs, given, strict=True)
              if o.requires_grad]
     if not pairs:
         found: tuple[Any, ...] = (None,) * len(ins)

@@ -34,7 +34,8 @@ def _broadcast(dims: Any, spec: Spec) -> list[Any] | None:
     if spec.kind is None or not isinstance(dims, tuple | list | dict):
         return None
     dleaves, dspec = (list(dims.values()), dict) if isinstance(dims, dict) else (list(dims), None)
-    if len(dleaves) != len(spec.children) or (dspec is dict) != (spec.keys is not None):
+    if len(dleaves) != len(spec.children) or (dspec is dict) != (spec.keys is not None) \
+            or (isinstance(dims, dict) and list(dims) != spec.keys):
         return None
     out: list[Any] = []
     for d, c in zip(dleaves, spec.children, strict=True):
