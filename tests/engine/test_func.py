@@ -287,3 +287,36 @@ def test_torch_func_alias() -> None:
     with native_torch():
         from torch.func import grad, vmap  # type: ignore[import-not-found]
         assert grad is ours.func.grad and vmap is ours.vmap
+
+
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr")   # torch's linearize
+def test_jvp_linearize_and_helpers() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fn = torch.func
+        x, y = _data(torch, (3,), 0), _data(torch, (2, 3), 1)
+        out, jvp_fn = fn.linearize(lambda a, b: (a * b).sum(1).exp(), x, y)
+        rec.note("linearize", (out, jvp_fn(torch.ones(3), y)))
+        bn = torch.nn.Sequential(torch.nn.BatchNorm1d(2), torch.nn.Linear(2, 2))
+        fixed_parameters(torch, bn)
+        _each(rec, {
+            "jvp two": lambda: fn.jvp(lambda a, b: a * b, (x, x), (torch.ones(3), x)),
+            "jvp aux": lambda: fn.jvp(lambda a: (a.sin(), a.sum()), (x,), (x,), has_aux=True),
+            "jvp float64 tangent": lambda: fn.jvp(torch.sin, (x,),
+                                                  (torch.ones(3, dtype=torch.float64),)),
+            "error jvp size": lambda: fn.jvp(torch.sin, (x,), (torch.ones(4),)),
+            "error jvp list": lambda: fn.jvp(torch.sin, [x], [x]),
+            "error jvp structure": lambda: fn.jvp(torch.sin, (x,), [x]),
+            "error jvp float": lambda: fn.jvp(torch.sin, (1.0,), (1.0,)),
+            "error jvp count": lambda: fn.jvp(torch.sin, (x,), (x, x)),
+            "error linearize": lambda: jvp_fn(torch.ones(4), y),
+            "functionalize": lambda: fn.functionalize(lambda a: a.add_(1))(x.clone()),
+            "replace bn": lambda: (fn.replace_all_batch_norm_modules_(bn) is bn,
+                                   bn[0].running_mean, bn[0].track_running_stats,
+                                   bn[0].num_batches_tracked, bn(y)),
+            "debug_unwrap": lambda: fn.debug_unwrap(x) is x,
+            "vmap empty batch": lambda: fn.vmap(lambda r: (r.sum(), r * 2))(torch.zeros(0, 3)),
+            "vmap inside grad": lambda: fn.grad(lambda v: fn.vmap(torch.dot, in_dims=(0, None))(
+                y, v).exp().sum())(x),
+        })
+    differential(snippet)

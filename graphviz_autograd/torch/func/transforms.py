@@ -22,7 +22,7 @@ from ...engine.grad_mode import state as grad_state
 from ...engine.tensor import Tensor
 from .pytree import flatten, tree_map, unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "jvp"]
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian", "jvp", "linearize"]
 
 # how many differentiating transforms are running (an inner one then keeps its graph)
 _depth = [0]
@@ -286,6 +286,19 @@ def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
     return jacfwd(jacrev(func, argnums), argnums)
 
 
+def _contract(outs: list[Tensor], jac: list[list[Tensor]], tans: list[Tensor]) -> list[Tensor]:
+    """``J @ t`` for each output, summed over the inputs (in the tangents' dtype)."""
+    res = []
+    for o, row in zip(outs, jac, strict=True):
+        total = None
+        for t, j in zip(tans, row, strict=True):
+            flat = j.to(t.dtype).reshape(o.numel(), -1) @ t.reshape(-1)
+            total = flat if total is None else total + flat
+        assert total is not None
+        res.append(total.reshape(o.shape))
+    return res
+
+
 def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
         has_aux: bool = False) -> Any:
     """``torch.func.jvp``: ``(func(*primals), J @ tangents)``, from the Jacobian.
@@ -294,27 +307,61 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
     >>> jvp(lambda x: x * 2, (torch.tensor([1.0]),), (torch.tensor([3.0]),))
     (tensor([2.]), tensor([6.]))
     """
+    where = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it "
-                           "should be valid to call f(*primals).")
-    if not isinstance(tangents, tuple) or flatten(tangents)[1] != flatten(primals)[1]:
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
-                           "the same python structure.")
+        raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    pleaves, pspec = flatten(primals)
+    tleaves, tspec = flatten(tangents)
+    if tspec != pspec:
+        raise RuntimeError(f"{where}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents "
+                           f"also must be. Got primals with structure {pspec} and tangents with "
+                           f"structure {tspec}")
+    for p, t in zip(pleaves, tleaves, strict=True):
+        if not isinstance(p, Tensor):
+            raise RuntimeError(f"{where}: Expected primals to only contain Tensors, got "
+                               f"{type(p)}")
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"{where}: Expected tangents to only contain Tensors, got "
+                               f"{type(t)}")
+        if tuple(t.shape) != tuple(p.shape):
+            raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                               "that of the original Tensor, this is not supported. Tensor is of "
+                               f"size {list(p.shape)} while the given forward gradient is of "
+                               f"size {list(t.shape)}.")
     lifted = _Lifted(primals, tuple(range(len(primals))))
-    out, aux = _split_aux(_run(lifted, func, {}), has_aux, "jvp(f, primals, tangents)")
-    outs, spec = _tensor_outputs(out, "jvp(f, primals, tangents)")
+    out, aux = _split_aux(_run(lifted, func, {}), has_aux, where)
+    outs, spec = _tensor_outputs(out, where)
     keep = lifted.create_graph
-    tans = flatten(tangents)[0]
-    jac = _jacobian(outs, lifted.inputs, keep)
-    res = []
-    for o, row in zip(outs, jac, strict=True):
-        total = None
-        for t, j in zip(tans, row, strict=True):
-            flat = j.reshape(o.numel(), -1) @ t.reshape(-1).to(j.dtype)
-            total = flat if total is None else total + flat
-        assert total is not None
-        res.append(total.reshape(o.shape))
+    res = _contract(outs, _jacobian(outs, lifted.inputs, keep), tleaves)
     pair = (unflatten([_out(v, keep) for v in outs], spec), unflatten(res, spec))
     if has_aux:
         return (*pair, tree_map(lambda v: _out(v, keep), aux))
     return pair
+
+
+def linearize(func: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``torch.func.linearize``: ``(func(*primals), jvp_fn)``, ``jvp_fn(*tangents)`` giving
+    ``J @ tangents`` at ``primals`` (the Jacobian computed once).
+
+    >>> import graphviz_autograd.torch as torch
+    >>> out, jvp_fn = linearize(torch.sin, torch.tensor([0.0]))
+    >>> jvp_fn(torch.tensor([2.0]))
+    tensor([2.])
+    """
+    lifted = _Lifted(primals, tuple(range(len(primals))))
+    outs, spec = _tensor_outputs(_run(lifted, func, {}), "linearize(f, *primals)")
+    keep = lifted.create_graph
+    jac = _jacobian(outs, lifted.inputs, keep)
+    pleaves = flatten(primals)[0]
+
+    def jvp_fn(*tangents: Any) -> Any:
+        tleaves = flatten(tangents)[0]
+        for i, (p, t) in enumerate(zip(pleaves, tleaves, strict=True)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree "
+                                   f"doesn't match the shape {p.shape} of the corresponding "
+                                   "primal.")
+        return unflatten(_contract(outs, jac, tleaves), spec)
+    return unflatten([_out(v, keep) for v in outs], spec), jvp_fn

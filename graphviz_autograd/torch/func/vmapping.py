@@ -12,6 +12,7 @@ from typing import Any
 
 from ...engine import functional as F
 from ...engine import random as rnd
+from ...engine.factories import zeros
 from ...engine.tensor import Tensor
 from .pytree import Spec, flatten, unflatten
 
@@ -116,14 +117,19 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
                              f"`inputs`. in_dims has structure {flatten(in_dims)[1]} but inputs "
                              f"has structure {spec}.")
         size = _batch_size(where, leaves, dims)
-        slices = [None if d is None else v.unbind(d) for v, d in zip(leaves, dims, strict=True)]
+        if size == 0:          # NB: one run on zeros gives the outputs' shapes
+            slices: list[Any] = [None if d is None else [v.select(d, 0) if v.shape[d] else
+                                 _zero_slice(v, d)] for v, d in zip(leaves, dims, strict=True)]
+        else:
+            slices = [None if d is None else v.unbind(d)
+                      for v, d in zip(leaves, dims, strict=True)]
         samples = []
         with _randomness(randomness) as before:
-            for i in range(size):
+            for i in range(max(size, 1)):
                 before(i)
                 one = [v if s is None else s[i] for v, s in zip(leaves, slices, strict=True)]
                 samples.append(func(*unflatten(one, spec), **kwargs))
-        return _stack_outputs(name, samples, out_dims)
+        return _stack_outputs(name, samples, out_dims, empty=size == 0)
     return wrapper
 
 
@@ -153,7 +159,12 @@ def _batch_size(where: str, leaves: list[Any], dims: list[Any]) -> int:
     return sizes[0]
 
 
-def _stack_outputs(name: str, samples: list[Any], out_dims: Any) -> Any:
+def _zero_slice(v: Tensor, d: int) -> Tensor:
+    shape = [n for k, n in enumerate(v.shape) if k != d % v.dim()]
+    return zeros(shape, dtype=v.dtype)
+
+
+def _stack_outputs(name: str, samples: list[Any], out_dims: Any, empty: bool = False) -> Any:
     flat = [flatten(s) for s in samples]
     spec = flat[0][1]
     dims = _broadcast(out_dims, spec)
@@ -177,5 +188,6 @@ def _stack_outputs(name: str, samples: list[Any], out_dims: Any) -> Any:
                 raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got "
                                  f"type {type(v)}. Did you mean to set out_dims= to None for "
                                  "output?")
-        out.append(F.stack(vals, d))
+        stacked = F.stack(vals, d)
+        out.append(stacked.narrow(d, 0, 0) if empty else stacked)
     return unflatten(out, spec)
