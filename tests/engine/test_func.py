@@ -160,8 +160,11 @@ def test_vmap_randomness() -> None:
             "error dropout": lambda: vmap(lambda r: torch.nn.functional.dropout(r, 0.5))(X),
             "same": lambda: vmap(lambda r: torch.randn(2) + r.sum(), randomness="same")(X),
             "after same": lambda: torch.rand(3),
-            "different shape": lambda: vmap(lambda r: torch.rand(2) * 0,
-                                            randomness="different")(X),
+            "different rand": lambda: vmap(lambda r: torch.rand(2), randomness="different")(X),
+            "different randn": lambda: vmap(lambda r: torch.randn(2) + r,
+                                            randomness="different")(X[:, :2]),
+            "different dropout": lambda: vmap(lambda r: torch.nn.functional.dropout(r, 0.5),
+                                              randomness="different")(X),
             "error randomness": lambda: vmap(lambda r: r, randomness="foo"),
         })
     differential(snippet)
@@ -319,4 +322,34 @@ def test_jvp_linearize_and_helpers() -> None:
             "vmap inside grad": lambda: fn.grad(lambda v: fn.vmap(torch.dot, in_dims=(0, None))(
                 y, v).exp().sum())(x),
         })
+    differential(snippet)
+
+
+def test_compositions() -> None:
+    """Transforms inside transforms: an inner one keeps its graph for the outer, and a closure
+    over the outer input stays a constant of the inner (no perturbation confusion)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fn = torch.func
+        x = _data(torch, (3,), 0) + 0.3
+        model = _mlp(torch)
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        w = x.clone().requires_grad_()
+        _each(rec, {
+            "grad of grad closure": lambda: fn.grad(
+                lambda x: fn.grad(lambda y: (x * y ** 2).sum())(x).sum())(x),
+            "hessian of params": lambda: fn.hessian(
+                lambda p: fn.functional_call(model, p, (x,)).sum())(params)["0.bias"]["2.weight"],
+            "vmap jacrev jacrev": lambda: fn.vmap(fn.jacrev(fn.jacrev(lambda v: v.sin().prod())))(
+                torch.stack([x, x * 2])),
+            "vmap vmap grad": lambda: fn.vmap(fn.vmap(fn.grad(lambda a, b: (a * b).sum())),
+                                              in_dims=(0, None))(
+                torch.stack([x, -x]).unsqueeze(1).expand(2, 4, 3), x),
+            "jacfwd of vmap": lambda: fn.jacfwd(
+                lambda v: fn.vmap(torch.outer, in_dims=(None, 0))(v, torch.eye(3)))(x),
+        })
+        h = fn.hessian(lambda v: (v ** 3 * w).sum())(w)
+        rec.note("hessian of a leaf", (h, h.requires_grad))
+        h.sum().backward()
+        rec.grad("through the hessian", w=w)
     differential(snippet)
