@@ -93,21 +93,15 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """The channels split into ``groups`` and interleaved (ChannelShuffleBackward0)."""
-    shape = input._data.shape
-    if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
-                           f"sizes {_sizes(shape)}")
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    if shape[1] % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
-                           f"channels and {groups} groups.")
-    return _apply(_T["channel_shuffle"], (input,), {"groups": int(groups)}, dtype=input._dtype)
+    return _shuffle("channel_shuffle", input, groups)
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """channel_shuffle's kernel itself: no derivative (a NotImplemented node), as PyTorch."""
+    return _shuffle("native_channel_shuffle", input, groups)
+
+
+def _shuffle(key: str, input: Tensor, groups: int) -> Tensor:
     shape = input._data.shape
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
@@ -118,8 +112,7 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if shape[1] % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
                            f"channels and {groups} groups.")
-    return _apply(_T["native_channel_shuffle"], (input,), {"groups": int(groups)},
-                  dtype=input._dtype)
+    return _apply(_T[key], (input,), {"groups": int(groups)}, dtype=input._dtype)
 
 
 # -- 3-d adaptive max pool, unpool, transposed convolution ----------------------------------------
