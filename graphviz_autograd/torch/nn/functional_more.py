@@ -20,6 +20,7 @@ from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 from . import functional as F
+from .functional import _max_pool_with_indices
 from .functional_layers import _conv_transpose, _unpool_output_size
 
 __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
@@ -127,14 +128,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     if len(given) != 3:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     size = tuple(int(shape[-3 + i] if s is None else s) for i, s in enumerate(given))
-    op = _T["adaptive_max_pool3d"]
-    out = _apply(op, (input,), {"output_size": size}, dtype=input._dtype)
-    if not return_indices:
-        return out
-    fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, output_size=size)[1]["result1"], _dt.int64)
-    return out, idx
+    return _max_pool_with_indices("adaptive_max_pool3d", input, {"output_size": size},
+                                  return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
