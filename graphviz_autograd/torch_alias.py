@@ -26,6 +26,7 @@ ALIASES = {
     "torch.special": "graphviz_autograd.torch.special",
     "torch.autograd": "graphviz_autograd.torch.autograd",
     "torch.linalg": "graphviz_autograd.torch.linalg",
+    "torch.func": "graphviz_autograd.torch.func",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",
