@@ -619,6 +619,7 @@ from . import (  # noqa: E402, F401
     ops_grid,
     ops_layers,
     ops_layers_extra,
+    ops_ldl,
     ops_linalg,
     ops_loss,
     ops_loss_extra,

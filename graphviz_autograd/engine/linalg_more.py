@@ -22,7 +22,7 @@ from .tensor import Tensor
 __all__ = ["lstsq", "torch_lstsq", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
            "lu_unpack", "torch_lu", "solve_ex", "cholesky_solve", "triangular_solve",
            "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander", "torch_lu_solve",
-           "householder_product"]
+           "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 _LSTSQ = _named("linalg_lstsq", "solution residuals rank singular_values")
 _LU_FACTOR = _named("linalg_lu_factor", "LU pivots")
@@ -352,6 +352,54 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError(f"{name}: tau dtype {_scalar(tau)} does not match input dtype "
                            f"{_scalar(A)}")
     return apply(TABLE["linalg_householder_product"], (A, tau))
+
+
+# -- LDL^T (no derivative in PyTorch) ----------------------------------------------------------
+_LDL = _named("linalg_ldl_factor", "LD pivots")
+_LDL_EX = _named("linalg_ldl_factor_ex", "LD pivots info")
+
+
+def _graph(*ts: Tensor) -> list[Tensor]:
+    # NB: PyTorch's NotImplemented node has an edge for each input that requires grad only
+    return [t for t in ts if t._rg or t._grad_fn is not None]
+
+
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
+    _square("torch.linalg.ldl_factor_ex", A)
+    _floating("torch.linalg.ldl_factor_ex", A)
+    ld, piv, info = apply(TABLE["linalg_ldl_factor_ex"], _graph(A), arrays=(A._data,))
+    if check_errors:
+        _ldl_error("torch.linalg.ldl_factor_ex", info)
+    return _LDL_EX(ld, _no_grad_info(piv), _no_grad_info(info))
+
+
+def _ldl_error(name: str, info: Tensor) -> None:
+    bad = info._data[info._data != 0]
+    if bad.size:
+        raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+                           'native/BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. '
+                           f"{name}: Unknown error code: {int(bad[0])}.")
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:
+    ld, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    _ldl_error("torch.linalg.ldl_factor", info)
+    return _LDL(ld, piv)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    if B._data.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "-2)")
+    sa, sb = LD._data.shape, B._data.shape
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix "
+                           f"is {sa[-2]} by {sa[-1]} but each b matrix is {sb[-2]} by {sb[-1]}")
+    if LD._dtype is not B._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_scalar(B)} and A of type {_scalar(LD)} instead.")
+    return apply(TABLE["linalg_ldl_solve"], _graph(LD, B),
+                 arrays=(LD._data, pivots._data.astype(np.int32), B._data))
 
 
 # -- tensor inverses and solves, Vandermonde -----------------------------------------------------

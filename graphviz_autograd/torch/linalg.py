@@ -32,6 +32,9 @@ from ..engine.linalg import (
 from ..engine.linalg_more import (
     cond,
     householder_product,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
     lstsq,
     lu,
     lu_factor,
@@ -50,7 +53,8 @@ from ..engine.products import matrix_power, multi_dot, vecdot
 from ..engine.tensor import Tensor
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
            "lu_factor_ex", "lu_solve",
            "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
            "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",

@@ -135,6 +135,19 @@ CASES = [
     ("torch.linalg.householder_product(p, q)", [_r(2, 3), _r(2)]),
     ("torch.linalg.householder_product(p, q)", [_r(4, 3), _r(4)]),
     ("torch.linalg.householder_product(p, q.double())", [_r(4, 3), _r(2)]),
+    # LDL^T
+    ("torch.linalg.ldl_factor(p + p.mT).LD", [_r(4, 4)]),
+    ("torch.linalg.ldl_factor_ex(p + p.mT).pivots", [_r(2, 5, 5)]),
+    ("torch.linalg.ldl_factor_ex(p + p.mT - 3 * torch.eye(4), hermitian=True).LD", [_r(4, 4)]),
+    ("torch.linalg.ldl_factor_ex(p * 0).info", [_r(3, 3)]),
+    ("torch.linalg.ldl_factor(p * 0)", [_r(3, 3)]), ("torch.linalg.ldl_factor(p)", [_r(2, 3)]),
+    ("torch.linalg.ldl_factor(p.long())", [_r(3, 3)]),
+    ("torch.linalg.ldl_solve(*torch.linalg.ldl_factor(p + p.mT), q)", [_r(4, 4), _r(4, 2)]),
+    ("torch.linalg.ldl_solve(*torch.linalg.ldl_factor(p + p.mT), q)", [_r(2, 5, 5), _r(5, 3)]),
+    ("torch.linalg.ldl_solve(*torch.linalg.ldl_factor(p + p.mT), q)", [_r(3, 3), _r(3)]),
+    ("torch.linalg.ldl_solve(*torch.linalg.ldl_factor(p + p.mT), q)", [_r(3, 3), _r(2, 3)]),
+    ("torch.linalg.ldl_solve(*torch.linalg.ldl_factor(p + p.mT), q.double())",
+     [_r(3, 3), _r(3, 2)]),
     # tensor inverses and solves, Vandermonde matrices
     ("torch.linalg.tensorinv(p, ind=1)", [_r(6, 2, 3)]),
     ("torch.linalg.tensorinv(p)", [_r(2, 2, 4)]),
@@ -237,3 +250,29 @@ def test_output_strides_as_pytorch(code: str) -> None:
             strides.append(eval(code, {"torch": module, "p": module.tensor(a.tolist())}).stride())
     assert strides[0] == strides[1]
 
+
+
+@requires_torch
+def test_ldl_pivots_as_sytrf() -> None:
+    """Bunch-Kaufman's choices (1x1 and 2x2 blocks, the interchanges) on indefinite matrices,
+    some with small diagonals: pivots, factors and solutions as PyTorch's LAPACK gives them."""
+    import torch
+
+    rng = np.random.default_rng(5)
+    for i in range(60):
+        n = int(rng.integers(1, 7))
+        m = rng.standard_normal((n, n))
+        m = m + m.T
+        if i % 2:
+            m[np.diag_indices(n)] *= 0.01
+        b = rng.standard_normal((n, 2))
+        for dtype in ("float32", "float64"):
+            got = []
+            for module in (torch, ours):
+                a = module.tensor(m.astype(dtype).tolist(), dtype=getattr(module, dtype))
+                ld, piv = module.linalg.ldl_factor(a)
+                x = module.linalg.ldl_solve(ld, piv, module.tensor(b.tolist(), dtype=a.dtype))
+                got.append((piv.tolist(), np.asarray(ld.tolist()), np.asarray(x.tolist())))
+            assert got[0][0] == got[1][0]
+            assert np.allclose(got[0][1], got[1][1], rtol=1e-4, atol=1e-5)
+            assert np.allclose(got[0][2], got[1][2], rtol=1e-3, atol=1e-4)
