@@ -22,7 +22,8 @@ from .tensor import Tensor
 __all__ = ["lstsq", "torch_lstsq", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
            "lu_unpack", "torch_lu", "solve_ex", "cholesky_solve", "triangular_solve",
            "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander", "torch_lu_solve",
-           "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve"]
+           "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "geqrf", "ormqr"]
 
 _LSTSQ = _named("linalg_lstsq", "solution residuals rank singular_values")
 _LU_FACTOR = _named("linalg_lu_factor", "LU pivots")
@@ -354,6 +355,39 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
     return apply(TABLE["linalg_householder_product"], (A, tau))
 
 
+# -- geqrf, ormqr -------------------------------------------------------------------------------
+def geqrf(input: Tensor) -> Any:
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_scalar(input)}\'')
+    a, tau = apply(TABLE["geqrf"], (input,))
+    return _GEQRF(a, tau)
+
+
+_GEQRF = _named("geqrf", "a tau")
+
+
+def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True,
+          transpose: bool = False) -> Tensor:
+    name = "torch.ormqr"
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if other._data.ndim < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    si, so = input._data.shape, other._data.shape
+    d = -2 if left else -1
+    if so[d] != si[-2]:
+        raise RuntimeError(f"{name}: other.shape[{d}] must be equal to input.shape[-2]")
+    if tau._data.shape[-1] != min(so[d], si[-1]):
+        raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{d}], "
+                           "input.shape[-1])")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but input "
+                           f"has dtype{_scalar(input)} and other has dtype {_scalar(other)}")
+    return apply(TABLE["ormqr"], (input, tau, other), {"left": left, "transpose": transpose})
+
+
 # -- LDL^T (no derivative in PyTorch) ----------------------------------------------------------
 _LDL = _named("linalg_ldl_factor", "LD pivots")
 _LDL_EX = _named("linalg_ldl_factor_ex", "LD pivots info")
@@ -471,4 +505,5 @@ def _method(fn: Any) -> Any:
 METHODS = {"matrix_exp": _method(matrix_exp), "cholesky_solve": _method(cholesky_solve),
            "triangular_solve": _method(triangular_solve), "lu": _method(torch_lu),
            "lu_solve": _method(torch_lu_solve), "lstsq": _method(torch_lstsq),
-           "orgqr": _method(householder_product)}
+           "orgqr": _method(householder_product), "geqrf": _method(geqrf),
+           "ormqr": _method(ormqr)}

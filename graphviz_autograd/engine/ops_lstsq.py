@@ -251,6 +251,72 @@ def _tt_matrix_exp_bw(a: Any, g: Any) -> Any:
     return F.narrow(F.narrow(out, -2, 0, n), -1, n, n)
 
 
+# -- geqrf, ormqr ------------------------------------------------------------------------------
+def _geqrf_fwd(a: np.ndarray) -> list[np.ndarray]:
+    m, n = a.shape[-2:]
+    packed = np.empty(a.shape, dtype=a.dtype)
+    tau = np.zeros((*a.shape[:-2], min(m, n)), dtype=a.dtype)
+    for idx in np.ndindex(*a.shape[:-2]):
+        if min(m, n):
+            # NB: numpy's raw mode is LAPACK's geqrf: the reflectors below R, and their scales
+            h, t = np.linalg.qr(a[idx].astype(np.float64), mode="raw")
+            packed[idx], tau[idx] = h.T, t
+        else:
+            packed[idx] = a[idx]
+    return [column_major(packed), tau]
+
+
+def _geqrf_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def _full_q(v: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """The m x m product of the reflectors (v padded with zero columns to m)."""
+    m = v.shape[-2]
+    wide = np.zeros((*v.shape[:-1], m), dtype=v.dtype)
+    wide[..., :, :min(m, v.shape[-1])] = v[..., :, :m]
+    return np.asarray(_householder_fwd(wide, tau))
+
+
+def _ormqr_fwd(v: np.ndarray, tau: np.ndarray, other: np.ndarray, left: bool = True,
+               transpose: bool = False) -> np.ndarray:
+    q = _full_q(v, tau)
+    if transpose:
+        q = _mT(q)
+    return column_major(q @ other if left else other @ q)
+
+
+def _ormqr_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("OrmqrBackward0")
+    v, tau, other = c.self, c.input2, c.input3
+    left, transpose = c.attrs.get("left", True), c.attrs.get("transpose", False)
+    q = _full_q(v, tau)
+    qq = _mT(q) if transpose else q
+    gother = (_mT(qq) @ g if left else g @ _mT(qq)) if c.needs[2] else None
+    gv = gtau = None
+    if c.needs[0] or c.needs[1]:
+        # NB: the gradient of the product used (Q or Q^T), then through the reflectors
+        gqq = g @ _mT(other) if left else _mT(other) @ g
+        gq = _mT(gqq) if transpose else gqq
+        m, n = v.shape[-2:]
+        wide = np.zeros((*v.shape[:-1], m), dtype=v.dtype)
+        wide[..., :, :min(m, n)] = v[..., :, :m]
+        ctx = _Plain(wide, tau)
+        gwide, gtau = _householder_bw(ctx, gq, D)
+        gv = np.zeros_like(v)
+        gv[..., :, :min(m, n)] = gwide[..., :, :min(m, n)]
+    return ((gv if c.needs[0] else None), (gtau if c.needs[1] else None), gother)
+
+
+class _Plain:
+    """The saved values ``_householder_bw`` reads, for a product not on a node."""
+
+    def __init__(self, v: np.ndarray, tau: np.ndarray) -> None:
+        self.input, self.tau = v, tau
+        self.needs = (True, True)
+
+
 register(
     Op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bw,
        (Save("b"), Save("self"), Save("solution", output=0)), n_outputs=4),
@@ -258,4 +324,7 @@ register(
        _matrix_exp_bw, (Save("self"),)),
     Op("linalg_householder_product", "LinalgHouseholderProductBackward0", ("input", "tau"),
        _householder_fwd, _householder_bw, (Save("input"), Save("result"), Save("tau"))),
+    Op("geqrf", "GeqrfBackward0", ("self",), _geqrf_fwd, _geqrf_bw, n_outputs=2),
+    Op("ormqr", "OrmqrBackward0", ("self", "input2", "input3"), _ormqr_fwd, _ormqr_bw,
+       (Save("input2"), Save("input3"), Save("result"), Save("self")), ("left", "transpose")),
 )

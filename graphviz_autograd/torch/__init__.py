@@ -61,7 +61,14 @@ from ..engine.linalg import inv as inverse
 from ..engine.linalg import torch_cholesky as cholesky
 from ..engine.linalg import torch_slogdet as slogdet
 from ..engine.linalg import torch_svd as svd
-from ..engine.linalg_more import cholesky_solve, lu_unpack, matrix_exp, triangular_solve
+from ..engine.linalg_more import (
+    cholesky_solve,
+    geqrf,
+    lu_unpack,
+    matrix_exp,
+    ormqr,
+    triangular_solve,
+)
 from ..engine.linalg_more import householder_product as orgqr
 from ..engine.linalg_more import torch_lstsq as lstsq
 from ..engine.linalg_more import torch_lu as lu

@@ -335,6 +335,9 @@ EXAMPLES: dict[str, list[str]] = {
                              "torch.linalg.ldl_factor_ex(X[:, :, :2]).LD"],
     "linalg_ldl_solve": ["torch.linalg.ldl_solve(*torch.linalg.ldl_factor(N.detach() + 3), M)",
                          "torch.linalg.ldl_solve(*torch.linalg.ldl_factor(N + N.t()), M)"],
+    "geqrf": ["torch.geqrf(A.t()).a", "torch.geqrf(N)[1]"],
+    "ormqr": ["torch.ormqr(B, bb, M.t())", "torch.ormqr(B, bb, M.t(), transpose=True)",
+              "torch.ormqr(B, bb * 0.5, M, left=False)"],
     "linalg_matrix_exp": ["torch.linalg.matrix_exp(N)", "torch.matrix_exp(X[:, :, :2])",
                           "N.matrix_exp()", "dgrad(torch.linalg.matrix_exp(N), N, N)",
                           "dgrad(torch.linalg.matrix_exp(X[:, :, :2] * 3), X, X[:, :, :2])"],
@@ -1254,9 +1257,9 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc", "linalg_lstsq",
-                      "linalg_householder_product"}
+                      "linalg_householder_product", "ormqr"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
-NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
+NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "geqrf"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
