@@ -82,7 +82,7 @@ def pinv_grad(a: np.ndarray, p: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 def _lstsq_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("LinalgLstsqBackward0")
+        return _tt_lstsq_bw(c, grads)
     gx, gres = grads[0], grads[1]
     a, b, x = c.self, c.b, c.solution
     vector = c.attrs.get("vector", False)
@@ -112,6 +112,64 @@ def _lstsq_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if gb is not None and vector:
         gb = gb[..., 0]
     return (_sum_to(ga, c.shape(0)), _sum_to(gb, c.shape(1)))
+
+
+def _tt_lstsq_bw(c: Any, grads: list[Any]) -> tuple[Any, ...]:
+    """The formula on tensors (create_graph), as PyTorch builds it: A's pseudo-inverse, B's
+    gradient pinv(A)^T gX, A's the pseudo-inverse's backward of gX B^T."""
+    from . import functional as F
+    from .autograd import apply
+    from .optable import TABLE
+    gx, gres = grads[0], grads[1]
+    a, b = c.self, c.b
+    if (gres is not None and gres._data.size) or c.attrs.get("vector", False) \
+            or a.shape[:-2] != b.shape[:-2]:
+        raise no_double_backward("LinalgLstsqBackward0", " for residuals, vectors or batches")
+    if gx is None:
+        return None, None
+    m, n = a.shape[-2:]
+    rtol = float(np.finfo(a._data.dtype).eps) * max(m, n)
+    pinv = apply(TABLE["linalg_pinv"], (a,), {"rtol": rtol})
+    ga = gb = None
+    if c.needs[0]:
+        ga = _tt_pinv_grad(F.matmul(gx, F.transpose(b, -2, -1)), pinv, a)
+    if c.needs[1]:
+        gb = F.matmul(F.transpose(pinv, -2, -1), gx)
+    return ga, gb
+
+
+def _tt_pinv_grad(g: Any, p: Any, a: Any) -> Any:
+    """PyTorch's pseudo-inverse backward, product by product (the smaller products first),
+    each sum laid out as PyTorch's TensorIterator lays it."""
+    from . import functional as F
+    from .einsum import _iterator_layout
+
+    def t(x: Any) -> Any:
+        return F.transpose(x, -2, -1)
+
+    def add(x: Any, y: Any) -> Any:
+        return _iterator_layout(F.add(x, y), (x, y))
+
+    def sub(x: Any, y: Any) -> Any:
+        return _iterator_layout(F.sub(x, y), (x, y))
+    mm = F.matmul
+    m, n = a.shape[-2:]
+    ph, gh = t(p), t(g)
+    # NB: the terms made right to left, as PyTorch's compiler evaluates the sum's operands
+    if m <= n:
+        k = mm(gh, p)
+        kph = mm(k, ph)
+        php = mm(ph, p)             # NB: a method's object before its argument
+        t4 = mm(php, sub(gh, mm(k, a)))
+        t3 = mm(mm(a, p), kph)
+        t1 = F.neg(t(mm(p, k)))
+        return add(sub(add(t1, kph), t3), t4)
+    k = mm(p, gh)
+    phk = mm(ph, k)
+    t4 = mm(mm(phk, p), a)
+    t2 = mm(mm(sub(gh, mm(a, k)), p), ph)
+    t1 = F.neg(t(mm(k, p)))
+    return sub(add(add(t1, t2), phk), t4)
 
 
 def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:

@@ -327,8 +327,11 @@ EXAMPLES: dict[str, list[str]] = {
     "linalg_qr": ["torch.linalg.qr(B)[0]", "torch.linalg.qr(B).R", "torch.linalg.qr(A).Q",
                   "torch.linalg.qr(X).R"],
     "linalg_pinv": ["torch.linalg.pinv(A)", "torch.pinverse(X)"],
-    "linalg_lstsq": ["torch.linalg.lstsq(B, M.t()).solution", "torch.linalg.lstsq(A, bb).solution",
-                     "torch.linalg.lstsq(B, a, driver='gelsd').residuals"],
+    "linalg_lstsq": ["torch.linalg.lstsq(B, M.t()).solution", "torch.linalg.lstsq(A, N).solution",
+                     "torch.linalg.lstsq(X, X * 2).solution",
+                     "dgrad(torch.linalg.lstsq(B, M.t()).solution, B, N)",
+                     "dgrad(torch.linalg.lstsq(A, N).solution, A, B)",
+                     "dgrad(torch.linalg.lstsq(B, M.t()).solution, M, N)"],
     "linalg_householder_product": ["torch.linalg.householder_product(B, bb)",
                                    "torch.orgqr(B, a[:1])"],
     "linalg_ldl_factor_ex": ["torch.linalg.ldl_factor(N + N.t()).LD",
@@ -1256,7 +1259,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc", "linalg_lstsq",
+                      "fractional_max_pool3d", "conv_tbc",
                       "linalg_householder_product", "ormqr"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "geqrf"}
