@@ -1,0 +1,48 @@
+"""Table entries: the fused weight normalization ``_weight_norm_interface``
+(``WeightNormInterfaceBackward0``), ``w = v * (g / ||v||)`` with the norm taken over every dim
+but ``dim``, as PyTorch's CPU kernel computes it for the first or the last dim; and ATen's
+whole-tensor ``norm(p)`` (``NormBackward0``) that ``norm_except_dim`` uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .ops_reduce import _norm_bw, _norm_fwd
+from .optable import Op, Save, no_double_backward, register
+
+
+def _other_axes(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(a for a in range(ndim) if a != dim)
+
+
+def _weight_norm_fwd(v: np.ndarray, g: np.ndarray, *, dim: int) -> list[np.ndarray]:
+    axes = _other_axes(v.ndim, dim)
+    # NB: the sum of squares accumulated wider, rounded once (PyTorch's kernel accumulates in
+    # its opmath type)
+    wide = v.astype(np.float64)
+    norms = np.sqrt((wide * wide).sum(axis=axes, keepdims=True)).astype(v.dtype)
+    return [v * (g / norms), norms]
+
+
+def _weight_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("WeightNormInterfaceBackward0")
+    grad = grads[0]
+    v, g, norms = c.v, c.g, c.result1
+    axes = _other_axes(v.ndim, c.attrs["dim"])
+    dot = (grad * v).sum(axis=axes, keepdims=True)
+    scale = g / norms
+    grad_v = scale * grad - (scale * dot / (norms * norms)) * v if c.need(0) else None
+    grad_g = dot / norms if c.need(1) else None
+    return grad_v, grad_g
+
+
+register(
+    Op("_weight_norm_interface", "WeightNormInterfaceBackward0", ("v", "g"),
+       _weight_norm_fwd, _weight_norm_bw,
+       (Save("g"), Save("result1"), Save("v")), ("dim",), n_outputs=2),
+    Op("norm_all", "NormBackward0", ("self",), lambda x, p=2.0: _norm_fwd(x, p), _norm_bw,
+       (Save("result"), Save("self")), ("p",)),
+)
