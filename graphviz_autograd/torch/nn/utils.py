@@ -13,11 +13,13 @@ from ...engine import dtypes as dt
 from ...engine import functional as _F
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
+from . import utils_parametrizations as parametrizations
+from . import utils_parametrize as parametrize
 from . import utils_rnn as rnn
 from .utils_spectral import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn", "parametrize", "parametrizations",
            "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm"]
 
 
