@@ -19,7 +19,8 @@ from . import utils_rnn as rnn
 from .utils_spectral import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn", "parametrize", "parametrizations", "prune",
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrize", "parametrizations", "prune",
            "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm"]
 
 

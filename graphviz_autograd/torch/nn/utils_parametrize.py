@@ -66,16 +66,14 @@ class ParametrizationList(ModuleList):
             new: Any = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
-                    try:
+                    with contextlib.suppress(NotImplementedError):
                         new = module.right_inverse(new)
-                    except NotImplementedError:
-                        pass
         if not isinstance(new, Tensor) and not isinstance(new, Sequence):
             raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors "
                              f"(list, tuple...). Got {type(new).__name__}")
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
-        if self.is_tensor:
+        if isinstance(new, Tensor):
             if original.dtype != new.dtype:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change "
                                  f"the dtype.\noriginal.dtype: {original.dtype}\n"

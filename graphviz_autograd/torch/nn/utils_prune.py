@@ -13,6 +13,7 @@ from ...engine.tensor import Tensor
 from .modules import Module
 from .utils import parameters_to_vector
 
+
 def _torch() -> Any:
     """The ``torch`` namespace (imported late: it imports this module)."""
     from ... import torch
@@ -125,7 +126,7 @@ class PruningContainer(BasePruningMethod):
     before left)."""
 
     def __init__(self, *args: Any) -> None:
-        self._pruning_methods: tuple[BasePruningMethod, ...] = ()
+        self._pruning_methods: tuple[Any, ...] = ()
         if len(args) == 1:
             self._tensor_name = args[0]._tensor_name
             self.add_pruning_method(args[0])
@@ -196,7 +197,7 @@ class Identity(BasePruningMethod):
 def _validate_pruning_amount_init(amount: Any) -> None:
     if not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
-    if (isinstance(amount, numbers.Integral) and amount < 0) or (
+    if (isinstance(amount, numbers.Integral) and int(amount) < 0) or (
             not isinstance(amount, numbers.Integral)
             and (float(amount) > 1.0 or float(amount) < 0.0)):
         raise ValueError(f"amount={amount} should either be a float in the range [0, 1] or a "
@@ -204,7 +205,7 @@ def _validate_pruning_amount_init(amount: Any) -> None:
 
 
 def _validate_pruning_amount(amount: Any, tensor_size: int) -> None:
-    if isinstance(amount, numbers.Integral) and amount > tensor_size:
+    if isinstance(amount, numbers.Integral) and int(amount) > tensor_size:
         raise ValueError(f"amount={amount} should be smaller than the number of parameters to "
                          f"prune={tensor_size}")
 
@@ -419,7 +420,7 @@ def global_unstructured(parameters: Any, pruning_method: Any, importance_scores:
     relevant = parameters_to_vector([importance_scores.get((module, name), getattr(module, name))
                                      for module, name in parameters])
     default_mask = parameters_to_vector([
-        getattr(module, name + "_mask", None) if hasattr(module, name + "_mask")
+        getattr(module, name + "_mask") if hasattr(module, name + "_mask")
         else _torch().ones_like(getattr(module, name)) for module, name in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"

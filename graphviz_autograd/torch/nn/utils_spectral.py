@@ -174,7 +174,8 @@ def spectral_norm(module: Any, name: str = "weight", n_power_iterations: int = 1
     return module
 
 
-def _remove_hook(module: Any, kind: type, name: str, what: str) -> None:
+def _remove_hook(module: Any, kind: type[SpectralNorm] | type[WeightNorm], name: str,
+                 what: str) -> None:
     table = module._forward_pre_hooks
     for key, hook in list(table.items()):
         if isinstance(hook, kind) and hook.name == name:
