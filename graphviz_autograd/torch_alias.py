@@ -25,6 +25,7 @@ ALIASES = {
     "torch.nn.utils.stateless": "graphviz_autograd.torch.nn.utils_stateless",
     "torch.nn.parameter": "graphviz_autograd.torch.nn.parameter",
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
+    "torch.func": "graphviz_autograd.torch.func",
     "torch.optim": "graphviz_autograd.torch.optim",
     "torch.optim.lr_scheduler": "graphviz_autograd.torch.optim.lr_scheduler",
     "torch.special": "graphviz_autograd.torch.special",

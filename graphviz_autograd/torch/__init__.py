@@ -539,7 +539,10 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
 _ = (_apply, _TABLE)
 
 
-from . import distributions  # noqa: E402 -- it builds on the names above
+from . import (
+    distributions,
+    func,
+)
 from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     adaptive_avg_pool1d,
     adaptive_max_pool1d,

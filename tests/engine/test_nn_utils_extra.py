@@ -358,3 +358,70 @@ def test_gan_discriminator_with_spectral_norm_as_pytorch(form: str) -> None:
         disc.eval()
         rec.note("eval scores", disc(real))
     differential(snippet)
+
+
+# -- functional_call -----------------------------------------------------------------------------
+def test_functional_call_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        func = importlib.import_module(f"{torch.__name__}.func")
+        torch.manual_seed(0)
+        m = nn.Linear(3, 2)
+        params = {k: v.detach().clone().mul(2).requires_grad_() for k, v in m.named_parameters()}
+        x = _input(torch, 2, 3)
+        y = func.functional_call(m, params, (x,))
+        rec.note("value", y)
+        rec.graph("graph", y=y, weight=params["weight"], bias=params["bias"])
+        y.sum().backward()
+        rec.grad("grads", weight=params["weight"], module_weight=m.weight)
+        rec.note("restored", [type(m.weight).__name__, m.weight, list(m.state_dict())])
+        rec.note("one dict, bare arg", func.functional_call(m, {"weight": params["weight"]}, x))
+        rec.note("two dicts", func.functional_call(
+            m, ({"weight": params["weight"]}, {"bias": params["bias"]}), (x,), {}))
+        for label, fn in (
+                ("strict unexpected", lambda: func.functional_call(
+                    m, {"nope": params["weight"]}, (x,), strict=True)),
+                ("strict missing", lambda: func.functional_call(
+                    m, {"weight": params["weight"]}, (x,), strict=True)),
+                ("repeated", lambda: func.functional_call(
+                    m, ({"weight": params["weight"]}, {"weight": params["weight"]}), (x,)))):
+            rec.attempt(label, fn)
+        bn = nn.BatchNorm1d(3)
+        rm = torch.zeros(3)
+        func.functional_call(bn, {"running_mean": rm}, (_input(torch, 4, 3),))
+        rec.note("buffers swapped", [rm, bn.running_mean, bn.num_batches_tracked])
+        tied = nn.Sequential(nn.Linear(2, 2, bias=False), nn.Linear(2, 2, bias=False))
+        tied[1].weight = tied[0].weight
+        w = torch.eye(2).requires_grad_()
+        out = func.functional_call(tied, {"0.weight": w}, (_input(torch, 1, 2),))
+        rec.note("tied", out)
+        out = func.functional_call(tied, {"0.weight": w}, (_input(torch, 1, 2),),
+                                   tie_weights=False)
+        rec.note("untied", out)
+        rec.attempt("tied twice", lambda: func.functional_call(
+            tied, {"0.weight": w, "1.weight": w.clone()}, (_input(torch, 1, 2),)))
+        rec.attempt("stateless", lambda: nn.utils.stateless.functional_call(m, params, (x,)))
+        p, b = func.stack_module_state([nn.Linear(3, 2) for _ in range(3)])
+        rec.note("stacked", {k: [v, v.requires_grad, v.is_leaf] for k, v in p.items()})
+        rec.note("stacked buffers", b)
+        rec.attempt("stack none", lambda: func.stack_module_state([]))
+        rec.attempt("stack mixed", lambda: func.stack_module_state([nn.Linear(1, 1),
+                                                                     nn.ReLU()]))
+    differential(snippet)
+
+
+def test_reparametrizations_are_importable_as_in_a_script() -> None:
+    from graphviz_autograd.torch_alias import native_torch
+
+    with native_torch():
+        import torch.nn.utils.parametrizations as pz
+        import torch.nn.utils.parametrize as pm
+        import torch.nn.utils.prune as pr
+        from torch.func import functional_call
+        from torch.nn.utils import stateless
+    assert pz.spectral_norm.__module__.startswith("graphviz_autograd")
+    assert pm.cached.__module__.startswith("graphviz_autograd")
+    assert pr.l1_unstructured.__module__.startswith("graphviz_autograd")
+    assert functional_call.__module__.startswith("graphviz_autograd")
+    assert stateless.functional_call.__module__.startswith("graphviz_autograd")

@@ -20,7 +20,7 @@ from .utils_spectral import remove_spectral_norm, remove_weight_norm, spectral_n
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
-           "parametrize", "parametrizations", "prune",
+           "parametrize", "parametrizations", "prune", "stateless",
            "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm"]
 
 
@@ -141,3 +141,4 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
 
 
 from . import utils_prune as prune  # noqa: E402 -- it builds on parameters_to_vector
+from . import utils_stateless as stateless  # noqa: E402
