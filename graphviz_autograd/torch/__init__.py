@@ -539,10 +539,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
 _ = (_apply, _TABLE)
 
 
-from . import (
-    distributions,
-    func,
-)
+from . import distributions, func  # noqa: E402 -- they build on the names above
 from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
