@@ -619,6 +619,7 @@ from . import (  # noqa: E402, F401
     ops_loss,
     ops_loss_extra,
     ops_mathfns,
+    ops_matrix_exp,
     ops_norm,
     ops_order,
     ops_packed,

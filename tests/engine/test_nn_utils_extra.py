@@ -260,6 +260,50 @@ def test_parametrizations_weight_norm_as_pytorch() -> None:
     differential(snippet)
 
 
+@pytest.mark.parametrize("layer, options", [
+    ("Linear(3, 3)", {}), ("Linear(4, 3)", {"orthogonal_map": "cayley"}),
+    ("Linear(3, 5)", {"orthogonal_map": "matrix_exp"}),
+    ("Linear(3, 3)", {"orthogonal_map": "cayley"}),
+    ("Linear(3, 3)", {"use_trivialization": False})])
+def test_parametrizations_orthogonal_as_pytorch(layer: str, options: dict[str, Any]) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        torch.manual_seed(0)
+        m = nn.utils.parametrizations.orthogonal(eval(f"nn.{layer}", {"nn": nn}), **options)
+        _layout(rec, "registered", m)
+        original = m.parametrizations.weight.original
+        rec.note("original", original)
+        w = m.weight
+        rec.note("weight", w)
+        rec.note("orthogonal", (w @ w.mT if w.shape[0] <= w.shape[1] else w.mT @ w).detach())
+        rec.graph("graph", weight=w, original=original)
+        m(_input(torch, 2, m.in_features)).pow(2).sum().backward()
+        rec.grad("grad", original=original)
+        rec.attempt("assign", lambda: setattr(m, "weight", torch.eye(*m.weight.shape)))
+        rec.note("after assign", [original, m.weight])
+        rec.attempt("vector", lambda: nn.utils.parametrizations.orthogonal(nn.Linear(2, 2),
+                                                                           "bias"))
+        rec.attempt("bad map", lambda: nn.utils.parametrizations.orthogonal(
+            nn.Linear(2, 2), orthogonal_map="foo"))
+    differential(snippet)
+
+
+def test_matrix_exp_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = (_input(torch, 2, 3, 3) * 0.8).requires_grad_()
+        e = torch.matrix_exp(a)
+        rec.note("value", e)
+        rec.graph("graph", e=e, a=a)
+        rec.note("grad", torch.autograd.grad((e * e.cos()).sum(), a))
+        rec.note("large", torch.linalg.matrix_exp(_input(torch, 4, 4) * 9))
+        for label, x in (("1-d", torch.ones(3)), ("not square", torch.ones(2, 3)),
+                         ("integer", torch.ones(2, 2, dtype=torch.long))):
+            rec.attempt(label, lambda x=x: torch.matrix_exp(x))
+    differential(snippet)
+
+
 # -- prune ---------------------------------------------------------------------------------------
 def _prune(rec: Recorder) -> Any:
     """``torch.nn.utils.prune`` (PyTorch's is a submodule to import)."""

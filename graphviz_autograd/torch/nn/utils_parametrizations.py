@@ -4,6 +4,8 @@ PyTorch's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...engine import functional as _F
 from ...engine.grad_mode import no_grad
 from ...engine.products import vdot
@@ -13,7 +15,124 @@ from . import utils_parametrize as parametrize
 from .modules import Module
 from .utils_spectral import _is_conv_transpose, _weight_norm, norm_except_dim, normalize_into
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+
+
+# -- orthogonal ----------------------------------------------------------------------------------
+_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(q: Tensor) -> bool:
+    n, k = q.size(-2), q.size(-1)
+    eye = _torch().eye(k, dtype=q.dtype)
+    eps = 10.0 * n * _torch().finfo(q.dtype).eps
+    return bool(_torch().allclose(q.mH @ q, eye, atol=eps))
+
+
+def _make_orthogonal(a: Tensor) -> Tensor:
+    """The Q of ``a``'s QR with R's diagonal made positive (LAPACK's geqrf and
+    householder_product, as PyTorch)."""
+    q, r = _torch().linalg.qr(a)
+    return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+def _torch() -> Any:
+    from ... import torch
+    return torch
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight: Tensor, orthogonal_map: str, *,
+                 use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex "
+                             "tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        torch = _torch()
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map == "householder":
+            raise NotImplementedError("orthogonal_map='householder' (LinalgHouseholderProduct"
+                                      "Backward0) is not supported by graphviz_autograd; use "
+                                      "'matrix_exp' or 'cayley'")
+        X = X.tril()
+        if n != k:
+            X = torch.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+        A = X - X.mH
+        if self.orthogonal_map == "matrix_exp":
+            Q = torch.matrix_exp(A)
+        else:
+            eye = torch.eye(n, dtype=A.dtype)
+            Q = torch.linalg.solve(torch.add(eye, A, alpha=-0.5), torch.add(eye, A, alpha=0.5))
+        if n != k:
+            Q = Q[..., :k]
+        if "base" in self._buffers:
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        with no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q: Tensor) -> Tensor:
+        torch = _torch()
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if "base" not in self._buffers:
+            if self.orthogonal_map in ("cayley", "matrix_exp"):
+                raise NotImplementedError("It is not possible to assign to the matrix "
+                                          "exponential or the Cayley parametrizations when "
+                                          "use_trivialization=False.")
+            raise NotImplementedError("orthogonal_map='householder' is not supported by "
+                                      "graphviz_autograd")
+        if n == k:
+            Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
+        else:
+            N = torch.randn(*Q.size()[:-2], n, n - k, dtype=Q.dtype)
+            Q = _make_orthogonal(torch.cat([Q, N], dim=-1))
+        self.base = Q
+        neg_id = torch.zeros_like(q_init)
+        neg_id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_id
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """``module.<name>`` kept orthogonal (``matrix_exp`` or ``cayley`` map; ``householder``,
+    PyTorch's default for non-square matrices, is not supported here)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.size(-2) == weight.size(-1)
+                          or weight.is_complex() else "householder")
+    if orthogonal_map not in _MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", '
+                         f'"householder". Got: {orthogonal_map}')
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
 
 
 class _WeightNorm(Module):
