@@ -6,7 +6,9 @@ trained two steps."""
 
 from __future__ import annotations
 
+import copy
 import importlib
+import pickle
 from typing import Any
 
 import pytest
@@ -301,6 +303,30 @@ def test_matrix_exp_as_pytorch() -> None:
         for label, x in (("1-d", torch.ones(3)), ("not square", torch.ones(2, 3)),
                          ("integer", torch.ones(2, 2, dtype=torch.long))):
             rec.attempt(label, lambda x=x: torch.matrix_exp(x))
+    differential(snippet)
+
+
+def test_copies_and_checkpoints_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        pz = nn.utils.parametrizations
+        torch.manual_seed(0)
+        m = nn.utils.spectral_norm(nn.Linear(3, 2))
+        m(torch.ones(1, 3))
+        rec.attempt("deepcopy after forward", lambda: copy.deepcopy(m))
+        m2 = nn.utils.spectral_norm(nn.Linear(3, 2))
+        rec.note("load hook form", [str(m2.load_state_dict(m.state_dict())),
+                                    m2.weight_u, m2.weight_orig])
+        p = pz.spectral_norm(nn.Linear(3, 2))
+        d = copy.deepcopy(p)
+        rec.note("deepcopy parametrized", [type(d).__name__, d.weight, list(d.state_dict()),
+                                           d.parametrizations.weight.original
+                                           is not p.parametrizations.weight.original])
+        q = pz.spectral_norm(nn.Linear(3, 2))
+        rec.note("load parametrized", [str(q.load_state_dict(p.state_dict())), q.weight])
+        rec.note("weight norm copy", copy.deepcopy(pz.weight_norm(nn.Linear(3, 2))).weight)
+        rec.attempt("pickle", lambda: pickle.dumps(p))
     differential(snippet)
 
 

@@ -6,6 +6,7 @@ errors)."""
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -157,9 +158,23 @@ def _getstate(self: Any) -> Any:
                        "inference-and-or-resuming-training")
 
 
+def _deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+    """A copy made from the instance's dict (``__getstate__`` refuses)."""
+    obj = memo.get(id(self))
+    if obj is not None:
+        return obj
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
+
+
 def _inject_new_class(module: Module) -> None:
     cls = module.__class__
-    param_cls = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": _getstate})
+    body: dict[str, Any] = {"__getstate__": _getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        body["__deepcopy__"] = _deepcopy
+    param_cls = type(f"Parametrized{cls.__name__}", (cls,), body)
     param_cls.__module__ = __name__
     module.__class__ = param_cls
 
