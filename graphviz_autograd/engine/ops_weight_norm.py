@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .ops_reduce import _norm_bw, _norm_fwd
-from .optable import Op, Save, no_double_backward, register
+from .optable import Op, Save, register
 
 
 def _other_axes(ndim: int, dim: int) -> tuple[int, ...]:
@@ -28,7 +28,7 @@ def _weight_norm_fwd(v: np.ndarray, g: np.ndarray, *, dim: int) -> list[np.ndarr
 
 def _weight_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("WeightNormInterfaceBackward0")
+        return _weight_norm_differentiable_bw(c, grads[0], D)
     grad = grads[0]
     v, g, norms = c.v, c.g, c.result1
     axes = _other_axes(v.ndim, c.attrs["dim"])
@@ -36,6 +36,31 @@ def _weight_norm_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     scale = g / norms
     grad_v = scale * grad - (scale * dot / (norms * norms)) * v if c.need(0) else None
     grad_g = dot / norms if c.need(1) else None
+    return grad_v, grad_g
+
+
+def _weight_norm_differentiable_bw(c: Any, grad: Any, D: Any) -> tuple[Any, ...]:
+    """PyTorch's differentiable form (under ``create_graph``), op by op: the per-direction sums
+    of ``grad * v`` through views, then ``grad_v`` and ``grad_g`` from them."""
+    v, g = c.v, c.g
+    norms = D.nondiff(c.result1)
+    shape = c.shape(0)
+    dim = c.attrs["dim"]
+    if dim == 0:
+        flat: tuple[int, ...] = (shape[0], -1)
+        axis = 1
+    else:
+        flat = (-1, shape[-1])
+        axis = 0
+    bcast = tuple(n if i == dim else 1 for i, n in enumerate(shape))
+    sums = D.view(D.sum_dim(D.view(D.mul(grad, v), shape=flat), dim=(axis,), keepdim=False),
+                  shape=bcast)
+    grad_v = None
+    if c.need(0):
+        # NB: the right factor is made first, as PyTorch's
+        rest = D.sub(grad, D.mul(v, D.div(sums, D.mul(norms, norms))))
+        grad_v = D.mul(D.div(g, norms), rest)
+    grad_g = D.div(sums, norms) if c.need(1) else None
     return grad_v, grad_g
 
 

@@ -128,6 +128,15 @@ def test_weight_norm_functions_as_pytorch() -> None:
             rec.note(f"norm_except_dim {dim}", n)
             rec.graph(f"norm_except_dim {dim}: graph", n=n, v=v)
         rec.attempt("bad dim", lambda: torch._weight_norm(v, g0, 2))
+        for label, g, dim in (("first", g0, 0), ("last", g1, 1)):
+            w = torch._weight_norm(v, g, dim)
+            gv, gg = torch.autograd.grad((w * w.sin()).sum(), (v, g), create_graph=True)
+            rec.graph(f"{label}: create_graph", gv=gv, gg=gg, v=v, g=g)
+            rec.note(f"{label}: second order", torch.autograd.grad((gv * gv).sum() + gg.sum(),
+                                                                   (v, g)))
+        w = torch._weight_norm(v.detach(), g0, 0)
+        (gg,) = torch.autograd.grad(w.pow(2).sum(), g0, create_graph=True)
+        rec.graph("g only", gg=gg, g=g0)
     differential(snippet)
 
 

@@ -1203,7 +1203,7 @@ INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 # NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
 NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
-                      "_weight_norm_interface", "linalg_matrix_exp",
+                      "linalg_matrix_exp",
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
