@@ -613,6 +613,7 @@ from . import (  # noqa: E402, F401
     ops_double,
     ops_fractional,
     ops_grid,
+    ops_householder,
     ops_layers,
     ops_layers_extra,
     ops_linalg,

@@ -1,4 +1,6 @@
-"""``torch.matrix_exp`` / ``torch.linalg.matrix_exp`` (LinalgMatrixExpBackward0)."""
+"""``torch.matrix_exp`` / ``torch.linalg.matrix_exp`` (LinalgMatrixExpBackward0) and
+``torch.linalg.householder_product`` / ``torch.orgqr`` (LinalgHouseholderProductBackward0): the
+maps of ``nn.utils.parametrizations.orthogonal``."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from ..engine.autograd import apply as _apply
 from ..engine.optable import TABLE as _T
 from ..engine.tensor import Tensor
 
-__all__ = ["matrix_exp"]
+__all__ = ["matrix_exp", "householder_product", "orgqr"]
 
 
 def matrix_exp(A: Tensor) -> Tensor:
@@ -29,3 +31,28 @@ def matrix_exp(A: Tensor) -> Tensor:
         raise RuntimeError("linalg.matrix_exp: Expected a floating point or complex tensor as "
                            f"input. Got {name}")
     return _apply(_T["linalg_matrix_exp"], (A,), dtype=A.dtype)
+
+
+def householder_product(input: Tensor, tau: Tensor) -> Tensor:
+    """The first columns of the product of the Householder reflectors stored in ``input``
+    below its diagonal, with factors ``tau`` (LAPACK's orgqr)."""
+    name = "torch.linalg.householder_product"
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if input.dim() - tau.dim() != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.dim()} and input.ndim is equal to "
+                           f"{input.dim()}")
+    if input.dtype.is_complex:
+        raise NotImplementedError(f"{name} of complex matrices is not supported by "
+                                  "graphviz_autograd")
+    return _apply(_T["linalg_householder_product"], (input, tau), dtype=input.dtype)
+
+
+orgqr = householder_product

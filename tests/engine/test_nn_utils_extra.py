@@ -275,7 +275,9 @@ def test_parametrizations_weight_norm_as_pytorch() -> None:
     ("Linear(3, 3)", {}), ("Linear(4, 3)", {"orthogonal_map": "cayley"}),
     ("Linear(3, 5)", {"orthogonal_map": "matrix_exp"}),
     ("Linear(3, 3)", {"orthogonal_map": "cayley"}),
-    ("Linear(3, 3)", {"use_trivialization": False})])
+    ("Linear(3, 3)", {"use_trivialization": False}), ("Linear(3, 5)", {}),
+    ("Linear(3, 5)", {"use_trivialization": False}),
+    ("Linear(3, 3)", {"orthogonal_map": "householder"})])
 def test_parametrizations_orthogonal_as_pytorch(layer: str, options: dict[str, Any]) -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
@@ -312,6 +314,28 @@ def test_matrix_exp_as_pytorch() -> None:
         for label, x in (("1-d", torch.ones(3)), ("not square", torch.ones(2, 3)),
                          ("integer", torch.ones(2, 2, dtype=torch.long))):
             rec.attempt(label, lambda x=x: torch.matrix_exp(x))
+    differential(snippet)
+
+
+def test_householder_product_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = _input(torch, 2, 4, 3).requires_grad_()
+        tau = (_input(torch, 2, 3) + 1.2).requires_grad_()
+        q = torch.linalg.householder_product(a, tau)
+        rec.note("value", [q, q.stride()])
+        rec.graph("graph", q=q, a=a, tau=tau)
+        rec.note("grads", torch.autograd.grad(q.sum(), (a, tau)))
+        # NB: float64, where float32 rounding (PyTorch's kernel) would exceed the tolerance
+        a64, tau64 = a.detach().double().requires_grad_(), tau.detach().double().requires_grad_()
+        q64 = torch.linalg.householder_product(a64 * 2, tau64)
+        rec.note("grads float64", torch.autograd.grad((q64 * q64.sin()).sum(), (a64, tau64)))
+        rec.note("fewer reflectors", torch.orgqr(a[0], tau[0, :2]))
+        for label, x, t in (("1-d", torch.ones(3), torch.ones(1)),
+                            ("wide", torch.ones(2, 3), torch.ones(2)),
+                            ("long tau", torch.ones(3, 2), torch.ones(3)),
+                            ("tau dims", torch.ones(3, 2), torch.ones(2, 2))):
+            rec.attempt(label, lambda x=x, t=t: torch.linalg.householder_product(x, t))
     differential(snippet)
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...engine import functional as _F
 from ...engine.grad_mode import no_grad
 from ...engine.products import vdot
@@ -36,6 +38,18 @@ def _make_orthogonal(a: Tensor) -> Tensor:
     return q * r.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
+def _geqrf(a: Tensor) -> tuple[Tensor, Tensor]:
+    """LAPACK's geqrf of each matrix: R on and above the diagonal, the reflectors below, and
+    their factors."""
+    arr = a.detach().numpy()
+    n, k = arr.shape[-2:]
+    flat = arr.reshape(-1, n, k)
+    outs = [np.linalg.qr(m, mode="raw") for m in flat]
+    h = np.stack([o[0].T for o in outs]).reshape(arr.shape).astype(arr.dtype)
+    tau = np.stack([o[1] for o in outs]).reshape((*arr.shape[:-2], min(n, k))).astype(arr.dtype)
+    return _torch().from_numpy(np.ascontiguousarray(h)), _torch().from_numpy(tau)
+
+
 def _torch() -> Any:
     from ... import torch
     return torch
@@ -61,9 +75,13 @@ class _Orthogonal(Module):
             X = X.mT
             n, k = k, n
         if self.orthogonal_map == "householder":
-            raise NotImplementedError("orthogonal_map='householder' (LinalgHouseholderProduct"
-                                      "Backward0) is not supported by graphviz_autograd; use "
-                                      "'matrix_exp' or 'cayley'")
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = torch.linalg.householder_product(A, tau)
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+            if "base" in self._buffers:
+                Q = self.base @ Q
+            return Q.mT if transposed else Q
         X = X.tril()
         if n != k:
             X = torch.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
@@ -101,8 +119,11 @@ class _Orthogonal(Module):
                 raise NotImplementedError("It is not possible to assign to the matrix "
                                           "exponential or the Cayley parametrizations when "
                                           "use_trivialization=False.")
-            raise NotImplementedError("orthogonal_map='householder' is not supported by "
-                                      "graphviz_autograd")
+            A, tau = _geqrf(Q)
+            diag = A.diagonal(dim1=-2, dim2=-1)
+            diag.sign_()
+            diag[tau == 0.0] *= -1
+            return A.mT if transpose else A
         if n == k:
             Q = _make_orthogonal(Q) if not _is_orthogonal(Q) else Q.clone()
         else:
@@ -116,8 +137,9 @@ class _Orthogonal(Module):
 
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
                use_trivialization: bool = True) -> Module:
-    """``module.<name>`` kept orthogonal (``matrix_exp`` or ``cayley`` map; ``householder``,
-    PyTorch's default for non-square matrices, is not supported here)."""
+    """``module.<name>`` kept orthogonal through the ``matrix_exp``, ``cayley`` or
+    ``householder`` map (PyTorch's default: ``matrix_exp`` for square matrices, else
+    ``householder``)."""
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
