@@ -540,6 +540,7 @@ _ = (_apply, _TABLE)
 
 
 from . import distributions, func  # noqa: E402 -- they build on the names above
+from .func import vmap  # noqa: E402
 from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
