@@ -617,12 +617,14 @@ from . import (  # noqa: E402, F401
     ops_double,
     ops_fractional,
     ops_grid,
+    ops_householder,
     ops_layers,
     ops_layers_extra,
     ops_linalg,
     ops_loss,
     ops_loss_extra,
     ops_mathfns,
+    ops_matrix_exp,
     ops_norm,
     ops_order,
     ops_packed,
@@ -637,6 +639,7 @@ from . import (  # noqa: E402, F401
     ops_shape,
     ops_shaping,
     ops_special,
+    ops_weight_norm,
 )
 
 build_backends(_tt_call, wrap, _unwrap)
