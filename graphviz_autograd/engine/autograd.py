@@ -617,6 +617,7 @@ from . import (  # noqa: E402, F401
     ops_double,
     ops_fractional,
     ops_grid,
+    ops_householder,
     ops_layers,
     ops_layers_extra,
     ops_ldl,
@@ -626,6 +627,7 @@ from . import (  # noqa: E402, F401
     ops_lstsq,
     ops_lu,
     ops_mathfns,
+    ops_matrix_exp,
     ops_norm,
     ops_order,
     ops_packed,
@@ -640,6 +642,7 @@ from . import (  # noqa: E402, F401
     ops_shape,
     ops_shaping,
     ops_special,
+    ops_weight_norm,
 )
 
 build_backends(_tt_call, wrap, _unwrap)

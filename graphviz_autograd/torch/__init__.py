@@ -610,3 +610,9 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     rrelu_,
     triplet_margin_loss,
 )
+from .matrix_exp import matrix_exp, orgqr  # noqa: E402
+from .nn.utils_spectral import (  # noqa: E402
+    _weight_norm,
+    _weight_norm_interface,
+    norm_except_dim,
+)

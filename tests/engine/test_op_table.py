@@ -792,6 +792,16 @@ EXAMPLES: dict[str, list[str]] = {
               "torch.xlogy(c, p)", "dgrad(torch.xlogy(a, p), p, b)",
               "torch.xlogy(p, q + c.abs())", "torch.special.xlogy(A, p)",
               "dgrad(torch.xlogy(a, p), a, b)"],
+    "_weight_norm_interface": ["torch._weight_norm(A, bb.view(2, 1), 0)",
+                               "torch._weight_norm(B, bb.view(1, 2), 1)",
+                               "torch._weight_norm_interface(W, b.view(3, 1, 1, 1))[0]"],
+    "linalg_householder_product": ["torch.linalg.householder_product(B, bb)",
+                                   "torch.orgqr(B, bb[:1])",
+                                   "torch.linalg.householder_product(Y, A[:, :2] * 0.5)"],
+    "linalg_matrix_exp": ["torch.matrix_exp(N)", "torch.linalg.matrix_exp(N * 3)",
+                          "torch.matrix_exp(X[:, :, :2])"],
+    "norm_all": ["torch.norm_except_dim(A, 2, -1)", "torch._weight_norm(X, s, -1)",
+                 "torch.norm_except_dim(W, 3, -1)"],
     "norm_p": ["F.pairwise_distance(A, M)", "F.pairwise_distance(a, b, p=1.5, keepdim=True)",
                "F.pairwise_distance(A, a, p=3)", "F.triplet_margin_loss(A, M, A.flip(0))"],
     "nll_loss2d": [
@@ -1249,6 +1259,7 @@ INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 # NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
 NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
+                      "linalg_matrix_exp", "linalg_householder_product",
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
