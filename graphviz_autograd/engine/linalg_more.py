@@ -1,7 +1,7 @@
-"""More of ``torch.linalg`` and its older ``torch.*`` names: least squares, the matrix
-exponential, the LU family, ``solve_ex``, ``cholesky_solve``, ``triangular_solve``,
-``matrix_rank``, ``cond`` (2-norms), ``tensorinv``, ``tensorsolve`` and ``vander``, with
-PyTorch's argument checks and messages; composites decomposed into the nodes PyTorch makes."""
+"""More of ``torch.linalg`` and its older ``torch.*`` names: least squares, the LU family,
+``solve_ex``, ``cholesky_solve``, ``triangular_solve``, ``matrix_rank``, ``cond``,
+``tensorinv``, ``tensorsolve``, ``vander``, LDL^T, ``geqrf`` and ``ormqr``, with PyTorch's
+argument checks and messages; composites decomposed into the nodes PyTorch makes."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from .optable import TABLE
 from .ordering import cumprod
 from .tensor import Tensor
 
-__all__ = ["lstsq", "torch_lstsq", "matrix_exp", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
+__all__ = ["lstsq", "torch_lstsq", "lu_factor", "lu_factor_ex", "lu", "lu_solve",
            "lu_unpack", "torch_lu", "solve_ex", "cholesky_solve", "triangular_solve",
            "matrix_rank", "cond", "tensorinv", "tensorsolve", "vander", "torch_lu_solve",
-           "householder_product", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+           "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "geqrf", "ormqr"]
 
 _LSTSQ = _named("linalg_lstsq", "solution residuals rank singular_values")
@@ -101,13 +101,6 @@ def torch_lstsq(*args: Any, **kwargs: Any) -> Any:
         "torch.linalg.lstsq, the residuals are in the field 'residuals' of the returned named "
         "tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution"
         "[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
-
-
-# -- matrix exponential --------------------------------------------------------------------------
-def matrix_exp(A: Tensor) -> Tensor:
-    _square("linalg.matrix_exp", A)
-    _floating("linalg.matrix_exp", A)
-    return apply(TABLE["linalg_matrix_exp"], (A,))
 
 
 # -- LU ------------------------------------------------------------------------------------------
@@ -331,30 +324,6 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     return nan_to_num(out, math.inf, math.inf)
 
 
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
-    name = "torch.linalg.householder_product"
-    sa, st = A._data.shape, tau._data.shape
-    if len(sa) < 2:
-        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
-    if sa[-2] < sa[-1]:
-        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
-                           "input.shape[-1]")
-    if len(st) != len(sa) - 1:
-        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
-                           f"got tau.ndim equal to {len(st)} and input.ndim is equal to "
-                           f"{len(sa)}")
-    if sa[-1] < st[-1]:
-        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
-                           "tau.shape[-1]")
-    if st[:-1] != sa[:-2]:
-        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
-                           f"input.shape[:-2], but got {list(st[:-1])}")
-    if tau._dtype is not A._dtype:
-        raise RuntimeError(f"{name}: tau dtype {_scalar(tau)} does not match input dtype "
-                           f"{_scalar(A)}")
-    return apply(TABLE["linalg_householder_product"], (A, tau))
-
-
 # -- geqrf, ormqr -------------------------------------------------------------------------------
 def geqrf(input: Tensor) -> Any:
     if input._data.ndim < 2:
@@ -495,6 +464,42 @@ def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
 _LU_SOLVE_WARNED = False
 
 
+def _matrix_exp_method(self: Tensor) -> Tensor:
+    """``Tensor.matrix_exp`` (``torch.matrix_exp``'s checks, then its node)."""
+    _square("linalg.matrix_exp", self)
+    _floating("linalg.matrix_exp", self)
+    return apply(TABLE["linalg_matrix_exp"], (self,))
+
+
+def _orgqr_method(self: Tensor, tau: Tensor) -> Tensor:
+    """``Tensor.orgqr`` (``torch.linalg.householder_product``'s checks, then its node)."""
+    name = "torch.linalg.householder_product"
+    sa, st = self._data.shape, tau._data.shape
+    if len(sa) < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if sa[-2] < sa[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if sa[-1] < st[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if len(st) != len(sa) - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {len(st)} and input.ndim is equal to "
+                           f"{len(sa)}")
+    if st[:-1] != sa[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(st[:-1])}")
+    if tau._dtype is not self._dtype:
+        raise RuntimeError(f"{name}: tau dtype {_scalar(tau)} does not match input dtype "
+                           f"{_scalar(self)}")
+    return apply(TABLE["linalg_householder_product"], (self, tau), dtype=self._dtype)
+
+
+_matrix_exp_method.__name__ = "matrix_exp"
+_orgqr_method.__name__ = "orgqr"
+
+
 def _method(fn: Any) -> Any:
     def m(self: Tensor, *args: Any, **kw: Any) -> Any:
         return fn(self, *args, **kw)
@@ -502,8 +507,9 @@ def _method(fn: Any) -> Any:
     return m
 
 
-METHODS = {"matrix_exp": _method(matrix_exp), "cholesky_solve": _method(cholesky_solve),
+METHODS = {"matrix_exp": _matrix_exp_method, "orgqr": _orgqr_method,
+           "cholesky_solve": _method(cholesky_solve),
            "triangular_solve": _method(triangular_solve), "lu": _method(torch_lu),
            "lu_solve": _method(torch_lu_solve), "lstsq": _method(torch_lstsq),
-           "orgqr": _method(householder_product), "geqrf": _method(geqrf),
+           "geqrf": _method(geqrf),
            "ormqr": _method(ormqr)}

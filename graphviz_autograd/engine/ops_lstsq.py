@@ -1,8 +1,6 @@
-"""Table entries: ``linalg_lstsq`` (LinalgLstsqBackward0), ``linalg_householder_product``
-(LinalgHouseholderProductBackward0) and ``linalg_matrix_exp`` (LinalgMatrixExpBackward0): least
-squares as LAPACK's drivers report it, and the matrix
-exponential by PyTorch's scheme (a polynomial of degree 1, 2, 4, 8, 12 or 18 picked by the
-1-norm, with scaling and squaring beyond)."""
+"""Table entries: ``linalg_lstsq`` (LinalgLstsqBackward0), least squares as LAPACK's drivers
+report it, and the QR pieces ``geqrf`` (GeqrfBackward0, no derivative) and ``ormqr``
+(OrmqrBackward0)."""
 
 from __future__ import annotations
 
@@ -11,6 +9,8 @@ from typing import Any
 import numpy as np
 
 from .ops_decomp import column_major
+from .ops_householder import _grads_one as householder_grads
+from .ops_householder import householder_product
 from .optable import Op, Save, no_double_backward, register
 
 
@@ -181,134 +181,6 @@ def _sum_to(g: Any, shape: tuple[int, ...]) -> Any:
     return (g.sum(axis=axes, keepdims=True) if axes else g).astype(g.dtype)
 
 
-# -- matrix exponential --------------------------------------------------------------------------
-_THETA = {
-    np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
-                           5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
-    np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
-                           4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00),
-}
-_DEGREES = (1, 2, 4, 8, 12, 18)
-
-
-def _taylor(a: np.ndarray, degree: int) -> np.ndarray:
-    n = a.shape[-1]
-    out = np.eye(n, dtype=a.dtype) + a / degree
-    for k in range(degree - 1, 0, -1):
-        out = np.eye(n, dtype=a.dtype) + (a @ out) / k
-    return out
-
-
-def matrix_exp_arrays(a: np.ndarray) -> np.ndarray:
-    """exp of each matrix of ``a``: the degree by its 1-norm, scaled and squared past the
-    largest one's bound."""
-    thetas = _THETA.get(a.dtype, _THETA[np.dtype(np.float64)])
-    out = np.empty_like(a)
-    for idx in np.ndindex(*a.shape[:-2]):
-        m = a[idx].astype(np.float64)
-        norm = float(np.abs(m).sum(axis=0).max()) if m.size else 0.0
-        for degree, theta in zip(_DEGREES, thetas, strict=True):
-            if norm <= theta:
-                out[idx] = _taylor(m, degree)
-                break
-        else:
-            s = max(0, int(np.ceil(np.log2(norm / thetas[-1]))))
-            e = _taylor(m / 2.0 ** s, 18)
-            for _ in range(s):
-                e = e @ e
-            out[idx] = e
-    return out
-
-
-def _matrix_exp_fwd(a: np.ndarray) -> np.ndarray:
-    if a.ndim == 2 and a.shape == (1, 1):
-        return np.exp(a)
-    return matrix_exp_arrays(a)
-
-
-def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        return (_tt_matrix_exp_bw(c.self, g),)
-    # NB: the Frechet derivative at A^T: the upper right block of exp([[A^T, G], [0, A^T]])
-    a = c.self
-    n = a.shape[-1]
-    big = np.zeros((*a.shape[:-2], 2 * n, 2 * n), dtype=a.dtype)
-    big[..., :n, :n] = _mT(a)
-    big[..., n:, n:] = _mT(a)
-    big[..., :n, n:] = g
-    return (matrix_exp_arrays(big)[..., :n, n:],)
-
-
-# -- Householder products ------------------------------------------------------------------------
-def _reflectors(v: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
-    """Each H_i = I - tau_i v_i v_i^T of one matrix (v_i: column i, 1 on the diagonal, 0
-    above)."""
-    m = v.shape[0]
-    out = []
-    for i in range(tau.shape[-1]):
-        col = np.zeros(m, dtype=v.dtype)
-        col[i] = 1
-        col[i + 1:] = v[i + 1:, i]
-        out.append(np.eye(m, dtype=v.dtype) - tau[i] * np.outer(col, col))
-    return out
-
-
-def _householder_fwd(v: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    m, n = v.shape[-2:]
-    out = np.empty(v.shape, dtype=v.dtype)
-    for idx in np.ndindex(*v.shape[:-2]):
-        q = np.eye(m, n, dtype=v.dtype)
-        for h in reversed(_reflectors(v[idx], tau[idx])):
-            q = h @ q
-        out[idx] = q
-    return column_major(out)
-
-
-def _householder_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("LinalgHouseholderProductBackward0")
-    v, tau = c.input, c.tau
-    m, n = v.shape[-2:]
-    gv, gtau = np.zeros_like(v), np.zeros_like(tau)
-    for idx in np.ndindex(*v.shape[:-2]):
-        hs = _reflectors(v[idx], tau[idx])
-        # NB: Q = L_i H_i X_i: the left products forward, the right ones from the end
-        right = [np.eye(m, n, dtype=v.dtype)]
-        for h in reversed(hs):
-            right.append(h @ right[-1])
-        right = right[::-1]                      # right[i] = H_i ... H_k E
-        left = np.eye(m, dtype=v.dtype)
-        for i, h in enumerate(hs):
-            gh = left.T @ g[idx] @ right[i + 1].T
-            col = np.zeros(m, dtype=v.dtype)
-            col[i] = 1
-            col[i + 1:] = v[idx][i + 1:, i]
-            gtau[idx][i] = -col @ gh @ col
-            gcol = -tau[idx][i] * ((gh + gh.T) @ col)
-            gv[idx][i + 1:, i] = gcol[i + 1:]
-            left = left @ h
-    return (gv if c.needs[0] else None), (gtau if c.needs[1] else None)
-
-
-def _tt_matrix_exp_bw(a: Any, g: Any) -> Any:
-    """The formula on tensors (create_graph), as PyTorch builds it: A^T twice and the gradient
-    copied into the blocks of a zero matrix, its exponential, the upper right block."""
-    from . import dtypes as dt
-    from . import functional as F
-    from .tensor import Tensor
-    n = a.shape[-1]
-    at = F.transpose(a, -2, -1)
-    shape = (*a.shape[:-2], 2 * n, 2 * n)
-    big = Tensor._make(np.zeros(shape, dtype=g._data.dtype), dt.from_numpy(g._data.dtype))
-    F.narrow(F.narrow(big, -2, 0, n), -1, 0, n).copy_(at)
-    F.narrow(F.narrow(big, -2, n, n), -1, n, n).copy_(at)
-    F.narrow(F.narrow(big, -2, 0, n), -1, n, n).copy_(g)
-    from .autograd import apply
-    from .optable import TABLE
-    out = apply(TABLE["linalg_matrix_exp"], (big,))
-    return F.narrow(F.narrow(out, -2, 0, n), -1, n, n)
-
-
 # -- geqrf, ormqr ------------------------------------------------------------------------------
 def _geqrf_fwd(a: np.ndarray) -> list[np.ndarray]:
     m, n = a.shape[-2:]
@@ -330,10 +202,14 @@ def _geqrf_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
 
 def _full_q(v: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """The m x m product of the reflectors (v padded with zero columns to m)."""
-    m = v.shape[-2]
+    return np.asarray(householder_product(_padded(v), tau))
+
+
+def _padded(v: np.ndarray) -> np.ndarray:
+    m, n = v.shape[-2:]
     wide = np.zeros((*v.shape[:-1], m), dtype=v.dtype)
-    wide[..., :, :min(m, v.shape[-1])] = v[..., :, :m]
-    return np.asarray(_householder_fwd(wide, tau))
+    wide[..., :, :min(m, n)] = v[..., :, :m]
+    return wide
 
 
 def _ormqr_fwd(v: np.ndarray, tau: np.ndarray, other: np.ndarray, left: bool = True,
@@ -358,30 +234,21 @@ def _ormqr_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         gqq = g @ _mT(other) if left else _mT(other) @ g
         gq = _mT(gqq) if transpose else gqq
         m, n = v.shape[-2:]
-        wide = np.zeros((*v.shape[:-1], m), dtype=v.dtype)
-        wide[..., :, :min(m, n)] = v[..., :, :m]
-        ctx = _Plain(wide, tau)
-        gwide, gtau = _householder_bw(ctx, gq, D)
+        wide = _padded(v)
+        gwide = np.zeros(wide.shape, dtype=np.float64)
+        gtau = np.zeros(tau.shape, dtype=np.float64)
+        for idx in np.ndindex(*v.shape[:-2]):
+            gwide[idx], gtau[idx] = householder_grads(wide[idx].astype(np.float64),
+                                                      tau[idx].astype(np.float64), gq[idx])
         gv = np.zeros_like(v)
         gv[..., :, :min(m, n)] = gwide[..., :, :min(m, n)]
+        gtau = gtau.astype(tau.dtype)
     return ((gv if c.needs[0] else None), (gtau if c.needs[1] else None), gother)
-
-
-class _Plain:
-    """The saved values ``_householder_bw`` reads, for a product not on a node."""
-
-    def __init__(self, v: np.ndarray, tau: np.ndarray) -> None:
-        self.input, self.tau = v, tau
-        self.needs = (True, True)
 
 
 register(
     Op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bw,
        (Save("b"), Save("self"), Save("solution", output=0)), n_outputs=4),
-    Op("linalg_matrix_exp", "LinalgMatrixExpBackward0", ("self",), _matrix_exp_fwd,
-       _matrix_exp_bw, (Save("self"),)),
-    Op("linalg_householder_product", "LinalgHouseholderProductBackward0", ("input", "tau"),
-       _householder_fwd, _householder_bw, (Save("input"), Save("result"), Save("tau"))),
     Op("geqrf", "GeqrfBackward0", ("self",), _geqrf_fwd, _geqrf_bw, n_outputs=2),
     Op("ormqr", "OrmqrBackward0", ("self", "input2", "input3"), _ormqr_fwd, _ormqr_bw,
        (Save("input2"), Save("input3"), Save("result"), Save("self")), ("left", "transpose")),

@@ -1,6 +1,7 @@
-"""Table entry: the matrix exponential ``linalg_matrix_exp`` (``LinalgMatrixExpBackward0``),
-by scaling and squaring of a degree-13 Pade approximant; its gradient is the upper-right block
-of the exponential of ``[[A^H, grad], [0, A^H]]``, as PyTorch's formula."""
+"""Table entry: the matrix exponential ``linalg_matrix_exp`` (``LinalgMatrixExpBackward0``), by
+PyTorch's scheme (a Taylor polynomial of degree 1, 2, 4, 8, 12 or 18 picked by the 1-norm, with
+scaling and squaring beyond); its gradient is the upper-right block of the exponential of
+``[[A^H, grad], [0, A^H]]``, as PyTorch's formula, node for node under ``create_graph``."""
 
 from __future__ import annotations
 
@@ -10,41 +11,49 @@ import numpy as np
 
 from .optable import Op, Save, no_double_backward, register
 
-_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
-           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
-_THETA13 = 5.371920351148152
+# NB: the 1-norm bounds under which each degree is exact to the dtype's precision
+_THETA = {
+    np.dtype(np.float32): (1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
+                           5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00),
+    np.dtype(np.float64): (2.220446049250313e-16, 2.580956802971767e-08, 3.397168839976962e-04,
+                           4.991228871115323e-02, 2.996158913811580e-01, 1.090863719290036e+00),
+}
+_DEGREES = (1, 2, 4, 8, 12, 18)
+
+
+def _taylor(a: np.ndarray, degree: int) -> np.ndarray:
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    out = eye + a / degree
+    for k in range(degree - 1, 0, -1):
+        out = eye + (a @ out) / k
+    return out
 
 
 def expm(a: np.ndarray) -> np.ndarray:
     """``exp(a)`` of each matrix of a batch (float64 inside, the input's dtype out)."""
     x = a.astype(np.complex128 if np.iscomplexobj(a) else np.float64)
-    n = x.shape[-1]
+    real = np.dtype(np.float32) if a.dtype in (np.float32, np.complex64) else np.dtype(np.float64)
+    thetas = _THETA[real]
     out = np.empty_like(x)
-    flat, res = x.reshape(-1, n, n), out.reshape(-1, n, n)
-    eye = np.eye(n, dtype=x.dtype)
-    b = _PADE13
-    for i, m in enumerate(flat):
-        norm = np.abs(m).sum(axis=0).max() if n else 0.0
-        s = max(0, int(np.ceil(np.log2(norm / _THETA13)))) if norm > _THETA13 else 0
-        m = m / (2.0 ** s)
-        m2 = m @ m
-        m4 = m2 @ m2
-        m6 = m4 @ m2
-        u = m @ (m6 @ (b[13] * m6 + b[11] * m4 + b[9] * m2)
-                 + b[7] * m6 + b[5] * m4 + b[3] * m2 + b[1] * eye)
-        v = (m6 @ (b[12] * m6 + b[10] * m4 + b[8] * m2)
-             + b[6] * m6 + b[4] * m4 + b[2] * m2 + b[0] * eye)
-        r = np.linalg.solve(v - u, v + u)
-        for _ in range(s):
-            r = r @ r
-        res[i] = r
+    for idx in np.ndindex(*x.shape[:-2]):
+        m = x[idx]
+        norm = float(np.abs(m).sum(axis=0).max()) if m.size else 0.0
+        for degree, theta in zip(_DEGREES, thetas, strict=True):
+            if norm <= theta:
+                out[idx] = _taylor(m, degree)
+                break
+        else:
+            s = max(0, int(np.ceil(np.log2(norm / thetas[-1]))))
+            e = _taylor(m / 2.0 ** s, 18)
+            for _ in range(s):
+                e = e @ e
+            out[idx] = e
     return out.astype(a.dtype)
 
 
 def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("LinalgMatrixExpBackward0")
+        return (_tt_matrix_exp_bw(c.self, g),)
     a = c.self
     n = a.shape[-1]
     ah = np.conj(np.swapaxes(a, -1, -2))
@@ -53,6 +62,27 @@ def _matrix_exp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     meta[..., n:, n:] = ah
     meta[..., :n, n:] = g
     return (expm(meta)[..., :n, n:],)
+
+
+def _tt_matrix_exp_bw(a: Any, g: Any) -> Any:
+    """The formula on tensors (create_graph), as PyTorch builds it: A^T twice and the gradient
+    copied into the blocks of a zero matrix, its exponential, the upper right block."""
+    from . import dtypes as dt
+    from . import functional as F
+    from .autograd import apply
+    from .optable import TABLE
+    from .tensor import Tensor
+    if np.iscomplexobj(a._data):
+        raise no_double_backward("LinalgMatrixExpBackward0", " for a complex matrix")
+    n = a.shape[-1]
+    at = F.transpose(a, -2, -1)
+    shape = (*a.shape[:-2], 2 * n, 2 * n)
+    big = Tensor._make(np.zeros(shape, dtype=g._data.dtype), dt.from_numpy(g._data.dtype))
+    F.narrow(F.narrow(big, -2, 0, n), -1, 0, n).copy_(at)
+    F.narrow(F.narrow(big, -2, n, n), -1, n, n).copy_(at)
+    F.narrow(F.narrow(big, -2, 0, n), -1, n, n).copy_(g)
+    out = apply(TABLE["linalg_matrix_exp"], (big,))
+    return F.narrow(F.narrow(out, -2, 0, n), -1, n, n)
 
 
 register(

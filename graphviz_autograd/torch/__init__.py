@@ -65,11 +65,9 @@ from ..engine.linalg_more import (
     cholesky_solve,
     geqrf,
     lu_unpack,
-    matrix_exp,
     ormqr,
     triangular_solve,
 )
-from ..engine.linalg_more import householder_product as orgqr
 from ..engine.linalg_more import torch_lstsq as lstsq
 from ..engine.linalg_more import torch_lu as lu
 from ..engine.linalg_more import torch_lu_solve as lu_solve

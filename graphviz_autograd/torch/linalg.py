@@ -31,7 +31,6 @@ from ..engine.linalg import (
 )
 from ..engine.linalg_more import (
     cond,
-    householder_product,
     ldl_factor,
     ldl_factor_ex,
     ldl_solve,
@@ -40,7 +39,6 @@ from ..engine.linalg_more import (
     lu_factor,
     lu_factor_ex,
     lu_solve,
-    matrix_exp,
     matrix_rank,
     solve_ex,
     tensorinv,
@@ -65,7 +63,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return _diagonal(A, offset, dim1, dim2)
 
 
-from .matrix_exp import (  # noqa: E402, F401 -- torch.linalg.matrix_exp, householder_product
+from .matrix_exp import (  # noqa: E402 -- torch.linalg.matrix_exp, householder_product
     householder_product,
     matrix_exp,
 )

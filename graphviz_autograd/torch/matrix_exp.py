@@ -49,6 +49,12 @@ def householder_product(input: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got "
                            f"tau.ndim equal to {tau.dim()} and input.ndim is equal to "
                            f"{input.dim()}")
+    if tuple(tau.shape[:-1]) != tuple(input.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_msg.SCALAR_NAME.get(tau.dtype.name)} does not "
+                           f"match input dtype {_msg.SCALAR_NAME.get(input.dtype.name)}")
     if input.dtype.is_complex:
         raise NotImplementedError(f"{name} of complex matrices is not supported by "
                                   "graphviz_autograd")

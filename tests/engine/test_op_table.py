@@ -332,8 +332,6 @@ EXAMPLES: dict[str, list[str]] = {
                      "dgrad(torch.linalg.lstsq(B, M.t()).solution, B, N)",
                      "dgrad(torch.linalg.lstsq(A, N).solution, A, B)",
                      "dgrad(torch.linalg.lstsq(B, M.t()).solution, M, N)"],
-    "linalg_householder_product": ["torch.linalg.householder_product(B, bb)",
-                                   "torch.orgqr(B, a[:1])"],
     "linalg_ldl_factor_ex": ["torch.linalg.ldl_factor(N + N.t()).LD",
                              "torch.linalg.ldl_factor_ex(X[:, :, :2]).LD"],
     "linalg_ldl_solve": ["torch.linalg.ldl_solve(*torch.linalg.ldl_factor(N.detach() + 3), M)",
@@ -341,9 +339,6 @@ EXAMPLES: dict[str, list[str]] = {
     "geqrf": ["torch.geqrf(A.t()).a", "torch.geqrf(N)[1]"],
     "ormqr": ["torch.ormqr(B, bb, M.t())", "torch.ormqr(B, bb, M.t(), transpose=True)",
               "torch.ormqr(B, bb * 0.5, M, left=False)"],
-    "linalg_matrix_exp": ["torch.linalg.matrix_exp(N)", "torch.matrix_exp(X[:, :, :2])",
-                          "N.matrix_exp()", "dgrad(torch.linalg.matrix_exp(N), N, N)",
-                          "dgrad(torch.linalg.matrix_exp(X[:, :, :2] * 3), X, X[:, :, :2])"],
     "linalg_lu_factor_ex": ["torch.linalg.lu_factor(N).LU", "torch.linalg.lu_factor_ex(N * 2).LU",
                             "torch.lu_unpack(*torch.linalg.lu_factor(N)).U",
                             "dgrad(torch.linalg.lu_factor(N).LU, N, N)",
@@ -799,7 +794,9 @@ EXAMPLES: dict[str, list[str]] = {
                                    "torch.orgqr(B, bb[:1])",
                                    "torch.linalg.householder_product(Y, A[:, :2] * 0.5)"],
     "linalg_matrix_exp": ["torch.matrix_exp(N)", "torch.linalg.matrix_exp(N * 3)",
-                          "torch.matrix_exp(X[:, :, :2])"],
+                          "torch.matrix_exp(X[:, :, :2])", "N.matrix_exp()",
+                          "dgrad(torch.linalg.matrix_exp(N), N, N)",
+                          "dgrad(torch.linalg.matrix_exp(X[:, :, :2] * 3), X, X[:, :, :2])"],
     "norm_all": ["torch.norm_except_dim(A, 2, -1)", "torch._weight_norm(X, s, -1)",
                  "torch.norm_except_dim(W, 3, -1)"],
     "norm_p": ["F.pairwise_distance(A, M)", "F.pairwise_distance(a, b, p=1.5, keepdim=True)",
@@ -1259,7 +1256,7 @@ INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 # NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
 NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
-                      "linalg_matrix_exp", "linalg_householder_product",
+                      "linalg_householder_product",
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
@@ -1271,7 +1268,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc",
-                      "linalg_householder_product", "ormqr"}
+                      "ormqr"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "geqrf"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
