@@ -200,13 +200,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     from .ops_lu import getrf
     _square("linalg.solve", A)
     _floating("linalg.solve", A)
-    if getrf(A._data)[2].any():
-        if check_errors:
-            raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix "
-                              "is singular.")
-        if not left:
-            raise NotImplementedError("linalg.solve_ex(left=False) of a singular matrix is not "
-                                      "supported by this engine")
+    if check_errors and getrf(A._data)[2].any():
+        raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is "
+                          "singular.")
     out, info = solve(A, B, left=left, _ex=True)
     return _SOLVE_EX(out, info)
 

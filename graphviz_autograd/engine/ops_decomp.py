@@ -211,6 +211,18 @@ def _solve_fwd(a: np.ndarray, b: np.ndarray, left: bool = True,
     if not left:
         # NB: X A = B as A^T X^T = B^T (A itself factored): X row-major
         lu, piv = lu_factor(a)
+        zero = np.diagonal(lu, axis1=-2, axis2=-1) == 0
+        if zero.any():
+            # NB: a singular matrix (solve_ex): getrs('T')'s infinities and nans
+            info = np.where(zero.any(axis=-1), zero.argmax(axis=-1) + 1, 0).astype(np.int32)
+            rhs = _mT(b[..., None, :] if vector else b)
+            shape = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+            xt = lu_solve_transposed(np.broadcast_to(lu, shape + lu.shape[-2:]),
+                                     np.broadcast_to(piv, shape + piv.shape[-1:]),
+                                     np.broadcast_to(rhs, shape + rhs.shape[-2:]))
+            x = _mT(column_major(xt.astype(np.result_type(a, b))))
+            return [x[..., 0, :] if vector else x, info], {"LU": column_major(lu),
+                                                          "pivots": piv}
         x = _mT(column_major(np.linalg.solve(_mT(a), _mT(b)).astype(np.result_type(a, b))))
         return [x, info], {"LU": column_major(lu), "pivots": piv}
     lu, piv = lu_factor(a)
@@ -274,8 +286,22 @@ def _solve_right_bw(c: Any, g: Any, a: Any, x: Any, D: Any) -> tuple[Any, ...]:
                    {"left": False, "vector": False})[0]
         ga = F.neg(F.matmul(F.transpose(x, -2, -1), gb)) if c.needs[0] else None
         return ga, (gb if c.needs[1] else None)
-    gb = _mT(np.linalg.solve(a, _mT(g)))
-    ga = -(_mT(x) @ gb)
+    lu = c.LU
+    vector = c.attrs.get("vector", False)
+    gm, xm = (g[..., None, :], x[..., None, :]) if vector else (g, x)
+    if np.any(np.diagonal(lu, axis1=-2, axis2=-1) == 0):
+        # NB: a singular matrix (solve_ex): A's own solve as getrs gives it
+        rhs = _mT(gm)
+        shape = np.broadcast_shapes(lu.shape[:-2], rhs.shape[:-2])
+        gb = _mT(lu_solve(np.broadcast_to(lu, shape + lu.shape[-2:]),
+                          np.broadcast_to(c.pivots, shape + lu.shape[-1:]),
+                          np.broadcast_to(rhs, shape + rhs.shape[-2:])))
+    else:
+        gb = _mT(np.linalg.solve(a, _mT(gm)))
+    with np.errstate(all="ignore"):
+        ga = -(_mT(xm) @ gb)
+    if vector:
+        gb = gb[..., 0, :]
     return (ga if c.needs[0] else None), (gb if c.needs[1] else None)
 
 
