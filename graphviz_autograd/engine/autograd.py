@@ -633,6 +633,7 @@ from . import (  # noqa: E402, F401
     ops_shape,
     ops_shaping,
     ops_special,
+    ops_special_more,
 )
 
 build_backends(_tt_call, wrap, _unwrap)

@@ -23,6 +23,7 @@ from . import (
     scattering,
     searching,
     selecting,
+    special_more,
     stacking,
 )
 from . import dtypes as dt
@@ -513,6 +514,7 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
     METHODS[_k] = _checked(METHODS[_k], _k)
     METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
 METHODS.update(mathfns.METHODS)
+METHODS.update(special_more.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -898,6 +898,31 @@ EXAMPLES: dict[str, list[str]] = {
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],
+    # -- torch.special's remaining functions (ops_special_more) ----------------------------------
+    "special_ndtri": ["torch.special.ndtri(q)", "dgrad(torch.special.ndtri(q), q, p)"],
+    "special_log_ndtr": ["torch.special.log_ndtr(a)", "torch.special.log_ndtr(A * 3)",
+                         "dgrad(torch.special.log_ndtr(a), a, p)"],
+    "special_erfcx": ["torch.special.erfcx(a)", "dgrad(torch.special.erfcx(a), a, p)"],
+    "special_entr": ["torch.special.entr(p)", "dgrad(torch.special.entr(p), p, b)"],
+    "special_i0e": ["torch.special.i0e(a)", "torch.special.i0e(A * 3)",
+                    "dgrad(torch.special.i0e(a), a, p)", "dgrad(torch.special.i1e(a), a, p)"],
+    "special_i1e": ["torch.special.i1e(a)", "dgrad(torch.special.i1e(a), a, p)",
+                    "dgrad(torch.special.i0e(a), a, p)"],
+    "special_xlog1py": ["torch.special.xlog1py(a, p)", "torch.special.xlog1py(c, p)",
+                        "torch.special.xlog1py(A, q)",
+                        "dgrad(torch.special.xlog1py(a, p), a, b)",
+                        "dgrad(torch.special.xlog1py(a, p), p, b)"],
+    "special_xlog1py_scalar": ["torch.special.xlog1py(a, 2.0)",
+                               "dgrad(torch.special.xlog1py(a, 0.5), a, b)"],
+    "special_xlog1py_of_scalar": ["torch.special.xlog1py(2.0, p)",
+                                  "dgrad(torch.special.xlog1py(1.5, p), p, b)"],
+    "special_zeta": ["torch.special.zeta(c.abs() + 2, p)",
+                     "dgrad(torch.special.zeta(c.abs() + 2, p), p, b)"],
+    "special_zeta_of_scalar": ["torch.special.zeta(2.5, p)",
+                               "dgrad(torch.special.zeta(2.5, p), p, b)"],
+    "special_zeta_scalar": ["torch.special.zeta(p + 1, 2.0)"],
+    "round_decimals": ["torch.round(a, decimals=1)", "torch.special.round(A)",
+                       "t = a.clone(); t.round_(decimals=2); t", "A.round(decimals=-1)"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
@@ -1208,7 +1233,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
-NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive"}
+NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "special_zeta_scalar"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
