@@ -1,5 +1,7 @@
 """Table entries: ``torch.special``'s ndtri, log_ndtr, erfcx, entr, i0e, i1e, xlog1py (three
-forms), zeta (three forms) and ``round`` with ``decimals`` (RoundBackward1)."""
+forms), zeta (three forms); ``round`` with ``decimals`` (RoundBackward1), ``frexp``, the
+out-of-place ``torch.fill`` (FillBackward0 / FillBackward1), ``torch.rsub`` of two tensors
+(RsubBackward0)."""
 
 from __future__ import annotations
 
@@ -130,6 +132,33 @@ def _round_decimals(x: Any, decimals: int = 0) -> Any:
     return np.round(x / ten) * ten
 
 
+def _frexp_fwd(x: Any) -> Any:
+    mantissa, exponent = np.frexp(x)
+    return mantissa, {"exponent": exponent.astype(np.int32)}
+
+
+def _frexp_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    # NB: grad / exp2(exponent); the exponent is an int32 tensor outside the graph
+    e = c.exponent
+    if D.tensor_mode:
+        return (D.div(g, D.nondiff(np.exp2(e._data).astype(g._data.dtype))),)
+    return (D.div(g, np.exp2(e).astype(g.dtype)),)
+
+
+def _rsub_fwd(x: Any, y: Any, alpha: Any = 1) -> Any:
+    return y - alpha * x if alpha != 1 else y - x
+
+
+def _rsub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    alpha = c.attrs["alpha"]
+    gs = None
+    if c.needs[0]:
+        gs = D.neg(g)
+        if alpha != 1:
+            gs = D.mul_scalar(gs, other=alpha)
+    return gs, (g if c.needs[1] else None)
+
+
 def _unary(key: str, name: str, fwd: Any, bw: Any, saves: tuple[str, ...]) -> Op:
     return Op(key, name, ("self",), sk.in_dtype(fwd), bw, tuple(Save(s) for s in saves))
 
@@ -156,6 +185,14 @@ register(
        (Save("other"),), ("self",)),
     Op("special_zeta_scalar", "SpecialZetaBackward2", ("self",),
        lambda x, other: sk.in_dtype(sk.zeta)(x, np.asarray(other, x.dtype)), _zeta_scalar_bw),
+    Op("frexp", "FrexpBackward0", ("self",), _frexp_fwd, _frexp_bw, (Save("exponent"),),
+       extras=("exponent",)),
+    Op("fill_out", "FillBackward0", ("self",), lambda x, value: np.full_like(x, value),
+       lambda c, g, D: (D.zeros_like(g),)),
+    Op("fill_out_tensor", "FillBackward1", ("self", "value"), lambda x, v: np.full_like(x, v),
+       lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None,
+                        D.sum(g) if c.needs[1] else None)),
+    Op("rsub_tensor", "RsubBackward0", ("self", "other"), _rsub_fwd, _rsub_bw, (), ("alpha",)),
     Op("round_decimals", "RoundBackward1", ("self",), _round_decimals,
        lambda c, g, D: (D.zeros_like(g),)),
 )

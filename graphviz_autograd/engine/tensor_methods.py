@@ -13,6 +13,7 @@ from . import (
     indexing,
     linalg,
     mathfns,
+    misc_more,
     ordering,
     pointwise_extra,
     predicates,
@@ -515,6 +516,7 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
     METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
 METHODS.update(mathfns.METHODS)
 METHODS.update(special_more.METHODS)
+METHODS.update(misc_more.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -145,3 +145,154 @@ def test_special_graphs_and_errors_as_pytorch() -> None:
         t.round_(decimals=2)
         rec.note("round_", [t, t.grad_fn.name(), t._version])
     differential(snippet)
+
+
+# -- Tensor methods and torch.* functions -------------------------------------------------------
+def test_storages_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.arange(6.0).reshape(2, 3)
+        v = x[1:]
+        s = x.untyped_storage()
+        rec.note("same memory", [s.data_ptr() == x.data_ptr(),
+                                 v.untyped_storage().data_ptr() == s.data_ptr(),
+                                 x.clone().untyped_storage().data_ptr() == s.data_ptr(),
+                                 x.t().untyped_storage().data_ptr() == s.data_ptr()])
+        rec.note("sizes", [s.nbytes(), s.size(), s.element_size(), len(s),
+                           v.untyped_storage().nbytes()])
+        rec.note("int64", torch.arange(3).untyped_storage().nbytes())
+        rec.note("is_storage", [torch.is_storage(s), torch.is_storage(x)])
+    differential(snippet)
+
+
+def test_typed_storage_warns_and_sizes_as_pytorch() -> None:
+    torch = real_torch()
+    for module in (torch, ours):
+        x = module.arange(6.0, dtype=module.float64)[2:]
+        with pytest.warns(UserWarning, match="TypedStorage is deprecated") if module is ours \
+                else _maybe_warns():
+            st = x.storage()
+        assert [st.size(), st.element_size(), st.nbytes(), st.data_ptr() == x[-2:].data_ptr()
+                - 4 * 8, str(st.dtype), len(st)] == [6, 8, 48, True, "torch.float64", 6]
+
+
+def _maybe_warns() -> Any:
+    import contextlib
+    import warnings
+    ctx = contextlib.ExitStack()
+    ctx.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return ctx
+
+
+def test_sum_to_size_new_empty_strided_and_resize_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A = torch.arange(6.0).reshape(2, 3).requires_grad_()
+        for size in [(1, 3), ((3,),), (1, 1), (2, 1), ((2, 3),)]:
+            r = A.sum_to_size(*size)
+            rec.graph(f"sum_to_size{size}", r=r)
+        rec.note("same", A.sum_to_size(2, 3) is A)
+        rec.attempt("not expandable", lambda: A.sum_to_size(2, 2))
+        rec.attempt("too long", lambda: A.sum_to_size(1, 2, 3))
+        e = A.new_empty_strided((2, 2), (1, 2))
+        rec.note("new_empty_strided", [e.shape, e.stride(), e.dtype, e.requires_grad])
+        e = A.new_empty_strided((3,), (2,), dtype=torch.float64, requires_grad=True)
+        rec.note("new_empty_strided kw", [e.shape, e.stride(), e.dtype, e.requires_grad])
+        rec.attempt("resize_ grad", lambda: A.resize_(3, 2))
+        rec.attempt("resize_ nonleaf", lambda: (A * 2).resize_(6))
+        rec.attempt("resize_as_ grad", lambda: A.resize_as_(torch.zeros(3, 2)))
+        x = torch.arange(6.0)
+        rec.note("resize_ smaller", [x.resize_(2, 2), x.shape, x.is_contiguous(), x._version])
+        rec.note("resize_ bigger", [x.resize_(3, 3)[:1], x.shape])
+        y = torch.arange(6.0)
+        rec.note("resize_as_", y.resize_as_(torch.zeros(2, 3)))
+        with torch.no_grad():
+            rec.attempt("resize_ grad no_grad", lambda: A.resize_(6))
+    differential(snippet)
+
+
+def test_python_maps_heaviside_prelu_frexp_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, -3.0])
+        rec.note("apply_", [a.apply_(lambda v: v * 2), a._version])
+        rec.note("apply_ int", torch.tensor([1, 2]).apply_(lambda v: v * 1.5))
+        rec.note("map_", torch.tensor([1.0, 2.0]).map_(torch.tensor([3.0]), lambda x, y: x + y))
+        rec.note("map2_", torch.tensor([1.0, 2.0]).map2_(
+            torch.tensor([3.0, 4.0]), torch.tensor([5.0, 6.0]), lambda x, y, z: x * y + z))
+        g = torch.tensor([1.0, 2.0], requires_grad=True)
+        rec.attempt("apply_ grad", lambda: g.apply_(lambda v: v))
+        rec.attempt("map_ grad", lambda: g.map_(g, lambda x, y: x))
+        rec.attempt("map2_ grad", lambda: g.map2_(g, g, lambda x, y, z: x))
+        h = torch.tensor([-1.0, 0.0, 2.0])
+        rec.note("heaviside_", [h.heaviside_(torch.tensor([0.5])), h._version])
+        rec.attempt("heaviside_ dtypes", lambda: h.heaviside_(torch.tensor([1], dtype=torch.int64)))
+        A = torch.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+        p = A.prelu(torch.tensor([0.25]))
+        rec.graph("prelu", p=p)
+        x = torch.tensor([0.0, 1.0, -3.5, 1e-40, 6.0, float("inf")], requires_grad=True)
+        m, e = torch.frexp(x)
+        rec.note("frexp", [m, e, e.dtype, m.grad_fn.name(), e.requires_grad])
+        rec.note("frexp method", x.detach().frexp().exponent)
+        rec.note("frexp saved", m.grad_fn._saved_exponent)
+        rec.note("frexp grad", torch.autograd.grad(m.sum(), x)[0])
+        rec.note("frexp repr", repr(torch.frexp(torch.tensor([2.0]))))
+        rec.attempt("frexp int", lambda: torch.frexp(torch.tensor([1, 2])))
+        rec.note("frexp float64", torch.frexp(torch.tensor([1.5], dtype=torch.float64)))
+    differential(snippet)
+
+
+WINDOWS = [("hann_window", {}), ("hamming_window", {}), ("blackman_window", {}),
+           ("bartlett_window", {}), ("kaiser_window", {}), ("kaiser_window", {"beta": 5.0})]
+
+
+@pytest.mark.parametrize(("name", "kw"), WINDOWS, ids=[f"{w[0]}{w[1]}" for w in WINDOWS])
+def test_window_values_as_pytorch(name: str, kw: dict[str, Any]) -> None:
+    torch = real_torch()
+    for length in [0, 1, 2, 3, 5, 8, 33, 64]:
+        for periodic in (True, False):
+            for dtype in ("float32", "float64"):
+                expected = getattr(torch, name)(length, periodic, dtype=getattr(torch, dtype),
+                                                **kw)
+                got = getattr(ours, name)(length, periodic, dtype=getattr(ours, dtype), **kw)
+                # NB: float32 cosines: numpy's and PyTorch's may differ by an ulp
+                rtol = 1e-14 if dtype == "float64" else 1e-6
+                _compare(got, expected, rtol, 1e-7 if dtype == "float32" else 1e-15)
+
+
+def test_window_forms_and_errors_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rec.note("default", torch.hann_window(5))
+        rec.note("hamming args", torch.hamming_window(5, False, 0.5, 0.4, dtype=torch.float64))
+        rec.note("grad", [torch.hann_window(4, requires_grad=True).requires_grad,
+                          torch.hann_window(4, requires_grad=True).is_leaf])
+        rec.attempt("int dtype", lambda: torch.hann_window(5, dtype=torch.int64))
+        rec.attempt("int32 dtype", lambda: torch.kaiser_window(5, dtype=torch.int32))
+        rec.attempt("negative", lambda: torch.blackman_window(-1))
+    differential(snippet)
+
+
+def test_rsub_fill_and_flags_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        rec.graph("rsub", r=torch.rsub(a, a * 2))
+        rec.graph("rsub number", r=torch.rsub(a, 2.0))
+        rec.graph("rsub alpha", r=torch.rsub(a, 2.0, alpha=3))
+        rec.graph("rsub tensor alpha", r=torch.rsub(a, a * 2, alpha=3))
+        f = torch.fill(a, 2.0)
+        rec.graph("fill", f=f)
+        rec.note("fill grad", torch.autograd.grad(f.sum(), a)[0])
+        v = torch.tensor(2.0, requires_grad=True)
+        f = torch.fill(a, v)
+        rec.graph("fill tensor", f=f)
+        rec.note("fill tensor grad", torch.autograd.grad(f.sum(), [a, v]))
+        rec.note("not in place", a)
+        rec.note("inference", torch.is_inference_mode_enabled())
+        with torch.inference_mode():
+            rec.note("inference inside", torch.is_inference_mode_enabled())
+        rec.attempt("default type", lambda: torch.set_default_tensor_type(torch.FloatTensor))
+        rec.note("dtype", torch.zeros(1).dtype)
+    differential(snippet)

@@ -923,6 +923,11 @@ EXAMPLES: dict[str, list[str]] = {
     "special_zeta_scalar": ["torch.special.zeta(p + 1, 2.0)"],
     "round_decimals": ["torch.round(a, decimals=1)", "torch.special.round(A)",
                        "t = a.clone(); t.round_(decimals=2); t", "A.round(decimals=-1)"],
+    "frexp": ["torch.frexp(a)[0]", "A.frexp().mantissa", "dgrad(torch.frexp(a)[0], a, p)"],
+    "fill_out": ["torch.fill(a, 2.0)", "torch.fill(A, 1)"],
+    "fill_out_tensor": ["torch.fill(a, s)", "torch.fill(c, s)", "torch.fill(A, torch.tensor(1.5))"],
+    "rsub_tensor": ["torch.rsub(a, b)", "torch.rsub(A, a, alpha=2)", "torch.rsub(c, a)",
+                    "dgrad(torch.rsub(a, b, alpha=3), a, p)"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
