@@ -601,7 +601,9 @@ def _unwrap(v: Any) -> Any:
 
 
 # The modules that fill the table (imported for their registrations).
+# NB: copies imports the view ops' modules itself (it registers their twins)
 from . import (  # noqa: E402, F401
+    copies,
     ops_activation,
     ops_attention,
     ops_bag,

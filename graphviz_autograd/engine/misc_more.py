@@ -16,6 +16,7 @@ from . import dtypes as dt
 from . import functional as F
 from .autograd import apply, apply_inplace
 from .grad_mode import state as grad_state
+from .node import storage_of
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -26,8 +27,8 @@ __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_wi
 
 # -- storages ------------------------------------------------------------------------------------
 def _root(t: Tensor) -> np.ndarray:
-    """The memory a tensor views: its base's array (a view's whole base), else its own."""
-    return t._base._data if t._base is not None else t._data
+    """The memory a tensor views (PyTorch's storage): the array owning its data."""
+    return storage_of(t._data)
 
 
 class UntypedStorage:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import anomaly as _anomaly
+from ..engine import copies as _copies
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
@@ -612,6 +613,7 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
 
 # the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...
 globals().update(_misc_more.FUNCTIONS)
+globals().update(_copies.FUNCTIONS)
 
 
 def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:

@@ -296,3 +296,39 @@ def test_rsub_fill_and_flags_as_pytorch() -> None:
         rec.attempt("default type", lambda: torch.set_default_tensor_type(torch.FloatTensor))
         rec.note("dtype", torch.zeros(1).dtype)
     differential(snippet)
+
+
+COPIES = [("view_copy", lambda m, A, a: (A, (3, 2))), ("t_copy", lambda m, A, a: (A,)),
+          ("t_copy", lambda m, A, a: (a,)), ("transpose_copy", lambda m, A, a: (A, 0, 1)),
+          ("permute_copy", lambda m, A, a: (A, (1, 0))),
+          ("expand_copy", lambda m, A, a: (a, (2, 3))),
+          ("squeeze_copy", lambda m, A, a: (A[None],)),
+          ("squeeze_copy", lambda m, A, a: (A[None], 0)),
+          ("unsqueeze_copy", lambda m, A, a: (A, 0)), ("diagonal_copy", lambda m, A, a: (A,)),
+          ("select_copy", lambda m, A, a: (A, 0, 1)),
+          ("slice_copy", lambda m, A, a: (A, 1, 0, 2)), ("slice_copy", lambda m, A, a: (a,)),
+          ("split_copy", lambda m, A, a: (A, 1, 1)), ("unbind_copy", lambda m, A, a: (A,)),
+          ("alias_copy", lambda m, A, a: (A,)), ("unfold_copy", lambda m, A, a: (a, 0, 2, 1)),
+          ("as_strided_copy", lambda m, A, a: (A, (2, 2), (1, 2))),
+          ("split_with_sizes_copy", lambda m, A, a: (A, [1, 2], 1)),
+          ("detach_copy", lambda m, A, a: (A,))]
+
+
+@pytest.mark.parametrize("grad", [True, False])
+def test_copy_functions_as_pytorch(grad: bool) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        for name, args in COPIES:
+            A = torch.arange(6.0).reshape(2, 3).requires_grad_(grad)
+            a = torch.arange(3.0).requires_grad_(grad)
+            call = args(torch, A, a)
+            out = getattr(torch, name)(*call)
+            outs = list(out) if isinstance(out, tuple | list) else [out]
+            rec.note(name, [type(out).__name__, outs, [o.is_contiguous() for o in outs],
+                            [o.data_ptr() == call[0].data_ptr() for o in outs],
+                            [o.requires_grad for o in outs]])
+            if grad:
+                rec.graph(name, out=outs[0])
+                rec.attempt(f"{name} grad", lambda outs=outs, x=call[0]: torch.autograd.grad(
+                    sum(o.sum() for o in outs), x))
+    differential(snippet)
