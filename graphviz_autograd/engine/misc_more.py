@@ -2,7 +2,7 @@
 (``untyped_storage``, ``storage``), ``sum_to_size``, ``new_empty_strided``, ``resize_`` /
 ``resize_as_``, ``frexp`` (FrexpBackward0, ``ops_special_more``), ``heaviside_``, ``apply_`` /
 ``map_`` / ``map2_``; the window functions (computed in their dtype as PyTorch's); ``rsub``,
-``fill``, ``is_inference_mode_enabled``."""
+``fill``, ``gradient``, ``is_inference_mode_enabled``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .optable import TABLE
 from .tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_window",
-           "blackman_window", "bartlett_window", "kaiser_window", "rsub", "fill",
+           "blackman_window", "bartlett_window", "kaiser_window", "rsub", "fill", "gradient",
            "is_inference_mode_enabled", "METHODS", "FUNCTIONS"]
 
 
@@ -376,6 +376,74 @@ def fill(input: Tensor, value: Any) -> Tensor:
     return apply(TABLE["fill_out"], (input,), {"value": value}, dtype=input._dtype)
 
 
+def _scalar(key: str, t: Tensor, v: Any) -> Tensor:
+    """``t * v`` / ``t / v`` as ATen's scalar overloads (MulBackward1, DivBackward1)."""
+    dtype = F.promote(t, F.scalar_tensor(v))
+    return apply(TABLE[key], (t,), {"other": v}, dtype=F._float(dtype) if key[0] == "d" else dtype)
+
+
+def _edges(t: Tensor, d: int, dx: Any, edge_order: int) -> tuple[Tensor, Tensor]:
+    def sl(start: int, end: Any) -> Tensor:
+        return F.slice_(t, d, start, end)
+
+    if edge_order == 1:
+        # NB: right operands first, as PyTorch's compiled C++ evaluates them
+        right = sl(0, 1)
+        prepend = _scalar("div_scalar", F.sub(sl(1, 2), right), dx)
+        right = sl(-2, -1)
+        append = _scalar("div_scalar", F.sub(sl(-1, None), right), dx)
+        return prepend, append
+    c = _scalar("mul_scalar", sl(2, 3), 0.5)
+    b = _scalar("mul_scalar", sl(1, 2), 2)
+    prepend = F.sub(F.add(_scalar("mul_scalar", sl(0, 1), -1.5), b), c)
+    prepend = _scalar("div_scalar", prepend, dx)
+    c = _scalar("mul_scalar", sl(-1, None), 1.5)
+    b = _scalar("mul_scalar", sl(-2, -1), 2)
+    append = F.add(F.sub(_scalar("mul_scalar", sl(-3, -2), 0.5), b), c)
+    return prepend, _scalar("div_scalar", append, dx)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> tuple[Tensor, ...]:
+    """Central differences inside, one-sided at the edges (``edge_order`` 1 or 2), along each
+    dim, node for node as PyTorch's composite (slices, subtractions, divisions by the spacing,
+    a cat); the spacing as numbers (coordinates as tensors are not supported)."""
+    n = input.dim()
+    dims = list(range(n)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [F._dim(d, n) for d in dims]
+    if isinstance(spacing, list | tuple):
+        steps = list(spacing)
+        if len(steps) != len(dims) and dim is None:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or "
+                               "a list of length equal to 'self.dim() = "
+                               f"{n}', since dim argument was not given, but got a list of "
+                               f"length {len(steps)}")
+        if len(steps) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or "
+                               f"it's spacing and dim arguments to have the same length, but got "
+                               f"a spacing argument of length {len(steps)} and a dim argument "
+                               f"of length {len(dims)}.")
+    else:
+        steps = [spacing] * len(dims)
+    if any(isinstance(s, Tensor) for s in steps):
+        raise NotImplementedError("torch.gradient with coordinates (tensors as spacing) is not "
+                                  "supported by graphviz_autograd")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input._data.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    out = []
+    for d, dx in zip(dims, steps, strict=True):
+        dx = float(dx) if isinstance(dx, int) and not isinstance(dx, bool) else dx
+        right = F.slice_(input, d, 0, -2)
+        center = _scalar("div_scalar", F.sub(F.slice_(input, d, 2, None), right), dx)
+        prepend, append = _edges(input, d, dx, edge_order)
+        out.append(F.cat([prepend, _scalar("div_scalar", center, 2), append], d))
+    return tuple(out)
+
+
 def is_inference_mode_enabled() -> bool:
     return bool(grad_state.inference)
 
@@ -391,5 +459,5 @@ FUNCTIONS: dict[str, Any] = {
     "frexp": frexp, "hann_window": hann_window, "hamming_window": hamming_window,
     "blackman_window": blackman_window, "bartlett_window": bartlett_window,
     "kaiser_window": kaiser_window, "rsub": rsub, "fill": fill,
-    "is_inference_mode_enabled": is_inference_mode_enabled,
+    "is_inference_mode_enabled": is_inference_mode_enabled, "gradient": gradient,
 }

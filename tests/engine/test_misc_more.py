@@ -332,3 +332,25 @@ def test_copy_functions_as_pytorch(grad: bool) -> None:
                 rec.attempt(f"{name} grad", lambda outs=outs, x=call[0]: torch.autograd.grad(
                     sum(o.sum() for o in outs), x))
     differential(snippet)
+
+
+def test_gradient_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([1.0, 2.0, 4.0, 7.0, 11.5], requires_grad=True)
+        y = a * a
+        (g,) = torch.gradient(y)
+        rec.graph("default", g=g)
+        rec.note("grad", torch.autograd.grad(g.sum(), a)[0])
+        A = torch.arange(12.0).reshape(3, 4).pow(2).requires_grad_()
+        gs = torch.gradient(A, spacing=2.0, dim=1)
+        rec.graph("spacing", g=gs[0])
+        gs = torch.gradient(A, spacing=[0.5, 2], edge_order=2)
+        rec.note("two dims", list(gs))
+        rec.graph("edge 2", g=gs[0])
+        rec.note("dims", list(torch.gradient(A, dim=(-1,), spacing=3)))
+        rec.attempt("too short", lambda: torch.gradient(torch.ones(2), edge_order=2))
+        rec.attempt("edge 3", lambda: torch.gradient(A, edge_order=3))
+        rec.attempt("lengths", lambda: torch.gradient(A, spacing=[1.0, 2.0, 3.0]))
+        rec.attempt("lengths dim", lambda: torch.gradient(A, spacing=[1.0, 2.0], dim=1))
+    differential(snippet)
