@@ -349,17 +349,6 @@ def set_default_dtype(d: _dt.DType) -> None:
         raise NotImplementedError("this engine's default dtype is float32")
 
 
-def set_default_tensor_type(t: Any) -> None:
-    """Deprecated in PyTorch (it warns); the engine's default stays float32."""
-    import warnings
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-                  UserWarning, stacklevel=2)
-    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
-    if str(name).split(".")[-1] != "FloatTensor":
-        set_default_dtype(_dt.float64 if "Double" in str(name) else _dt.float16)
-
-
 def _fn(name: str) -> Any:
     method = getattr(Tensor, name)
 
@@ -614,6 +603,13 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
 # the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...
 globals().update(_misc_more.FUNCTIONS)
 globals().update(_copies.FUNCTIONS)
+
+
+from .deprecated_fns import (  # noqa: E402
+    frobenius_norm,
+    nuclear_norm,
+    set_default_tensor_type,
+)
 
 
 def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:

@@ -354,3 +354,21 @@ def test_gradient_as_pytorch() -> None:
         rec.attempt("lengths", lambda: torch.gradient(A, spacing=[1.0, 2.0, 3.0]))
         rec.attempt("lengths dim", lambda: torch.gradient(A, spacing=[1.0, 2.0], dim=1))
     differential(snippet)
+
+
+def test_deprecated_norms_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]], requires_grad=True)
+        # NB: PyTorch warns once per process: warnings not compared
+        for label, fn in [("frobenius", lambda: torch.frobenius_norm(A, (0, 1))),
+                          ("frobenius dim", lambda: torch.frobenius_norm(A, (1,), True)),
+                          ("frobenius -1", lambda: torch.frobenius_norm(A, -1)),
+                          ("nuclear", lambda: torch.nuclear_norm(A)),
+                          ("nuclear keepdim", lambda: torch.nuclear_norm(A, keepdim=True)),
+                          ("nuclear dim", lambda: torch.nuclear_norm(A, (1, 0)))]:
+            rec.attempt(label, fn, record_warnings=False)
+            r = fn()
+            rec.graph(label, r=r)
+            rec.note(f"{label} grad", torch.autograd.grad(r.sum(), A)[0])
+    differential(snippet)
