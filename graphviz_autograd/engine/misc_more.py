@@ -2,7 +2,7 @@
 (``untyped_storage``, ``storage``), ``sum_to_size``, ``new_empty_strided``, ``resize_`` /
 ``resize_as_``, ``frexp`` (FrexpBackward0, ``ops_special_more``), ``heaviside_``, ``apply_`` /
 ``map_`` / ``map2_``; the window functions (computed in their dtype as PyTorch's); ``rsub``,
-``fill``, ``gradient``, ``is_inference_mode_enabled``."""
+``fill``, ``gradient``, ``as_strided_scatter``, ``is_inference_mode_enabled``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from .tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_window",
            "blackman_window", "bartlett_window", "kaiser_window", "rsub", "fill", "gradient",
-           "is_inference_mode_enabled", "METHODS", "FUNCTIONS"]
+           "as_strided_scatter", "is_inference_mode_enabled", "METHODS", "FUNCTIONS"]
 
 
 # -- storages ------------------------------------------------------------------------------------
@@ -444,6 +444,19 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
     return tuple(out)
 
 
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
+                       storage_offset: Any = None) -> Tensor:
+    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride,
+    storage_offset)`` would look (AsStridedScatterBackward0)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if tuple(src._data.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(size)}")
+    kw = {"size": size, "stride": stride, "storage_offset": storage_offset}
+    return apply(TABLE["as_strided_scatter"], (input, src), kw,
+                 (input._data, src._data.astype(input._data.dtype)), input._dtype)
+
+
 def is_inference_mode_enabled() -> bool:
     return bool(grad_state.inference)
 
@@ -452,7 +465,7 @@ METHODS: dict[str, Any] = {
     "untyped_storage": _untyped_storage, "storage": _storage, "sum_to_size": _sum_to_size,
     "new_empty_strided": _new_empty_strided, "resize_": _resize_, "resize_as_": _resize_as_,
     "apply_": _apply_, "map_": _map_, "map2_": _map2_, "heaviside_": _heaviside_,
-    "frexp": frexp,
+    "frexp": frexp, "as_strided_scatter": as_strided_scatter,
 }
 
 FUNCTIONS: dict[str, Any] = {
@@ -460,4 +473,5 @@ FUNCTIONS: dict[str, Any] = {
     "blackman_window": blackman_window, "bartlett_window": bartlett_window,
     "kaiser_window": kaiser_window, "rsub": rsub, "fill": fill,
     "is_inference_mode_enabled": is_inference_mode_enabled, "gradient": gradient,
+    "as_strided_scatter": as_strided_scatter,
 }

@@ -1,7 +1,7 @@
 """Table entries: ``torch.special``'s ndtri, log_ndtr, erfcx, entr, i0e, i1e, xlog1py (three
 forms), zeta (three forms); ``round`` with ``decimals`` (RoundBackward1), ``frexp``, the
 out-of-place ``torch.fill`` (FillBackward0 / FillBackward1), ``torch.rsub`` of two tensors
-(RsubBackward0)."""
+(RsubBackward0), ``as_strided_scatter``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import special_kernels as sk
-from .optable import Op, Save, register
+from .optable import Op, Save, no_double_backward, register
 
 _SQRT2PI = math.sqrt(2 * math.pi)
 
@@ -159,6 +159,37 @@ def _rsub_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return gs, (g if c.needs[1] else None)
 
 
+def _strided(flat: Any, size: Any, stride: Any, offset: Any) -> Any:
+    """The elements of a C-ordered buffer ``flat`` at ``size``/``stride`` (in elements) from
+    ``offset``: a writable numpy view."""
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset or 0:], tuple(size),
+                                           tuple(s * item for s in stride))
+
+
+def _as_strided_scatter_fwd(x: Any, src: Any, size: Any, stride: Any,
+                            storage_offset: Any = None) -> Any:
+    flat = np.array(x, copy=True, order="C").reshape(-1)
+    _strided(flat, size, stride, storage_offset)[...] = src
+    return flat.reshape(x.shape)
+
+
+def _as_strided_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("AsStridedScatterBackward0")
+    size, stride, offset = c.attrs["size"], c.attrs["stride"], c.attrs.get("storage_offset")
+    flat = np.array(g, copy=True, order="C").reshape(-1)
+    region = np.array(_strided(flat, size, stride, offset), copy=True)
+    gself = None
+    if c.needs[0]:
+        # NB: as PyTorch 2.13 computes it: the gradient kept where src was written, zero
+        # elsewhere (not the derivative, which is the reverse)
+        out = np.zeros_like(flat)
+        _strided(out, size, stride, offset)[...] = region
+        gself = out.reshape(np.shape(g))
+    return gself, (region if c.needs[1] else None)
+
+
 def _unary(key: str, name: str, fwd: Any, bw: Any, saves: tuple[str, ...]) -> Op:
     return Op(key, name, ("self",), sk.in_dtype(fwd), bw, tuple(Save(s) for s in saves))
 
@@ -193,6 +224,8 @@ register(
        lambda c, g, D: (D.zeros_like(g) if c.needs[0] else None,
                         D.sum(g) if c.needs[1] else None)),
     Op("rsub_tensor", "RsubBackward0", ("self", "other"), _rsub_fwd, _rsub_bw, (), ("alpha",)),
+    Op("as_strided_scatter", "AsStridedScatterBackward0", ("self", "src"),
+       _as_strided_scatter_fwd, _as_strided_scatter_bw, (), ("size", "storage_offset", "stride")),
     Op("round_decimals", "RoundBackward1", ("self",), _round_decimals,
        lambda c, g, D: (D.zeros_like(g),)),
 )

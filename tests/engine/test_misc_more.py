@@ -372,3 +372,20 @@ def test_deprecated_norms_as_pytorch() -> None:
             rec.graph(label, r=r)
             rec.note(f"{label} grad", torch.autograd.grad(r.sum(), A)[0])
     differential(snippet)
+
+
+def test_as_strided_scatter_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A = torch.arange(6.0).reshape(2, 3).requires_grad_()
+        s = torch.ones(2, 2, requires_grad=True)
+        r = torch.as_strided_scatter(A * 1, s, (2, 2), (1, 2))
+        rec.graph("scatter", r=r)
+        rec.note("saved", [r.grad_fn._saved_size, r.grad_fn._saved_stride,
+                           r.grad_fn._saved_storage_offset])
+        rec.note("grads", torch.autograd.grad((r * torch.arange(6.0).reshape(2, 3)).sum(),
+                                              [A, s]))
+        r = A.detach().as_strided_scatter(torch.ones(2), (2,), (2,), 1)
+        rec.note("offset", [r, r.requires_grad])
+        rec.attempt("sizes", lambda: torch.as_strided_scatter(A * 1, torch.ones(3), (2,), (2,)))
+    differential(snippet)

@@ -947,6 +947,9 @@ EXAMPLES: dict[str, list[str]] = {
     "as_strided_view:copy": ["torch.as_strided_copy(A, (2, 2), (1, 2))",
                              "torch.as_strided_copy(A, (2,), (2,), 1)"],
     "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
+    "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
+                           "A.as_strided_scatter(a[:2], (2,), (2,), 1)",
+                           "torch.as_strided_scatter(c.repeat(2), a, (3,), (2,))"],
     "rsub_tensor": ["torch.rsub(a, b)", "torch.rsub(A, a, alpha=2)", "torch.rsub(c, a)",
                     "dgrad(torch.rsub(a, b, alpha=3), a, p)"],
 }
@@ -1257,7 +1260,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc"}
+                      "fractional_max_pool3d", "conv_tbc", "as_strided_scatter"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "special_zeta_scalar"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
@@ -1364,7 +1367,10 @@ NOT_THE_DERIVATIVE = {"torch.manual_seed(0); torch._standard_gamma(p)",
                       "F.embedding(tgt, B, padding_idx=0)", "F.embedding(I, B, padding_idx=-1)",
                       "F.embedding(I, B, scale_grad_by_freq=True)",
                       "F.embedding(I, B * 2, padding_idx=1, scale_grad_by_freq=True)",
-                      "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2"}
+                      "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2",
+                      # NB: PyTorch 2.13 keeps self's gradient where src was written
+                      "torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
+                      "A.as_strided_scatter(a[:2], (2,), (2,), 1)"}
 
 
 @pytest.mark.parametrize(("key", "code"),
