@@ -2,7 +2,8 @@
 (``untyped_storage``, ``storage``), ``sum_to_size``, ``new_empty_strided``, ``resize_`` /
 ``resize_as_``, ``frexp`` (FrexpBackward0, ``ops_special_more``), ``heaviside_``, ``apply_`` /
 ``map_`` / ``map2_``; the window functions (computed in their dtype as PyTorch's); ``rsub``,
-``fill``, ``gradient``, ``as_strided_scatter``, ``is_inference_mode_enabled``."""
+``fill``, ``gradient``, ``as_strided_scatter``, ``index_reduce``,
+``is_inference_mode_enabled``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from .tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_window",
            "blackman_window", "bartlett_window", "kaiser_window", "rsub", "fill", "gradient",
-           "as_strided_scatter", "is_inference_mode_enabled", "METHODS", "FUNCTIONS"]
+           "as_strided_scatter", "index_reduce", "is_inference_mode_enabled", "METHODS",
+           "FUNCTIONS"]
 
 
 # -- storages ------------------------------------------------------------------------------------
@@ -457,6 +459,51 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any,
                  (input._data, src._data.astype(input._data.dtype)), input._dtype)
 
 
+_BETA_WARNED = [False]
+
+
+def _index_reduce_args(name: str, self: Tensor, dim: int, index: Tensor, source: Tensor,
+                       reduce: str, include_self: bool) -> dict[str, Any]:
+    if not _BETA_WARNED[0]:
+        # NB: PyTorch warns once per process
+        _BETA_WARNED[0] = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=3)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but "
+                           f"got {reduce}.")
+    d = F._dim(dim, max(self._data.ndim, 1))
+    if index._data.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index._data.ndim} with type: {index._dtype.legacy[6:-6]} and size: "
+                         f"{list(index._data.shape)}")
+    if index._dtype not in (dt.int64, dt.int32):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{index._dtype.legacy[6:-6]}")
+    size = source._data.shape[d] if source._data.ndim else 1
+    if index._data.size != size:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index._data.size}) should be "
+                           f"equal to source.size(dim): ({size}), for dim: {dim}")
+    n = self._data.shape[d] if self._data.ndim else 1
+    if index._data.size and (index._data.max() >= n or index._data.min() < -n):
+        raise IndexError("index out of range in self")
+    return {"dim": d, "index": index, "reduce": reduce, "include_self": bool(include_self)}
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """``source`` reduced into a copy of ``input`` at ``index`` along ``dim``
+    (IndexReduceBackward0)."""
+    kw = _index_reduce_args("index_reduce", input, dim, index, source, reduce, include_self)
+    return apply(TABLE["index_reduce"], (input, source), kw, dtype=input._dtype)
+
+
+def _index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    kw = _index_reduce_args("index_reduce_", self, dim, index, source, reduce, include_self)
+    return apply_inplace(TABLE["index_reduce"], self, (source,), kw)
+
+
 def is_inference_mode_enabled() -> bool:
     return bool(grad_state.inference)
 
@@ -465,7 +512,8 @@ METHODS: dict[str, Any] = {
     "untyped_storage": _untyped_storage, "storage": _storage, "sum_to_size": _sum_to_size,
     "new_empty_strided": _new_empty_strided, "resize_": _resize_, "resize_as_": _resize_as_,
     "apply_": _apply_, "map_": _map_, "map2_": _map2_, "heaviside_": _heaviside_,
-    "frexp": frexp, "as_strided_scatter": as_strided_scatter,
+    "frexp": frexp, "as_strided_scatter": as_strided_scatter, "index_reduce": index_reduce,
+    "index_reduce_": _index_reduce_,
 }
 
 FUNCTIONS: dict[str, Any] = {
@@ -473,5 +521,5 @@ FUNCTIONS: dict[str, Any] = {
     "blackman_window": blackman_window, "bartlett_window": bartlett_window,
     "kaiser_window": kaiser_window, "rsub": rsub, "fill": fill,
     "is_inference_mode_enabled": is_inference_mode_enabled, "gradient": gradient,
-    "as_strided_scatter": as_strided_scatter,
+    "as_strided_scatter": as_strided_scatter, "index_reduce": index_reduce,
 }

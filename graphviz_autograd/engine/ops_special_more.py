@@ -1,7 +1,8 @@
 """Table entries: ``torch.special``'s ndtri, log_ndtr, erfcx, entr, i0e, i1e, xlog1py (three
 forms), zeta (three forms); ``round`` with ``decimals`` (RoundBackward1), ``frexp``, the
 out-of-place ``torch.fill`` (FillBackward0 / FillBackward1), ``torch.rsub`` of two tensors
-(RsubBackward0), ``as_strided_scatter``."""
+(RsubBackward0), ``as_strided_scatter``, ``index_reduce`` (through scatter_reduce's kernels,
+its index spread along ``dim``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import special_kernels as sk
+from .ops_reduce_extra import _scatter_reduce_bw, _scatter_reduce_fwd
 from .optable import Op, Save, no_double_backward, register
 
 _SQRT2PI = math.sqrt(2 * math.pi)
@@ -190,6 +192,38 @@ def _as_strided_scatter_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     return gself, (region if c.needs[1] else None)
 
 
+def _spread(index: Any, dim: int, like: Any) -> Any:
+    """The 1-d index of ``index_reduce`` as scatter_reduce's: one entry per source element."""
+    shape = [1] * max(np.ndim(like), 1)
+    shape[dim] = -1
+    return np.broadcast_to(np.reshape(index, shape), np.shape(like) or (1,))
+
+
+def _index_reduce_fwd(x: Any, source: Any, dim: int, index: Any, reduce: str,
+                      include_self: bool = True) -> Any:
+    return _scatter_reduce_fwd(x, source, dim, _spread(index, dim, source), reduce, include_self)
+
+
+class _AsScatter:
+    """An index_reduce node's context, as scatter_reduce's backward reads one."""
+
+    def __init__(self, c: Any) -> None:
+        self.c = c
+        self.attrs = c.attrs
+        self.needs = c.needs
+        self.self, self.src, self.result = c.self, c.source, c.result
+        self.index = _spread(c.index, c.attrs["dim"], self.src)
+
+    def shape(self, i: int = 0) -> Any:
+        return self.c.shape(i)
+
+
+def _index_reduce_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
+    if D.tensor_mode:
+        raise no_double_backward("IndexReduceBackward0")
+    return _scatter_reduce_bw(_AsScatter(c), g, D)
+
+
 def _unary(key: str, name: str, fwd: Any, bw: Any, saves: tuple[str, ...]) -> Op:
     return Op(key, name, ("self",), sk.in_dtype(fwd), bw, tuple(Save(s) for s in saves))
 
@@ -226,6 +260,9 @@ register(
     Op("rsub_tensor", "RsubBackward0", ("self", "other"), _rsub_fwd, _rsub_bw, (), ("alpha",)),
     Op("as_strided_scatter", "AsStridedScatterBackward0", ("self", "src"),
        _as_strided_scatter_fwd, _as_strided_scatter_bw, (), ("size", "storage_offset", "stride")),
+    Op("index_reduce", "IndexReduceBackward0", ("self", "source"), _index_reduce_fwd,
+       _index_reduce_bw, (Save("index"), Save("result"), Save("self"), Save("source")),
+       ("dim", "include_self", "reduce")),
     Op("round_decimals", "RoundBackward1", ("self",), _round_decimals,
        lambda c, g, D: (D.zeros_like(g),)),
 )

@@ -389,3 +389,33 @@ def test_as_strided_scatter_as_pytorch() -> None:
         rec.note("offset", [r, r.requires_grad])
         rec.attempt("sizes", lambda: torch.as_strided_scatter(A * 1, torch.ones(3), (2,), (2,)))
     differential(snippet)
+
+
+def test_index_reduce_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.ones(3, requires_grad=True)
+        src = torch.tensor([2.0, 5.0, 3.0], requires_grad=True)
+        idx = torch.tensor([0, 1, 0])
+        for reduce in ("prod", "mean", "amax", "amin"):
+            for include in (True, False):
+                r = x.index_reduce(0, idx, src, reduce, include_self=include)
+                rec.attempt(f"{reduce} {include}", lambda r=r: r, record_warnings=False)
+                rec.graph(f"{reduce} {include}", r=r)
+                rec.note(f"{reduce} {include} grads",
+                         torch.autograd.grad((r * torch.tensor([1.0, 2.0, 3.0])).sum(), [x, src]))
+        r = x.index_reduce(0, idx, src, "amin", include_self=False)
+        rec.note("saved", [r.grad_fn._saved_dim, r.grad_fn._saved_include_self,
+                           r.grad_fn._saved_reduce, r.grad_fn._saved_index,
+                           r.grad_fn._saved_source, r.grad_fn._saved_result])
+        t = torch.zeros(2, 3)
+        t.index_reduce_(1, torch.tensor([2, 2]), torch.tensor([[1.0, 4.0], [2.0, -1.0]]), "amax")
+        rec.note("in place", [t, t._version])
+        A = torch.ones(3, 2)
+        for label, args in [("sum", (1, torch.tensor([0, 1]), torch.ones(3, 2), "sum")),
+                            ("count", (0, torch.tensor([0, 1]), torch.ones(3, 2), "prod")),
+                            ("2-d", (0, torch.tensor([[0, 1]]), torch.ones(2, 2), "prod")),
+                            ("float", (0, torch.tensor([0, 1.0]), torch.ones(2, 2), "prod")),
+                            ("range", (0, torch.tensor([0, 5]), torch.ones(2, 2), "prod"))]:
+            rec.attempt(label, lambda args=args: A.index_reduce(*args), record_warnings=False)
+    differential(snippet)

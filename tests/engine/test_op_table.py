@@ -950,6 +950,11 @@ EXAMPLES: dict[str, list[str]] = {
     "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
                            "A.as_strided_scatter(a[:2], (2,), (2,), 1)",
                            "torch.as_strided_scatter(c.repeat(2), a, (3,), (2,))"],
+    "index_reduce": ["A.index_reduce(1, torch.tensor([0, 2, 0]), M * 2, 'prod')",
+                     "A.index_reduce(0, torch.tensor([1, 1]), M, 'mean', include_self=False)",
+                     "A.index_reduce(1, torch.tensor([2, 2, 1]), M, 'amax')",
+                     "a.index_reduce(0, torch.tensor([0, 0, 2]), b, 'amin', include_self=False)",
+                     "t = A * 1; t.index_reduce_(1, torch.tensor([1, 0, 1]), M, 'mean'); t"],
     "rsub_tensor": ["torch.rsub(a, b)", "torch.rsub(A, a, alpha=2)", "torch.rsub(c, a)",
                     "dgrad(torch.rsub(a, b, alpha=3), a, p)"],
 }
@@ -1260,7 +1265,8 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc", "as_strided_scatter"}
+                      "fractional_max_pool3d", "conv_tbc", "as_strided_scatter",
+                      "index_reduce"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
 NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "special_zeta_scalar"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
