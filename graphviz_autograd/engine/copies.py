@@ -1,7 +1,7 @@
 """The ``torch.*_copy`` functions (``view_copy``, ``t_copy``, ``transpose_copy``, ...): a view op
 whose output is a fresh tensor, recorded as PyTorch records it (``ViewBackward0_copy``: the view's
 node under a name of its own, the same saved values, no view relation); ``detach_copy`` (a
-``NotImplemented`` node)."""
+``NotImplemented`` node); and ``Tensor.as_strided_`` (AsStridedBackward1)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .ops_pointwise import _not_implemented
 from .optable import TABLE, Op, register
 from .tensor import Tensor
 
-__all__ = ["FUNCTIONS"]
+__all__ = ["FUNCTIONS", "METHODS", "as_strided_"]
 
 # the view ops that have a copying twin, by table key
 _VIEW_KEYS = ("view", "t", "transpose", "permute", "expand", "squeeze", "squeeze_dim",
@@ -43,6 +43,10 @@ def _copy_op(op: Op) -> Op:
 
 
 register(*[_copy_op(TABLE[k]) for k in _VIEW_KEYS])
+# ``as_strided_``: the view op under its in-place node's name (the tensor itself becomes the view)
+register(dataclasses.replace(TABLE["as_strided_view"], key="as_strided_inplace",
+                             name="AsStridedBackward1", cls=None, ctx=None, plan=(),
+                             tensor_kw=(), unpack_order=()))
 register(Op("detach_copy", "torch::autograd::NotImplemented", ("self",),
             lambda x: np.array(x, copy=True), _not_implemented("detach_copy")))
 
@@ -63,6 +67,28 @@ def _as_copy(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         return out
     f.__name__ = name
     return f
+
+
+def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    """``self`` itself made ``self.as_strided(...)`` (AsStridedBackward1), as PyTorch's in-place
+    view ops."""
+    from .autograd import check_inplace
+    from .shaping import as_strided
+    check_inplace(self)
+    saved = TABLE["as_strided_view"]
+    TABLE["as_strided_view"] = TABLE["as_strided_inplace"]
+    try:
+        out = as_strided(self, size, stride, storage_offset)
+    finally:
+        TABLE["as_strided_view"] = saved
+    self._data = out._data
+    self._grad_fn, self._output_nr = out._grad_fn, out._output_nr
+    if self._base is not None:
+        self._view_fn = out._view_fn
+    self._vc.v += 1
+    if self._base is not None:
+        self._view_version = self._vc.v
+    return self
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -104,3 +130,5 @@ FUNCTIONS: dict[str, Any] = {
         "unbind": _method("unbind"), "alias": _alias, "unfold": _method("unfold"),
         "as_strided": _method("as_strided")}.items()}
 FUNCTIONS["detach_copy"] = _detach_copy
+
+METHODS: dict[str, Any] = {"as_strided_": as_strided_}

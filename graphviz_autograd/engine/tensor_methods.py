@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import (
+    copies,
     creation_extra,
     factories,
     indexing,
@@ -517,6 +518,7 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
 METHODS.update(mathfns.METHODS)
 METHODS.update(special_more.METHODS)
 METHODS.update(misc_more.METHODS)
+METHODS.update(copies.METHODS)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)

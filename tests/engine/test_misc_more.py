@@ -419,3 +419,22 @@ def test_index_reduce_as_pytorch() -> None:
                             ("range", (0, torch.tensor([0, 5]), torch.ones(2, 2), "prod"))]:
             rec.attempt(label, lambda args=args: A.index_reduce(*args), record_warnings=False)
     differential(snippet)
+
+
+def test_as_strided_inplace_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A = torch.arange(6.0).reshape(2, 3).requires_grad_()
+        rec.attempt("leaf", lambda: A.as_strided_((2, 2), (1, 2)))
+        B = A * 1
+        r = B.as_strided_((2, 2), (1, 2))
+        rec.note("same", [r is B, B, B._version, B.is_contiguous(), B.stride()])
+        rec.graph("as_strided_", B=B)
+        rec.note("saved", [B.grad_fn._saved_size, B.grad_fn._saved_stride,
+                           B.grad_fn._saved_storage_offset])
+        rec.note("grad", torch.autograd.grad(
+            (B * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum(), A))
+        C = torch.arange(6.0)
+        C.as_strided_((2,), (2,), 1)
+        rec.note("no grad", [C, C._version, C.is_contiguous()])
+    differential(snippet)

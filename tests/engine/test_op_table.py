@@ -946,6 +946,8 @@ EXAMPLES: dict[str, list[str]] = {
     "unfold:copy": ["torch.unfold_copy(a, 0, 2, 1)"],
     "as_strided_view:copy": ["torch.as_strided_copy(A, (2, 2), (1, 2))",
                              "torch.as_strided_copy(A, (2,), (2,), 1)"],
+    "as_strided_inplace": ["t = A * 1; t.as_strided_((2, 2), (1, 2)); t",
+                           "t = A * 1; t.as_strided_((2,), (2,), 1); t * t"],
     "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
     "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
                            "A.as_strided_scatter(a[:2], (2,), (2,), 1)",
