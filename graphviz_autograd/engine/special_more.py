@@ -146,6 +146,7 @@ NO_GRAD = {
     "scaled_modified_bessel_k1": _no_grad("scaled_modified_bessel_k1",
                                           lambda x: sk.bessel_k(1, x, True)),
     "spherical_bessel_j0": _no_grad("spherical_bessel_j0", sk.spherical_bessel_j0),
+    "airy_ai": _no_grad("airy_ai", sk.airy_ai),
 }
 
 
