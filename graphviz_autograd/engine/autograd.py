@@ -338,8 +338,10 @@ def _saved_before_write(node: Node, self: Tensor, others: Sequence[Tensor | None
 
 
 # NB: what PyTorch writes into an expanded view (elements sharing memory): a constant fill and
-# threshold_ (whose kernel skips the check), and, with a deprecation warning, the indexed fills
+# threshold_ (whose kernel skips the check), tril_/triu_ (which write only their zeros), and,
+# with a deprecation warning, the indexed fills
 _OVERLAP_ALLOWED = frozenset({"zero", "fill", "threshold_"})
+_OVERLAP_ZEROING = frozenset({"tril", "triu"})     # (tril_, triu_: they write only the zeros)
 _OVERLAP_DEPRECATED = {"masked_fill": ("masked_fill_", "tensor[mask] = scalar", 2450),
                        "masked_fill_tensor": ("masked_fill_", "tensor[mask] = scalar", 2450),
                        "index_fill": ("index_fill_", "tensor[mask] = scalar", 1913),
@@ -354,6 +356,8 @@ def _check_overlap(key: str, target: np.ndarray, others: Sequence[Tensor | None]
     True: an indexed fill, which writes only the elements it selects."""
     if not internal_overlap(target) or key in _OVERLAP_ALLOWED:
         return False             # NB: (a part of an expanded view that overlaps nowhere)
+    if key in _OVERLAP_ZEROING:
+        return True
     deprecated = _OVERLAP_DEPRECATED.get(key)
     if deprecated is None:
         raise RuntimeError(msg.OVERLAPPING_WRITE)
@@ -615,12 +619,14 @@ from . import (  # noqa: E402, F401
     ops_double,
     ops_fractional,
     ops_grid,
+    ops_householder,
     ops_layers,
     ops_layers_extra,
     ops_linalg,
     ops_loss,
     ops_loss_extra,
     ops_mathfns,
+    ops_matrix_exp,
     ops_norm,
     ops_order,
     ops_packed,
@@ -636,6 +642,7 @@ from . import (  # noqa: E402, F401
     ops_shaping,
     ops_special,
     ops_special_more,
+    ops_weight_norm,
 )
 
 build_backends(_tt_call, wrap, _unwrap)

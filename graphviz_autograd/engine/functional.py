@@ -363,7 +363,8 @@ def pow(t: Any, e: Any) -> Tensor:
 
 # NB: forwards numpy may warn about (inf/nan): run them quietly
 _NOISY = frozenset({"log", "log1p", "log2", "sqrt", "rsqrt", "reciprocal", "exp", "expm1",
-                    "tan", "log10", "exp2", "sinh", "cosh", "asin", "acos", "acosh", "atanh"})
+                    "tan", "log10", "exp2", "sinh", "cosh", "asin", "acos", "acosh", "atanh",
+                    "sin", "cos"})
 
 
 def unary(key: str, t: Tensor, floating: bool = True, **kw: Any) -> Tensor:

@@ -33,7 +33,8 @@ def _celu_kw(c: Any) -> dict[str, Any]:
 
 # -- hardswish, hardsigmoid ----------------------------------------------------------------------
 def _hardswish_fwd(x: Any) -> Any:
-    return x * np.clip(x + 3, 0, 6) / 6
+    with np.errstate(all="ignore"):       # NB: -inf * 0 is nan, without numpy's warning
+        return x * np.clip(x + 3, 0, 6) / 6
 
 
 def _hardswish_data_fwd(g: Any, x: Any) -> Any:
@@ -71,7 +72,7 @@ def _hardsigmoid_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 # -- mish ----------------------------------------------------------------------------------------
 def _mish_fwd(x: Any) -> Any:
-    with np.errstate(over="ignore"):
+    with np.errstate(all="ignore"):       # NB: a nan or inf input: no numpy warning
         return x * np.tanh(np.logaddexp(0, x))
 
 

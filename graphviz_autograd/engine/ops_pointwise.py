@@ -289,7 +289,17 @@ def _relu(x: Any) -> Any:
     return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x
 
 
+def _silu_fwd(x: Any) -> Any:
+    with np.errstate(all="ignore"):       # NB: -inf * 0 is nan, without numpy's warning
+        return x * _sigmoid(x)
+
+
 def _gelu(x: Any, approximate: str = "none") -> Any:
+    with np.errstate(all="ignore"):       # NB: (as silu's)
+        return _gelu_of(x, approximate)
+
+
+def _gelu_of(x: Any, approximate: str) -> Any:
     if approximate == "tanh":
         k = np.sqrt(2 / np.pi)
         return 0.5 * x * (1 + np.tanh(k * (x + 0.044715 * x ** 3)))
@@ -529,7 +539,7 @@ register(
     _unary("elu", "EluBackward0", elu_fwd, lambda c, g, D: D.elu_backward(g, c.self, **elu_kw(c)),
            "self", ("alpha", "input_scale", "scale")),
     _unary("logit", "LogitBackward0", _logit_fwd, _logit_bw, "self", ("eps",)),
-    _unary("silu", "SiluBackward0", lambda x: x * _sigmoid(x), _silu_bw, "self"),
+    _unary("silu", "SiluBackward0", _silu_fwd, _silu_bw, "self"),
     _unary("hardtanh", "HardtanhBackward0",
            lambda x, min_val=-1.0, max_val=1.0: np.clip(x, min_val, max_val),
            lambda c, g, D: D.hardtanh_backward(g, c.self, min_val=c.attrs.get("min_val", -1.0),

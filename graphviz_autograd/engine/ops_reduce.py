@@ -147,7 +147,27 @@ def _prod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         axis = None if dim is None else dim
         others = _prod_others(x, axis)
         return (np.broadcast_to(g, shape) * others,)
+    if D.tensor_mode and np.any(x._data == 0):
+        if dim is None:
+            # NB: PyTorch's order: the input flattened, its gradient viewed back
+            flat = D.view(x, shape=(-1,)) if x._data.flags.c_contiguous else \
+                D.reshape(x, shape=(-1,))
+            return (D.view(_prod_safe_zeros(D, g, flat, 0), shape=shape),)
+        return (_prod_safe_zeros(D, g, x, dim % len(shape)),)
     return (D.mul(g, D.div(r, x)),)
+
+
+def _prod_safe_zeros(D: Any, g: Any, x: Any, dim: int) -> Any:
+    """PyTorch's gradient of a product where an element is zero, as a graph: the products of
+    the elements before and after each (exclusive cumulative products, from each end)."""
+    n = x._data.shape[dim]
+    size = list(x._data.shape)
+    size[dim] = 1
+    ones = D.ones_like(D.zeros(tuple(size), like=x))
+    before = D.cumprod(D.cat(ones, D.slice(x, dim=dim, start=0, end=n - 1), dim=dim), dim=dim)
+    tail = D.flip(D.slice(x, dim=dim, start=1, end=n), dims=(dim,))
+    after = D.flip(D.cumprod(D.cat(ones, tail, dim=dim), dim=dim), dims=(dim,))
+    return D.mul(g, D.mul(before, after))
 
 
 def _prod_others(x: np.ndarray, axis: int | None) -> np.ndarray:

@@ -520,6 +520,28 @@ METHODS.update(special_more.METHODS)
 METHODS.update(misc_more.METHODS)
 METHODS.update(copies.METHODS)
 
+# NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
+# gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list
+# repeated by a one-element integer tensor) or raises its own words ("unsupported operand
+# type(s) for +: 'Tensor' and 'tuple'")
+_OPERANDS = (Tensor, bool, int, float, np.ndarray, np.generic)
+_OPERATORS = {f"__{r}{k}__" for r in ("", "r") for k in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+    "lshift", "rshift")} | {f"__{k}__" for k in ("eq", "ne", "lt", "le", "gt", "ge")}
+
+
+def _operator(fn: Any) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if type(other) is not Tensor and not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return fn(self, other)
+    op.__name__ = getattr(fn, "__name__", "op")
+    return op
+
+
+for _name in _OPERATORS & METHODS.keys():
+    METHODS[_name] = _operator(METHODS[_name])
+
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]

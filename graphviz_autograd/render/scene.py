@@ -5,10 +5,13 @@ the steps a backward has run so far. Both the DOT writer and the SVG writer draw
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from ..recording.snapshot import NodeInfo, SavedInfo, Snapshot
 
@@ -61,6 +64,17 @@ def nbytes_text(n: int) -> str:
 
 def _dtype(d: str) -> str:
     return d.removeprefix("torch.")
+
+
+def _kept_text(s: SavedInfo) -> str:
+    """The bytes a saved buffer keeps alive; more than its own elements when it views a larger
+    storage (PyTorch keeps the whole storage), which the text then says."""
+    try:
+        own = math.prod(s.shape) * np.dtype(_dtype(s.dtype)).itemsize
+    except TypeError:
+        own = s.nbytes
+    text = nbytes_text(s.nbytes)
+    return f"{text} (the storage it views)" if s.nbytes > own else text
 
 
 def _clip(text: str, n: int) -> str:
@@ -185,7 +199,7 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
                    f"{node.source.get('code') or ''}")                        # type: ignore[union-attr]
     for s in node.saved:
         tip.append(f"saved {s.name}: {shape_text(s.shape)} {_dtype(s.dtype)}, "
-                   f"{nbytes_text(s.nbytes)}, {s.state}")
+                   f"{_kept_text(s)}, {s.state}")
     if node.executed_by:
         tip.append("run by backward " + ", ".join(f"#{b}" for b in node.executed_by))
     if len(node.roots) > 1:
@@ -213,7 +227,7 @@ def _saved_box(node: NodeInfo, s: SavedInfo) -> Box:
     lines = {"title": s.name, "shape": f"{shape_text(s.shape)} {_dtype(s.dtype)}",
              "status": _saved_state_text(s)}
     tip = [f"{node.name}._saved_{s.name}", f"{shape_text(s.shape)} {_dtype(s.dtype)}, "
-           f"{nbytes_text(s.nbytes)}", lines["status"]]
+           f"{_kept_text(s)}", lines["status"]]
     for edit in s.modified_by or []:
         src = edit.get("source") or {}
         tip.append(f"changed in place to version {edit.get('version')}"

@@ -541,7 +541,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: Any = 2.0, eps: Any = 1e-6,
 _ = (_apply, _TABLE)
 
 
-from . import distributions  # noqa: E402 -- it builds on the names above
+from . import distributions, func  # noqa: E402 -- they build on the names above
+from .func import vmap  # noqa: E402
 from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     adaptive_avg_pool1d,
     adaptive_max_pool1d,
@@ -598,6 +599,12 @@ from .layer_aliases import (  # noqa: E402 -- they build on nn.functional
     rrelu,
     rrelu_,
     triplet_margin_loss,
+)
+from .matrix_exp import matrix_exp, orgqr  # noqa: E402
+from .nn.utils_spectral import (  # noqa: E402
+    _weight_norm,
+    _weight_norm_interface,
+    norm_except_dim,
 )
 
 # the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...

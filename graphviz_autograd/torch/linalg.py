@@ -42,3 +42,9 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal",
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return _diagonal(A, offset, dim1, dim2)
+
+
+from .matrix_exp import (  # noqa: E402, F401 -- torch.linalg.matrix_exp, householder_product
+    householder_product,
+    matrix_exp,
+)

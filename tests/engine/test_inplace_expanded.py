@@ -19,7 +19,8 @@ EDITS = ["y.relu_()", "torch.nn.functional.threshold_(y, 0.0, 0.5)",
          "y.__setitem__(torch.tensor([True, False, True]), 1.0)",
          "y.__setitem__(torch.tensor([True, False, True]), torch.tensor([1.0, 2.0]))",
          "y.__setitem__(torch.tensor([0]), torch.tensor(3.0))", "y.__setitem__([0, 1], 4.0)",
-         "y.__setitem__(slice(1, None), 6.0)"]
+         "y.__setitem__(slice(1, None), 6.0)", "y.view(1, 3).expand(2, 3).tril_()",
+         "y.view(1, 3).expand(2, 3).triu_(1)"]
 
 
 @pytest.mark.parametrize("grad", [False, True])

@@ -1643,3 +1643,22 @@ def test_clamp_by_a_tensor_promotes_as_pytorch(expr: str) -> None:
         rec.note("grad dtype", b.grad.dtype)
 
     differential(snippet)
+
+
+OPERATOR_MISUSES = ["t + (1, 2)", "(1, 2) + t", "t * [1.0, 2.0]", "[1.0] * t", "t - 'a'",
+                    "'a' - t", "t / None", "t ** 'a'", "'a' ** t", "t @ (1, 2)", "t // [1]",
+                    "t % 'x'", "i & None", "None | i", "i << 'a'", "t == (1, 2)",
+                    "t != 'a'", "t < 'a'", "t >= None", "i * [1, 2]", "one * [1, 2]",
+                    "t + np.float64(1.5)"]
+
+
+@pytest.mark.parametrize("code", OPERATOR_MISUSES)
+def test_an_operator_with_an_operand_it_does_not_take_as_pytorch(code: str) -> None:
+    """PyTorch's operators give Python NotImplemented for such an operand: Python's own
+    words, or the other side's operator (a list repeated by a one-element integer tensor)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        env = {"np": np, "torch": torch, "t": torch.ones(2), "i": torch.ones(2, dtype=torch.int64),
+               "one": torch.ones(1, dtype=torch.int64)}
+        rec.attempt(code, lambda: eval(code, env))
+    differential(snippet)

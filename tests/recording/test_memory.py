@@ -48,3 +48,21 @@ def test_without_keep_last_memory_grows_by_metadata_only() -> None:
     snap = rec300.snapshots[-1]
     assert snap.kind == "after_backward"
     assert all(s.state == "freed" for n in snap.nodes for s in n.saved)
+
+
+def test_a_saved_view_counts_the_storage_it_keeps_once() -> None:
+    """Saving a view keeps its base's whole storage alive (as PyTorch does): its bytes are the
+    storage's, counted once for the slots that share it, and a picture's tooltip says so."""
+    from graphviz_autograd.render.layout import Layout
+
+    with graphviz_autograd.record() as rec:
+        x = torch.ones(4, 3, requires_grad=True).exp()    # a 48-byte storage, saved by exp
+        y = x[0]                                          # a 12-byte view of it
+        z = (y * y).sum()
+        snap = rec.snapshot("views")
+    mul = next(n for n in snap.nodes if n.name == "MulBackward0")
+    assert [(s.name, s.nbytes) for s in mul.saved] == [("other", 48), ("self", 48)]
+    assert snap.memory["saved_bytes_alive"] == 48     # exp's result and the views: one storage
+    svg = Layout.of(rec).svg(snap.index)
+    assert "(3,) float32, 48 B (the storage it views)" in svg
+    del z

@@ -11,12 +11,16 @@ from ...engine.tensor import Size, Tensor
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, torch
+from .utils import (
+    BinaryParams,
+    broadcast_all,
+    torch,
+)
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParams, ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}  # noqa: RUF012
     support = constraints.boolean
     has_enumerate_support = True
@@ -57,18 +61,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -11,7 +11,11 @@ from ...engine.tensor import Size, Tensor
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, torch
+from .utils import (
+    BinaryParams,
+    broadcast_all,
+    torch,
+)
 
 __all__ = ["Binomial", "Multinomial"]
 
@@ -20,7 +24,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParams, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer,  # noqa: RUF012
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
@@ -59,18 +63,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -12,7 +12,14 @@ from ..nn.functional import binary_cross_entropy_with_logits, logsigmoid
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, torch
+from .utils import (
+    BinaryParams,
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+    torch,
+)
 
 __all__ = ["Poisson", "Geometric", "NegativeBinomial"]
 
@@ -126,7 +133,7 @@ class Geometric(Distribution):
                                                 reduction="none") / self.probs
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryParams, Distribution):
     arg_constraints = {"total_count": constraints.greater_than_eq(0),  # noqa: RUF012
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
@@ -165,18 +172,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / torch.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._param.size()
 
     @lazy_property
     def _gamma(self) -> Gamma:

@@ -77,6 +77,25 @@ class lazy_property:  # noqa: N801 -- PyTorch's name
         return value
 
 
+class BinaryParams:
+    """``probs`` and ``logits`` of a distribution over a binary outcome, each derived lazily
+    from the one given (``_param``), as PyTorch's Bernoulli-like classes define them."""
+
+    _param: Tensor
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+
 def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
     """The lower triangle (from diagonal ``diag``) of each matrix, row by row."""
     n = mat.shape[-1]

@@ -18,7 +18,7 @@ from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 from . import functional as F
-from .functional import _check_conv_params, _expand_param, _ints, _sizes
+from .functional import _check_conv_params, _expand_param, _ints, _max_pool_with_indices, _sizes
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "max_pool1d", "avg_pool1d",
            "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d",
@@ -186,14 +186,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
                            f"{_sizes(shape)}")
     given = list(output_size) if isinstance(output_size, tuple | list) else [output_size] * 2
     size = tuple(int(shape[-2 + i] if s is None else s) for i, s in enumerate(given))
-    op = _T["adaptive_max_pool2d"]
-    out = _apply(op, (input,), {"output_size": size}, dtype=input._dtype)
-    if not return_indices:
-        return out
-    fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, output_size=size)[1]["result1"], _dt.int64)
-    return out, idx
+    return _max_pool_with_indices("adaptive_max_pool2d", input, {"output_size": size},
+                                  return_indices)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

@@ -20,6 +20,7 @@ from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 from . import functional as F
+from .functional import _max_pool_with_indices
 from .functional_layers import _conv_transpose, _unpool_output_size
 
 __all__ = ["bilinear", "pdist", "channel_shuffle", "adaptive_max_pool3d",
@@ -93,21 +94,15 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """The channels split into ``groups`` and interleaved (ChannelShuffleBackward0)."""
-    shape = input._data.shape
-    if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
-                           f"sizes {_sizes(shape)}")
-    if groups <= 0:
-        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
-                           f"groups:{groups}")
-    if shape[1] % groups:
-        raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
-                           f"channels and {groups} groups.")
-    return _apply(_T["channel_shuffle"], (input,), {"groups": int(groups)}, dtype=input._dtype)
+    return _shuffle("channel_shuffle", input, groups)
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """channel_shuffle's kernel itself: no derivative (a NotImplemented node), as PyTorch."""
+    return _shuffle("native_channel_shuffle", input, groups)
+
+
+def _shuffle(key: str, input: Tensor, groups: int) -> Tensor:
     shape = input._data.shape
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
@@ -118,8 +113,7 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if shape[1] % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {shape[1]} "
                            f"channels and {groups} groups.")
-    return _apply(_T["native_channel_shuffle"], (input,), {"groups": int(groups)},
-                  dtype=input._dtype)
+    return _apply(_T[key], (input,), {"groups": int(groups)}, dtype=input._dtype)
 
 
 # -- 3-d adaptive max pool, unpool, transposed convolution ----------------------------------------
@@ -134,14 +128,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     if len(given) != 3:
         raise RuntimeError("adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     size = tuple(int(shape[-3 + i] if s is None else s) for i, s in enumerate(given))
-    op = _T["adaptive_max_pool3d"]
-    out = _apply(op, (input,), {"output_size": size}, dtype=input._dtype)
-    if not return_indices:
-        return out
-    fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, output_size=size)[1]["result1"], _dt.int64)
-    return out, idx
+    return _max_pool_with_indices("adaptive_max_pool3d", input, {"output_size": size},
+                                  return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,

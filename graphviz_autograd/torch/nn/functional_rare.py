@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
 from . import functional as F
+from .functional import _max_pool_with_indices
 from .functional_more import _sizes, _tuple
 
 __all__ = ["pad_circular", "fractional_max_pool2d", "fractional_max_pool3d",
@@ -94,16 +94,9 @@ def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio:
         if size[d] + kernel[d] - 1 > n - (nd == 3):
             raise RuntimeError(f"{where}: pool {names[d]} {kernel[d]} too large relative to "
                                f"input {names[d]} {n}")
-    op = _T[name]
     kw = {"kernel_size": kernel, "output_size": size,
           "samples": random_samples._data.astype(input._dtype.np, copy=False)}
-    out = _apply(op, (input,), kw, dtype=input._dtype)
-    if not return_indices:
-        return out
-    fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
-    return out, idx
+    return _max_pool_with_indices(name, input, kw, return_indices)
 
 
 def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,

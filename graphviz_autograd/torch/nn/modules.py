@@ -574,6 +574,18 @@ class ModuleDict(Module):
     def __setitem__(self, k: str, m: Module) -> None:
         self.add_module(k, m)
 
+    def __delitem__(self, k: str) -> None:
+        del self._modules[k]
+
+    def __contains__(self, k: object) -> bool:
+        return k in self._modules
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
     def keys(self) -> Any:
         return self._modules.keys()
 

@@ -13,10 +13,15 @@ from ...engine import dtypes as dt
 from ...engine import functional as _F
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
+from . import utils_parametrizations as parametrizations
+from . import utils_parametrize as parametrize
 from . import utils_rnn as rnn
+from .utils_spectral import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrize", "parametrizations", "prune", "stateless",
+           "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm"]
 
 
 def _listed(parameters: Any) -> list[Tensor]:
@@ -133,3 +138,7 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
         n = p.numel()
         p.data = vec[at:at + n].view_as(p).data
         at += n
+
+
+from . import utils_prune as prune  # noqa: E402 -- it builds on parameters_to_vector
+from . import utils_stateless as stateless  # noqa: E402
