@@ -522,4 +522,5 @@ FUNCTIONS: dict[str, Any] = {
     "kaiser_window": kaiser_window, "rsub": rsub, "fill": fill,
     "is_inference_mode_enabled": is_inference_mode_enabled, "gradient": gradient,
     "as_strided_scatter": as_strided_scatter, "index_reduce": index_reduce,
+    "UntypedStorage": UntypedStorage, "TypedStorage": TypedStorage,
 }

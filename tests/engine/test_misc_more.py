@@ -164,7 +164,8 @@ def test_storages_as_pytorch() -> None:
         rec.note("sizes", [s.nbytes(), s.size(), s.element_size(), len(s),
                            v.untyped_storage().nbytes()])
         rec.note("int64", torch.arange(3).untyped_storage().nbytes())
-        rec.note("is_storage", [torch.is_storage(s), torch.is_storage(x)])
+        rec.note("is_storage", [torch.is_storage(s), torch.is_storage(x),
+                                isinstance(s, torch.UntypedStorage)])
     differential(snippet)
 
 
