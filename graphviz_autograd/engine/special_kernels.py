@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ndtri", "log_ndtr", "erfcx", "entr", "i0e", "i1e", "zeta", "bessel_j", "bessel_k",
-           "spherical_bessel_j0", "polynomial", "airy_ai", "in_dtype"]
+__all__ = ["ndtri", "log_ndtr", "erfcx", "entr", "i0e", "i1e", "zeta", "bessel_j", "bessel_y",
+           "bessel_k", "spherical_bessel_j0", "polynomial", "airy_ai", "in_dtype"]
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 _SQRT2 = math.sqrt(2.0)
@@ -188,6 +188,56 @@ def zeta(x: Any, q: Any) -> Any:
     return np.asarray(_zeta(x, q), np.float64)
 
 
+def _hankel(n: int, big: Any) -> tuple[Any, Any, Any]:
+    """Hankel's asymptotic series P, Q of order n at ``big``, and the phase."""
+    mu = 4.0 * n * n
+    p = np.ones_like(big)
+    q = np.zeros_like(big)
+    coef = np.ones_like(big)
+    for k in range(1, 40):
+        coef = coef * (mu - (2 * k - 1) ** 2) / (k * 8 * big)
+        if k % 2:
+            q = q + (coef if k % 4 == 1 else -coef)
+        else:
+            p = p + (coef if k % 4 == 0 else -coef)
+    return p, q, big - (n / 2 + 0.25) * np.pi
+
+
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(120)
+
+
+def bessel_y(n: int, x: Any) -> Any:
+    """Y_n(x), n in (0, 1), for x > 0: the series with J_n up to 2, Gauss-Legendre on
+    Schlaefli's integrals up to 25, Hankel's asymptotic series beyond."""
+    small = np.where((x > 0) & (x <= 2), x, 1.0)
+    h = small / 2
+    y = h * h
+    psi1, psi2 = -_EULER, -_EULER + (1.0 if n else 0.0)   # psi(k + 1), psi(k + n + 1)
+    term = np.ones_like(small)
+    total = (psi1 + psi2) * term
+    for k in range(1, 40):
+        psi1 += 1.0 / k
+        psi2 += 1.0 / (k + n)
+        term = -term * y / (k * (k + n))
+        total = total + (psi1 + psi2) * term
+    series = 2 / np.pi * np.log(h) * bessel_j(n, small) - h ** n / np.pi * total
+    if n == 1:
+        series = series - 2 / (np.pi * small)
+    mid = np.where((x > 2) & (x <= 25), x, 3.0)[..., None]
+    theta = (_GL_X + 1) * np.pi / 2
+    first = (np.sin(mid * np.sin(theta) - n * theta) * _GL_W).sum(axis=-1) / 2
+    t = (_GL_X + 1) * 2.5
+    tail = ((np.exp(n * t) + (-1) ** n * np.exp(-n * t)) * np.exp(-mid * np.sinh(t))
+            * _GL_W).sum(axis=-1) * 2.5
+    integral = first - tail / np.pi
+    big = np.where(x > 25, x, 26.0)
+    p, q, chi = _hankel(n, big)
+    asym = np.sqrt(2 / (np.pi * big)) * (p * np.sin(chi) + q * np.cos(chi))
+    out = np.where(x <= 2, series, np.where(x <= 25, integral, asym))
+    out = np.where(x == 0, -np.inf, out)
+    return np.where((x < 0) | np.isinf(x), np.nan, out)
+
+
 def bessel_j(n: int, x: Any) -> Any:
     """J_n(x), n in (0, 1): the power series up to 2, the trapezoidal rule on Bessel's integral
     over a period (exact to rounding for |x| <= 25), Hankel's asymptotic series beyond."""
@@ -203,17 +253,7 @@ def bessel_j(n: int, x: Any) -> Any:
         series = series + term
     vals = np.where(ax <= 2, series, vals)
     big = np.where(ax > 25, ax, 26.0)
-    mu = 4.0 * n * n
-    p = np.ones_like(big)
-    q = np.zeros_like(big)
-    coef = np.ones_like(big)
-    for k in range(1, 40):
-        coef = coef * (mu - (2 * k - 1) ** 2) / (k * 8 * big)
-        if k % 2:
-            q = q + (coef if k % 4 == 1 else -coef)
-        else:
-            p = p + (coef if k % 4 == 0 else -coef)
-    chi = big - (n / 2 + 0.25) * np.pi
+    p, q, chi = _hankel(n, big)
     asym = np.sqrt(2 / (np.pi * big)) * (p * np.cos(chi) - q * np.sin(chi))
     out = np.where(ax <= 25, vals, asym)
     out = np.where(np.isinf(x), np.nan, out)

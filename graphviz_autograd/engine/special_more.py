@@ -135,6 +135,8 @@ def _no_grad(name: str, fn: Any) -> Any:
 NO_GRAD = {
     "bessel_j0": _no_grad("bessel_j0", lambda x: sk.bessel_j(0, x)),
     "bessel_j1": _no_grad("bessel_j1", lambda x: sk.bessel_j(1, x)),
+    "bessel_y0": _no_grad("bessel_y0", lambda x: sk.bessel_y(0, x)),
+    "bessel_y1": _no_grad("bessel_y1", lambda x: sk.bessel_y(1, x)),
     "modified_bessel_i0": _no_grad("modified_bessel_i0",
                                    lambda x: sk.i0e(x) * np.exp(np.abs(x))),
     "modified_bessel_i1": _no_grad("modified_bessel_i1",
