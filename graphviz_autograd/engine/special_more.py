@@ -29,9 +29,22 @@ def _tensor(name: str, x: Any) -> Tensor:
     return x
 
 
+def _no_half(kernel: str, dtype: dt.DType) -> None:
+    """PyTorch's CPU kernels of these functions have no float16 / bfloat16 form."""
+    if dtype.is_floating_point and dtype.np.itemsize == 2:
+        name = msg.SCALAR_NAME.get(dtype.name, dtype.name)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{name}\'')
+
+
+_HALF_OK = ("special_entr", "special_i0e", "special_i1e")
+
+
 def _unary(key: str) -> Any:
     def f(input: Tensor) -> Tensor:
-        return F._quiet(F.unary)(key, _tensor(key[8:], input))
+        x = _tensor(key[8:], input)
+        if key not in _HALF_OK:
+            _no_half(key[8:], x._dtype)
+        return F._quiet(F.unary)(key, x)
     f.__name__ = key[8:]
     return f
 
@@ -85,22 +98,27 @@ def zeta(input: Any, other: Any) -> Tensor:
     if not isinstance(input, Tensor):
         t = F.as_tensor_arg(other)
         dtype = _floating(F.scalar_tensor(input), t)
+        _no_half("zeta", dtype)
         return F._quiet(apply)(TABLE["special_zeta_of_scalar"], (t,), {"self": float(input)},
                                (t._data.astype(dtype.np),), dtype=dtype)
     if not isinstance(other, Tensor):
         dtype = _floating(input, F.scalar_tensor(other))
+        _no_half("zeta", dtype)
         return F._quiet(apply)(TABLE["special_zeta_scalar"], (input,), {"other": float(other)},
                                (input._data.astype(dtype.np),), dtype=dtype)
     F._check_broadcast(input, other)
     dtype = _floating(input, other)
+    _no_half("zeta", dtype)
     return F._quiet(apply)(TABLE["special_zeta"], (input, other), None,
                            (input._data.astype(dtype.np), other._data.astype(dtype.np)), dtype)
 
 
 def _round_check(self: Tensor, decimals: int) -> None:
-    if not self._dtype.is_floating_point and self._dtype is not dt.bool_:
+    # NB: PyTorch's kernel at 0 decimals is round_vml_cpu, round_cpu otherwise
+    if not self._dtype.is_floating_point:
         name = msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)
-        raise NotImplementedError(f'"round_cpu" not implemented for \'{name}\'')
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
@@ -111,6 +129,8 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 def _round_method(self: Tensor, *, decimals: int | None = None) -> Tensor:
     if decimals is None:
+        if self._dtype is dt.bool_:
+            raise NotImplementedError('"round_vml_cpu" not implemented for \'Bool\'')
         return F.unary("round", self, floating=False)
     return round(self, decimals=decimals)
 
@@ -126,6 +146,7 @@ def _no_grad(name: str, fn: Any) -> Any:
     """A function PyTorch gives no derivative: its result is outside the graph."""
     def f(input: Tensor) -> Tensor:
         x = _tensor(name, input)
+        _no_half(name, x._dtype)
         dtype = x._dtype if x._dtype.is_floating_point else dt.float32
         return Tensor._make(np.asarray(sk.in_dtype(fn)(x._data)).astype(dtype.np), dtype)
     f.__name__ = name
@@ -163,6 +184,7 @@ def _polynomial(name: str) -> Any:
         tx, tn = F.as_tensor_arg(input), F.as_tensor_arg(n)
         F._check_broadcast(tx, tn)
         dtype = _floating(tx, tn)
+        _no_half(name, dtype)
         out = sk.polynomial(name, tx._data, tn._data, dtype.np)
         return Tensor._make(np.asarray(out), dtype)
     f.__name__ = name

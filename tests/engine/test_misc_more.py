@@ -443,3 +443,20 @@ def test_as_strided_inplace_as_pytorch() -> None:
         C.as_strided_((2,), (2,), 1)
         rec.note("no grad", [C, C._version, C.is_contiguous()])
     differential(snippet)
+
+
+def test_special_dtype_errors_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        S = torch.special
+        h = torch.tensor([0.5], dtype=torch.float16)
+        for name in ["ndtri", "log_ndtr", "erfcx", "entr", "i0e", "ndtr", "bessel_j0",
+                     "modified_bessel_k0", "airy_ai", "spherical_bessel_j0"]:
+            rec.attempt(name, lambda name=name: getattr(S, name)(h).dtype)
+        rec.attempt("zeta", lambda: S.zeta(h, h))
+        rec.attempt("chebyshev", lambda: S.chebyshev_polynomial_t(h, 2))
+        rec.attempt("round int", lambda: S.round(torch.tensor([1, 2])))
+        rec.attempt("round bool", lambda: torch.tensor([True]).round())
+        rec.attempt("round bool decimals", lambda: torch.round(torch.tensor([True]), decimals=1))
+        rec.attempt("round int plain", lambda: torch.tensor([1, 2]).round())
+    differential(snippet)
