@@ -405,11 +405,38 @@ def _edges(t: Tensor, d: int, dx: Any, edge_order: int) -> tuple[Tensor, Tensor]
     return prepend, _scalar("div_scalar", append, dx)
 
 
+def _gradient_coordinates(t: Tensor, d: int, coords: Tensor, edge_order: int) -> Tensor:
+    """One dim of ``torch.gradient`` at unevenly spaced coordinates: PyTorch's weights of the
+    neighbours (second order inside), its one-sided edges."""
+    def sl(start: int, end: Any) -> Tensor:
+        return F.slice_(t, d, start, end)
+
+    shape = [1] * t.dim()
+    shape[d] = -1
+    dx = coords.diff()
+    dx1, dx2 = F.slice_(dx, 0, 0, -1), F.slice_(dx, 0, 1, None)
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * sl(0, -2) + b * sl(1, -1) + c * sl(2, None)
+    if edge_order == 1:
+        prepend = (sl(1, 2) - sl(0, 1)) / dx[0]
+        append = (sl(-1, None) - sl(-2, -1)) / dx[-1]
+    else:
+        h0, h1 = dx[0], dx[1]
+        prepend = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * sl(0, 1)
+                   + (h0 + h1) / (h0 * h1) * sl(1, 2) + (-h0) / (h1 * (h0 + h1)) * sl(2, 3))
+        hl, hm = dx[-1], dx[-2]
+        append = (hl / (hm * (hl + hm)) * sl(-3, -2) + (-(hl + hm)) / (hl * hm) * sl(-2, -1)
+                  + (2 * hl + hm) / (hl * (hl + hm)) * sl(-1, None))
+    return F.cat([prepend, center, append], d)
+
+
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
              edge_order: int = 1) -> tuple[Tensor, ...]:
     """Central differences inside, one-sided at the edges (``edge_order`` 1 or 2), along each
     dim, node for node as PyTorch's composite (slices, subtractions, divisions by the spacing,
-    a cat); the spacing as numbers (coordinates as tensors are not supported)."""
+    a cat); the spacing as numbers, or as coordinates (tensors) per dim."""
     n = input.dim()
     dims = list(range(n)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     dims = [F._dim(d, n) for d in dims]
@@ -427,9 +454,7 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
                                f"of length {len(dims)}.")
     else:
         steps = [spacing] * len(dims)
-    if any(isinstance(s, Tensor) for s in steps):
-        raise NotImplementedError("torch.gradient with coordinates (tensors as spacing) is not "
-                                  "supported by graphviz_autograd")
+    coords = any(isinstance(s, Tensor) for s in steps)
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     for d in dims:
@@ -438,6 +463,9 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
                                "edge_order+1")
     out = []
     for d, dx in zip(dims, steps, strict=True):
+        if coords:
+            out.append(_gradient_coordinates(input, d, dx, edge_order))
+            continue
         dx = float(dx) if isinstance(dx, int) and not isinstance(dx, bool) else dx
         right = F.slice_(input, d, 0, -2)
         center = _scalar("div_scalar", F.sub(F.slice_(input, d, 2, None), right), dx)

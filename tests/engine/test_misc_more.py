@@ -358,6 +358,13 @@ def test_gradient_as_pytorch() -> None:
         rec.attempt("edge 3", lambda: torch.gradient(A, edge_order=3))
         rec.attempt("lengths", lambda: torch.gradient(A, spacing=[1.0, 2.0, 3.0]))
         rec.attempt("lengths dim", lambda: torch.gradient(A, spacing=[1.0, 2.0], dim=1))
+        x = torch.tensor([0.0, 1.0, 3.0, 4.5])
+        for order in (1, 2):
+            g = torch.gradient(A, spacing=(x,), dim=1, edge_order=order)[0]
+            rec.graph(f"coordinates {order}", g=g)
+            rec.note(f"coordinates {order} grad", torch.autograd.grad(g.pow(2).sum(), A)[0])
+        rec.note("coordinates two dims", list(torch.gradient(
+            A, spacing=(torch.tensor([0.0, 2.0, 2.5]), x))))
     differential(snippet)
 
 
