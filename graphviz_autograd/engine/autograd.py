@@ -605,7 +605,9 @@ def _unwrap(v: Any) -> Any:
 
 
 # The modules that fill the table (imported for their registrations).
+# NB: copies imports the view ops' modules itself (it registers their twins)
 from . import (  # noqa: E402, F401
+    copies,
     ops_activation,
     ops_attention,
     ops_bag,
@@ -642,6 +644,7 @@ from . import (  # noqa: E402, F401
     ops_shape,
     ops_shaping,
     ops_special,
+    ops_special_more,
     ops_weight_norm,
 )
 

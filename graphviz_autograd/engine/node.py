@@ -318,7 +318,7 @@ def node_class(op: Op) -> type[Node]:
         for name, i in _MATRIX_INPUTS.get(op.key, ()):
             ns[f"_saved_{name}_sym_sizes"] = property(_matrix_size_getter(i))
             ns[f"_saved_{name}_sym_strides"] = property(_matrix_stride_getter(name, i))
-        if op.key in _SIZED:
+        if op.key.split(":")[0] in _SIZED:      # NB: a view's copying twin (``view:copy``) too
             sizes = _SIZE_ATTRS if op.key.startswith("mean") else _SIZE_ATTRS[:1]
             ns.update({"_saved_" + key: property(_size_getter(key)) for key in sizes})
         if op.name == "torch::autograd::NotImplemented":

@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from . import (
+    copies,
     creation_extra,
     factories,
     indexing,
     linalg,
     linalg_more,
     mathfns,
+    misc_more,
     ordering,
     pointwise_extra,
     predicates,
@@ -24,6 +26,7 @@ from . import (
     scattering,
     searching,
     selecting,
+    special_more,
     stacking,
 )
 from . import dtypes as dt
@@ -515,6 +518,9 @@ for _k in ("neg", "relu"):          # NB: not of a bool tensor
     METHODS[_k] = _checked(METHODS[_k], _k)
     METHODS[_k + "_"] = _checked(METHODS[_k + "_"], _k)
 METHODS.update(mathfns.METHODS)
+METHODS.update(special_more.METHODS)
+METHODS.update(misc_more.METHODS)
+METHODS.update(copies.METHODS)
 
 # NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
 # gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list

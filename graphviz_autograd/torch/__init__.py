@@ -17,10 +17,12 @@ from typing import Any
 import numpy as np
 
 from ..engine import anomaly as _anomaly
+from ..engine import copies as _copies
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
+from ..engine import misc_more as _misc_more
 from ..engine import predicates as _predicates
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
@@ -614,3 +616,21 @@ from .nn.utils_spectral import (  # noqa: E402
     _weight_norm_interface,
     norm_except_dim,
 )
+
+# the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...
+globals().update(_misc_more.FUNCTIONS)
+globals().update(_copies.FUNCTIONS)
+
+
+from .deprecated_fns import (  # noqa: E402
+    frobenius_norm,
+    nuclear_norm,
+    set_default_tensor_type,
+)
+
+
+def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:
+    return prelu(self, weight)
+
+
+Tensor.prelu = _prelu_method  # type: ignore[attr-defined]

@@ -156,7 +156,8 @@ def typename(obj: Any) -> str:
 
 
 def is_storage(obj: Any) -> bool:
-    return False
+    from ..engine.misc_more import TypedStorage, UntypedStorage
+    return isinstance(obj, UntypedStorage | TypedStorage)
 
 
 def _no_cuda(*args: Any, **kwargs: Any) -> Any:

@@ -9,11 +9,26 @@ from ..engine.mathfns import igamma as gammainc
 from ..engine.mathfns import igammac as gammaincc
 from ..engine.mathfns import special_i1 as i1
 from ..engine.pointwise_extra import polygamma, xlogy
+from ..engine.special_more import (
+    NO_GRAD,
+    POLYNOMIALS,
+    entr,
+    erfcx,
+    i0e,
+    i1e,
+    log_ndtr,
+    ndtr,
+    ndtri,
+    round,
+    xlog1py,
+    zeta,
+)
 from ..engine.tensor import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "xlogy", "sinc",
            "expit", "logit", "log1p", "expm1", "exp2", "logsumexp", "softmax", "log_softmax",
-           "i0", "i1", "gammainc", "gammaincc", "multigammaln"]
+           "i0", "i1", "gammainc", "gammaincc", "multigammaln", "ndtr", "ndtri", "log_ndtr",
+           "erfcx", "entr", "i0e", "i1e", "xlog1py", "zeta", "round", *NO_GRAD, *POLYNOMIALS]
 
 
 def _method(name: str) -> Any:
@@ -43,3 +58,7 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
     """``torch.special.multigammaln``: ``torch.mvlgamma`` (MvlgammaBackward0)."""
     from . import mvlgamma
     return mvlgamma(input, p)
+
+
+globals().update(NO_GRAD)
+globals().update(POLYNOMIALS)

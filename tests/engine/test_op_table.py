@@ -958,6 +958,67 @@ EXAMPLES: dict[str, list[str]] = {
     "max_unpool3d": ["F.max_unpool3d(*F.max_pool3d(C.unsqueeze(0), 2, return_indices=True), 2)",
                      "F.max_unpool3d(*F.max_pool3d(C, (1, 2, 2), return_indices=True), "
                      "(1, 2, 2))"],
+    # -- torch.special's remaining functions (ops_special_more) ----------------------------------
+    "special_ndtri": ["torch.special.ndtri(q)", "dgrad(torch.special.ndtri(q), q, p)"],
+    "special_log_ndtr": ["torch.special.log_ndtr(a)", "torch.special.log_ndtr(A * 3)",
+                         "dgrad(torch.special.log_ndtr(a), a, p)"],
+    "special_erfcx": ["torch.special.erfcx(a)", "dgrad(torch.special.erfcx(a), a, p)"],
+    "special_entr": ["torch.special.entr(p)", "dgrad(torch.special.entr(p), p, b)"],
+    "special_i0e": ["torch.special.i0e(a)", "torch.special.i0e(A * 3)",
+                    "dgrad(torch.special.i0e(a), a, p)", "dgrad(torch.special.i1e(a), a, p)"],
+    "special_i1e": ["torch.special.i1e(a)", "dgrad(torch.special.i1e(a), a, p)",
+                    "dgrad(torch.special.i0e(a), a, p)"],
+    "special_xlog1py": ["torch.special.xlog1py(a, p)", "torch.special.xlog1py(c, p)",
+                        "torch.special.xlog1py(A, q)",
+                        "dgrad(torch.special.xlog1py(a, p), a, b)",
+                        "dgrad(torch.special.xlog1py(a, p), p, b)"],
+    "special_xlog1py_scalar": ["torch.special.xlog1py(a, 2.0)",
+                               "dgrad(torch.special.xlog1py(a, 0.5), a, b)"],
+    "special_xlog1py_of_scalar": ["torch.special.xlog1py(2.0, p)",
+                                  "dgrad(torch.special.xlog1py(1.5, p), p, b)"],
+    "special_zeta": ["torch.special.zeta(c.abs() + 2, p)",
+                     "dgrad(torch.special.zeta(c.abs() + 2, p), p, b)"],
+    "special_zeta_of_scalar": ["torch.special.zeta(2.5, p)",
+                               "dgrad(torch.special.zeta(2.5, p), p, b)"],
+    "special_zeta_scalar": ["torch.special.zeta(p + 1, 2.0)"],
+    "round_decimals": ["torch.round(a, decimals=1)", "torch.special.round(A)",
+                       "t = a.clone(); t.round_(decimals=2); t", "A.round(decimals=-1)"],
+    "frexp": ["torch.frexp(a)[0]", "A.frexp().mantissa", "dgrad(torch.frexp(a)[0], a, p)"],
+    "fill_out": ["torch.fill(a, 2.0)", "torch.fill(A, 1)"],
+    "fill_out_tensor": ["torch.fill(a, s)", "torch.fill(c, s)", "torch.fill(A, torch.tensor(1.5))"],
+    # -- the *_copy functions (engine/copies.py): a view op's twin, no view ------------------------
+    "view:copy": ["torch.view_copy(A, (3, 2))", "torch.view_copy(a, (3, 1))"],
+    "t:copy": ["torch.t_copy(A)", "torch.t_copy(a)"],
+    "transpose:copy": ["torch.transpose_copy(A, 0, 1)", "torch.transpose_copy(X, -1, 0)"],
+    "permute:copy": ["torch.permute_copy(X, (2, 0, 1))"],
+    "expand:copy": ["torch.expand_copy(a, (2, 3))", "torch.expand_copy(U, (4, -1, 3))"],
+    "squeeze:copy": ["torch.squeeze_copy(U)"],
+    "squeeze_dim:copy": ["torch.squeeze_copy(U, 0)"],
+    "unsqueeze:copy": ["torch.unsqueeze_copy(A, 1)", "torch.unsqueeze_copy(s, 0)"],
+    "diagonal:copy": ["torch.diagonal_copy(X, 0, 1, 2)", "torch.diagonal_copy(A, 1)"],
+    "select:copy": ["torch.select_copy(A, 0, 1)", "torch.select_copy(X, -1, 2)"],
+    "slice:copy": ["torch.slice_copy(A, 1, 0, 2)", "torch.slice_copy(a)",
+                   "torch.slice_copy(X, -1, 1, None, 2)"],
+    "split:copy": ["torch.split_copy(A, 2, 1)[1]", "sum(torch.split_copy(a, 1))"],
+    "split_with_sizes:copy": ["torch.split_with_sizes_copy(A, [1, 2], 1)[1]"],
+    "unbind:copy": ["torch.unbind_copy(A)[0]", "torch.unbind_copy(X, 2)[1]"],
+    "alias:copy": ["torch.alias_copy(A)"],
+    "unfold:copy": ["torch.unfold_copy(a, 0, 2, 1)"],
+    "as_strided_view:copy": ["torch.as_strided_copy(A, (2, 2), (1, 2))",
+                             "torch.as_strided_copy(A, (2,), (2,), 1)"],
+    "as_strided_inplace": ["t = A * 1; t.as_strided_((2, 2), (1, 2)); t",
+                           "t = A * 1; t.as_strided_((2,), (2,), 1); t * t"],
+    "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
+    "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
+                           "A.as_strided_scatter(a[:2], (2,), (2,), 1)",
+                           "torch.as_strided_scatter(c.repeat(2), a, (3,), (2,))"],
+    "index_reduce": ["A.index_reduce(1, torch.tensor([0, 2, 0]), M * 2, 'prod')",
+                     "A.index_reduce(0, torch.tensor([1, 1]), M, 'mean', include_self=False)",
+                     "A.index_reduce(1, torch.tensor([2, 2, 1]), M, 'amax')",
+                     "a.index_reduce(0, torch.tensor([0, 0, 2]), b, 'amin', include_self=False)",
+                     "t = A * 1; t.index_reduce_(1, torch.tensor([1, 0, 1]), M, 'mean'); t"],
+    "rsub_tensor": ["torch.rsub(a, b)", "torch.rsub(A, a, alpha=2)", "torch.rsub(c, a)",
+                    "dgrad(torch.rsub(a, b, alpha=3), a, p)"],
 }
 
 # Table keys no torch-API call reaches, with the reason.
@@ -1267,10 +1328,10 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
-                      "fractional_max_pool3d", "conv_tbc",
-                      "ormqr"}
+                      "fractional_max_pool3d", "conv_tbc", "ormqr", "as_strided_scatter",
+                      "index_reduce"}
 # ops whose node's backward raises PyTorch's "the derivative for '...' is not implemented."
-NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "geqrf"}
+NO_DERIVATIVE = {"unique", "unique_dim", "unique_consecutive", "geqrf", "special_zeta_scalar"}
 DOUBLE_CASES = [pytest.param(key, code, id=f"{key}: {code}") for key, codes in EXAMPLES.items()
                 if key in TABLE and key not in NO_DOUBLE_BACKWARD for code in codes
                 if "dgrad" not in code]
@@ -1375,7 +1436,10 @@ NOT_THE_DERIVATIVE = {"torch.manual_seed(0); torch._standard_gamma(p)",
                       "F.embedding(tgt, B, padding_idx=0)", "F.embedding(I, B, padding_idx=-1)",
                       "F.embedding(I, B, scale_grad_by_freq=True)",
                       "F.embedding(I, B * 2, padding_idx=1, scale_grad_by_freq=True)",
-                      "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2"}
+                      "B2 = A * 1; u = B2.unsafe_chunk(3, 1); u[1].mul_(2); B2",
+                      # NB: PyTorch 2.13 keeps self's gradient where src was written
+                      "torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
+                      "A.as_strided_scatter(a[:2], (2,), (2,), 1)"}
 
 
 @pytest.mark.parametrize(("key", "code"),
