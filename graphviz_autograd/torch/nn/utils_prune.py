@@ -244,14 +244,18 @@ def _channel_mask(t: Tensor, dim: int, index: Tensor) -> Tensor:
     return mask
 
 
-class RandomUnstructured(BasePruningMethod):
-    """``amount`` units drawn at random (the largest of ``rand_like``) pruned."""
+class _Unstructured(BasePruningMethod):
+    """The ``amount`` units of highest (or lowest) score pruned, wherever they are."""
 
     PRUNING_TYPE = "unstructured"
+    _largest = True
 
     def __init__(self, amount: Any) -> None:
         _validate_pruning_amount_init(amount)
         self.amount = amount
+
+    def _scores(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         tensor_size = t.nelement()
@@ -259,34 +263,30 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone()
         if nparams_toprune != 0:
-            prob = _torch().rand_like(t)
-            topk = _torch().topk(prob.view(-1), k=nparams_toprune)
+            topk = _torch().topk(self._scores(t).view(-1), k=nparams_toprune,
+                                 largest=self._largest)
             mask.view(-1)[topk.indices] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """``amount`` units drawn at random (the largest of ``rand_like``) pruned."""
+
+    def _scores(self, t: Tensor) -> Tensor:
+        return _torch().rand_like(t)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any) -> Any:  # type: ignore[override]
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """The ``amount`` units of smallest absolute value pruned."""
 
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount: Any) -> None:
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = _torch().topk(_torch().abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+    def _scores(self, t: Tensor) -> Tensor:
+        return _torch().abs(t)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any,  # type: ignore[override]
