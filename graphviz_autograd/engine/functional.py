@@ -711,10 +711,12 @@ def squeeze(t: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply(_T["squeeze"], (t,))
     if isinstance(dim, tuple | list):
-        out = t
-        for d in sorted((_dim(x, t._data.ndim) for x in dim), reverse=True):
-            out = squeeze(out, d)
-        return out
+        # NB: one node for the dims given (SqueezeBackward2), shown as given
+        dims = tuple(_dim(x, t._data.ndim) for x in dim)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {next(d for d in dims if dims.count(d) > 1)} appears "
+                               f"multiple times in the list of dims")
+        return as_given(apply(_T["squeeze_multi"], (t,), {"dim": dims}), dim=tuple(dim))
     return as_given(apply(_T["squeeze_dim"], (t,), {"dim": _dim(dim, t._data.ndim)}), dim=dim)
 
 

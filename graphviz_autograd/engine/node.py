@@ -40,6 +40,7 @@ _MATRIX_INPUTS = {"mm": (("self", 0), ("mat2", 1)), "addmm": (("mat1", 1), ("mat
 _SIZED = frozenset({"sum", "sum_dim", "mean", "mean_dim", "max_dim", "min_dim", "median_dim",
                     "view",
                     "unsafe_view", "reshape_alias", "squeeze", "squeeze_dim", "squeeze_dims",
+                    "squeeze_multi",
                     "expand", "select", "slice", "index", "repeat", "split", "split_with_sizes",
                     "unsafe_split", "index_select", "sort", "sort_stable", "topk", "kthvalue",
                     "mode", "diagonal", "diagonal_copy", "trace", "narrow_copy", "unfold",

@@ -393,6 +393,8 @@ EXAMPLES: dict[str, list[str]] = {
                   "torch.vstack([a, b])", "torch.dstack([A, M])"],
     "squeeze": ["U.squeeze()"],
     "squeeze_dim": ["U.squeeze(0)", "U.squeeze(1)"],
+    "squeeze_multi": ["U.squeeze((0,))", "X.unsqueeze(0).squeeze((0, -1))", "U.squeeze([1, 0])",
+                      "U.squeeze(())", "dgrad(X.unsqueeze(0).squeeze((0, -2)), X, X)"],
     "squeeze_dims": ["t = U * 1; t.squeeze_(0); t", "t = U * 1; t.squeeze_(-1); t",
                      "a @ B"],
     "expand": ["a.expand(2, 3)", "a.expand_as(A)", "s.expand(3)", "U.expand(2, -1)",
