@@ -31,22 +31,11 @@ class Binomial(BinaryParams, Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        count, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = count.type_as(param)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        param = self._set_counted(total_count, probs, logits)
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._expanded(Binomial, batch_shape, ("total_count", "probs", "logits"),
-                             _instance)
-        new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
-        return new
+        return self._expand_counted(Binomial, batch_shape, _instance)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> Any:

@@ -141,22 +141,11 @@ class NegativeBinomial(BinaryParams, Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        count, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = count.type_as(param)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
-        self._param = param
+        param = self._set_counted(total_count, probs, logits)
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._expanded(NegativeBinomial, batch_shape, ("total_count", "probs", "logits"),
-                             _instance)
-        new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
-        return new
+        return self._expand_counted(NegativeBinomial, batch_shape, _instance)
 
     def _new(self, *args: Any, **kwargs: Any) -> Tensor:
         return self._param.new(*args, **kwargs)

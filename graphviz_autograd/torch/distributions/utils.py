@@ -95,6 +95,26 @@ class BinaryParams:
     def param_shape(self) -> Size:
         return self._param.size()
 
+    def _set_counted(self, total_count: Any, probs: Any, logits: Any) -> Tensor:
+        """A count and one of probs or logits (Binomial, NegativeBinomial), broadcast
+        together; returns the parameter given."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return param
+
+    def _expand_counted(self, cls: Any, batch_shape: Any, instance: Any) -> Any:
+        new = self._expanded(cls, batch_shape,  # type: ignore[attr-defined]
+                             ("total_count", "probs", "logits"), instance)
+        new._param = new.__dict__["logits" if "logits" in self.__dict__ else "probs"]
+        return new
+
 
 def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
     """The lower triangle (from diagonal ``diag``) of each matrix, row by row."""
