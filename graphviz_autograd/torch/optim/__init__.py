@@ -15,7 +15,8 @@ from . import optimizer
 from .optimizer import Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "lr_scheduler", "optimizer",
+           "swa_utils"]
 
 
 def _check(ok: bool, message: str) -> None:
@@ -146,3 +147,4 @@ class AdamW(Adam):
 
 from . import lr_scheduler  # noqa: E402 -- they build on the classes above
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402
+from .more import ASGD, Adafactor, Rprop  # noqa: E402
