@@ -145,6 +145,7 @@ class AdamW(Adam):
                          decoupled_weight_decay=True)
 
 
-from . import lr_scheduler  # noqa: E402 -- they build on the classes above
+from . import lr_scheduler, swa_utils  # noqa: E402 -- they build on the classes above
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402
+from .lbfgs import LBFGS  # noqa: E402
 from .more import ASGD, Adafactor, Rprop  # noqa: E402

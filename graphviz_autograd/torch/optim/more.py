@@ -4,7 +4,6 @@ one a CPU machine runs), operation for operation, in the parameter's dtype."""
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterable
 from typing import Any
 
@@ -66,7 +65,7 @@ def _sumsq(x: np.ndarray, axis: int | None = None) -> np.ndarray:
         sq = sq.reshape(-1)
     n = sq.shape[-1]
     m = n // 8 * 8
-    lanes = np.zeros(sq.shape[:-1] + (8,), sq.dtype)
+    lanes = np.zeros((*sq.shape[:-1], 8), sq.dtype)
     for i in range(0, m, 8):
         lanes += sq[..., i:i + 8]
     total = np.zeros(sq.shape[:-1], sq.dtype)
@@ -88,7 +87,7 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(params, {"lr": lr, "etas": etas, "step_sizes": step_sizes,
                                   "foreach": foreach, "maximize": maximize,
@@ -121,8 +120,8 @@ class ASGD(Optimizer):
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                                   "weight_decay": weight_decay, "foreach": foreach,
                                   "maximize": maximize, "differentiable": differentiable,
@@ -156,12 +155,12 @@ class Adafactor(Optimizer):
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0,
                  weight_decay: float = 0.0, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
-        _check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
-        _check(0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}")
-        _check(eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}")
-        _check(0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}")
-        _check(1.0 <= d, f"Clipping threshold d should be >= 1 but is: {d}")
-        _check(0.0 <= weight_decay, f"weight_decay should be >= 0 but is: {weight_decay}")
+        _check(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
+        _check(beta2_decay <= 0.0, f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        _check(eps[0] is None or eps[0] >= 0.0, f"epsilon1 should be >= 0 but is: {eps[0]}")
+        _check(eps[1] >= 0.0, f"epsilon2 should be >= 0 but is: {eps[1]}")
+        _check(d >= 1.0, f"Clipping threshold d should be >= 1 but is: {d}")
+        _check(weight_decay >= 0.0, f"weight_decay should be >= 0 but is: {weight_decay}")
         super().__init__(params, {"lr": lr, "beta2_decay": beta2_decay, "eps": eps, "d": d,
                                   "weight_decay": weight_decay, "foreach": foreach,
                                   "maximize": maximize})
@@ -178,8 +177,8 @@ class Adafactor(Optimizer):
         if not st:
             st["step"] = _scalar(0.0)
             if g.ndim > 1:
-                st["row_var"] = _tensor(np.zeros(g.shape[:-1] + (1,), g.dtype))
-                st["col_var"] = _tensor(np.zeros(g.shape[:-2] + (1,) + g.shape[-1:], g.dtype))
+                st["row_var"] = _tensor(np.zeros((*g.shape[:-1], 1), g.dtype))
+                st["col_var"] = _tensor(np.zeros((*g.shape[:-2], 1, *g.shape[-1:]), g.dtype))
             else:
                 st["variance"] = _zeros(p)
         g = -g if group["maximize"] else g

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from itertools import chain
