@@ -97,8 +97,9 @@ def _trajectory(torch: Any, name: str, kw: dict[str, Any], dtype: str) -> dict[s
 def test_steps_match(name: str, kw: dict[str, Any], dtype: str) -> None:
     theirs, mine = _both(_trajectory, name, kw, dtype)
     # NB: Adafactor's row norms over fewer than eight entries are summed in an order of
-    # PyTorch's that is not reproduced: an ulp there; SGD/Adam keep their unfused rounding
-    rtol = {"Adafactor": 1e-5, "SGD": 1e-5, "Adam": 1e-5}.get(name, 0.0)
+    # PyTorch's that is not reproduced, and Adam's sqrt is MKL's (not correctly rounded):
+    # an ulp there
+    rtol = {"Adafactor": 1e-5, "Adam": 1e-5}.get(name, 0.0)
     if dtype == "float64" and rtol:
         rtol = 1e-13
     _assert_same(mine, theirs, rtol)

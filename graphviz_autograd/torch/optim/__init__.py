@@ -12,6 +12,7 @@ import numpy as np
 
 from ...engine.tensor import Tensor
 from . import optimizer
+from ._arith import _addcdiv, _addcmul, _fma, _fma_add, _lerp_fma
 from .optimizer import Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
@@ -60,7 +61,7 @@ class SGD(Optimizer):
         if group["maximize"]:
             g = -g
         if group["weight_decay"]:
-            g = g + np.asarray(group["weight_decay"], dtype) * p._data
+            g = _fma(g, group["weight_decay"], p._data)
         mom = group["momentum"]
         if mom:
             st = self.state[p]
@@ -71,9 +72,9 @@ class SGD(Optimizer):
             else:
                 buf = buf_t._data
                 buf *= np.asarray(mom, dtype)
-                buf += np.asarray(1 - group["dampening"], dtype) * g
-            g = g + np.asarray(mom, dtype) * buf if group["nesterov"] else buf
-        p._data -= np.asarray(group["lr"], dtype) * g
+                _fma_add(buf, 1 - group["dampening"], g)
+            g = _fma(g, mom, buf) if group["nesterov"] else buf
+        _fma_add(p._data, -group["lr"], g)
         return 1
 
 
@@ -108,7 +109,7 @@ class Adam(Optimizer):
                 p._data *= np.asarray(1 - lr * wd, dtype)
                 bumps = 2                 # NB: PyTorch's AdamW: param.mul_ then addcdiv_
             else:
-                g = g + np.asarray(wd, dtype) * p._data
+                g = _fma(g, wd, p._data)
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)),
@@ -119,9 +120,9 @@ class Adam(Optimizer):
         st["step"]._data += 1
         step = float(st["step"]._data)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        m += (g - m) * np.asarray(1 - b1, dtype)
+        _lerp_fma(m, g, 1 - b1)
         v *= np.asarray(b2, dtype)
-        v += np.asarray(1 - b2, dtype) * g * g
+        _addcmul(v, 1 - b2, g, g)
         bc1 = 1 - b1 ** step
         bc2_sqrt = math.sqrt(1 - b2 ** step)
         if group["amsgrad"]:
@@ -129,7 +130,7 @@ class Adam(Optimizer):
             np.maximum(mx, v, out=mx)
             v = mx
         denom = np.sqrt(v) / np.asarray(bc2_sqrt, dtype) + np.asarray(eps, dtype)
-        p._data -= np.asarray(lr / bc1, dtype) * (m / denom)
+        _addcdiv(p._data, -(lr / bc1), m, denom)
         return bumps
 
 

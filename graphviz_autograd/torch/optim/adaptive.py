@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...engine.tensor import Tensor
 from . import Optimizer, _check, _tensor
+from ._arith import _addcmul, _fma, _fma_add, _lerp_fma
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
 
@@ -31,20 +32,12 @@ def _zeros(p: Tensor) -> Tensor:
     return _tensor(np.zeros_like(p._data))
 
 
-def _lerp(x: np.ndarray, end: np.ndarray, w: float) -> None:
-    """``x.lerp_(end, w)``, with PyTorch's two-sided formula."""
-    if w < 0.5:
-        x += _c(w, x) * (end - x)
-    else:
-        x[...] = end - (end - x) * _c(1 - w, x)
-
-
 def _decay(g: np.ndarray, p: Tensor, group: dict[str, Any]) -> np.ndarray:
     """``maximize`` and the (coupled) weight decay of the gradient."""
     if group["maximize"]:
         g = -g
     if group["weight_decay"] != 0:
-        g = g + _c(group["weight_decay"], g) * p._data
+        g = _fma(g, group["weight_decay"], p._data)
     return g
 
 
@@ -79,14 +72,14 @@ class RMSprop(Optimizer):
         g = -g if group["maximize"] else g
         _step(st)
         if group["weight_decay"] != 0:
-            g = g + _c(group["weight_decay"], g) * p._data
+            g = _fma(g, group["weight_decay"], p._data)
         alpha, sq = group["alpha"], st["square_avg"]._data
         sq *= _c(alpha, sq)
-        sq += _c(1 - alpha, sq) * g * g
+        _addcmul(sq, 1 - alpha, g, g)
         if group["centered"]:
             ga = st["grad_avg"]._data
-            _lerp(ga, g, 1 - alpha)
-            avg = np.sqrt(sq + _c(-1, ga) * ga * ga)
+            _lerp_fma(ga, g, 1 - alpha)
+            avg = np.sqrt(_fma(sq, -ga, ga))
         else:
             avg = np.sqrt(sq)
         avg += _c(group["eps"], avg)
@@ -94,7 +87,7 @@ class RMSprop(Optimizer):
             buf = st["momentum_buffer"]._data
             buf *= _c(group["momentum"], buf)
             buf += g / avg
-            p._data += _c(-group["lr"], buf) * buf
+            _fma_add(p._data, -group["lr"], buf)
         else:
             p._data += _c(-group["lr"], g) * g / avg
         return 1
@@ -128,7 +121,7 @@ class Adagrad(Optimizer):
         g = _decay(g, p, group)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         s = st["sum"]._data
-        s += g * g
+        _addcmul(s, 1, g, g)
         std = np.sqrt(s)
         std += _c(group["eps"], std)
         p._data += _c(-clr, g) * g / std
@@ -136,6 +129,9 @@ class Adagrad(Optimizer):
 
 
 class Adadelta(Optimizer):
+    # NB: no xla in its list
+    _capturable_devices: ClassVar[list[str]] = ["cuda", "xpu", "hpu", "privateuseone"]
+
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9,
                  eps: float = 1e-6, weight_decay: float = 0, foreach: Any = None, *,
                  capturable: bool = False, maximize: bool = False,
@@ -159,12 +155,12 @@ class Adadelta(Optimizer):
         rho, eps = group["rho"], group["eps"]
         sq, acc = st["square_avg"]._data, st["acc_delta"]._data
         sq *= _c(rho, sq)
-        sq += _c(1 - rho, sq) * g * g
+        _addcmul(sq, 1 - rho, g, g)
         std = np.sqrt(sq + _c(eps, sq))
         delta = np.sqrt(acc + _c(eps, acc)) / std * g
         acc *= _c(rho, acc)
-        acc += _c(1 - rho, acc) * delta * delta
-        p._data += _c(-group["lr"], delta) * delta
+        _addcmul(acc, 1 - rho, delta, delta)
+        _fma_add(p._data, -group["lr"], delta)
         return 1
 
 
@@ -190,7 +186,7 @@ class Adamax(Optimizer):
         g = _decay(g, p, group)
         step = _step(st)
         (b1, b2), m, u = group["betas"], st["exp_avg"]._data, st["exp_inf"]._data
-        _lerp(m, g, 1 - b1)
+        _lerp_fma(m, g, 1 - b1)
         u *= _c(b2, u)
         np.maximum(u, np.abs(g) + _c(group["eps"], g), out=u)
         clr = group["lr"] / (1 - b1 ** step)
@@ -199,6 +195,8 @@ class Adamax(Optimizer):
 
 
 class NAdam(Optimizer):
+    _capturable_what = "params, mu_products and state_steps"
+
     def __init__(self, params: Iterable[Any], lr: float = 2e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
@@ -233,7 +231,7 @@ class NAdam(Optimizer):
                 p._data *= _c(1 - lr * wd, p._data)
                 bumps = 3
             else:
-                g = g + _c(wd, g) * p._data
+                g = _fma(g, wd, p._data)
         md = group["momentum_decay"]
         mu = b1 * (1.0 - 0.5 * (0.96 ** (step * md)))
         mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
@@ -241,9 +239,9 @@ class NAdam(Optimizer):
         mp_t *= np.float32(mu)
         mp = float(mp_t)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        _lerp(m, g, 1 - b1)
+        _lerp_fma(m, g, 1 - b1)
         v *= _c(b2, v)
-        v += _c(1 - b2, v) * g * g
+        _addcmul(v, 1 - b2, g, g)
         denom = np.sqrt(v / _c(bc2, v))
         denom += _c(group["eps"], denom)
         p._data += _c(-lr * (1.0 - mu) / (1.0 - mp), g) * g / denom
@@ -281,11 +279,11 @@ class RAdam(Optimizer):
                 p._data *= _c(1 - lr * wd, p._data)
                 bumps = 2
             else:
-                g = g + _c(wd, g) * p._data
+                g = _fma(g, wd, p._data)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        _lerp(m, g, 1 - b1)
+        _lerp_fma(m, g, 1 - b1)
         v *= _c(b2, v)
-        v += _c(1 - b2, v) * g * g
+        _addcmul(v, 1 - b2, g, g)
         bc1, bc2 = 1 - b1 ** step, 1 - b2 ** step
         update = m / _c(bc1, m) * _c(lr, m)
         rho_inf = 2 / (1 - b2) - 1

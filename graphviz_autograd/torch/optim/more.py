@@ -11,69 +11,10 @@ import numpy as np
 
 from ...engine.tensor import Tensor
 from . import Optimizer, _check, _tensor
+from ._arith import _fma, _fma_add, _lerp_fma, _sumsq
 from .adaptive import _c, _step, _zeros
 
 __all__ = ["Rprop", "ASGD", "Adafactor"]
-
-
-def _fma(x: np.ndarray, w: float, y: np.ndarray) -> np.ndarray:
-    """``x.add(y, alpha=w)``: PyTorch's CPU kernel fuses the multiply-add (one rounding). For
-    float32, float64 arithmetic reproduces it exactly; for float64, an error-free product and
-    sum (Dekker, Knuth) give the correctly rounded result but in rare double-rounding cases."""
-    if x.dtype == np.float32:
-        return (x.astype(np.float64) + np.float64(np.float32(w)) * y.astype(np.float64)
-                ).astype(np.float32)
-    if x.dtype != np.float64:
-        return x + _c(w, x) * y
-    a, b = np.float64(w), y
-    prod = a * b
-    split = 134217729.0                     # 2**27 + 1
-    ca, cb = split * a, split * b
-    ahi, bhi = ca - (ca - a), cb - (cb - b)
-    alo, blo = a - ahi, b - bhi
-    perr = ((ahi * bhi - prod) + ahi * blo + alo * bhi) + alo * blo
-    total = x + prod
-    back = total - x
-    serr = (x - (total - back)) + (prod - back)
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = total + (serr + perr)
-    # NB: where the terms are not finite the plain sum is already the answer
-    return np.where(np.isfinite(out), out, x + prod)
-
-
-def _fma_add(x: np.ndarray, w: float, y: np.ndarray) -> None:
-    """``x.add_(y, alpha=w)`` (see ``_fma``)."""
-    x[...] = _fma(x, w, y)
-
-
-def _lerp_fma(x: np.ndarray, end: np.ndarray, w: float) -> None:
-    """``x.lerp_(end, w)`` with PyTorch's two-sided formula and fused multiply-add."""
-    if w < 0.5:
-        _fma_add(x, w, end - x)
-    else:
-        diff = end - x
-        x[...] = end
-        _fma_add(x, -(1 - w), diff)
-
-
-def _sumsq(x: np.ndarray, axis: int | None = None) -> np.ndarray:
-    """The sum of squares as PyTorch's float CPU norm adds it: eight running lanes along the
-    reduced axis, then the lanes and the remainder in order. (Rows shorter than eight along
-    the last dimension PyTorch adds otherwise, which this matches to an ulp or so.)"""
-    sq = np.moveaxis(x * x, -1 if axis is None else axis, -1)
-    if axis is None:
-        sq = sq.reshape(-1)
-    n = sq.shape[-1]
-    m = n // 8 * 8
-    lanes = np.zeros((*sq.shape[:-1], 8), sq.dtype)
-    for i in range(0, m, 8):
-        lanes += sq[..., i:i + 8]
-    total = np.zeros(sq.shape[:-1], sq.dtype)
-    for j in range(8):
-        total += lanes[..., j]
-    for j in range(m, n):
-        total += sq[..., j]
-    return total if axis is None else np.expand_dims(total, axis)
 
 
 def _scalar(value: float) -> Tensor:
@@ -116,6 +57,8 @@ class Rprop(Optimizer):
 
 
 class ASGD(Optimizer):
+    _capturable_what = "params, mus, etas, and state_steps"
+
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lambd: float = 1e-4,
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from itertools import chain
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -159,6 +159,27 @@ class Optimizer:
                                            prepend: bool = False) -> RemovableHandle:
         return self._optimizer_load_state_dict_post_hooks.add(hook, prepend)
 
+    #: what PyTorch's capturable check names (a CPU step with capturable=True fails it)
+    _capturable_what = "params and state_steps"
+    _capturable_devices: ClassVar[list[str]] = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+    def _check_flags(self, group: dict[str, Any]) -> None:
+        """PyTorch's failures on a CPU machine: a capturable step, and an in-place update of a
+        leaf under ``differentiable=True`` (which steps with grad mode on)."""
+        live = [p for p in group["params"] if p._grad is not None]
+        if not live:
+            return
+        if group.get("capturable", False):
+            raise AssertionError(f"If capturable=True, {self._capturable_what} must be on "
+                                 f"supported devices: {self._capturable_devices}.")
+        if group.get("differentiable", False):
+            from ...engine import messages
+            if any(p.requires_grad and p.is_leaf for p in live):
+                raise RuntimeError(messages.LEAF_INPLACE)
+            if any(p.requires_grad for p in live):
+                raise NotImplementedError("differentiable=True: the engine does not record an "
+                                          "optimizer step in the graph")
+
     def step(self, closure: Any = None) -> Any:
         loss = None
         if closure is not None:
@@ -166,6 +187,7 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
+                self._check_flags(group)
                 for p in group["params"]:
                     if p._grad is not None:
                         bumps = self._update(p, p._grad._data, group)
