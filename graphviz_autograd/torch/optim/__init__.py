@@ -16,8 +16,8 @@ from ._arith import _addcdiv, _addcmul, _fma, _fma_add, _lerp_fma
 from .optimizer import Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "lr_scheduler", "optimizer",
-           "swa_utils"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "Muon", "SparseAdam",
+           "lr_scheduler", "optimizer", "swa_utils"]
 
 
 def _check(ok: bool, message: str) -> None:
@@ -149,4 +149,5 @@ class AdamW(Adam):
 from . import lr_scheduler, swa_utils  # noqa: E402 -- they build on the classes above
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
-from .more import ASGD, Adafactor, Rprop  # noqa: E402
+from .more import ASGD, Adafactor, Rprop, SparseAdam  # noqa: E402
+from .muon import Muon  # noqa: E402

@@ -1,5 +1,6 @@
-"""``torch.optim``'s Rprop, ASGD and Adafactor: each step PyTorch's single-tensor update (the
-one a CPU machine runs), operation for operation, in the parameter's dtype."""
+"""``torch.optim``'s Rprop, ASGD and Adafactor, each step PyTorch's single-tensor update (the
+one a CPU machine runs), operation for operation, in the parameter's dtype; and SparseAdam's
+checks."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from . import Optimizer, _check, _tensor
 from ._arith import _fma, _fma_add, _lerp_fma, _sumsq
 from .adaptive import _c, _step, _zeros
 
-__all__ = ["Rprop", "ASGD", "Adafactor"]
+__all__ = ["Rprop", "ASGD", "Adafactor", "SparseAdam"]
 
 
 def _scalar(value: float) -> Tensor:
@@ -157,3 +158,26 @@ class Adafactor(Optimizer):
         # NB: PyTorch takes a missing eps1 from the group's first parameter, for them all
         first = next(q for q in group["params"] if q._grad is not None)
         return float(np.finfo(first._data.dtype).eps)
+
+
+class SparseAdam(Optimizer):
+    """Adam for sparse gradients. The engine has no sparse tensors, so a step with a gradient
+    fails as PyTorch's does for a dense one."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 maximize: bool = False) -> None:
+        _check(lr > 0.0, f"Invalid learning rate: {lr}")
+        _check(eps > 0.0, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize})
+        complex_params = [[i, j] for i, group in enumerate(self.param_groups)
+                          for j, p in enumerate(group["params"]) if p.dtype.is_complex]
+        if complex_params:
+            raise ValueError(f"Complex params at indices {complex_params}: SparseAdam does not "
+                             "support complex parameters")
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam "
+                           "instead")
