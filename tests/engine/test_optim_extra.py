@@ -443,6 +443,18 @@ def _base_behaviour(torch: Any) -> list[Any]:
             torch.optim.AdamW([b], **flags)
         except RuntimeError as e:
             out.append(str(e))
+    try:
+        torch.optim.Adagrad([b], fused=True, foreach=True)
+    except RuntimeError as e:
+        out.append(str(e))
+    b.grad = torch.ones(3)
+    for name, flags in (("SGD", {"differentiable": True}), ("Adam", {"capturable": True}),
+                        ("Adadelta", {"capturable": True}), ("NAdam", {"capturable": True}),
+                        ("ASGD", {"capturable": True})):
+        try:
+            getattr(torch.optim, name)([b], **flags).step()
+        except (RuntimeError, AssertionError) as e:
+            out.append((type(e).__name__, str(e)))
     out.append(torch.optim.SGD([b], lr=0.1, fused=True).param_groups[0]["fused"])
     out.append(repr(torch.optim.AdamW([b], foreach=False)))
     return out

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...engine.tensor import Tensor
-from . import Optimizer, _check, _tensor
+from . import Optimizer, _check, _check_fused, _tensor
 from ._arith import _addcmul, _fma, _fma_add, _lerp_fma
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
@@ -109,6 +109,7 @@ class Adagrad(Optimizer):
                                   "initial_accumulator_value": initial_accumulator_value,
                                   "foreach": foreach, "maximize": maximize,
                                   "differentiable": differentiable, "fused": fused})
+        _check_fused(fused, foreach, differentiable)
         for group in self.param_groups:       # NB: Adagrad's state exists from the start
             for p in group["params"]:
                 self.state[p].update(
