@@ -94,7 +94,19 @@ class Module(ModuleHooks):
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+
+    register_module = add_module
 
     def forward(self, *args: Any, **kw: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
