@@ -173,6 +173,7 @@ ERRORS = [
     "nn.Linear(2, 2).add_module('', nn.ReLU())",
     "nn.Linear(2, 2).register_module('weight', nn.ReLU())",
     "nn.Linear(2, 2).add_module('act', None)",
+    "setattr(nn.Linear(3, 2), 'weight', x.detach())", "setattr(nn.Linear(3, 2), 'bias', [1.0])",
 ]
 
 
