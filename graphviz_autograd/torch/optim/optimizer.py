@@ -134,6 +134,8 @@ class Optimizer:
         if not getattr(cls.step, "hooked", None):
             cls.step = _hooked_step(cls.step)  # type: ignore[method-assign]
 
+    profile_hook_step = staticmethod(_hooked_step)
+
     def _optimizer_step_code(self) -> None:
         """Runs after each ``step`` (a profiler's hook point in PyTorch)."""
 
