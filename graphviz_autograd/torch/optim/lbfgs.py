@@ -140,6 +140,21 @@ def _unwrap(value: Any) -> Any:
 
 
 class LBFGS(Optimizer):
+    """Each ``step(closure)`` runs up to ``max_iter`` quasi-Newton iterations.
+
+    >>> from graphviz_autograd import torch
+    >>> x = torch.tensor([3.0, -2.0], requires_grad=True)
+    >>> opt = LBFGS([x], line_search_fn="strong_wolfe")
+    >>> def closure():
+    ...     opt.zero_grad()
+    ...     loss = ((x - 1) ** 2).sum()
+    ...     loss.backward()
+    ...     return loss
+    >>> _ = opt.step(closure)
+    >>> [round(v, 4) for v in x.tolist()]     # PyTorch: [1.0000004768371582, 1.0000003...]
+    [1.0, 1.0]
+    """
+
     def __init__(self, params: Iterable[Any], lr: float = 1, max_iter: int = 20,
                  max_eval: int | None = None, tolerance_grad: float = 1e-7,
                  tolerance_change: float = 1e-9, history_size: int = 100,

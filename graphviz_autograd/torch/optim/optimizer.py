@@ -37,7 +37,14 @@ _global_optimizer_post_hooks = HookTable()
 
 
 def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
-    """``hook(optimizer, args, kwargs)`` before every optimizer's ``step``."""
+    """``hook(optimizer, args, kwargs)`` before every optimizer's ``step``.
+
+    >>> from graphviz_autograd import torch
+    >>> handle = register_optimizer_step_pre_hook(lambda opt, a, k: print(type(opt).__name__))
+    >>> torch.optim.SGD([torch.zeros(1, requires_grad=True)]).step()
+    SGD
+    >>> handle.remove()
+    """
     return _global_optimizer_pre_hooks.add(hook)
 
 

@@ -68,7 +68,12 @@ def get_swa_multi_avg_fn() -> Callable[..., None]:
 
 
 def get_ema_avg_fn(decay: float = 0.999) -> Callable[..., Tensor]:
-    """``decay * ema + (1 - decay) * current``, a new tensor."""
+    """``decay * ema + (1 - decay) * current``, a new tensor.
+
+    >>> from graphviz_autograd import torch
+    >>> get_ema_avg_fn(0.5)(torch.tensor([0.0]), torch.tensor([1.0]), 1)
+    tensor([0.5000])
+    """
     _check_decay(decay)
 
     def ema_update(ema_param: Tensor, current_param: Tensor, num_averaged: Any) -> Tensor:
@@ -78,7 +83,12 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable[..., Tensor]:
 
 
 def get_swa_avg_fn() -> Callable[..., Tensor]:
-    """The running mean after one more model: ``avg + (current - avg) / (n + 1)``."""
+    """The running mean after one more model: ``avg + (current - avg) / (n + 1)``.
+
+    >>> from graphviz_autograd import torch
+    >>> get_swa_avg_fn()(torch.tensor([1.0]), torch.tensor([4.0]), 2)
+    tensor([2.])
+    """
     def swa_update(averaged_param: Tensor, current_param: Tensor, num_averaged: Any) -> Tensor:
         with no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
@@ -87,7 +97,17 @@ def get_swa_avg_fn() -> Callable[..., Tensor]:
 
 class AveragedModel(Module):
     """A copy of ``model`` whose parameters (and, with ``use_buffers``, buffers) are a running
-    average of the models passed to ``update_parameters``; ``n_averaged`` counts them."""
+    average of the models passed to ``update_parameters``; ``n_averaged`` counts them.
+
+    >>> from graphviz_autograd import torch
+    >>> model = torch.nn.Linear(1, 1, bias=False)
+    >>> swa = AveragedModel(model)
+    >>> for w in (1.0, 2.0, 6.0):
+    ...     _ = model.weight.data.fill_(w)
+    ...     swa.update_parameters(model)
+    >>> swa.module.weight.item(), swa.n_averaged.item()
+    (3.0, 3)
+    """
 
     def __init__(self, model: Module, device: Any = None,
                  avg_fn: Callable[..., Tensor] | None = None,
