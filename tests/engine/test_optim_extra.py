@@ -553,3 +553,46 @@ def _errors(torch: Any) -> list[str]:
 def test_errors_word_for_word() -> None:
     theirs, mine = _both(_errors)
     assert mine == theirs
+
+
+# -- differentiable steps (SGD) -----------------------------------------------------------------
+
+def _graph(fn: Any, depth: int = 0) -> Any:
+    if fn is None:
+        return None
+    return (fn.name(), tuple(_graph(f, depth + 1) for f, _ in fn.next_functions)
+            if depth < 5 else ())
+
+
+def _differentiable_sgd(torch: Any, kw: dict[str, Any], lr_tensor: bool,
+                        steps: int) -> list[Any]:
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    lr = torch.tensor(0.1, requires_grad=True) if lr_tensor else 0.1
+    p = w * 1.0
+    opt = torch.optim.SGD([p], lr=lr, differentiable=True, **kw)
+    out: list[Any] = []
+    for _ in range(steps):
+        g, = torch.autograd.grad((p ** 2).sum(), p, create_graph=True)
+        p.grad = g
+        opt.step()
+        out.append(np.array(p.tolist()))
+    out.append(_graph(p.grad_fn))
+    try:
+        p.sum().backward()
+        out.append(np.array(w.grad.tolist()))
+        if lr_tensor:
+            out.append(np.array(lr.grad.item()))
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+@pytest.mark.parametrize("lr_tensor", [False, True], ids=["lr", "lr_tensor"])
+@pytest.mark.parametrize("kw", [{}, {"momentum": 0.9, "nesterov": True, "weight_decay": 0.1},
+                                {"momentum": 0.5, "dampening": 0.2, "maximize": True}],
+                         ids=["plain", "nesterov", "dampened"])
+def test_differentiable_sgd(kw: dict[str, Any], lr_tensor: bool, steps: int) -> None:
+    theirs, mine = _both(_differentiable_sgd, kw, lr_tensor, steps)
+    # NB: the recorded step's add(alpha=...) is not fused as PyTorch's kernel is: ulps
+    _assert_same(mine, theirs, rtol=1e-6)

@@ -56,6 +56,29 @@ class SGD(Optimizer):
                                   "differentiable": differentiable, "fused": fused})
         _check_fused(fused, foreach, differentiable)
 
+    _records_steps = True
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        g = -p.grad if group["maximize"] else p.grad
+        wd, mom, lr = group["weight_decay"], group["momentum"], group["lr"]
+        if wd != 0:
+            if isinstance(wd, Tensor) and wd.requires_grad:
+                g = g.addcmul_(p.clone(), wd)
+            else:
+                g = g.add(p, alpha=wd)
+        if mom != 0:
+            buf = self.state[p].get("momentum_buffer")
+            if buf is None:
+                buf = self.state[p]["momentum_buffer"] = g.detach().clone()
+            else:
+                buf.mul_(mom).add_(g, alpha=1 - group["dampening"])
+            g = g.add(buf, alpha=mom) if group["nesterov"] else buf
+        if isinstance(lr, Tensor) and lr.requires_grad:
+            p.addcmul_(g, lr, value=-1)
+        else:
+            p.add_(g, alpha=-lr)
+
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
         if group["maximize"]:

@@ -170,6 +170,8 @@ class Optimizer:
 
     #: what PyTorch's capturable check names (a CPU step with capturable=True fails it)
     _capturable_what = "params and state_steps"
+    #: whether ``_tensor_update`` takes a ``differentiable=True`` step with recorded ops
+    _records_steps = False
     _capturable_devices: ClassVar[list[str]] = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
 
     def _check_flags(self, group: dict[str, Any]) -> None:
@@ -181,7 +183,7 @@ class Optimizer:
         if group.get("capturable", False):
             raise AssertionError(f"If capturable=True, {self._capturable_what} must be on "
                                  f"supported devices: {self._capturable_devices}.")
-        if group.get("differentiable", False):
+        if group.get("differentiable", False) and not self._records_steps:
             from ...engine import messages
             if any(p.requires_grad and p.is_leaf for p in live):
                 raise RuntimeError(messages.LEAF_INPLACE)
@@ -197,6 +199,12 @@ class Optimizer:
         with no_grad():
             for group in self.param_groups:
                 self._check_flags(group)
+                if self._records_steps and group.get("differentiable", False):
+                    with enable_grad():       # NB: PyTorch steps with grad mode on
+                        for p in group["params"]:
+                            if p._grad is not None:
+                                self._tensor_update(p, group)
+                    continue
                 for p in group["params"]:
                     if p._grad is not None:
                         bumps = self._update(p, p._grad._data, group)
@@ -207,6 +215,10 @@ class Optimizer:
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         """Update ``p`` in place; return how many in-place ops PyTorch does on it (versions)."""
+        raise NotImplementedError
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        """A ``differentiable=True`` step of ``p``: PyTorch's ops, recorded in the graph."""
         raise NotImplementedError
 
     # -- groups and gradients ------------------------------------------------------------------
