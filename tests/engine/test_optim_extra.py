@@ -596,3 +596,41 @@ def test_differentiable_sgd(kw: dict[str, Any], lr_tensor: bool, steps: int) -> 
     theirs, mine = _both(_differentiable_sgd, kw, lr_tensor, steps)
     # NB: the recorded step's add(alpha=...) is not fused as PyTorch's kernel is: ulps
     _assert_same(mine, theirs, rtol=1e-6)
+
+
+def _differentiable_adam(torch: Any, name: str, kw: dict[str, Any], steps: int) -> list[Any]:
+    w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    p = w * 1.0
+    opt = getattr(torch.optim, name)([p], lr=0.1, differentiable=True, **kw)
+    out: list[Any] = []
+    for i in range(steps):
+        p.grad = w * torch.tensor([0.5, -1.0, 2.0]) + i
+        opt.step()
+        out.append(np.array(p.tolist()))
+    out.append(_graph(p.grad_fn))
+    out.append({k: (_graph(v.grad_fn), np.array(v.tolist())) for k, v in opt.state[p].items()})
+    try:
+        p.sum().backward()
+        out.append(np.array(w.grad.tolist()))
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+@pytest.mark.parametrize("kw", [{}, {"amsgrad": True, "weight_decay": 0.1},
+                                {"maximize": True, "weight_decay": 0.1}],
+                         ids=["plain", "amsgrad", "maximize"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_differentiable_adam(name: str, kw: dict[str, Any], steps: int) -> None:
+    theirs, mine = _both(_differentiable_adam, name, kw, steps)
+    _assert_same(mine, theirs, rtol=1e-6)
+
+
+def test_differentiable_unsupported() -> None:
+    w = ours.ones(2, requires_grad=True)
+    p = w * 1.0
+    opt = ours.optim.RMSprop([p], differentiable=True)
+    p.grad = ours.ones(2)
+    with pytest.raises(NotImplementedError, match="differentiable=True"):
+        opt.step()

@@ -35,6 +35,11 @@ def _check_fused(fused: Any, foreach: Any, differentiable: bool) -> None:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
+def _maximum(a: Tensor, b: Tensor) -> Tensor:
+    from ...engine import functional as F
+    return F.binary("maximum", a, b)
+
+
 def _tensor(arr: np.ndarray) -> Tensor:
     from ...engine import dtypes as dt
     return Tensor._make(arr, dt.from_numpy(arr.dtype))
@@ -121,6 +126,45 @@ class Adam(Optimizer):
                                   "decoupled_weight_decay": decoupled_weight_decay})
         _check_fused(fused, foreach, differentiable)
 
+    _records_steps = True
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        g = -p.grad if group["maximize"] else p.grad
+        st = self._init_state(p, group)
+        step = st["step"]
+        step += 1
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            elif isinstance(wd, Tensor) and wd.requires_grad:
+                g = g.addcmul_(p.clone(), wd)
+            else:
+                g = g.add(p, alpha=wd)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        # NB: the differentiable path keeps the bias corrections as 0-d tensors of the step
+        step_size_neg = (lr / (1 - b1 ** step)).neg()
+        bc2_sqrt = (1 - b2 ** step).sqrt()
+        if group["amsgrad"]:
+            mx = st["max_exp_avg_sq"]
+            mx.copy_(_maximum(mx.clone(), v))
+            v = mx
+        denom = (v.sqrt() / (bc2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+        p.addcdiv_(m.clone(), denom)
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state[p]
+        if not st:
+            st.update(step=_tensor(np.array(0.0, np.float32)),
+                      exp_avg=_tensor(np.zeros_like(p._data)),
+                      exp_avg_sq=_tensor(np.zeros_like(p._data)))
+            if group["amsgrad"]:
+                st["max_exp_avg_sq"] = _tensor(np.zeros_like(p._data))
+        return st
+
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
         lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
@@ -133,13 +177,7 @@ class Adam(Optimizer):
                 bumps = 2                 # NB: PyTorch's AdamW: param.mul_ then addcdiv_
             else:
                 g = _fma(g, wd, p._data)
-        st = self.state[p]
-        if not st:
-            st.update(step=_tensor(np.array(0.0, np.float32)),
-                      exp_avg=_tensor(np.zeros_like(p._data)),
-                      exp_avg_sq=_tensor(np.zeros_like(p._data)))
-            if group["amsgrad"]:
-                st["max_exp_avg_sq"] = _tensor(np.zeros_like(p._data))
+        st = self._init_state(p, group)
         st["step"]._data += 1
         step = float(st["step"]._data)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
