@@ -223,7 +223,10 @@ def _lbfgs_misc(torch: Any) -> list[Any]:
         out.append(str(e))
     opt = torch.optim.LBFGS([w], max_iter=3)
     out.append(opt.param_groups[0]["max_eval"])
-    opt.step(closure)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.step(closure)        # NB: float(loss) under no_grad gives no warning
+    out.append([str(c.message) for c in caught])
     sd = opt.state_dict()
     out.append(sorted(sd["state"][0]))
     out.append(opt.step(closure).item())          # converged: one evaluation, no step
