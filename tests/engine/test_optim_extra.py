@@ -645,3 +645,39 @@ def test_differentiable_unsupported() -> None:
     p.grad = ours.ones(2)
     with pytest.raises(NotImplementedError, match="differentiable=True"):
         opt.step()
+
+
+# -- a script's imports -------------------------------------------------------------------------
+
+SCRIPT = """
+import torch
+from torch.optim.optimizer import Optimizer, required
+from torch.optim.swa_utils import AveragedModel, SWALR, update_bn
+from torch.optim.adamw import AdamW
+from torch.optim.lbfgs import LBFGS
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 1))
+opt = AdamW(model.parameters(), lr=0.01)
+swa = AveragedModel(model)
+sched = SWALR(opt, swa_lr=0.005, anneal_epochs=2)
+x = torch.randn(16, 2)
+for _ in range(3):
+    opt.zero_grad()
+    model(x).pow(2).mean().backward()
+    opt.step()
+    swa.update_parameters(model)
+    sched.step()
+update_bn([x], swa)
+result = [issubclass(AdamW, Optimizer), repr(required), LBFGS.__name__, int(swa.n_averaged),
+          opt.param_groups[0]["lr"]]
+"""
+
+
+def test_script_imports_through_the_alias() -> None:
+    from graphviz_autograd.torch_alias import native_torch
+    theirs: dict[str, Any] = {}
+    exec(SCRIPT, theirs)
+    mine: dict[str, Any] = {}
+    with native_torch():
+        exec(SCRIPT, mine)
+    assert mine["result"] == theirs["result"]

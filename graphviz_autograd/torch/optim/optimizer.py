@@ -20,7 +20,13 @@ from ...engine.tensor import Tensor
 from ..nn.hooks import HookTable, RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
-           "required"]
+           "required", "ParamsT", "StateDict"]
+
+# PyTorch's aliases, for scripts' type hints
+ParamsT = Iterable[Any]
+StateDict = dict[str, Any]
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
 
 
 class _RequiredParameter:
