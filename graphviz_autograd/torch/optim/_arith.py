@@ -69,19 +69,21 @@ def _lerp_fma(x: np.ndarray, end: np.ndarray, w: float) -> None:
 
 
 def _sumsq(x: np.ndarray, axis: int | None = None) -> np.ndarray:
-    """The sum of squares as PyTorch's float CPU norm adds it: eight running lanes along the
-    reduced axis, then the lanes and the remainder in order. (Rows shorter than eight along
-    the last dimension PyTorch adds otherwise, which this matches to an ulp or so.)"""
+    """The sum of squares as PyTorch's CPU norm adds it: running lanes (a 32-byte vector's
+    worth: eight floats, four doubles) along the reduced axis, then the lanes and the remainder
+    in order. (Short rows along the last dimension PyTorch adds otherwise, which this matches
+    to an ulp or so.)"""
     sq = np.moveaxis(x * x, -1 if axis is None else axis, -1)
     if axis is None:
         sq = sq.reshape(-1)
+    width = max(1, 32 // sq.dtype.itemsize)
     n = sq.shape[-1]
-    m = n // 8 * 8
-    lanes = np.zeros((*sq.shape[:-1], 8), sq.dtype)
-    for i in range(0, m, 8):
-        lanes += sq[..., i:i + 8]
+    m = n // width * width
+    lanes = np.zeros((*sq.shape[:-1], width), sq.dtype)
+    for i in range(0, m, width):
+        lanes += sq[..., i:i + width]
     total = np.zeros(sq.shape[:-1], sq.dtype)
-    for j in range(8):
+    for j in range(width):
         total += lanes[..., j]
     for j in range(m, n):
         total += sq[..., j]
