@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .device import CPU, device
 from .grad_mode import state as grad_state
 
 if TYPE_CHECKING:
@@ -168,8 +169,8 @@ class Tensor:
         return int(self._data.shape[0])
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     @property
     def is_cuda(self) -> bool:
