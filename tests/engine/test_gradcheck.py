@@ -135,6 +135,24 @@ def _functions(torch: Any) -> dict[str, Any]:
             a, = ctx.saved_tensors
             return 2 * a * g
 
+    class WrongShape(Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            return a.sum()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g.expand(3).reshape(3, 1)
+
+    class SinglePrecision(Function):  # its gradient in float32: PyTorch casts it back
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            return a * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return (g * 2).float()
+
     return {k: v.apply for k, v in locals().items() if isinstance(v, type)}
 
 
@@ -205,6 +223,35 @@ def test_passing_functions() -> None:
                 F["Exp"], (x.detach().float().requires_grad_(),), eps=1e-3, atol=1e-3),
             "materialize off, undefined handled": lambda: A.gradcheck(
                 F["NonzeroOnNone"], (x,), check_undefined_grad=False),
+            "a float32 gradient": lambda: A.gradcheck(F["SinglePrecision"], (x,),
+                                                      check_grad_dtypes=True),
+        })
+    differential(snippet)
+
+
+def test_modules_and_library_functions() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A, nn, F = torch.autograd, torch.nn, torch.nn.functional
+        torch.manual_seed(0)
+        x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+        img = torch.randn(1, 2, 4, 4, dtype=torch.float64, requires_grad=True)
+        strided = torch.randn(3, 4, dtype=torch.float64)[:, ::2].requires_grad_()
+        lin, conv = nn.Linear(3, 2).double(), nn.Conv2d(2, 1, 3).double()
+        _each(rec, {
+            "a non-leaf input": lambda: A.gradcheck(torch.sin, (x * 2,)),
+            "a parameter input": lambda: A.gradcheck(lambda w: (w * 2).sum(), (lin.weight,)),
+            "a non-contiguous input": lambda: A.gradcheck(torch.exp, (strided,)),
+            "Linear": lambda: A.gradcheck(lin, (x,)),
+            "Linear gradgrad": lambda: A.gradgradcheck(lin, (x,)),
+            "Conv2d": lambda: A.gradcheck(conv, (img,)),
+            "Conv2d fast": lambda: A.gradcheck(conv, (img,), fast_mode=True),
+            "a view output": lambda: A.gradcheck(lambda a: a.t()[0], (x,)),
+            "in place in func": lambda: A.gradcheck(lambda a: a.clone().mul_(2).exp_(), (x,)),
+            "log_softmax gradgrad": lambda: A.gradgradcheck(lambda a: F.log_softmax(a, 1), (x,)),
+            "mse_loss": lambda: A.gradcheck(F.mse_loss, (x, torch.zeros(2, 3,
+                                                                        dtype=torch.float64))),
+            "relu gradgrad": lambda: A.gradgradcheck(F.relu, (x,)),
         })
     differential(snippet)
 
@@ -242,6 +289,7 @@ def test_failures_and_their_messages() -> None:
             "detached output fast": lambda: A.gradcheck(lambda a: a.detach() * 2, (x,),
                                                         fast_mode=True),
             "a number output": lambda: A.gradcheck(lambda a: 3.0, (x,)),
+            "a gradient of the wrong shape": lambda: A.gradcheck(F["WrongShape"], (x,)),
             "func raises": lambda: A.gradcheck(lambda a: a @ a.reshape(1, 3), (x,)),
             "neither mode": lambda: A.gradcheck(torch.sin, (x,), check_backward_ad=False),
             "batched forward without forward": lambda: A.gradcheck(
@@ -443,6 +491,13 @@ def test_autograd_namespace() -> None:
         rec.note("variable module", sys.modules[A.__name__ + ".variable"].Variable
                  is A.Variable)
         rec.attempt("variable()", lambda: A.variable(1.0))
+        rec.note("view replay", A.is_view_replay_enabled())
+        switch = A.set_multithreading_enabled(False)
+        rec.note("multithreading off", [A.is_multithreading_enabled(), type(switch).__name__])
+        with A.set_multithreading_enabled(True):
+            rec.note("multithreading in a context", A.is_multithreading_enabled())
+        rec.note("multithreading after", A.is_multithreading_enabled())
+        A.set_multithreading_enabled(True)
         rec.note("Variable", A.Variable(torch.ones(2), requires_grad=True))
     differential(snippet)
 

@@ -11,6 +11,7 @@ from ...engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_e
 from ...engine.node import Node
 from . import anomaly_mode, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .gradcheck_more import is_tensor_like
 from .variable import Variable
@@ -18,7 +19,13 @@ from .variable import Variable
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Node", "Function",
            "FunctionCtx", "once_differentiable", "function", "functional", "graph", "grad_mode",
-           "anomaly_mode", "gradcheck", "gradgradcheck", "is_tensor_like", "variable"]
+           "anomaly_mode", "gradcheck", "gradgradcheck", "is_tensor_like", "variable",
+           "set_multithreading_enabled", "is_multithreading_enabled", "is_view_replay_enabled"]
+
+
+def is_view_replay_enabled() -> bool:
+    """Whether views are replayed in backward (off, PyTorch's default; the engine never does)."""
+    return False
 
 
 # NB: as in PyTorch, the attribute is this function; the module of the same name stays importable
