@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from typing import Any
 
 import pytest
@@ -295,6 +296,26 @@ def test_failures_and_their_messages() -> None:
             "batched forward without forward": lambda: A.gradcheck(
                 torch.sin, (x,), check_batched_forward_grad=True),
         })
+    differential(snippet)
+
+
+def test_warnings_show_once_per_place() -> None:
+    """Under Python's default filter the not-double warning shows once however many calls (its
+    place is inside gradcheck, as PyTorch's), the BC-breaking one once for each of its two."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        A, F = torch.autograd, _functions(torch)
+        x, _, _ = _inputs(torch)
+        single = x.detach().float().requires_grad_()
+        # NB: PyTorch's first gradcheck in a process imports modules that reset the filters
+        A.gradcheck(torch.sin, (x,), check_batched_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            A.gradcheck(F["Exp"], (single,), eps=1e-3, atol=1e-2)
+            A.gradcheck(torch.sin, (single,), eps=1e-3, atol=1e-2)
+            for fn in ("FailsOnNone", "NonzeroOnNone", "FailsOnNone", "NonzeroOnNone"):
+                A.gradcheck(F[fn], (x,), raise_exception=False)
+        rec.note("shown", [str(w.message)[:40] for w in caught])
     differential(snippet)
 
 

@@ -119,7 +119,8 @@ def _check_inputs(inputs: tuple[Any, ...]) -> bool:
         if not (is_tensor_like(inp) and inp.requires_grad):
             continue
         if inp.dtype != T.float64:
-            warnings.warn(_NOT_DOUBLE.format(idx), UserWarning, stacklevel=4)
+            # NB: located at the one call of this function, as PyTorch's (so shown once)
+            warnings.warn(_NOT_DOUBLE.format(idx), UserWarning, stacklevel=2)
         if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.size(), strict=False)):
             raise RuntimeError(_STRIDE_0.format(idx))
         found = True

@@ -159,20 +159,27 @@ class _UndefinedGrad(Function):
         return None
 
 
+_UndefinedGrad._backward_cls._name = "torch::autograd::UndefinedGradBackward"   # PyTorch's node
+
+
 def verify_undefined_backward_mode(func: Callable[..., Any], outputs: Sequence[Tensor],
                                  inputs: Sequence[Any]) -> bool:
     """With every output's gradient undefined (then each one in turn, if several), the backward
     runs and the input gradients are undefined or zero."""
     diff = _diff_inputs(inputs)
 
+    def warn_bc_breaking() -> None:
+        # NB: located at each of the two calls below (a warning shows once per place)
+        warnings.warn(_BC_BREAKING, UserWarning, stacklevel=2)
+
     def supported(outs: list[Tensor]) -> bool:
         try:
             got = grad(outs, diff, [T.zeros_like(o) for o in outs], allow_unused=True)
         except RuntimeError as e:
-            warnings.warn(_BC_BREAKING, UserWarning, stacklevel=2)
+            warn_bc_breaking()
             raise GradcheckError(_UNDEFINED_FAILED) from e
         if any(g is not None and not g.eq(0).all() for g in got):
-            warnings.warn(_BC_BREAKING, UserWarning, stacklevel=2)
+            warn_bc_breaking()
             raise GradcheckError(_UNDEFINED_NOT_ZERO)
         return True
 
