@@ -29,6 +29,9 @@ class GradcheckError(RuntimeError):
     """Error raised by :func:`gradcheck` and :func:`gradgradcheck`."""
 
 
+GradcheckError.__module__ = "torch.autograd.gradcheck"   # a traceback names it as PyTorch's
+
+
 FAILED_BATCHED_GRAD_MSG = """
 gradcheck or gradgradcheck failed while testing batched gradient computation.
 This could have been invoked in a number of ways (via a test that calls
