@@ -204,12 +204,14 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     if level != _level:
         raise RuntimeError("Invalid level given to _fw_primal")
     from .autograd import apply
-    g = tangent_of(tensor)
+    # NB: None where forward AD is off for now (inside a custom Function's forward)
+    g = tangent_of(tensor) if grad_state.dual else None
+    dual = grad_state.dual
     grad_state.dual = False
     try:
         primal = apply(TABLE["fw_primal"], (tensor,))
     finally:
-        grad_state.dual = True
+        grad_state.dual = dual
     set_tangent(primal, False)
     return UnpackedDualTensor(primal, g)
 
@@ -374,11 +376,13 @@ def custom_function_jvp(cls: Any, ctx: Any, args: tuple[Any, ...], outputs: Any)
                                       if isinstance(a, Tensor) else None)
              for a, g in zip(args, tans, strict=True)]
     grad_state.dual = False
+    ctx._in_jvp = True
     try:
         with enable_grad():
             res = cls.jvp(ctx, *given)
     finally:
         grad_state.dual = True
+        ctx._in_jvp = False
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     res = res if isinstance(res, tuple) else (res,)
     for o, g in zip(outs, res, strict=False):

@@ -69,8 +69,12 @@ class BackwardCFunction(Node, FunctionCtx):
     _is_variable_input: tuple[bool, ...] = ()
     _tensor_outputs: tuple[bool, ...] = ()
 
+    _in_jvp = False             # NB: the user's jvp reads what save_for_forward saved
+
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self._in_jvp:
+            return tuple(self.saved_for_forward or ())
         if self._freed:
             raise RuntimeError(msg.BACKWARD_TWICE)
         slots = (self._saved or {}).get("saved_tensors")

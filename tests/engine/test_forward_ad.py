@@ -129,3 +129,195 @@ def test_tangents_through_ops(case: tuple[str, list[tuple[int, ...]], Callable[.
             _note_out(rec, label, out)
         _note_out(rec, f"{label} after the level", out)
     differential(snippet)
+
+
+def test_inplace_and_views() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        with fw.dual_level():
+            x, t = _data(torch, (4,), 0), _data(torch, (4,), 1)
+            d = fw.make_dual(x.clone(), t)
+            d.mul_(2)
+            rec.note("mul_ tangent", fw.unpack_dual(d).tangent)
+            rec.note("user's tangent written", t)
+            e = fw.make_dual(x.clone(), _data(torch, (4,), 2)).clone()
+            ev = e[:2]
+            ev.mul_(3)
+            rec.note("view mul_: base", fw.unpack_dual(e).tangent)
+            rec.note("view mul_: view", fw.unpack_dual(ev).tangent)
+            b = torch.zeros(5)
+            early, other = b[1:3], b[3:]
+            b[:3].copy_(d[:3])
+            rec.note("copy_ into a view: base", fw.unpack_dual(b).tangent)
+            rec.note("a view made before", fw.unpack_dual(early).tangent)
+            rec.note("a view made before, untouched", fw.unpack_dual(other).tangent)
+            z = torch.zeros(3)
+            z[1] = d[0]
+            rec.note("setitem", fw.unpack_dual(z).tangent)
+            y = torch.ones(4)
+            y.add_(d, alpha=2)
+            rec.note("plain add_ dual", fw.unpack_dual(y).tangent)
+            w = d[1:].clone()
+            w.sin_()
+            rec.note("sin_", fw.unpack_dual(w))
+            v = d.view(2, 2)
+            rec.note("view tangent", fw.unpack_dual(v).tangent)
+            p = fw.unpack_dual(d * 2).primal
+            rec.note("primal has no tangent", fw.unpack_dual(p).tangent)
+            rec.note("nor a view of it", fw.unpack_dual(p[1:]).tangent)
+            rec.note("detach", fw.unpack_dual(d.detach()).tangent)
+            rec.note("data", fw.unpack_dual(d.data).tangent)
+            with torch.no_grad():
+                rec.note("no_grad", fw.unpack_dual(d.exp()).tangent)
+            rec.note("zeros_like", fw.unpack_dual(torch.zeros_like(d)).tangent)
+    differential(snippet)
+
+
+def test_tutorial_modules() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        nn = torch.nn
+        torch.manual_seed(0)
+        model = nn.Linear(5, 3)
+        with torch.no_grad():
+            model.weight.copy_(_data(torch, (3, 5), 0))
+            model.bias.copy_(_data(torch, (3,), 1))
+        inp = _data(torch, (4, 5), 2)
+        params = {name: p for name, p in model.named_parameters()}
+        tangents = {name: _data(torch, tuple(p.shape), 3 + i)
+                    for i, (name, p) in enumerate(params.items())}
+        with fw.dual_level():
+            for name, p in params.items():
+                delattr(model, name)
+                setattr(model, name, fw.make_dual(p, tangents[name]))
+            out = model(inp)
+            rec.note("module jvp", fw.unpack_dual(out).tangent)
+            rec.note("primal graph", out.grad_fn.name())
+        model2 = nn.Linear(5, 3)
+        with fw.dual_level():
+            dual = {name: fw.make_dual(p, tangents[name]) for name, p in params.items()}
+            out = torch.func.functional_call(model2, dual, inp)
+            rec.note("functional_call jvp", fw.unpack_dual(out).tangent)
+        seq = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(),
+                            nn.LayerNorm(8), nn.Linear(8, 2), nn.LogSoftmax(1))
+        with torch.no_grad():
+            for i, p in enumerate(seq.parameters()):
+                p.copy_(_data(torch, tuple(p.shape), i))
+        x = _data(torch, (2, 1, 4, 4), 9)
+        with fw.dual_level():
+            out = seq(fw.make_dual(x, _data(torch, (2, 1, 4, 4), 10)))
+            rec.note("sequential jvp", fw.unpack_dual(out))
+            rec.note("running mean", seq[1].running_mean)
+    differential(snippet)
+
+
+def test_custom_function_jvp() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+
+        class Fn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, foo: Any) -> Any:
+                result = torch.exp(foo)
+                ctx.result = result
+                return result
+
+            @staticmethod
+            def jvp(ctx: Any, g: Any) -> Any:
+                out = g * ctx.result
+                del ctx.result
+                return out
+
+        class NoJvp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any) -> Any:
+                return a * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+        class Two(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any, k: float, b: Any) -> Any:
+                rec.note("forward sees a tangent", fw.unpack_dual(a).tangent is not None)
+                ctx.save_for_forward(a)
+                ctx.k = k
+                return a * k + b
+
+            @staticmethod
+            def jvp(ctx: Any, ga: Any, gk: Any, gb: Any) -> Any:
+                rec.note("jvp arguments", [gk, gb])
+                (a,) = ctx.saved_tensors
+                return ga * ctx.k + gb + a * 0
+
+        primal = _data(torch, (3,), 0, torch.float64).requires_grad_()
+        with fw.dual_level():
+            d = fw.make_dual(primal, _data(torch, (3,), 1, torch.float64))
+            out = Fn.apply(d)
+            rec.note("jvp", fw.unpack_dual(out).tangent)
+            rec.attempt("no jvp", lambda: NoJvp.apply(d))
+            rec.attempt("no tangent: no jvp needed", lambda: NoJvp.apply(primal))
+            out = Two.apply(d, 3.0, torch.ones(3, dtype=torch.float64))
+            rec.note("two", fw.unpack_dual(out).tangent)
+    differential(snippet)
+
+
+def test_errors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        x, t = _data(torch, (3,), 0), _data(torch, (3,), 1)
+        rec.attempt("make_dual outside a level", lambda: fw.make_dual(x, t))
+        rec.note("unpack_dual outside a level", fw.unpack_dual(x))
+        rec.attempt("exit without a level", lambda: fw.exit_dual_level())
+        with fw.dual_level() as level:
+            rec.note("level", level)
+            d = fw.make_dual(x, t)
+            rec.attempt("other size", lambda: fw.make_dual(x, torch.ones(4)))
+            rec.attempt("int primal", lambda: fw.make_dual(x.long(), t))
+            rec.attempt("int tangent", lambda: fw.make_dual(x, t.long()))
+            rec.attempt("dual of a dual", lambda: fw.make_dual(d, t))
+            rec.attempt("other level", lambda: fw.make_dual(x, t, level=3))
+            rec.attempt("unpack other level", lambda: fw.unpack_dual(d, level=3))
+            rec.attempt("nested", lambda: fw.enter_dual_level())
+            rec.attempt("nested context", lambda: fw.dual_level().__enter__())
+            rec.attempt("exit another level", lambda: fw.exit_dual_level(level=1))
+            rec.note("unpack a plain tensor", fw.unpack_dual(x))
+            rec.note("float64 tangent kept", fw.make_dual(x.clone(), t.double())
+                     .__class__.__name__)
+            dd = fw.make_dual(x.clone(), t.double())
+            rec.note("tangent dtype", str(fw.unpack_dual(dd).tangent.dtype))
+            tt = _data(torch, (3, 3), 2)
+            da = fw.make_dual(torch.zeros(3, 3), tt.t())
+            rec.note("other layout copied", [fw.unpack_dual(da).tangent is tt.t(),
+                                             fw.unpack_dual(da).tangent.stride()])
+            rec.note("same tangent", fw.unpack_dual(d).tangent is t)
+        rec.note("after the level", fw.unpack_dual(d))
+        level = fw.enter_dual_level()
+        rec.note("entered again", level)
+        fw.exit_dual_level(level=level)
+        rec.attempt("exit it twice", lambda: fw.exit_dual_level(level=level))
+    differential(snippet)
+
+
+def test_reverse_mode_through_the_primal() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        x = _data(torch, (3,), 0).requires_grad_()
+        with fw.dual_level():
+            d = fw.make_dual(x * 1, _data(torch, (3,), 1))
+            rec.note("make_dual node", [d.grad_fn.name(), d._base is not None])
+            y = (d.sin() * 2).sum()
+            p = fw.unpack_dual(y).primal
+            rec.note("primal node", p.grad_fn.name())
+            rec.note("tangent", fw.unpack_dual(y).tangent)
+            p.backward()
+            rec.note("grad", x.grad)
+            rec.note("plain primal is a view", [fw.unpack_dual(x).primal is x,
+                                                fw.unpack_dual(x).primal._base is x])
+    differential(snippet)
