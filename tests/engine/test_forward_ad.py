@@ -321,3 +321,129 @@ def test_reverse_mode_through_the_primal() -> None:
             rec.note("plain primal is a view", [fw.unpack_dual(x).primal is x,
                                                 fw.unpack_dual(x).primal._base is x])
     differential(snippet)
+
+
+def test_gradcheck() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                out = x.exp()
+                ctx.save_for_backward(out)
+                ctx.result = out
+                return out
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                (out,) = ctx.saved_tensors
+                return g * out
+
+            @staticmethod
+            def jvp(ctx: Any, g: Any) -> Any:
+                return g * ctx.result
+
+        class WrongJvp(Exp):
+            @staticmethod
+            def jvp(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+        x = _data(torch, (2, 2), 0, torch.float64).requires_grad_()
+        y = _data(torch, (2,), 1, torch.float64).requires_grad_()
+        check = torch.autograd.gradcheck
+
+        def first_line(fn: Callable[[], Any]) -> Any:
+            try:
+                return fn()
+            except Exception as e:
+                return [type(e).__name__, str(e).split("\n")[0]]
+        rec.note("both modes", check(Exp.apply, (x,), check_forward_ad=True))
+        rec.note("tutorial flags", check(Exp.apply, (x,), check_forward_ad=True,
+                                         check_backward_ad=False, check_undefined_grad=False,
+                                         check_batched_grad=False))
+        rec.note("ops", check(lambda a, b: (a @ b).sin() * b, (x, y), check_forward_ad=True))
+        rec.note("wrong jvp", first_line(lambda: check(WrongJvp.apply, (x,),
+                                                       check_forward_ad=True)))
+        rec.note("wrong jvp, no raise", check(WrongJvp.apply, (x,), check_forward_ad=True,
+                                              raise_exception=False))
+        rec.attempt("float32 input", lambda: check(torch.sin, (x.float().detach()
+                                                               .requires_grad_(),),
+                                                   atol=1e-2, rtol=1e-2, eps=1e-3))
+        rec.attempt("nothing requires grad", lambda: check(torch.sin, (x.detach(),)))
+    differential(snippet)
+
+
+TUTORIAL = '''
+import torch
+import torch.autograd.forward_ad as fwAD
+import torch.nn as nn
+from torch.func import functional_call
+
+primal = torch.randn(10, 10)
+tangent = torch.randn(10, 10)
+
+def fn(x, y):
+    return x ** 2 + y ** 2
+
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    assert fwAD.unpack_dual(dual_input).tangent is tangent
+    dual_input_alt = fwAD.make_dual(primal, tangent.T)
+    assert fwAD.unpack_dual(dual_input_alt).tangent is not tangent
+    plain_tensor = torch.randn(10, 10)
+    dual_output = fn(dual_input, plain_tensor)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+assert fwAD.unpack_dual(dual_output).tangent is None
+
+model = nn.Linear(5, 5)
+input = torch.randn(16, 5)
+params = {name: p for name, p in model.named_parameters()}
+tangents = {name: torch.rand_like(p) for name, p in params.items()}
+with fwAD.dual_level():
+    for name, p in params.items():
+        delattr(model, name)
+        setattr(model, name, fwAD.make_dual(p, tangents[name]))
+    out = model(input)
+    jvp = fwAD.unpack_dual(out).tangent
+
+model = nn.Linear(5, 5)
+dual_params = {}
+with fwAD.dual_level():
+    for name, p in params.items():
+        dual_params[name] = fwAD.make_dual(p, tangents[name])
+    out = functional_call(model, dual_params, input)
+    jvp2 = fwAD.unpack_dual(out).tangent
+assert torch.allclose(jvp, jvp2)
+
+class Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, foo):
+        result = torch.exp(foo)
+        ctx.result = result
+        return result
+
+    @staticmethod
+    def jvp(ctx, gI):
+        gO = gI * ctx.result
+        del ctx.result
+        return gO
+
+fn = Fn.apply
+primal = torch.randn(10, 10, dtype=torch.double, requires_grad=True)
+tangent = torch.randn(10, 10)
+with fwAD.dual_level():
+    dual_input = fwAD.make_dual(primal, tangent)
+    dual_output = fn(dual_input)
+    jvp = fwAD.unpack_dual(dual_output).tangent
+assert torch.allclose(jvp, tangent * primal.exp())
+torch.autograd.gradcheck(Fn.apply, (primal,), check_forward_ad=True,
+                         check_backward_ad=False, check_undefined_grad=False,
+                         check_batched_grad=False)
+'''
+
+
+def test_tutorial_runs_unmodified() -> None:
+    from graphviz_autograd.torch_alias import native_torch
+    with native_torch():
+        exec(compile(TUTORIAL, "forward_ad_usage.py", "exec"), {"__name__": "__main__"})

@@ -14,10 +14,11 @@ from ...engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from ...engine.node import Node
 from ...engine.tensor import Tensor
 from . import forward_ad, function, functional, graph
+from .checking import GradcheckError, gradcheck
 
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
            "no_grad", "enable_grad", "set_grad_enabled", "Node", "Function", "FunctionCtx",
-           "once_differentiable", "forward_ad", "function", "functional", "graph"]
+           "once_differentiable", "gradcheck", "GradcheckError", "forward_ad", "function", "functional", "graph"]
 
 
 class _VariableMeta(type):
