@@ -113,10 +113,10 @@ def tangent_of(t: Tensor) -> Tensor | None:
         g = _view_of(bg, t._view_fn(bg._data))
         set_tangent(t, g)
         return g
-    return g if g is not False else None
+    return g if isinstance(g, Tensor) else None
 
 
-def set_tangent(t: Tensor, g: Tensor | None | bool) -> None:
+def set_tangent(t: Tensor, g: Tensor | bool | None) -> None:
     t._fw_grad = g
     _holders.append(weakref.ref(t))
 
@@ -217,6 +217,40 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
 
 
 # -- propagation ---------------------------------------------------------------------------------
+# Ops PyTorch has no forward formula for: table key -> the name its error gives. Names with
+# "aten::" get the short message, the others the one asking for an issue
+NO_FORWARD = {
+    "floor_divide": "aten::floor_divide", "remainder_of_scalar": "aten::remainder",
+    "heaviside": "aten::heaviside", "bernoulli_p": "aten::bernoulli",
+    "bincount": "aten::bincount", "binomial": "aten::binomial",
+    "linalg_ldl_factor_ex": "aten::linalg_ldl_factor_ex",
+    "linalg_ldl_solve": "aten::linalg_ldl_solve", "scatter_reduce_legacy": "aten::scatter",
+    "_weight_norm_interface": "_weight_norm_interface", "cdist": "_cdist_forward",
+    "cholesky": "cholesky", "conv_tbc": "conv_tbc", "ctc_loss": "_ctc_loss",
+    "embedding_bag": "_embedding_bag", "euclidean_dist": "_euclidean_dist",
+    "grid_sampler_2d": "grid_sampler_2d", "grid_sampler_3d": "grid_sampler_3d",
+    "index_reduce": "index_reduce", "mkldnn_rnn_layer": "mkldnn_rnn_layer", "ormqr": "ormqr",
+    "pack_padded_sequence": "_pack_padded_sequence", "pdist": "_pdist_forward",
+    "rrelu_with_noise_": "rrelu_with_noise_", "standard_gamma": "_standard_gamma",
+    "scaled_dot_product_flash_attention_for_cpu": "_scaled_dot_product_flash_attention_for_cpu",
+    "special_zeta_of_scalar": "special_zeta",
+}
+
+
+def _unsupported(op: Op, inplace: bool) -> NotImplementedError:
+    name = NO_FORWARD[op.key]
+    if name.startswith("aten::"):
+        return NotImplementedError(f"Trying to use forward AD with {name} that does not support "
+                                   "it.")
+    if inplace and not name.endswith("_"):
+        name += "_"
+    return NotImplementedError(
+        f"Trying to use forward AD with {name} that does not support it because it has not been "
+        "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/"
+        "issues/new?template=feature-request.yml so that we can prioritize its implementation or "
+        "submit a PR adding the implementation to derivatives.yaml")
+
+
 def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None,
               extras: dict[str, Any] | None, arrays: Any) -> None:
     """Give the outputs of ``op`` (just run) their tangents, from the inputs' ones."""
@@ -230,15 +264,19 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
             return
     if all(g is None for g in tans):
         return
+    if op.key in NO_FORWARD:
+        raise _unsupported(op, False)
     grad_state.dual = False
     try:
         if op.view and all(g is None for g in tans[1:]):
             with no_grad(), events.unseen():
-                res = _tangent_view(op, tans[0], kw)
+                res = _tangent_view(op, tans[0], kw)  # type: ignore[arg-type]
             got: list[Tensor | None] = list(res) if isinstance(res, list | tuple) else [res]
         else:
-            xs = [_plain(t) if t is not None else _number(a) for t, a in zip(inputs, arrays,
-                                                                                  strict=False)]
+            # NB: arrays may leave inputs out (cat drops empty ones): only numbers come from them
+            xs = [_plain(t) if t is not None else
+                  _number(arrays[i] if arrays is not None and i < len(arrays) else None)
+                  for i, t in enumerate(inputs)]
             got = jvp(op, xs, [_plain(o) for o in outs], kw, extras, tans)
     finally:
         grad_state.dual = True
@@ -259,6 +297,8 @@ def propagate_inplace(op: Op, self: Tensor, others: Any, kw: dict[str, Any] | No
     from .autograd import _forward, apply_inplace
     inputs = (self, *others)
     tans = [tangent_of(t) if t is not None else None for t in inputs]
+    if op.key in NO_FORWARD and any(g is not None for g in tans):
+        raise _unsupported(op, True)
     grad_state.dual = False
     try:
         if all(g is None for g in tans):
@@ -322,21 +362,26 @@ def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
         record(op, xs, ys, kw, extras)
         us = [Tensor._make(np.zeros_like(y._data), y._dtype, requires_grad=True) for y in outs]
         try:
-            gs = grad(outs, srcs, grad_outputs=us, create_graph=True, allow_unused=True)
-        except NotImplementedError:
+            got = _double_vjp(outs, srcs, vs, us)
+        except (NotImplementedError, RuntimeError):
+            # NB: a formula on arrays only, or one whose graph has no derivative again
             got = _by_rows(outs, srcs, vs)
-        else:
-            r: Any = None
-            for gi, v in zip(gs, vs, strict=True):
-                if gi is not None and gi.requires_grad:
-                    term = (gi * _plain(v)).sum()
-                    r = term if r is None else r + term
-            if r is None:
-                got = [Tensor._make(np.zeros_like(y._data), y._dtype) for y in outs]
-            else:
-                got = list(grad(r, us, allow_unused=True, materialize_grads=True))
     it = iter(got)
     return [_cast(next(it), y) if _differentiable(y) else None for y in ys]
+
+
+def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: list[Tensor]
+                ) -> list[Tensor]:
+    from .executor import grad
+    gs = grad(outs, srcs, grad_outputs=us, create_graph=True, allow_unused=True)
+    r: Any = None
+    for gi, v in zip(gs, vs, strict=True):
+        if gi is not None and gi.requires_grad:
+            term = (gi * _plain(v)).sum()
+            r = term if r is None else r + term
+    if r is None:
+        return [Tensor._make(np.zeros_like(y._data), y._dtype) for y in outs]
+    return list(grad(r, us, allow_unused=True, materialize_grads=True))
 
 
 def _cast(g: Tensor, y: Tensor) -> Tensor:

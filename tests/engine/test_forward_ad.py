@@ -447,3 +447,19 @@ def test_tutorial_runs_unmodified() -> None:
     from graphviz_autograd.torch_alias import native_torch
     with native_torch():
         exec(compile(TUTORIAL, "forward_ad_usage.py", "exec"), {"__name__": "__main__"})
+
+
+def test_repr_of_dual_tensors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        with fw.dual_level():
+            x = _data(torch, (3,), 0).requires_grad_()
+            rec.note("requires grad", repr(fw.make_dual(x, torch.ones(3))))
+            rec.note("2-d", repr(fw.make_dual(torch.zeros(2, 2), torch.ones(2, 2))))
+            rec.note("float64", repr(fw.make_dual(torch.zeros(2, dtype=torch.float64),
+                                                  torch.ones(2, dtype=torch.float64))))
+            d = fw.make_dual(torch.zeros(3), _data(torch, (3,), 1))
+            rec.note("view of a dual", repr(d[1:]))
+        rec.note("after the level", repr(d))
+    differential(snippet)

@@ -18,7 +18,8 @@ from .checking import GradcheckError, gradcheck
 
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
            "no_grad", "enable_grad", "set_grad_enabled", "Node", "Function", "FunctionCtx",
-           "once_differentiable", "gradcheck", "GradcheckError", "forward_ad", "function", "functional", "graph"]
+           "once_differentiable", "gradcheck", "GradcheckError", "forward_ad", "function",
+           "functional", "graph"]
 
 
 class _VariableMeta(type):
