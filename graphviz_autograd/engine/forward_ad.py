@@ -306,8 +306,9 @@ def propagate_inplace(op: Op, self: Tensor, others: Any, kw: dict[str, Any] | No
         if arrays is None:
             arrays = [t._data if t is not None else None for t in inputs]
         before = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in arrays]
-        xs = [Tensor._make(np.asarray(a), t._dtype) if t is not None else _number(a)
-              for a, t in zip(before, inputs, strict=True)]
+        xs = [(Tensor._make(np.asarray(before[i]), t._dtype) if t is not None else
+               _number(before[i])) if i < len(before) else _plain(t)
+              for i, t in enumerate(inputs)]
         apply_inplace(op, self, others, kw, arrays)
         res = _forward(op, before, kw)
         extras = None
@@ -347,7 +348,6 @@ def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
     ``extras``), the inputs' tangents ``tans``: by the double vjp, or row by row where the
     backward formula has no graph."""
     from .autograd import record
-    from .executor import grad
     srcs: list[Tensor] = []
     vs: list[Tensor] = []
     for i, (x, g) in enumerate(zip(xs, tans, strict=False)):
