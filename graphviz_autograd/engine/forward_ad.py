@@ -237,6 +237,11 @@ NO_FORWARD = {
 }
 
 
+# Linear ops whose tangent is the op on the tangent, where PyTorch's forward formula is not the
+# backward's transpose: embedding's keeps the padding row (its backward zeroes it)
+ON_TANGENT = {"embedding"}
+
+
 def _unsupported(op: Op, inplace: bool) -> NotImplementedError:
     name = NO_FORWARD[op.key]
     if name.startswith("aten::"):
@@ -268,7 +273,8 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
         raise _unsupported(op, False)
     grad_state.dual = False
     try:
-        if op.view and all(g is None for g in tans[1:]):
+        if (op.view or op.key in ON_TANGENT) and tans[0] is not None \
+                and all(g is None for g in tans[1:]):
             with no_grad(), events.unseen():
                 res = _tangent_view(op, tans[0], kw)  # type: ignore[arg-type]
             got: list[Tensor | None] = list(res) if isinstance(res, list | tuple) else [res]
@@ -360,7 +366,9 @@ def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
         return [None] * len(ys)
     with events.unseen(), enable_grad():
         record(op, xs, ys, kw, extras)
-        us = [Tensor._make(np.zeros_like(y._data), y._dtype, requires_grad=True) for y in outs]
+        # NB: any u gives J v (the formula is linear in it); ones, not zeros: a formula through
+        # log |u| (logcumsumexp's) has no derivative at 0
+        us = [Tensor._make(np.ones_like(y._data), y._dtype, requires_grad=True) for y in outs]
         try:
             got = _double_vjp(outs, srcs, vs, us)
         except (NotImplementedError, RuntimeError):
@@ -376,12 +384,20 @@ def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: li
     gs = grad(outs, srcs, grad_outputs=us, create_graph=True, allow_unused=True)
     r: Any = None
     for gi, v in zip(gs, vs, strict=True):
-        if gi is not None and gi.requires_grad:
-            term = (gi * _plain(v)).sum()
-            r = term if r is None else r + term
+        if gi is None:
+            continue
+        if not gi.requires_grad:
+            if np.any(gi._data):
+                raise NotImplementedError("a formula made no graph")   # NB: row by row instead
+            continue
+        term = (gi * _plain(v)).sum()
+        r = term if r is None else r + term
     if r is None:
         return [Tensor._make(np.zeros_like(y._data), y._dtype) for y in outs]
-    return list(grad(r, us, allow_unused=True, materialize_grads=True))
+    got = list(grad(r, us, allow_unused=True, materialize_grads=True))
+    if any((np.isnan(g._data) & ~np.isnan(y._data)).any() for g, y in zip(got, outs, strict=True)):
+        raise RuntimeError("not a number")      # NB: a formula with no derivative here
+    return got
 
 
 def _cast(g: Tensor, y: Tensor) -> Tensor:
@@ -398,7 +414,8 @@ def _by_rows(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor]) -> list[T
     for k, y in enumerate(outs):
         flat = np.zeros(y._data.size, dtype=y._data.dtype)
         for j in range(y._data.size):
-            seeds = [Tensor._make(np.zeros_like(o._data), o._dtype) for o in outs]
+            # NB: C-ordered seeds (an output may be Fortran-ordered: its reshape would copy)
+            seeds = [Tensor._make(np.zeros(o._data.shape, o._data.dtype), o._dtype) for o in outs]
             seeds[k]._data.reshape(-1)[j] = 1
             gs = grad(outs, srcs, grad_outputs=seeds, retain_graph=True, allow_unused=True)
             flat[j] = sum(float(np.sum(gi._data * v._data)) for gi, v in zip(gs, vs, strict=True)

@@ -77,15 +77,17 @@ def _numerical(func: Callable[..., Any], args: list[Any], wrt: list[int], eps: f
     out: dict[tuple[int, int], np.ndarray] = {}
     with no_grad():
         for i in wrt:
-            flat = args[i]._data.reshape(-1)
+            data = args[i]._data
             cols: list[list[np.ndarray]] = []
-            for j in range(flat.size):
-                keep = flat[j].copy()
-                flat[j] = keep + eps
+            for j in range(data.size):
+                # NB: in place, through the index (a reshape of a strided input would copy)
+                at = np.unravel_index(j, data.shape)
+                keep = data[at].copy()
+                data[at] = keep + eps
                 plus = [np.array(o._data, dtype=np.float64) for o in _outputs(func, args)]
-                flat[j] = keep - eps
+                data[at] = keep - eps
                 minus = [np.array(o._data, dtype=np.float64) for o in _outputs(func, args)]
-                flat[j] = keep
+                data[at] = keep
                 cols.append([((p - m) / (2 * eps)).reshape(-1) for p, m in zip(plus, minus,
                                                                              strict=True)])
             for k in range(len(cols[0]) if cols else 0):
