@@ -276,7 +276,7 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
         if (op.view or op.key in ON_TANGENT) and tans[0] is not None \
                 and all(g is None for g in tans[1:]):
             with no_grad(), events.unseen():
-                res = _tangent_view(op, tans[0], kw)  # type: ignore[arg-type]
+                res = _tangent_view(op, tans[0], kw)
             got: list[Tensor | None] = list(res) if isinstance(res, list | tuple) else [res]
         else:
             # NB: arrays may leave inputs out (cat drops empty ones): only numbers come from them
