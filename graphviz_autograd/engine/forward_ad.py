@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import events
-from .grad_mode import enable_grad, no_grad
+from .grad_mode import enable_grad
 from .grad_mode import state as grad_state
 from .optable import TABLE, Op
 from .tensor import Tensor
@@ -273,9 +273,11 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
         raise _unsupported(op, False)
     grad_state.dual = False
     try:
-        if (op.view or op.key in ON_TANGENT) and tans[0] is not None \
+        # NB: not as_strided: its view function reads the primal's storage
+        if ((op.view and not op.key.startswith("as_strided")) or op.key in ON_TANGENT) \
+                and tans[0] is not None \
                 and all(g is None for g in tans[1:]):
-            with no_grad(), events.unseen():
+            with events.unseen():
                 res = _tangent_view(op, tans[0], kw)
             got: list[Tensor | None] = list(res) if isinstance(res, list | tuple) else [res]
         else:
@@ -283,7 +285,7 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
             xs = [_plain(t) if t is not None else
                   _number(arrays[i] if arrays is not None and i < len(arrays) else None)
                   for i, t in enumerate(inputs)]
-            got = jvp(op, xs, [_plain(o) for o in outs], kw, extras, tans)
+            got = jvp(op, xs, [_plain(o) for o in outs], kw, extras, tans, inputs)
     finally:
         grad_state.dual = True
     for o, g in zip(outs, got, strict=False):
@@ -349,37 +351,52 @@ def _write_tangent(t: Tensor, new: Tensor) -> None:
 
 
 def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
-        extras: dict[str, Any] | None, tans: list[Tensor | None]) -> list[Tensor | None]:
+        extras: dict[str, Any] | None, tans: list[Tensor | None],
+        real: Any = None) -> list[Tensor | None]:
     """``J v`` for each output of ``op`` at inputs ``xs`` (outputs ``ys``, forward extras
     ``extras``), the inputs' tangents ``tans``: by the double vjp, or row by row where the
-    backward formula has no graph."""
-    from .autograd import record
+    backward formula has no graph.
+
+    Given the ``real`` inputs, in grad mode, where one of them or a tangent requires grad, the
+    formula runs on them and ``J v`` keeps its graph (reverse mode through a tangent)."""
+    from .autograd import apply, record
+    graph = real is not None and grad_state.enabled and (
+        any(isinstance(t, Tensor) and t.requires_grad for t in real)
+        or any(g is not None and g.requires_grad for g in tans))
+    outs = [y for y in ys if _differentiable(y)]
     srcs: list[Tensor] = []
     vs: list[Tensor] = []
-    for i, (x, g) in enumerate(zip(xs, tans, strict=False)):
-        if g is not None and isinstance(x, Tensor) and _differentiable(x):
-            x = xs[i] = Tensor._make(x._data, x._dtype, requires_grad=True)
-            srcs.append(x)
-            vs.append(g)
-    outs = [y for y in ys if _differentiable(y)]
-    if not srcs or not outs:
-        return [None] * len(ys)
     with events.unseen(), enable_grad():
+        for i, (x, g) in enumerate(zip(xs, tans, strict=False)):
+            if graph and isinstance(real[i], Tensor) and real[i].requires_grad:
+                # NB: a tap of its own per input (an alias node): a gradient by one input must
+                # not take in the paths through another (e = x.exp(); e * x)
+                xs[i] = x = apply(TABLE["alias"], (real[i],))
+            elif g is not None and isinstance(x, Tensor) and _differentiable(x):
+                xs[i] = x = Tensor._make(x._data, x._dtype, requires_grad=True)
+            else:
+                continue
+            if g is not None:
+                srcs.append(x)
+                vs.append(g)
+        if not srcs or not outs:
+            return [None] * len(ys)
         record(op, xs, ys, kw, extras)
         # NB: any u gives J v (the formula is linear in it); ones, not zeros: a formula through
         # log |u| (logcumsumexp's) has no derivative at 0
         us = [Tensor._make(np.ones_like(y._data), y._dtype, requires_grad=True) for y in outs]
         try:
-            got = _double_vjp(outs, srcs, vs, us)
+            got = _double_vjp(outs, srcs, vs, us, graph)
         except (NotImplementedError, RuntimeError):
             # NB: a formula on arrays only, or one whose graph has no derivative again
             got = _by_rows(outs, srcs, vs)
-    it = iter(got)
-    return [_cast(next(it), y) if _differentiable(y) else None for y in ys]
+            graph = False
+        it = iter(got)
+        return [_cast(next(it), y, graph) if _differentiable(y) else None for y in ys]
 
 
-def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: list[Tensor]
-                ) -> list[Tensor]:
+def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: list[Tensor],
+                graph: bool) -> list[Tensor]:
     from .executor import grad
     gs = grad(outs, srcs, grad_outputs=us, create_graph=True, allow_unused=True)
     r: Any = None
@@ -390,17 +407,19 @@ def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: li
             if np.any(gi._data):
                 raise NotImplementedError("a formula made no graph")   # NB: row by row instead
             continue
-        term = (gi * _plain(v)).sum()
+        term = (gi * (v if graph else _plain(v))).sum()
         r = term if r is None else r + term
     if r is None:
         return [Tensor._make(np.zeros_like(y._data), y._dtype) for y in outs]
-    got = list(grad(r, us, allow_unused=True, materialize_grads=True))
+    got = list(grad(r, us, allow_unused=True, materialize_grads=True, create_graph=graph))
     if any((np.isnan(g._data) & ~np.isnan(y._data)).any() for g, y in zip(got, outs, strict=True)):
         raise RuntimeError("not a number")      # NB: a formula with no derivative here
     return got
 
 
-def _cast(g: Tensor, y: Tensor) -> Tensor:
+def _cast(g: Tensor, y: Tensor, graph: bool) -> Tensor:
+    if graph and g.requires_grad:
+        return g if g._dtype is y._dtype else g.to(y.dtype)
     g = _plain(g)
     if g._dtype is not y._dtype:
         g = Tensor._make(g._data.astype(y._dtype.np), y._dtype)

@@ -500,3 +500,32 @@ def test_inplace_view_ops() -> None:
             u.squeeze_()
             rec.note("squeeze_", fw.unpack_dual(u))
     differential(snippet)
+
+
+def test_reverse_mode_through_tangents() -> None:
+    # values only: a tangent's graph is made of double-backward nodes, not PyTorch's forward
+    # formulas (the gradients through it are the same)
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        x = _data(torch, (3,), 0).requires_grad_()
+        w = _data(torch, (2, 3), 1).requires_grad_()
+        v = _data(torch, (3,), 2)
+        with fw.dual_level():
+            d = fw.make_dual(x, v)
+            y = (torch.tanh(w @ d) ** 2).sum() + (d.exp() * d).sum() + (d * d).mean()
+            jvp = fw.unpack_dual(y).tangent
+            rec.note("tangent", [jvp, jvp.requires_grad])
+            jvp.backward()
+            rec.note("hessian-vector product", x.grad)
+            rec.note("mixed second derivative", w.grad)
+            t = _data(torch, (3,), 3).requires_grad_()
+            z = fw.unpack_dual((fw.make_dual(_data(torch, (3,), 4), t) ** 3).sum()).tangent
+            z.backward()
+            rec.note("by the tangent", t.grad)
+            x.grad = None
+            s = fw.unpack_dual(torch.sigmoid(fw.make_dual(x, v)) * w[1]).tangent
+            s[0].backward()
+            rec.note("sigmoid", [x.grad, w.grad])
+    differential(snippet)
+
