@@ -151,6 +151,13 @@ def warn_once(text: str, category: type[Warning] = UserWarning, stacklevel: int 
         warnings.warn(text, category, stacklevel=stacklevel)
 
 
+def warn_user_once(text: str, category: type[Warning] = UserWarning) -> None:
+    """``warn_once``, pointing at the user's line as ``warn_user`` does."""
+    if text not in _warned:
+        _warned.add(text)
+        warn_user(text, category)
+
+
 def reset_warn_once() -> None:
     """Forget which once-only warnings were given (for tests)."""
     _warned.clear()

@@ -466,6 +466,9 @@ def _unwrap_nested(data: Any, top: bool = True) -> Any:
     if isinstance(data, Tensor):
         if top:
             return data._data
+        if data.requires_grad:
+            # NB: PyTorch reads it as a number, as float() does, with float()'s warning
+            msg.warn_user_once(msg.FLOAT_OF_GRAD)
         if data._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return data._data.reshape(()).item()
