@@ -9,7 +9,7 @@ from ...engine.executor import backward, grad
 from ...engine.function import Function, FunctionCtx, once_differentiable
 from ...engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from ...engine.node import Node
-from . import anomaly_mode, function, functional, grad_mode, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .gradcheck import gradcheck, gradgradcheck
@@ -20,7 +20,8 @@ __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly
            "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Node", "Function",
            "FunctionCtx", "once_differentiable", "function", "functional", "graph", "grad_mode",
            "anomaly_mode", "gradcheck", "gradgradcheck", "is_tensor_like", "variable",
-           "set_multithreading_enabled", "is_multithreading_enabled", "is_view_replay_enabled"]
+           "set_multithreading_enabled", "is_multithreading_enabled", "is_view_replay_enabled",
+           "forward_ad"]
 
 
 def is_view_replay_enabled() -> bool:
