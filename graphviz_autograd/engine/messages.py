@@ -205,16 +205,17 @@ def from_numpy_error(e: ValueError) -> RuntimeError | None:
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_DEVICE = re.compile(r"([a-z_]+)(?::(.*))?$")
+_DEVICE = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?$")
 
 
 def device_type(text: str) -> str:
     """The type of a device string (``"cuda:0"``: ``"cuda"``), or PyTorch's error for it."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
     found = _DEVICE.match(text)
-    if found is None or found.group(1) not in DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
-                           f"device string: {text}")
-    index = found.group(2)
-    if index is not None and not index.isdigit():
+    if found is None:
         raise RuntimeError(f"Invalid device string: '{text}'")
+    if found.group(1) not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {found.group(1)}")
     return found.group(1)

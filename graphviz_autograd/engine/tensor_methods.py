@@ -34,7 +34,9 @@ from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
+from .device import device
 from .grad_mode import is_grad_enabled
+from .grad_mode import state as grad_state
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -74,8 +76,8 @@ def _to(self: Tensor, *args: Any, **kw: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a._dtype
-        elif isinstance(a, str):
-            msg.device_type(a)          # NB: the engine computes on the CPU whatever the device
+        elif isinstance(a, str | int) and not isinstance(a, bool):
+            device(a)                   # NB: the engine computes on the CPU whatever the device
     if dtype is None:
         return self
     out = F.to_dtype(self, dtype)
@@ -236,7 +238,8 @@ def _random_(fill: Any) -> Any:
             raise RuntimeError(msg.OVERLAPPING_WRITE)
         p = args[0] if args else kw.get("p")
         p = p if isinstance(p, Tensor) else None        # bernoulli_(Tensor p)
-        if is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad)):
+        if (is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad))) \
+                or grad_state.dual:
             # NB: drawn into a buffer of self's layout (the same order of draws), then written
             # through the table, so the node is PyTorch's (NormalBackward0, ...)
             buf = Tensor._make(np.empty_like(self._data), self._dtype)
