@@ -61,7 +61,9 @@ class RMSprop(Optimizer):
                                   "capturable": capturable, "foreach": foreach,
                                   "maximize": maximize, "differentiable": differentiable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)), square_avg=_zeros(p))
@@ -69,6 +71,34 @@ class RMSprop(Optimizer):
                 st["momentum_buffer"] = _zeros(p)
             if group["centered"]:
                 st["grad_avg"] = _zeros(p)
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p, group)
+        g = -p.grad if group["maximize"] else p.grad
+        step = st["step"]
+        step += 1
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        alpha, sq = group["alpha"], st["square_avg"]
+        sq.mul_(alpha).addcmul_(g, g, value=1 - alpha)
+        if group["centered"]:
+            ga = st["grad_avg"]
+            ga.lerp_(g, 1 - alpha)
+            avg = sq.addcmul(ga, ga, value=-1).sqrt_()
+        else:
+            avg = sq.sqrt()
+        avg = avg.add(group["eps"])
+        if group["momentum"] > 0:
+            buf = st["momentum_buffer"]
+            buf.mul_(group["momentum"]).addcdiv_(g, avg)
+            p.add_(buf, alpha=-group["lr"])
+        else:
+            p.addcdiv_(g, avg, value=-group["lr"])
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p, group)
         g = -g if group["maximize"] else g
         _step(st)
         if group["weight_decay"] != 0:
@@ -116,6 +146,20 @@ class Adagrad(Optimizer):
                     step=_tensor(np.array(0.0, np.float32)),
                     sum=_tensor(np.full_like(p._data, group["initial_accumulator_value"])))
 
+    _records_steps = True
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self.state[p]
+        step = _step(st)
+        g = -p.grad if group["maximize"] else p.grad
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        st["sum"].addcmul_(g, g, value=1)
+        std = st["sum"].sqrt() + group["eps"]
+        p.addcdiv_(g, std, value=-clr)
+
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         st = self.state[p]
         step = _step(st)
@@ -146,11 +190,33 @@ class Adadelta(Optimizer):
                                   "capturable": capturable, "foreach": foreach,
                                   "differentiable": differentiable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)), square_avg=_zeros(p),
                       acc_delta=_zeros(p))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p)
+        step = st["step"]
+        step += 1
+        g = -p.grad if group["maximize"] else p.grad
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        rho, eps, sq, acc = group["rho"], group["eps"], st["square_avg"], st["acc_delta"]
+        sq.mul_(rho).addcmul_(g, g, value=1 - rho)
+        std = sq.add(eps).sqrt_()
+        delta = acc.add(eps).sqrt_().clone()
+        delta.div_(std).mul_(g)
+        acc.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+        p.add_(delta, alpha=-group["lr"])
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p)
         _step(st)
         g = _decay(g, p, group)
         rho, eps = group["rho"], group["eps"]
