@@ -635,10 +635,15 @@ DIFFERENTIABLE = [
     ("RMSprop", {}), ("RMSprop", {"momentum": 0.9, "centered": True, "weight_decay": 0.1}),
     ("Adagrad", {"lr_decay": 0.1, "weight_decay": 0.1, "maximize": True}),
     ("Adadelta", {}), ("Adadelta", {"weight_decay": 0.1, "rho": 0.5, "maximize": True}),
+    ("Adamax", {"weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {"weight_decay": 0.1}),
+    ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {"weight_decay": 0.1, "lr": 0.1}),
+    ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True, "betas": (0.9, 0.5)}),
 ]
 
 
-@pytest.mark.parametrize("steps", [1, 2])
+@pytest.mark.parametrize("steps", [1, 2, 7])
 @pytest.mark.parametrize("name,kw", DIFFERENTIABLE,
                          ids=[f"{n}-{i}" for i, (n, _) in enumerate(DIFFERENTIABLE)])
 def test_differentiable_steps(name: str, kw: dict[str, Any], steps: int) -> None:
@@ -650,7 +655,7 @@ def test_differentiable_steps(name: str, kw: dict[str, Any], steps: int) -> None
 def test_differentiable_unsupported() -> None:
     w = ours.ones(2, requires_grad=True)
     p = w * 1.0
-    opt = ours.optim.NAdam([p], differentiable=True)
+    opt = ours.optim.Rprop([p], differentiable=True)
     p.grad = ours.ones(2)
     with pytest.raises(NotImplementedError, match="differentiable=True"):
         opt.step()

@@ -245,11 +245,32 @@ class Adamax(Optimizer):
                                   "maximize": maximize, "differentiable": differentiable,
                                   "capturable": capturable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)), exp_avg=_zeros(p),
                       exp_inf=_zeros(p))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        from ... import torch as T
+        assert p.grad is not None
+        st = self._init_state(p)
+        g = -p.grad if group["maximize"] else p.grad
+        step = _step(st)
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        (b1, b2), m, u = group["betas"], st["exp_avg"], st["exp_inf"]
+        m.lerp_(g, 1 - b1)
+        # NB: the differentiable path takes the maximum as amax of a stack
+        both = T.cat([u.mul_(b2).unsqueeze(0), g.abs().add_(group["eps"]).unsqueeze_(0)], 0)
+        u.copy_(both.amax(0, keepdim=False))
+        p.addcdiv_(m, u, value=-(group["lr"] / (1 - b1 ** step)))
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p)
         g = _decay(g, p, group)
         step = _step(st)
         (b1, b2), m, u = group["betas"], st["exp_avg"]._data, st["exp_inf"]._data
@@ -282,12 +303,46 @@ class NAdam(Optimizer):
                                   "maximize": maximize, "foreach": foreach,
                                   "capturable": capturable, "differentiable": differentiable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)),
                       mu_product=_tensor(np.array(1.0, np.float32)),
                       exp_avg=_zeros(p), exp_avg_sq=_zeros(p))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p)
+        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        g = -p.grad if group["maximize"] else p.grad
+        step = _step(st)
+        bc2 = 1 - b2 ** step
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                g = g.add(p, alpha=wd)
+        md = group["momentum_decay"]
+        mu = b1 * (1.0 - 0.5 * (0.96 ** (step * md)))
+        mu_next = b1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * md)))
+        mp = st["mu_product"]
+        mp *= mu
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        # NB: the differentiable path keeps mu_product a 0-d tensor in the arithmetic
+        denom = v.div(bc2).sqrt().add(group["eps"])
+        mp_next = mp * mu_next
+        g = g * (-lr * (1.0 - mu) / (1.0 - mp))
+        m = m * (-lr * mu_next / (1.0 - mp_next))
+        p.addcdiv_(g, denom)
+        p.addcdiv_(m, denom)
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p)
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
         g = -g if group["maximize"] else g
         step = _step(st)
@@ -332,11 +387,43 @@ class RAdam(Optimizer):
                                   "decoupled_weight_decay": decoupled_weight_decay,
                                   "differentiable": differentiable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_tensor(np.array(0.0, np.float32)), exp_avg=_zeros(p),
                       exp_avg_sq=_zeros(p))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p)
+        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        g = -p.grad if group["maximize"] else p.grad
+        step = _step(st)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                g = g.add(p, alpha=wd)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        bc1, bc2 = 1 - b1 ** step, 1 - b2 ** step
+        corrected = m / bc1
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * step * (b2 ** step) / bc2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = (bc2 ** 0.5) / v.sqrt().add(group["eps"])
+            p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
+        else:
+            p.add_(corrected * lr, alpha=-1.0)
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p)
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
         g = -g if group["maximize"] else g
         step = _step(st)
