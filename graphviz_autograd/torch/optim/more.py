@@ -35,11 +35,34 @@ class Rprop(Optimizer):
                                   "foreach": foreach, "maximize": maximize,
                                   "differentiable": differentiable, "capturable": capturable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_scalar(0.0), prev=_zeros(p),
-                      step_size=_tensor(np.full_like(g, group["lr"])))
+                      step_size=_tensor(np.full_like(p._data, group["lr"])))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p, group)
+        g = -p.grad if group["maximize"] else p.grad
+        _step(st)
+        (eta_minus, eta_plus), (lo, hi) = group["etas"], group["step_sizes"]
+        prev, size = st["prev"], st["step_size"]
+        sign = g.mul(prev.clone()).sign()
+        sign[sign.gt(0)] = eta_plus
+        sign[sign.lt(0)] = eta_minus
+        sign[sign.eq(0)] = 1
+        size.mul_(sign).clamp_(lo, hi)
+        g = g.clone()
+        g[sign.eq(eta_minus)] = 0
+        p.addcmul_(g.sign(), size, value=-1)
+        prev.copy_(g)
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p, group)
         g = -g if group["maximize"] else g
         _step(st)
         (eta_minus, eta_plus), (lo, hi) = group["etas"], group["step_sizes"]
@@ -71,11 +94,36 @@ class ASGD(Optimizer):
                                   "maximize": maximize, "differentiable": differentiable,
                                   "capturable": capturable})
 
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+    _records_steps = True
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = self.state[p]
         if not st:
             st.update(step=_scalar(0.0), eta=_scalar(group["lr"]), mu=_scalar(1.0),
                       ax=_zeros(p))
+        return st
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        st = self._init_state(p, group)
+        g = -p.grad if group["maximize"] else p.grad
+        step = _step(st)
+        lr, lambd = group["lr"], group["lambd"]
+        if group["weight_decay"] != 0:
+            g = g.add(p, alpha=group["weight_decay"])
+        eta = st["eta"].item()
+        p.mul_(1 - lambd * eta)
+        p.add_(g, alpha=-eta)
+        ax, mu = st["ax"], st["mu"]
+        if mu.item() != 1:
+            ax.add_(p.sub(ax).mul_(mu))
+        else:
+            ax.copy_(p)
+        st["eta"]._data[...] = lr / ((1 + lambd * lr * step) ** group["alpha"])
+        st["mu"]._data[...] = 1 / max(1, step - group["t0"])
+
+    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
+        st = self._init_state(p, group)
         g = -g if group["maximize"] else g
         step = _step(st)
         lr, lambd = group["lr"], group["lambd"]
