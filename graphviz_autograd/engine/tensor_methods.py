@@ -28,6 +28,7 @@ from . import (
     selecting,
     special_more,
     stacking,
+    tensor_memory,
 )
 from . import dtypes as dt
 from . import functional as F
@@ -521,6 +522,7 @@ METHODS.update(mathfns.METHODS)
 METHODS.update(special_more.METHODS)
 METHODS.update(misc_more.METHODS)
 METHODS.update(copies.METHODS)
+METHODS.update(tensor_memory.METHODS)
 
 # NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
 # gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list

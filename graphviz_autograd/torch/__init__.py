@@ -24,6 +24,7 @@ from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
 from ..engine import misc_more as _misc_more
 from ..engine import predicates as _predicates
+from ..engine import tensor_memory as _tensor_memory
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
@@ -207,9 +208,10 @@ from .environment import (
     use_deterministic_algorithms,
 )
 from .serialization import load, save
+from .torch_version import internal_version as _version
 from .utilities import *  # noqa: F403 -- creation, search and predicate functions
 
-__version__ = "2.13.0+numpy"
+__version__ = _version        # NB: a str that compares as a version
 
 float32 = float = _dt.float32
 float64 = double = _dt.float64
@@ -620,6 +622,27 @@ from .nn.utils_spectral import (  # noqa: E402
 # the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...
 globals().update(_misc_more.FUNCTIONS)
 globals().update(_copies.FUNCTIONS)
+globals().update(_tensor_memory.FUNCTIONS)
+
+from . import random, storages, torch_version, version  # noqa: E402
+from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+    Storage,
+)
+
+
+def set_flush_denormal(mode: builtins.bool) -> builtins.bool:
+    """``False``: the engine's numpy arithmetic cannot flush denormals to zero, which is what
+    PyTorch answers on a CPU without that support (nothing changes)."""
+    return False
 
 
 from .deprecated_fns import (  # noqa: E402
