@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import anomaly as _anomaly
+from ..engine import conj_views as _conj_views
 from ..engine import copies as _copies
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
@@ -623,6 +624,7 @@ from .nn.utils_spectral import (  # noqa: E402
 globals().update(_misc_more.FUNCTIONS)
 globals().update(_copies.FUNCTIONS)
 globals().update(_tensor_memory.FUNCTIONS)
+globals().update(_conj_views.FUNCTIONS)
 
 from . import random, storages, torch_version, version  # noqa: E402
 from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())

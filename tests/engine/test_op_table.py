@@ -1010,6 +1010,7 @@ EXAMPLES: dict[str, list[str]] = {
                              "torch.as_strided_copy(A, (2,), (2,), 1)"],
     "as_strided_inplace": ["t = A * 1; t.as_strided_((2, 2), (1, 2)); t",
                            "t = A * 1; t.as_strided_((2,), (2,), 1); t * t"],
+    "conj_physical_": ["t = a * 1; t.conj_physical_(); t", "t = A * 1; torch.conj_physical_(t); t"],
     "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
     "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
                            "A.as_strided_scatter(a[:2], (2,), (2,), 1)",
