@@ -13,11 +13,11 @@ from ...engine.function import Function, FunctionCtx, once_differentiable
 from ...engine.grad_mode import enable_grad, no_grad, set_grad_enabled
 from ...engine.node import Node
 from ...engine.tensor import Tensor
-from . import function, functional, graph
+from . import function, functional, graph, profiler
 
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
            "no_grad", "enable_grad", "set_grad_enabled", "Node", "Function", "FunctionCtx",
-           "once_differentiable", "function", "functional", "graph"]
+           "once_differentiable", "function", "functional", "graph", "profiler"]
 
 
 class _VariableMeta(type):
