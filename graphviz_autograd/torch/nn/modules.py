@@ -51,6 +51,7 @@ class Module(ModuleHooks):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self.__dict__.get("_modules", {}).pop(name, None)
+            self.__dict__.pop(name, None)       # NB: a plain attribute of that name gives way
             params[name] = value
         elif isinstance(value, Module):
             if params is None:
