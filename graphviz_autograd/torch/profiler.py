@@ -25,9 +25,9 @@ __all__ = ["ProfilerActivity", "ProfilerAction", "record_function", "profile", "
 class ProfilerActivity(enum.Enum):
     CPU = 0
     XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
+    MTIA = 4
+    CUDA = 2
+    HPU = 3
     PrivateUse1 = 5
 
     def __repr__(self) -> str:

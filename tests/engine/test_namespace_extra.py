@@ -1,0 +1,391 @@
+"""Names real PyTorch scripts use, checked against real PyTorch 2.13: ``torch.random``,
+``torch.version`` and the version's comparisons, ``frombuffer``, ``get_device``, the memory and
+storage methods (``pin_memory``, ``share_memory_``, ``as_subclass``, ``storage_type``,
+``nonzero_static``, ``set_``, the deprecated ``resize_as``), conjugation and the complex views
+of real tensors (``conj``, ``conj_physical_``, ``real``, ``imag``, ``adjoint``, ``H``, ``mH``,
+``mT``), ``torch.profiler`` (``record_function`` makes no node; ``profile`` times the ops), and
+``nn.utils``'s fusions, ``skip_init`` and submodules."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import graphviz_autograd.torch as ours
+from graphviz_autograd.torch_alias import native_torch
+
+from ._support import Recorder, differential, real_torch
+
+pytestmark = pytest.mark.torch
+
+
+def _x(torch: Any, *shape: int, rg: bool = True) -> Any:
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(float(n)) * 0.37 - 1.1).reshape(shape).requires_grad_(rg)
+
+
+# -- torch.random, torch.version -----------------------------------------------------------------
+def test_random_module() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rec.note("names", sorted(n for n in ("manual_seed", "seed", "initial_seed",
+                                             "get_rng_state", "set_rng_state", "fork_rng",
+                                             "default_generator", "Generator")
+                                 if hasattr(torch.random, n)))
+        torch.random.manual_seed(3)
+        rec.note("initial", torch.random.initial_seed())
+        with torch.random.fork_rng():
+            rec.note("inside", torch.rand(3))
+        rec.note("after fork", torch.rand(3))
+        with torch.random.fork_rng(enabled=False):
+            torch.rand(2)
+        rec.note("not forked", torch.rand(1))
+        state = torch.random.get_rng_state()
+        a = torch.randn(2)
+        torch.random.set_rng_state(state)
+        rec.note("replayed", bool(torch.equal(a, torch.randn(2))))
+        rec.note("same function", torch.random.manual_seed is torch.manual_seed)
+    differential(snippet)
+
+
+def test_version() -> None:
+    torch = real_torch()
+    assert ours.version.cuda is torch.version.cuda is None
+    assert ours.version.hip is None and ours.version.debug is False
+    assert isinstance(ours.version.git_version, str)
+    assert ours.version.__version__ == ours.__version__
+    v = ours.__version__
+    assert isinstance(v, str) and v.startswith("2.13.0")
+    # NB: compared as versions, where a plain string comparison gets "2.13" < "2.9"
+    for other in ("2.9", "2.13", "2.13.0", "2.14", "1.13.1", "3.0", (2, 9), (2, 14), [2, 13, 1],
+                  "2.13.0rc1", "2.13.1.dev20250101"):
+        for op in ("__lt__", "__le__", "__gt__", "__ge__"):
+            expected = getattr(torch.torch_version.TorchVersion("2.13.0+numpy"), op)(other)
+            assert getattr(v, op)(other) == expected, (op, other)
+    assert v == "2.13.0+numpy" and v != "2.13.0"
+
+
+# -- memory and storage --------------------------------------------------------------------------
+def test_memory_methods() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _x(torch, 2, 3)
+        rec.note("get_device", (torch.get_device(x), x.get_device()))
+        rec.note("pinned", x.is_pinned())
+        rec.attempt("pin_memory", x.pin_memory)
+        t = torch.ones(3)
+        rec.note("shared before", t.is_shared())
+        rec.note("share_memory_", (t.share_memory_() is t, t.is_shared(), t._version))
+        rec.note("set_flush_denormal is a bool", type(torch.set_flush_denormal(False)).__name__)
+        rec.attempt("storage_type", lambda: [torch.ones(2, dtype=d).storage_type().__name__
+                                              for d in (torch.float32, torch.float64,
+                                                        torch.int64, torch.int32, torch.uint8,
+                                                        torch.bool, torch.float16)],
+                    record_warnings=False)
+        rec.note("isinstance storage", isinstance(torch.ones(2).storage(), torch.FloatStorage))
+        rec.note("not a LongStorage", isinstance(torch.ones(2).storage(), torch.LongStorage))
+    differential(snippet)
+
+
+def test_nonzero_static() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        m = torch.tensor([[0.0, 1.5], [2.0, 0.0], [0.0, 3.0]], requires_grad=True)
+        for size in (0, 2, 3, 5):
+            rec.note(f"size {size}", torch.nonzero_static(m, size=size))
+        rec.note("fill", m.nonzero_static(size=4, fill_value=7))
+        rec.note("0-d", torch.nonzero_static(torch.tensor(3.0), size=2))
+        rec.note("bool", torch.nonzero_static(torch.tensor([True, False, True]), size=1))
+        rec.attempt("negative", lambda: torch.nonzero_static(m, size=-1))
+    differential(snippet)
+
+
+def test_as_subclass_and_resize_as() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+
+        class Sub(torch.Tensor):
+            pass
+
+        a = _x(torch, 4)
+        b = a.as_subclass(Sub)
+        rec.note("subclass", (type(b).__name__, isinstance(b, torch.Tensor), b.requires_grad,
+                              b._version, b.data_ptr() == a.data_ptr()))
+        rec.graph("as_subclass", b=b)
+        made: list[Any] = []
+        rec.attempt("resize_as warns", lambda: made.append(a.resize_as(torch.ones(2, 2))))
+        r = made[0]
+        rec.graph("resize_as", r=r)
+        r.sum().backward()
+        rec.grad("grad", a=a)
+        rec.attempt("resize_as numel", lambda: a.resize_as(torch.ones(3)))
+        rec.attempt("resize", lambda: a.resize(2, 2).shape)
+        rec.attempt("resize numel", lambda: a.resize(3, 3))
+    differential(snippet)
+
+
+def test_set_() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        p = torch.zeros(2)
+        q = torch.arange(4.0)
+        rec.note("set_", (p.set_(q) is p, p, p._version, q._version, p.is_set_to(q),
+                          p.data_ptr() == q.data_ptr()))
+        q.add_(1)
+        rec.note("shares memory", (p, p._version, q._version))
+        p.set_()
+        rec.note("emptied", (p, list(p.shape), p._version))
+        p.set_(q.untyped_storage(), 1, (2,), (1,))
+        rec.note("from a storage", (p, p._version))
+        p.set_(q.untyped_storage(), 0, (2, 2), (1, 2))
+        rec.note("strided", p)
+        rec.attempt("dtype", lambda: torch.zeros(2).set_(torch.zeros(2, dtype=torch.int64)))
+        rec.attempt("leaf", lambda: torch.zeros(2, requires_grad=True).set_(q))
+    differential(snippet)
+
+
+def test_frombuffer() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        import array
+        buf = bytearray(8)
+        t = torch.frombuffer(buf, dtype=torch.float32)
+        t[0] = 1.0
+        rec.note("writes through", (list(buf), t))
+        rec.note("int16", torch.frombuffer(buf, dtype=torch.int16, count=2, offset=2))
+        rec.note("array", torch.frombuffer(array.array("i", [1, 2, 3]), dtype=torch.int32))
+        rec.note("requires_grad", torch.frombuffer(bytearray(8), dtype=torch.float32,
+                                                   requires_grad=True).requires_grad)
+        for kw in ({"count": 0}, {"offset": 8}, {"offset": -1}, {"count": 5},
+                   {"dtype": torch.int64, "offset": 1}):
+            kw.setdefault("dtype", torch.float32)
+            rec.attempt(f"error {sorted(kw)}", lambda kw=kw: torch.frombuffer(buf, **kw))
+        rec.attempt("empty", lambda: torch.frombuffer(bytearray(0), dtype=torch.float32))
+        rec.attempt("ragged", lambda: torch.frombuffer(bytearray(7), dtype=torch.float32))
+    differential(snippet)
+
+
+# -- conjugation and the complex views -----------------------------------------------------------
+def test_conj_identities() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _x(torch, 2, 3)
+        for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+            rec.note(f"{name}()", (getattr(x, name)() is x, getattr(torch, name)(x) is x))
+        i = torch.arange(3)
+        rec.note("int", (i.conj() is i, torch.conj_physical(i) is i, i.real is i))
+        rec.note("real", (x.real is x, torch.real(x) is x, x.real._version))
+        rec.note("flags", (x.is_conj(), x.is_neg(), x.conj().is_conj()))
+        rec.attempt("imag", lambda: x.imag)
+        rec.attempt("torch.imag", lambda: torch.imag(x))
+        w = x.clone()
+        rec.note("conj_physical_", (w.conj_physical_() is w, w._version))
+        rec.graph("conj_physical_ graph", w=w)
+        (w * 2).sum().backward()
+        rec.grad("conj_physical_ grad", x=x)
+        rec.attempt("leaf", x.conj_physical_)
+        with torch.no_grad():
+            y = x.detach()
+            v = y._version
+            torch.conj_physical_(y)
+            rec.note("no_grad version", y._version - v)
+    differential(snippet)
+
+
+def test_adjoint_and_matrix_views() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = _x(torch, 2, 3)
+        b = _x(torch, 2, 3, 4)
+        for name, t in (("adjoint 2-D", a.adjoint()), ("adjoint 3-D", b.adjoint()),
+                        ("torch.adjoint", torch.adjoint(b)), ("H", a.H), ("mH", b.mH),
+                        ("mT", b.mT)):
+            rec.note(name, (t, t._is_view(), t._base is (a if t.dim() == 2 else b)))
+            rec.graph(f"{name} graph", t=t)
+        s = _x(torch, 1).sum()
+        for name in ("H", "mH", "mT"):
+            rec.attempt(f"0-d {name}", lambda name=name: getattr(s, name) is s)
+        rec.attempt("0-d adjoint", lambda: s.adjoint() is s)
+        v = _x(torch, 3)
+        for name in ("H", "mH", "mT"):
+            rec.attempt(f"1-D {name}", lambda name=name: getattr(v, name))
+        rec.attempt("1-D adjoint", v.adjoint)
+        rec.attempt("3-D H", lambda: b.H)
+        (a.H * 2).sum().backward()
+        rec.grad("grad", a=a)
+        with torch.no_grad():
+            a.adjoint().mul_(2)
+        rec.note("version through the view", (a._version, a))
+    differential(snippet)
+
+
+# -- the profiler --------------------------------------------------------------------------------
+def test_record_function_makes_no_node() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _x(torch, 3)
+        with torch.profiler.record_function("block") as r:
+            y = x * 2
+        rec.note("entered", type(r).__name__)
+        rec.graph("inside", y=y)
+
+        @torch.autograd.profiler.record_function("deco")
+        def f(a: Any) -> Any:
+            return a.sin()
+        z = f(x)
+        rec.graph("decorated", z=z)
+        rec.note("same class", torch.autograd.profiler.record_function
+                 is torch.profiler.record_function)
+        rec.note("activities", [(k, int(v.value), repr(v), str(v)) for k, v in
+                                torch.profiler.ProfilerActivity.__members__.items()])
+        rec.note("actions", [(k, repr(v)) for k, v in
+                             torch.profiler.ProfilerAction.__members__.items()])
+    differential(snippet)
+
+
+def test_schedule() -> None:
+    torch = real_torch()
+    for kw in ({"wait": 1, "warmup": 1, "active": 2, "repeat": 1},
+               {"wait": 0, "warmup": 1, "active": 3},
+               {"wait": 2, "warmup": 1, "active": 1, "repeat": 2, "skip_first": 3},
+               {"wait": 2, "warmup": 1, "active": 2, "skip_first": 1, "skip_first_wait": 1}):
+        theirs, mine = torch.profiler.schedule(**kw), ours.profiler.schedule(**kw)
+        assert [mine(i).name for i in range(14)] == [theirs(i).name for i in range(14)], kw
+    for kw in ({"wait": -1, "warmup": 1, "active": 1}, {"wait": 1, "warmup": 1, "active": 0}):
+        with pytest.raises(AssertionError) as theirs_error:
+            torch.profiler.schedule(**kw)
+        with pytest.raises(AssertionError) as mine_error:
+            ours.profiler.schedule(**kw)
+        assert str(mine_error.value) == str(theirs_error.value)
+
+
+def test_profile_table(tmp_path: Any) -> None:
+    P = ours.profiler
+    x = ours.randn(8, 8, requires_grad=True)
+    with P.profile(activities=[P.ProfilerActivity.CPU], record_shapes=True) as prof:
+        with P.record_function("model"):
+            y = (x @ x).relu().sum()
+        y.backward()
+    averages = prof.key_averages()
+    keys = {e.key: e for e in averages}
+    assert {"model", "mm", "relu", "sum", "MmBackward0", "ReluBackward0",
+            "SumBackward0"} <= set(keys)
+    model = keys["model"]
+    # NB: a range's time holds its ops' times, its self time excludes them
+    inside = sum(keys[k].cpu_time_total for k in ("mm", "relu", "sum"))
+    assert model.cpu_time_total >= inside and model.count == 1
+    assert abs(model.self_cpu_time_total - (model.cpu_time_total - inside)) < 1e-6
+    table = averages.table(sort_by="cpu_time_total", row_limit=3)
+    lines = table.splitlines()
+    assert lines[1].split() == ["Name", "Self", "CPU", "%", "Self", "CPU", "CPU", "total", "%",
+                                "CPU", "total", "CPU", "time", "avg", "#", "of", "Calls"]
+    assert lines[3].split()[0] == "model" and len(lines) == 3 + 3 + 2
+    assert lines[-1].startswith("Self CPU time total: ")
+    shaped = prof.key_averages(group_by_input_shape=True)
+    assert [e.input_shapes for e in shaped if e.key == "mm"] == [[[8, 8], [8, 8]]]
+    assert "Input Shapes" in shaped.table()
+    with pytest.raises(AttributeError):
+        averages.table(sort_by="bogus")
+    path = tmp_path / "trace.json"
+    prof.export_chrome_trace(str(path))
+    assert {e["name"] for e in json.loads(path.read_text())["traceEvents"]} >= {"model", "mm"}
+    # the ops run as ever after the profile: nothing is timed
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+    assert ours.profiler.profile().key_averages().table() == ""
+
+
+def test_profile_schedule_and_legacy() -> None:
+    P = ours.profiler
+    saved: list[int] = []
+    x = ours.ones(3, requires_grad=True)
+    with P.profile(schedule=P.schedule(wait=1, warmup=1, active=2, repeat=1),
+                   on_trace_ready=lambda p: saved.append(
+                       sum(e.count for e in p.key_averages() if e.key == "mul"))) as prof:
+        for _ in range(6):
+            (x * 2).sum()
+            prof.step()
+    assert saved == [2]             # the two active steps, not the wait or warm-up ones
+    with ours.autograd.profiler.profile() as legacy:
+        ours.ones(2, requires_grad=True).exp()
+    assert [e.key for e in legacy.key_averages()] == ["exp"]
+
+
+def test_profiler_imports() -> None:
+    real_torch()
+    with native_torch():
+        import torch.autograd.profiler as ap
+        import torch.profiler as tp
+        import torch.random as tr
+        import torch.version as tv
+        assert tp.record_function is ap.record_function and tr.fork_rng and tv.cuda is None
+
+
+# -- nn.utils ------------------------------------------------------------------------------------
+def _fill_bn(torch: Any, bn: Any, k: float) -> None:
+    n = bn.num_features
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.tensor([0.1 * k * (i - 1) for i in range(n)]))
+        bn.running_var.copy_(torch.tensor([0.5 + 0.25 * i for i in range(n)]))
+        if bn.weight is not None:
+            bn.weight.copy_(torch.tensor([1.0 - 0.1 * i for i in range(n)]))
+            bn.bias.copy_(torch.tensor([0.05 * i * k for i in range(n)]))
+
+
+def test_fusion() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        torch.manual_seed(0)
+        conv, bn = nn.Conv2d(2, 3, 2), nn.BatchNorm2d(3)
+        _fill_bn(torch, bn, 1.0)
+        rec.attempt("training", lambda: nn.utils.fuse_conv_bn_eval(conv, bn))
+        conv.eval()
+        bn.eval()
+        fused = nn.utils.fuse_conv_bn_eval(conv, bn)
+        rec.note("conv", (fused.weight, fused.bias, type(fused.weight).__name__,
+                          fused.weight.requires_grad, fused.bias.requires_grad,
+                          fused.weight.grad_fn is None, fused is not conv))
+        x = torch.arange(2 * 2 * 3 * 3.0).reshape(2, 2, 3, 3) * 0.1
+        rec.note("same output", (fused(x) - bn(conv(x))).abs().max().item() < 1e-5)
+        nobias = nn.Conv2d(2, 3, 2, bias=False).eval()
+        w, b = nn.utils.fusion.fuse_conv_bn_weights(nobias.weight, None, bn.running_mean,
+                                                    bn.running_var, bn.eps, None, None)
+        rec.note("no bias, no affine", (w, b, b.requires_grad))
+        tconv = nn.ConvTranspose2d(2, 3, 2)
+        w, b = nn.utils.fuse_conv_bn_weights(tconv.weight, tconv.bias, bn.running_mean,
+                                             bn.running_var, 1e-3, bn.weight, bn.bias,
+                                             transpose=True)
+        rec.note("transposed", (w, b))
+        lin, bn1 = nn.Linear(3, 3, bias=False).eval(), nn.BatchNorm1d(3).eval()
+        _fill_bn(torch, bn1, 2.0)
+        fl = nn.utils.fuse_linear_bn_eval(lin, bn1)
+        rec.note("linear", (fl.weight, fl.bias, fl.bias.requires_grad))
+        rec.attempt("linear features", lambda: nn.utils.fuse_linear_bn_eval(
+            nn.Linear(3, 4).eval(), bn1))
+    differential(snippet)
+
+
+def test_skip_init_and_submodules() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        torch.manual_seed(1)
+        m = nn.utils.skip_init(nn.Linear, 3, 2, bias=False)
+        rec.note("draws untouched", torch.rand(2))
+        rec.note("skip_init", (type(m).__name__, list(m.weight.shape), m.bias))
+        rec.attempt("not a module", lambda: nn.utils.skip_init(int))
+        rec.note("submodules", [callable(getattr(getattr(nn.utils, mod), fn)) for mod, fn in (
+            ("clip_grad", "clip_grad_norm_"), ("convert_parameters", "parameters_to_vector"),
+            ("fusion", "fuse_conv_bn_eval"), ("init", "skip_init"),
+            ("memory_format", "convert_conv2d_weight_memory_format"))])
+        seq = nn.Sequential(nn.Conv2d(1, 2, 2), nn.ReLU())
+        w = seq[0].weight
+        before = w.detach().clone()
+        out = nn.utils.convert_conv2d_weight_memory_format(seq, torch.channels_last)
+        rec.note("memory format", (out is seq, seq[0].weight is w, w._version,
+                                   bool(torch.equal(w.detach(), before))))
+    differential(snippet)
