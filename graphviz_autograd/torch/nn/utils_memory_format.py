@@ -4,16 +4,16 @@ The engine keeps every tensor in one layout, so the weights are fresh copies of 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
 
 def _convert(module: Any, kinds: tuple[type, ...], memory_format: Any) -> Any:
-    layer: Any = module
-    if isinstance(layer, kinds):
-        layer.weight.data = layer.weight.detach().clone()
-    for child in layer.children():
+    if isinstance(module, kinds):
+        weight = cast(Any, module).weight
+        weight.data = weight.detach().clone()
+    for child in module.children():
         _convert(child, kinds, memory_format)
     return module
 
