@@ -389,3 +389,51 @@ def test_skip_init_and_submodules() -> None:
         rec.note("memory format", (out is seq, seq[0].weight is w, w._version,
                                    bool(torch.equal(w.detach(), before))))
     differential(snippet)
+
+
+# -- histogramdd ---------------------------------------------------------------------------------
+def test_histogramdd() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        torch.manual_seed(0)
+        x = torch.randn(40, 3)
+        w = torch.rand(40)
+        for label, kw in (("bins list", {"bins": [3, 4, 2]}),
+                          ("density", {"bins": 3, "density": True}),
+                          ("range and weight", {"bins": [2, 3, 2], "weight": w,
+                                                "range": [-1.0, 1.0, -2.0, 2.0, 0.0, 0.5]}),
+                          ("weighted density", {"bins": 2, "weight": w, "density": True})):
+            r = torch.histogramdd(x, **kw)
+            rec.note(label, (r.hist, list(r.bin_edges), type(r).__name__))
+        r = torch.histogramdd(x[:, :2], bins=[torch.tensor([-3.0, 0.0, 0.5, 3.0]),
+                                              torch.tensor([-1.0, 1.0])])
+        rec.note("tensor bins", (r.hist, list(r.bin_edges)))
+        rec.note("float64 batch", torch.histogramdd(x.double().reshape(4, 10, 3), bins=2,
+                                                    density=True).hist)
+        rec.note("one column", list(torch.histogramdd(torch.ones(3, 1), bins=2)))
+        rec.note("empty", list(torch.histogramdd(torch.zeros(0, 2), bins=2)))
+        rec.note("repr", repr(torch.histogramdd(torch.tensor([[0.0, 1.0], [1.0, 0.0]]),
+                                                bins=2)))
+        for label, fn in (
+                ("bins size", lambda: torch.histogramdd(x, bins=[2, 2])),
+                ("bins zero", lambda: torch.histogramdd(x, bins=[2, 0, 2])),
+                ("range size", lambda: torch.histogramdd(x, bins=2, range=[0.0, 1.0])),
+                ("range order", lambda: torch.histogramdd(x[:, :1], bins=2, range=[1.0, 0.0])),
+                ("not finite", lambda: torch.histogramdd(x[:, :1], bins=2,
+                                                         range=[0.0, float("inf")])),
+                ("nan", lambda: torch.histogramdd(torch.tensor([[float("nan"), 1.0]]), bins=2)),
+                ("weight", lambda: torch.histogramdd(x, bins=2, weight=torch.ones(3))),
+                ("bins tensor 2-D", lambda: torch.histogramdd(x[:, :1], bins=[torch.ones(1, 2)])),
+                ("long", lambda: torch.histogramdd(x.long(), bins=2)),
+                ("1-D", lambda: torch.histogramdd(torch.ones(3), bins=2))):
+            rec.attempt(label, fn)
+        xg = x.clone().requires_grad_()
+        wg = w.clone().requires_grad_()
+        for label, (inp, weight) in (("input", (xg, None)), ("weight", (x, wg)),
+                                     ("both", (xg, wg))):
+            r = torch.histogramdd(inp, bins=2, weight=weight)
+            rec.graph(f"{label} graph", hist=r.hist, edge=r.bin_edges[1])
+            rec.note(f"{label} one edges node", r.bin_edges[0].grad_fn is r.bin_edges[2].grad_fn)
+            rec.attempt(f"{label} backward", r.hist.sum().backward)
+            rec.attempt(f"{label} edges backward", r.bin_edges[0].sum().backward)
+    differential(snippet)
