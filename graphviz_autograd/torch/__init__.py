@@ -628,6 +628,7 @@ globals().update(_conj_views.FUNCTIONS)
 
 from ..engine.histogram_dd import histogramdd  # noqa: E402
 from . import profiler, random, storages, torch_version, version  # noqa: E402
+from .lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())
     BoolStorage,
     ByteStorage,

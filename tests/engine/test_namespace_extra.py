@@ -437,3 +437,28 @@ def test_histogramdd() -> None:
             rec.attempt(f"{label} backward", r.hist.sum().backward)
             rec.attempt(f"{label} edges backward", r.bin_edges[0].sum().backward)
     differential(snippet)
+
+
+# -- svd_lowrank, pca_lowrank --------------------------------------------------------------------
+def test_lowrank() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        torch.manual_seed(0)
+        A = torch.randn(8, 5, requires_grad=True)
+        U, S, V = torch.svd_lowrank(A, q=3)
+        # NB: singular vectors take numpy's LAPACK signs: only sign-free values are compared
+        rec.note("S", S)
+        rec.note("product", (U * S).matmul(V.mT))
+        rec.note("nodes", (U.grad_fn.name(), S.grad_fn.name(), V.grad_fn.name()))
+        (S.sum() + (U * S).matmul(V.mT).square().sum()).backward()
+        rec.grad("grad", A=A)
+        U, S, V = torch.pca_lowrank(A.detach().mT, q=2, niter=1)
+        rec.note("pca wide", (S, (U * S).matmul(V.mT)))
+        U, S, V = torch.svd_lowrank(A.detach(), q=2, M=A.detach().mean(0, keepdim=True))
+        rec.note("with M", (S, (U * S).matmul(V.mT)))
+        U, S, V = torch.pca_lowrank(torch.randn(2, 6, 4, dtype=torch.float64), center=False)
+        rec.note("batch", (S, list(U.shape), list(V.shape)))
+        rec.note("draws after", torch.rand(2))
+        for kw in ({"q": 9}, {"q": -1}, {"niter": -1}):
+            rec.attempt(f"error {kw}", lambda kw=kw: torch.pca_lowrank(A, **kw))
+    differential(snippet)
