@@ -222,6 +222,7 @@ int32 = int = _dt.int32
 int16 = short = _dt.int16
 int8 = _dt.int8
 uint8 = _dt.uint8
+uint16, uint32, uint64 = _dt.uint16, _dt.uint32, _dt.uint64
 bool = _dt.bool_
 dtype = _dt.DType
 

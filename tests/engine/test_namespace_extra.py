@@ -462,3 +462,34 @@ def test_lowrank() -> None:
         for kw in ({"q": 9}, {"q": -1}, {"niter": -1}):
             rec.attempt(f"error {kw}", lambda kw=kw: torch.pca_lowrank(A, **kw))
     differential(snippet)
+
+
+# -- uint16, uint32, uint64 ----------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["uint16", "uint32", "uint64"])
+def test_shell_unsigned_dtypes(name: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        import numpy as np
+        d = getattr(torch, name)
+        t = torch.tensor([1, 2, 3], dtype=d)
+        rec.note("dtype", (repr(d), d.is_signed, d.is_floating_point, d.itemsize, t.type(),
+                           t.element_size(), repr(t), str(torch.iinfo(d).max)))
+        for label, fn in (("mul", lambda: t * 2), ("sum", lambda: t.sum()),
+                          ("to float", lambda: t.float()),
+                          ("from float", lambda: torch.ones(2).to(d)),
+                          ("wraps", lambda: torch.tensor([70000, -1]).to(d)),
+                          ("with int64", lambda: t + torch.ones(1, dtype=torch.int64)),
+                          ("with bool", lambda: t * torch.tensor([True])),
+                          ("with uint8", lambda: t * torch.ones(1, dtype=torch.uint8)),
+                          ("with float", lambda: t * torch.ones(1)),
+                          ("div", lambda: t / 2), ("index", lambda: t[1]),
+                          ("cat", lambda: torch.cat([t, t])), ("item", lambda: t[0].item()),
+                          ("and", lambda: t & t), ("zeros", lambda: torch.zeros(2, dtype=d)),
+                          ("full", lambda: torch.full((2,), 7, dtype=d)),
+                          ("requires grad", lambda: torch.ones(2, dtype=d, requires_grad=True)),
+                          ("numpy", lambda: str(t.numpy().dtype)),
+                          ("from_numpy", lambda: torch.from_numpy(np.array([5], dtype=name))),
+                          ("promote float", lambda: torch.promote_types(d, torch.float64)),
+                          ("promote int", lambda: torch.promote_types(d, torch.int8))):
+            rec.attempt(label, fn)
+    differential(snippet)
