@@ -91,7 +91,21 @@ def _format_time(us: float) -> str:
     return f"{us:.3f}us"
 
 
-class FunctionEvent:
+class _Unmeasured:
+    """What the engine does not measure (devices, memory, FLOPs): zero, as PyTorch reports it
+    for a CPU-only profile without those options."""
+
+    device_time_total = self_device_time_total = cuda_time_total = self_cuda_time_total = 0.0
+    device_time = cuda_time = 0.0
+    cpu_memory_usage = self_cpu_memory_usage = device_memory_usage = 0
+    self_device_memory_usage = flops = 0
+    node_id = -1
+    is_legacy = is_async = is_remote = False
+    overload_name = ""
+    stack: tuple[str, ...] = ()
+
+
+class FunctionEvent(_Unmeasured):
     """One timed range (times in microseconds, as PyTorch's)."""
 
     def __init__(self, span: profiling.Span, origin_ns: int, children: list[FunctionEvent]) -> None:
@@ -103,7 +117,6 @@ class FunctionEvent:
         self.input_shapes = span.input_shapes
         self.is_user_annotation = span.kind == "user"
         self.count = 1
-        self.device_time_total = self.self_device_time_total = 0.0
 
     @property
     def cpu_time(self) -> float:
@@ -114,7 +127,7 @@ class FunctionEvent:
                 f"{_format_time(self.cpu_time_total)} input_shapes={self.input_shapes}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_Unmeasured):
     """The events of one key (and input shapes, when grouped so), summed."""
 
     def __init__(self, key: str, input_shapes: Any = None) -> None:
@@ -122,7 +135,6 @@ class FunctionEventAvg:
         self.input_shapes = input_shapes
         self.count = 0
         self.cpu_time_total = self.self_cpu_time_total = 0.0
-        self.device_time_total = self.self_device_time_total = 0.0
         self.is_user_annotation = False
 
     def add(self, other: Any) -> FunctionEventAvg:
@@ -174,6 +186,12 @@ class EventList(list[Any]):
     @property
     def self_cpu_time_total(self) -> float:
         return sum(e.self_cpu_time_total for e in self)
+
+    def total_average(self) -> FunctionEventAvg:
+        total = FunctionEventAvg("Total")
+        for e in self:
+            total.add(e)
+        return total
 
     def table(self, sort_by: str | None = None, row_limit: int = 100,
               max_src_column_width: int = 75, max_name_column_width: int = 55,

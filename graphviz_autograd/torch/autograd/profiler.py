@@ -25,7 +25,4 @@ class profile(_profiler.profile):  # noqa: N801 -- PyTorch's name
         return self.key_averages().table(**kw)
 
     def total_average(self) -> FunctionEventAvg:
-        total = FunctionEventAvg("Total")
-        for e in self.events():
-            total.add(e)
-        return total
+        return self.events().total_average()
