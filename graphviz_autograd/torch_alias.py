@@ -29,6 +29,8 @@ ALIASES = {
     "torch.nn.utils.init": "graphviz_autograd.torch.nn.utils_init",
     "torch.nn.utils.memory_format": "graphviz_autograd.torch.nn.utils_memory_format",
     "torch.random": "graphviz_autograd.torch.random",
+    "torch.accelerator": "graphviz_autograd.torch.accelerator",
+    "torch.distributed": "graphviz_autograd.torch.distributed",
     "torch.version": "graphviz_autograd.torch.version",
     "torch.torch_version": "graphviz_autograd.torch.torch_version",
     "torch.profiler": "graphviz_autograd.torch.profiler",

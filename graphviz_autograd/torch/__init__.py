@@ -316,7 +316,42 @@ class _Cuda:
     manual_seed_all = manual_seed
 
 
+class OutOfMemoryError(RuntimeError):
+    """``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``)."""
+
+
+class AcceleratorError(RuntimeError):
+    """``torch.AcceleratorError``."""
+
+
+_Cuda.OutOfMemoryError = OutOfMemoryError  # type: ignore[attr-defined]
 cuda = _Cuda()
+
+
+class _NoDevice:
+    """``torch.xpu``, ``torch.mps``, ``torch.mtia``: a device kind this build lacks."""
+
+    @staticmethod
+    def is_available() -> builtins.bool:
+        return False
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 0
+
+
+xpu = mps = mtia = _NoDevice()
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device kind (``torch.cuda`` for ``"cuda"``); with none given, the
+    current accelerator's, which on this CPU-only engine is ``torch.cpu``."""
+    kind = _msg.device_type(str(getattr(device, "type", device) or "cpu"))
+    modules = {"cpu": cpu, "cuda": cuda, "xpu": xpu, "mps": mps, "mtia": mtia}
+    if kind not in modules:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.")
+    return modules[kind]
 
 
 class _Cpu:
@@ -628,7 +663,15 @@ globals().update(_tensor_memory.FUNCTIONS)
 globals().update(_conj_views.FUNCTIONS)
 
 from ..engine.histogram_dd import histogramdd  # noqa: E402
-from . import profiler, random, storages, torch_version, version  # noqa: E402
+from . import (  # noqa: E402
+    accelerator,
+    distributed,
+    profiler,
+    random,
+    storages,
+    torch_version,
+    version,
+)
 from .lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())
     BoolStorage,

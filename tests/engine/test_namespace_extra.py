@@ -493,3 +493,35 @@ def test_shell_unsigned_dtypes(name: str) -> None:
                           ("promote int", lambda: torch.promote_types(d, torch.int8))):
             rec.attempt(label, fn)
     differential(snippet)
+
+
+# -- devices this build lacks --------------------------------------------------------------------
+def test_accelerator_and_device_modules() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.accelerator
+        rec.note("accelerator", (a.is_available(), a.current_accelerator(), a.device_count()))
+        for name in ("current_device_index", "synchronize", "current_stream", "empty_cache",
+                     "memory_allocated"):
+            rec.attempt(name, getattr(a, name))
+        rec.attempt("set_device_index", lambda: a.set_device_index(0))
+
+        def block(index: Any) -> None:
+            with a.device_index(index):
+                pass
+        rec.attempt("device_index None", lambda: block(None))
+        rec.attempt("device_index 0", lambda: block(0))
+        rec.note("others", (torch.xpu.is_available(), torch.mps.is_available(),
+                            torch.xpu.device_count(), torch.mps.device_count()))
+        rec.note("errors", (issubclass(torch.OutOfMemoryError, RuntimeError),
+                            torch.cuda.OutOfMemoryError is torch.OutOfMemoryError,
+                            issubclass(torch.AcceleratorError, RuntimeError)))
+        rec.note("device module", (torch.get_device_module() is torch.cpu,
+                                   torch.get_device_module("cuda") is torch.cuda))
+        rec.attempt("unknown device module", lambda: torch.get_device_module("foo"))
+        rec.note("not initialised", torch.distributed.is_initialized())
+    differential(snippet)
+    # NB: PyTorch's Linux build has the distributed package; the engine has no backend for it
+    assert ours.distributed.is_available() is False
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        ours.distributed.get_rank()
