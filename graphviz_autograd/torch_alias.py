@@ -30,6 +30,7 @@ ALIASES = {
     "torch.nn.utils.memory_format": "graphviz_autograd.torch.nn.utils_memory_format",
     "torch.random": "graphviz_autograd.torch.random",
     "torch.accelerator": "graphviz_autograd.torch.accelerator",
+    "torch.compiler": "graphviz_autograd.torch.compiler",
     "torch.distributed": "graphviz_autograd.torch.distributed",
     "torch.version": "graphviz_autograd.torch.version",
     "torch.torch_version": "graphviz_autograd.torch.torch_version",

@@ -17,6 +17,7 @@ from . import (
     linalg_more,
     mathfns,
     misc_more,
+    names_extra,
     ordering,
     pointwise_extra,
     predicates,
@@ -525,6 +526,7 @@ METHODS.update(misc_more.METHODS)
 METHODS.update(copies.METHODS)
 METHODS.update(tensor_memory.METHODS)
 METHODS.update(conj_views.METHODS)
+METHODS.update(names_extra.METHODS)
 
 # NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
 # gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list

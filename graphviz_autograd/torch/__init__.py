@@ -24,6 +24,7 @@ from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
 from ..engine import misc_more as _misc_more
+from ..engine import names_extra as _names_extra
 from ..engine import predicates as _predicates
 from ..engine import tensor_memory as _tensor_memory
 from ..engine.autograd import apply as _apply
@@ -661,16 +662,37 @@ globals().update(_misc_more.FUNCTIONS)
 globals().update(_copies.FUNCTIONS)
 globals().update(_tensor_memory.FUNCTIONS)
 globals().update(_conj_views.FUNCTIONS)
+globals().update(_names_extra.FUNCTIONS)
+
+
+def resize_as_(input: Tensor, the_template: Tensor, **kw: Any) -> Tensor:
+    return input.resize_as_(the_template, **kw)
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    return input.as_strided_(size, stride, storage_offset)
 
 from ..engine.histogram_dd import histogramdd  # noqa: E402
 from . import (  # noqa: E402
     accelerator,
+    compiler,
     distributed,
     profiler,
     random,
     storages,
     torch_version,
     version,
+)
+from .build_info import (  # noqa: E402
+    compiled_with_cxx11_abi,
+    get_deterministic_debug_mode,
+    has_lapack,
+    has_mkl,
+    has_openmp,
+    has_spectral,
+    init_num_threads,
+    legacy_contiguous_format,
+    set_deterministic_debug_mode,
 )
 from .lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())

@@ -525,3 +525,64 @@ def test_accelerator_and_device_modules() -> None:
     assert ours.distributed.is_available() is False
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         ours.distributed.get_rank()
+
+
+# -- smaller names -------------------------------------------------------------------------------
+def test_angle_absolute_qr_and_removed() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([[-1.0, 2.0], [0.0, -3.0]], requires_grad=True)
+        a = x.angle()
+        rec.graph("angle", a=a)
+        rec.note("angle of ints and specials", (torch.angle(torch.tensor([-1, 0, 2])),
+                                                torch.angle(torch.tensor([-0.0, float("nan")]))))
+        g = torch.autograd.grad(torch.angle(x).sum(), x, create_graph=True)[0]
+        rec.note("angle grad", (g, g.grad_fn is None))
+        rec.graph("absolute", t=x.absolute())
+        t = x.detach().clone()
+        rec.note("absolute_", (t.absolute_() is t, t, t._version))
+        rec.attempt("qr warns", lambda: torch.qr(x))
+        q = x.qr()
+        rec.graph("qr", Q=q.Q, R=q.R)
+        rec.note("qr complete", (type(q).__name__, list(torch.qr(x[:, :1], some=False).R.shape)))
+        for name in ("solve", "eig", "symeig", "matrix_rank"):
+            rec.attempt(f"torch.{name}", lambda name=name: getattr(torch, name)(x))
+        for name in ("solve", "eig", "symeig"):
+            rec.attempt(f"Tensor.{name}", lambda name=name: getattr(x, name)())
+    differential(snippet)
+
+
+def test_layout_devices_and_build() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.ones(2, 3, 4)
+        rec.note("dim_order", (x.dim_order(), x.permute(2, 0, 1).dim_order(),
+                               x.transpose(0, 1).dim_order(), torch.ones(2, 1, 3).dim_order()))
+        rec.note("devices", [getattr(x, n) for n in (
+            "is_xpu", "is_mps", "is_ipu", "is_xla", "is_mtia", "is_maia", "is_vulkan",
+            "is_mkldnn", "is_nested", "is_sparse_csr")] + [x.is_distributed(),
+                                                         torch.is_distributed(x)])
+        rec.note("const_data_ptr", x.const_data_ptr() == x.data_ptr())
+        e = torch.empty_permuted((2, 3, 4), (0, 2, 1))
+        rec.note("empty_permuted", (list(e.shape), e.stride(), e.dim_order()))
+        rec.note("flags", (torch.has_lapack, torch.has_spectral, torch.compiled_with_cxx11_abi(),
+                           torch.legacy_contiguous_format is torch.contiguous_format,
+                           torch.init_num_threads()))
+        modes = []
+        for m in ("warn", "error", 0, 1, "default"):
+            torch.set_deterministic_debug_mode(m)
+            modes.append((torch.get_deterministic_debug_mode(),
+                          torch.are_deterministic_algorithms_enabled(),
+                          torch.is_deterministic_algorithms_warn_only_enabled()))
+        rec.note("debug modes", modes)
+        for bad in ("x", 3, 1.5):
+            rec.attempt(f"bad mode {bad!r}",
+                        lambda bad=bad: torch.set_deterministic_debug_mode(bad))
+        c = torch.compiler
+        rec.note("compiler", (c.is_compiling(), c.is_dynamo_compiling(), c.is_exporting(),
+                              c.disable(lambda: 1)(), c.disable(recursive=False)(lambda: 2)()))
+        y = torch.ones(2)
+        rec.note("resize_as_", (torch.resize_as_(y, torch.ones(3)) is y, list(y.shape)))
+        z = torch.arange(4.0)
+        rec.note("as_strided_", (torch.as_strided_(z, (2,), (2,)) is z, z))
+    differential(snippet)

@@ -1016,6 +1016,7 @@ EXAMPLES: dict[str, list[str]] = {
     "histogramdd_edges:1:2": ["torch.histogramdd(A, bins=[1, 2, 2]).bin_edges[2]"],
     "histogramdd_edges:2:1": ["torch.histogramdd(B[:, :1], bins=2, weight=a).bin_edges[0]"],
     "histogramdd_edges:2:2": ["torch.histogramdd(B, bins=2, weight=a).bin_edges[1]"],
+    "angle": ["a.angle()", "torch.angle(A) * 2"],
     "conj_physical_": ["t = a * 1; t.conj_physical_(); t", "t = A * 1; torch.conj_physical_(t); t"],
     "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
     "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
