@@ -672,6 +672,25 @@ def resize_as_(input: Tensor, the_template: Tensor, **kw: Any) -> Tensor:
 def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
     return input.as_strided_(size, stride, storage_offset)
 
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: builtins.float,
+                      norm_type: builtins.float) -> Tensor:
+    """The rows of ``input`` that ``indices`` name, scaled in place to norms of at most
+    ``max_norm`` (what ``nn.Embedding(max_norm=...)`` does before each lookup)."""
+    from ..engine.autograd import check_inplace
+    from .nn.functional import _embedding_renorm_
+    check_inplace(input)
+    _embedding_renorm_(input, indices._data, builtins.float(max_norm),
+                       builtins.float(norm_type))
+    return input
+
+
+def _cholesky_inverse_method(self: Tensor, upper: builtins.bool = False) -> Tensor:
+    return cholesky_inverse(self, upper)
+
+
+Tensor.cholesky_inverse = _cholesky_inverse_method  # type: ignore[attr-defined]
+
 from ..engine.histogram_dd import histogramdd  # noqa: E402
 from . import (  # noqa: E402
     accelerator,

@@ -586,3 +586,19 @@ def test_layout_devices_and_build() -> None:
         z = torch.arange(4.0)
         rec.note("as_strided_", (torch.as_strided_(z, (2,), (2,)) is z, z))
     differential(snippet)
+
+
+def test_embedding_renorm_and_cholesky_inverse() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = (torch.arange(12.0).reshape(4, 3) * 0.3 - 1).requires_grad_()
+        with torch.no_grad():
+            r = torch.embedding_renorm_(w, torch.tensor([0, 2, 2]), 1.0, 2.0)
+        rec.note("renormed", (r is w, w, w._version))
+        rec.attempt("leaf", lambda: torch.embedding_renorm_(w, torch.tensor([1]), 1.0, 2.0))
+        a = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+        L = torch.linalg.cholesky(a).requires_grad_()
+        out = L.cholesky_inverse()
+        rec.graph("cholesky_inverse", out=out)
+        rec.note("upper", L.mT.cholesky_inverse(upper=True))
+    differential(snippet)
