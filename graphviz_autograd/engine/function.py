@@ -268,7 +268,6 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
     is_tuple = isinstance(outputs, tuple)
     raw = list(outputs) if is_tuple else [outputs]
     wrapped = _wrap_outputs(node, raw, tensors, executable)
-    _save(node)
     return tuple(wrapped) if is_tuple else wrapped[0]
 
 
@@ -328,6 +327,7 @@ def _wrap_outputs(node: BackwardCFunction, raw: list[Any], inputs: list[Tensor],
         metas.append((o._data.shape, o._dtype))
     node._meta = metas
     node._tensor_outputs = tuple(isinstance(o, Tensor) for o in raw)
+    _save(node)          # NB: before the node is reported, so its record lists what it saved
     if first is not None and events.listeners:
         events.emit("node_created", node, first)
     return out

@@ -153,6 +153,13 @@ def warn_once(text: str, category: type[Warning] = UserWarning, stacklevel: int 
         warnings.warn(text, category, stacklevel=stacklevel)
 
 
+def warn_user_once(text: str, category: type[Warning] = UserWarning) -> None:
+    """``warn_once``, pointing at the user's line as ``warn_user`` does."""
+    if text not in _warned:
+        _warned.add(text)
+        warn_user(text, category)
+
+
 def reset_warn_once() -> None:
     """Forget which once-only warnings were given (for tests)."""
     _warned.clear()
@@ -200,16 +207,17 @@ def from_numpy_error(e: ValueError) -> RuntimeError | None:
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_DEVICE = re.compile(r"([a-z_]+)(?::(.*))?$")
+_DEVICE = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?$")
 
 
 def device_type(text: str) -> str:
     """The type of a device string (``"cuda:0"``: ``"cuda"``), or PyTorch's error for it."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
     found = _DEVICE.match(text)
-    if found is None or found.group(1) not in DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
-                           f"device string: {text}")
-    index = found.group(2)
-    if index is not None and not index.isdigit():
+    if found is None:
         raise RuntimeError(f"Invalid device string: '{text}'")
+    if found.group(1) not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {found.group(1)}")
     return found.group(1)

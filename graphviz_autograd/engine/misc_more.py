@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes as dt
 from . import functional as F
 from .autograd import apply, apply_inplace
+from .device import CPU, device
 from .grad_mode import state as grad_state
 from .node import storage_of
 from .optable import TABLE
@@ -56,8 +57,8 @@ class UntypedStorage:
         return 1
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     @property
     def dtype(self) -> dt.DType:
@@ -108,8 +109,8 @@ class TypedStorage:
         return int(self._array.itemsize)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     def untyped(self) -> UntypedStorage:
         return UntypedStorage(self._array)

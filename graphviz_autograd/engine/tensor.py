@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .device import CPU, device
 from .grad_mode import state as grad_state
 
 if TYPE_CHECKING:
@@ -168,8 +169,8 @@ class Tensor:
         return int(self._data.shape[0])
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     @property
     def is_cuda(self) -> bool:
@@ -465,6 +466,9 @@ def _unwrap_nested(data: Any, top: bool = True) -> Any:
     if isinstance(data, Tensor):
         if top:
             return data._data
+        if data.requires_grad:
+            # NB: PyTorch reads it as a number, as float() does, with float()'s warning
+            msg.warn_user_once(msg.FLOAT_OF_GRAD)
         if data._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return data._data.reshape(()).item()

@@ -37,6 +37,7 @@ from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
+from .device import device
 from .grad_mode import is_grad_enabled
 from .optable import TABLE
 from .tensor import Tensor
@@ -77,8 +78,8 @@ def _to(self: Tensor, *args: Any, **kw: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a._dtype
-        elif isinstance(a, str):
-            msg.device_type(a)          # NB: the engine computes on the CPU whatever the device
+        elif isinstance(a, str | int) and not isinstance(a, bool):
+            device(a)                   # NB: the engine computes on the CPU whatever the device
     if dtype is None:
         return self
     out = F.to_dtype(self, dtype)

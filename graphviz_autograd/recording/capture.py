@@ -185,6 +185,8 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     dead_ends = raw.dead_ends
     made = rec._ids               # uid -> what a node's records always say, made once per node
     made_of = made.get
+    known = rec._alive_infos      # NB: alive buffers alike (a layer's input in every layer)
+    code_get, source_dict = rec._code.get, rec._source_dict
     # NB: nodes reached from the same roots share one list of their ids (read-only)
     root_names = [f"n{r}" for r in roots]
     by_bits = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
@@ -208,7 +210,35 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
             root_ids, names = one
         m = made_of(uid)
         if m is None:
-            m = made[uid] = _made(rec, st, uid)
+            # NB: _made, inline (once per node of a recording)
+            nxt: list[str | None] = []
+            for n in st.next:
+                if n is None:
+                    nxt.append(None)
+                else:
+                    # NB: a next node's uid is smaller (made before): its id is made already
+                    got = made_of(n)
+                    nxt.append(got[0] if got is not None else f"n{n}")
+            if st.slots:
+                if len(known) > 4096:
+                    known.clear()
+                alive: list[SavedInfo] = []
+                for slot in st.slots:
+                    info = known.get(slot)
+                    if info is None:
+                        info = known[slot] = _alive_info(slot)
+                    alive.append(info)
+            else:
+                alive = []
+            src = st.source
+            if src is None:
+                where = None
+            else:
+                place = code_get((id(src[0]), src[1]))
+                where = place[1] if place is not None else source_dict(src)
+            var = st.variable
+            m = made[uid] = (f"n{uid}", nxt, where, alive, None if var is None else f"t{var}",
+                             [], st.name == NO_DERIVATIVE)
         none = m[5]
         ex = executed.get(uid)
         if ex is None:
@@ -295,32 +325,10 @@ def _failed_at(rec: Recording, raw: Raw) -> str | None:
     return next((b.failed_at for b in rec.backwards if b.number == raw.backward), None)
 
 
-def _made(rec: Recording, st: Static, uid: int) -> tuple[Any, ...]:
-    """What a node's records say at every snapshot (read-only, shared by them): its id, its
-    next nodes' ids, its source, its saved buffers while all are alive, its leaf's id, an
-    empty list, and whether its op has no derivative."""
-    # NB: once per node of a recording, so loops, not comprehensions (each makes a function)
-    nxt: list[str | None] = []
-    for m in st.next:
-        nxt.append(None if m is None else f"n{m}")
-    # NB: alive buffers alike (a layer's input in every layer) share one record
-    known = rec._alive_infos
-    if len(known) > 4096:
-        known.clear()
-    alive = []
-    for slot in st.slots:
-        info = known.get(slot)
-        if info is None:
-            name, shape, dtype, nbytes = slot
-            info = known[slot] = SavedInfo(name, "alive", list(shape), _text(dtype),
-                                           int(nbytes))
-        alive.append(info)
-    src = st.source
-    var = st.variable
-    # NB: and one empty list, for each empty list of its records (read-only); and whether
-    # it is an op with no derivative
-    return (f"n{uid}", nxt, None if src is None else rec._source_dict(src), alive,
-            None if var is None else f"t{var}", [], st.name == NO_DERIVATIVE)
+def _alive_info(slot: tuple[str, tuple[int, ...], Any, int]) -> SavedInfo:
+    """The record of an alive buffer, shared by the nodes whose slot is alike (read-only)."""
+    name, shape, dtype, nbytes = slot
+    return SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes))
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]

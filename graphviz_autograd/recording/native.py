@@ -13,7 +13,9 @@ from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
 from .capture import Static
 
-__all__ = ["NativeEngine"]
+__all__ = ["NativeEngine", "static_record"]
+
+_new = tuple.__new__
 
 # NB: a saved buffer's state as (state, version saved, version now, counter id); only a
 # modified one needs the last three, so the others share one tuple
@@ -158,7 +160,7 @@ class NativeEngine:
         freed = 0
         stack = list(starts)
         pop, push = stack.pop, stack.append
-        get_meta, new = metas.get, tuple.__new__
+        get_meta = metas.get
         none: tuple[()] = ()
         while stack:
             n = pop()
@@ -167,31 +169,8 @@ class NativeEngine:
                 continue
             saved = n._saved
             if uid not in static:
-                # NB: static_facts, inline (once per node of the graph, for its whole life)
-                # NB: loops, not comprehensions (each makes a function object)
-                slots: Any = ()
-                if saved:
-                    slots = []
-                    for key, s in saved.items():
-                        if type(s) is SavedTensor:
-                            slots.append((key, s.shape, s.dtype, s.nbytes))
-                        elif s is not None:
-                            # NB: a list of saved tensors (rare): named as saved_slots names
-                            # them, all slots again
-                            slots = [(name, x.shape, x.dtype, x.nbytes)
-                                     for name, x in n.saved_slots()]
-                            break
-                    slots = tuple(slots)
-                nxt: Any = []
-                for m, _ in n._next:
-                    nxt.append(None if m is None else m._uid)
-                nxt = tuple(nxt)
-                var = n.variable._uid if type(n) is AccumulateGrad else None
-                meta = get_meta(uid)
-                # NB: as static_of makes it, without a call
-                static[uid] = new(Static, (n._name, nxt, n._seq, slots, var, meta[1], meta[2],
-                                           True) if meta is not None else
-                                  (n._name, nxt, n._seq, slots, var, None, 0, False))
+                # NB: a node made before recording began (one made since has its record)
+                static[uid] = static_record(n, get_meta(uid))
 
             if saved:
                 out = []
@@ -230,3 +209,31 @@ class NativeEngine:
                 if m is not None and m._uid not in states:
                     push(m)
         return states, dead_ends, leaves, alive, freed
+
+
+def static_record(n: Node, meta: tuple[Any, ...] | None) -> Static:
+    """What ``n`` is for as long as it lives (its ``Static``), with what ``meta``, the
+    recorder's record of the node made (None: made before recording began), says of it. Made
+    when the node is made, or by the first walk that finds it."""
+    # NB: once per node of a recording: loops, not comprehensions (each makes a function)
+    saved = n._saved
+    slots: Any = ()
+    if saved:
+        slots = []
+        for key, s in saved.items():
+            if type(s) is SavedTensor:
+                slots.append((key, s.shape, s.dtype, s.nbytes))
+            elif s is not None:
+                # NB: a list of saved tensors (rare): named as saved_slots names them, all
+                # slots again
+                slots = [(name, x.shape, x.dtype, x.nbytes) for name, x in n.saved_slots()]
+                break
+        slots = tuple(slots)
+    nxt: Any = []
+    for m, _ in n._next:
+        nxt.append(None if m is None else m._uid)
+    var = n.variable._uid if type(n) is AccumulateGrad else None
+    # NB: as static_of makes it, without a call
+    if meta is not None:
+        return _new(Static, (n._name, tuple(nxt), n._seq, slots, var, meta[1], meta[2], True))
+    return _new(Static, (n._name, tuple(nxt), n._seq, slots, var, None, 0, False))

@@ -16,7 +16,7 @@ from typing import Any
 from ..engine.events import RAN, RELEASED, Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize
-from .native import NativeEngine
+from .native import NativeEngine, static_record
 from .snapshot import SavedInfo, Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
@@ -153,8 +153,13 @@ class Recording:
         # NB: found again through its tensor (as on real torch, whose nodes take no weak
         # references): a node only some hidden holder keeps (a saved clone, a rebased view's
         # old grad_fn) is out of reach on both engines
-        self._meta[node._uid] = (weakref.ref(tensor if tensor is not None else node),
-                                 frames.where(6) if self.sources else None, self._n_backwards)
+        # NB: and what it is (its static record), made now rather than by the next snapshot's
+        # walk: the same work, once per node either way, but a snapshot of a graph built while
+        # recording only reads what changed
+        meta = self._meta[node._uid] = (weakref.ref(tensor if tensor is not None else node),
+                                        frames.where(6) if self.sources else None,
+                                        self._n_backwards)
+        self._static[node._uid] = static_record(node, meta)
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine import anomaly as _anomaly
 from ..engine import conj_views as _conj_views
 from ..engine import copies as _copies
+from ..engine import device as _device
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
@@ -268,12 +269,9 @@ class BoolTensor(_LegacyTensor):
     _dtype = _dt.bool_
 
 
-class device:  # noqa: N801 -- PyTorch's name
-    def __init__(self, kind: str = "cpu", index: Any = None) -> None:
-        self.type = _msg.device_type(str(kind))
 
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
+
+device = _device.device
 
 
 class _Cuda:

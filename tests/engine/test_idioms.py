@@ -120,6 +120,17 @@ def test_float_of_a_tensor_requiring_grad_warns_once_per_process(engine: str) ->
     assert got == [[], [], [FLOAT_WARNING], [], []]
 
 
+@pytest.mark.parametrize("engine", engines())
+def test_a_list_of_tensors_requiring_grad_made_a_tensor_warns_as_float_does(engine: str) -> None:
+    """``torch.tensor([x[0], x[1]])`` reads each element as a number: float()'s warning, once."""
+    module = "torch" if engine == "torch" else "graphviz_autograd.torch"
+    got = warnings_in_fresh_process(
+        module, "x = torch.tensor([1.0, 2.0], requires_grad=True)",
+        ["torch.tensor([x[0].detach(), 2.0])", "torch.tensor([[x[0]], [x[1]]])",
+         "torch.as_tensor([x[0], x[1]])", "float(x[0])"])
+    assert got == [[], [FLOAT_WARNING], [], []]
+
+
 @pytest.mark.torch
 def test_retain_variables_keyword() -> None:
     def snippet(rec: Recorder) -> None:

@@ -164,6 +164,16 @@ ERRORS = [
     "F.gaussian_nll_loss(x, y, var - 1)", "F.multilabel_soft_margin_loss(x, bits, reduction='bad')",
     "nn.TripletMarginLoss(margin=-1.0)", "nn.MultiMarginLoss(p=3)",
     "nn.MultiMarginLoss(weight=prob)", "F.margin_ranking_loss(x, y, pm, size_average=False)",
+    # an unbatched input: its target is one class index
+    "F.nll_loss(v, cls)", "F.cross_entropy(v, cls)", "F.nll_loss(v, cls[:1])",
+    "F.cross_entropy(v, cls[0])",
+    # modules given something that is not a module
+    "nn.Sequential(1)", "nn.ModuleList([nn.ReLU(), 'relu'])", "nn.ModuleDict({'a': 1})",
+    "nn.Linear(2, 2).add_module(1, nn.ReLU())", "nn.Linear(2, 2).add_module('a.b', nn.ReLU())",
+    "nn.Linear(2, 2).add_module('', nn.ReLU())",
+    "nn.Linear(2, 2).register_module('weight', nn.ReLU())",
+    "nn.Linear(2, 2).add_module('act', None)",
+    "setattr(nn.Linear(3, 2), 'weight', x.detach())", "setattr(nn.Linear(3, 2), 'bias', [1.0])",
 ]
 
 

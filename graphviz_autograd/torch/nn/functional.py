@@ -237,6 +237,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         raise RuntimeError(f"expected scalar type Long but found {target._dtype.name.capitalize()}"
                            .replace("Float32", "Float"))
     n_expected = input._data.shape[0] if input._data.ndim > 1 else None
+    if input._data.ndim == 1 and target._data.ndim == 1 and target._data.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target._data.shape[0]}")
     if n_expected is not None and target._data.shape[:1] != (n_expected,):
         raise ValueError(f"Expected input batch_size ({n_expected}) to match target batch_size "
                          f"({target._data.shape[0] if target._data.ndim else 0}).")

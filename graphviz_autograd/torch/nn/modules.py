@@ -12,6 +12,7 @@ from ...engine import functional as _F
 from ...engine.factories import ones, tensor, zeros
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
+from ..environment import typename
 from . import functional as F
 from . import init
 from .buffer import Buffer
@@ -26,7 +27,7 @@ def _is_buffer_assignment(module: Any, name: str, value: Any) -> bool:
     if not (isinstance(value, Buffer) or (buffers is not None and name in buffers)):
         return False
     if value is not None and not isinstance(value, Tensor):
-        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+        raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                         "(torch.nn.Buffer, torch.Tensor or None expected)")
     return True
 
@@ -64,7 +65,7 @@ class Module(ModuleHooks):
             self.register_buffer(name, value, persistent)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             params[name] = None
         else:
@@ -95,7 +96,19 @@ class Module(ModuleHooks):
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
+
+    register_module = add_module
 
     def forward(self, *args: Any, **kw: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
