@@ -602,3 +602,37 @@ def test_embedding_renorm_and_cholesky_inverse() -> None:
         rec.graph("cholesky_inverse", out=out)
         rec.note("upper", L.mT.cholesky_inverse(upper=True))
     differential(snippet)
+
+
+def test_module_extras() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        m = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.BatchNorm1d(3)))
+        rec.note("get_submodule", (repr(m.get_submodule("1.0")), m.get_submodule("") is m))
+        for t in ("2", "1.x", "0.weight"):
+            rec.attempt(f"get_submodule {t}", lambda t=t: m.get_submodule(t))
+        rec.note("get_parameter", (m.get_parameter("0.bias") is m[0].bias,
+                                   m.get_buffer("1.0.running_mean") is m[1][0].running_mean))
+        for t in ("0.nope", "1.0.running_mean", "x.y"):
+            rec.attempt(f"get_parameter {t}", lambda t=t: m.get_parameter(t))
+        for t in ("0.weight", "1.0.nope"):
+            rec.attempt(f"get_buffer {t}", lambda t=t: m.get_buffer(t))
+        m.set_submodule("1.0", nn.ReLU())
+        rec.note("set_submodule", repr(m))
+        rec.attempt("set_submodule missing", lambda: m.set_submodule("5.0", nn.ReLU()))
+        rec.attempt("set_submodule not a module", lambda: m.set_submodule("0", 3))
+        w = m[0].weight
+        rec.note("half", (m.half() is m, m[0].weight is w, str(w.dtype), w._version))
+        b = nn.BatchNorm1d(2)
+        rec.note("type", (b.type(torch.float64) is b, str(b.weight.dtype),
+                          str(b.num_batches_tracked.dtype), str(b.running_mean.dtype)))
+        rec.note("share_memory", (m.share_memory() is m, m[0].weight.is_shared()))
+        rec.note("flags", (nn.Module.call_super_init, nn.Module.dump_patches))
+        rec.attempt("get_extra_state", m.get_extra_state)
+        lin = nn.Linear(2, 2)
+        rec.note("to_empty", (lin.to_empty(device="cpu") is lin, list(lin.weight.shape),
+                              type(lin.weight).__name__))
+    differential(snippet)
+    # NB: PyTorch's compiles the forward in place (a slow import to test against)
+    assert ours.nn.Linear(2, 2).compile() is None

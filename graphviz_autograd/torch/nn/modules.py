@@ -802,3 +802,14 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+def _bind_extras() -> None:
+    """The rarer Module methods (``module_extras``), where Module has none of that name."""
+    from .module_extras import METHODS
+    for name, fn in METHODS.items():
+        if not hasattr(Module, name):
+            setattr(Module, name, fn)
+
+
+_bind_extras()
