@@ -636,3 +636,24 @@ def test_module_extras() -> None:
     differential(snippet)
     # NB: PyTorch's compiles the forward in place (a slow import to test against)
     assert ours.nn.Linear(2, 2).compile() is None
+
+
+def test_stack_dataset() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        data = torch.utils.data
+        x = torch.arange(6.0).reshape(3, 2)
+        y = torch.tensor([0, 1, 0])
+        both = data.StackDataset(x, y)
+        rec.note("tuple", (len(both), both[1]))
+        named = data.StackDataset(inp=x, label=y)
+        rec.note("dict", named[2])
+        rec.note("batches", [b for b in data.DataLoader(named, batch_size=2)])
+        rec.note("tuple batches", [list(b) for b in data.DataLoader(both, batch_size=2)])
+        rec.note("getitems", both.__getitems__([0, 2]))
+        rec.attempt("both kinds", lambda: data.StackDataset(x, label=y))
+        rec.attempt("none", lambda: data.StackDataset())
+        rec.attempt("sizes", lambda: data.StackDataset(x, torch.ones(2)))
+        rec.note("autograd names", (torch.autograd.ProfilerActivity.CPU.name,
+                                    torch.autograd.kineto_available()))
+    differential(snippet)

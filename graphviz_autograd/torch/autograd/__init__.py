@@ -14,6 +14,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .grad_mode import is_multithreading_enabled, set_multithreading_enabled
 from .gradcheck import gradcheck, gradgradcheck
 from .gradcheck_more import is_tensor_like
+from .profiler import ProfilerActivity, kineto_available
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly",
@@ -21,7 +22,7 @@ __all__ = ["backward", "grad", "Variable", "set_detect_anomaly", "detect_anomaly
            "FunctionCtx", "once_differentiable", "function", "functional", "graph", "grad_mode",
            "anomaly_mode", "gradcheck", "gradgradcheck", "is_tensor_like", "variable",
            "set_multithreading_enabled", "is_multithreading_enabled", "is_view_replay_enabled",
-           "profiler"]
+           "profiler", "ProfilerActivity", "kineto_available"]
 
 
 def is_view_replay_enabled() -> bool:

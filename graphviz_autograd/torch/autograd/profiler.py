@@ -6,9 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from .. import profiler as _profiler
-from ..profiler import EventList, FunctionEvent, FunctionEventAvg, record_function
+from ..profiler import (
+    EventList,
+    FunctionEvent,
+    FunctionEventAvg,
+    ProfilerActivity,
+    kineto_available,
+    record_function,
+)
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg",
+           "ProfilerActivity", "kineto_available"]
 
 
 class profile(_profiler.profile):  # noqa: N801 -- PyTorch's name
