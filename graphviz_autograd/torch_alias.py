@@ -57,6 +57,7 @@ ALIASES = {
     "torch.utils.data.dataset": "graphviz_autograd.torch.utils.data.dataset",
     "torch.utils.data.sampler": "graphviz_autograd.torch.utils.data.sampler",
     "torch.utils.data.dataloader": "graphviz_autograd.torch.utils.data.dataloader",
+    "torch.utils.data.distributed": "graphviz_autograd.torch.utils.data.distributed",
     "torch.testing": "graphviz_autograd.torch.testing",
     "torch.amp": "graphviz_autograd.torch.amp",
     "torch.backends": "graphviz_autograd.torch.backends",

@@ -657,3 +657,28 @@ def test_stack_dataset() -> None:
         rec.note("autograd names", (torch.autograd.ProfilerActivity.CPU.name,
                                     torch.autograd.kineto_available()))
     differential(snippet)
+
+
+def test_distributed_sampler() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        data = torch.utils.data
+        ds = data.TensorDataset(torch.arange(11.0))
+        for kw in ({"num_replicas": 3, "rank": 0}, {"num_replicas": 3, "rank": 2},
+                   {"num_replicas": 3, "rank": 1, "drop_last": True},
+                   {"num_replicas": 4, "rank": 3, "shuffle": False},
+                   {"num_replicas": 2, "rank": 1, "seed": 7}):
+            s = data.DistributedSampler(ds, **kw)
+            epochs = []
+            for epoch in range(2):
+                s.set_epoch(epoch)
+                epochs.append(list(s))
+            rec.note(f"sampler {sorted(kw.items())}", (len(s), epochs))
+        s = data.DistributedSampler(ds, num_replicas=2, rank=0)
+        rec.note("loader", [b[0] for b in data.DataLoader(ds, batch_size=4, sampler=s)])
+        rec.attempt("rank", lambda: data.DistributedSampler(ds, num_replicas=2, rank=2))
+        rec.note("many replicas", list(data.DistributedSampler(range(2), num_replicas=5,
+                                                               rank=4, shuffle=False)))
+    differential(snippet)
+    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        ours.utils.data.DistributedSampler(range(3))
