@@ -323,7 +323,33 @@ class AcceleratorError(RuntimeError):
     """``torch.AcceleratorError``."""
 
 
+class _CudaDevice:
+    """``torch.cuda.device(i)``: a context PyTorch's CPU-only build cannot enter."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = device
+
+    def __enter__(self) -> None:
+        raise RuntimeError("PyTorch was compiled without CUDA support")
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+def _nothing(*args: Any, **kw: Any) -> None:
+    return None
+
+
+# NB: as PyTorch's CPU-only build: seeding is a silent no-op, what needs a device fails
 _Cuda.OutOfMemoryError = OutOfMemoryError  # type: ignore[attr-defined]
+_Cuda.device = _CudaDevice  # type: ignore[attr-defined]
+for _name in ("seed", "seed_all", "set_rng_state", "set_rng_state_all"):
+    setattr(_Cuda, _name, staticmethod(_nothing))
+for _name in ("initial_seed", "get_rng_state", "get_device_capability", "mem_get_info",
+              "ipc_collect", "current_stream", "default_stream"):
+    setattr(_Cuda, _name, staticmethod(_environment._no_cuda))
+_Cuda.get_rng_state_all = _Cuda.get_arch_list = staticmethod(  # type: ignore[attr-defined]
+    lambda: [])
 cuda = _Cuda()
 
 

@@ -682,3 +682,20 @@ def test_distributed_sampler() -> None:
     differential(snippet)
     with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
         ours.utils.data.DistributedSampler(range(3))
+
+
+def test_cuda_on_a_cpu_build() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        c = torch.cuda
+        for name in ("seed", "seed_all", "get_rng_state_all", "get_arch_list", "initial_seed",
+                     "get_rng_state", "get_device_capability", "mem_get_info", "ipc_collect",
+                     "current_stream", "default_stream"):
+            rec.attempt(name, getattr(c, name))
+        rec.attempt("set_rng_state", lambda: c.set_rng_state(torch.zeros(2, dtype=torch.uint8)))
+
+        def enter() -> None:
+            with torch.cuda.device(0):
+                pass
+        rec.attempt("device", enter)
+    differential(snippet)
