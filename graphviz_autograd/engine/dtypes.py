@@ -91,17 +91,13 @@ def _promote(a: DType, b: DType) -> DType:
     return a if a._rank >= b._rank else b
 
 
-_SHELL_NAMES = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float32": "Float",
-                "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
 def _promote_shell(a: DType, b: DType) -> DType:
     """Only a floating dtype promotes with uint16/32/64, as in PyTorch."""
     if a.is_floating_point or b.is_floating_point:
         return a if a.is_floating_point else b
+    from .messages import SCALAR_NAME
     raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
-                       f"to promote {_SHELL_NAMES[a.name]} and {_SHELL_NAMES[b.name]}")
+                       f"to promote {SCALAR_NAME[a.name]} and {SCALAR_NAME[b.name]}")
 
 
 def scalar_dtype(value: object) -> DType:
