@@ -51,6 +51,7 @@ ALIASES = {
     "torch.autograd.variable": "graphviz_autograd.torch.autograd.variable",
     "torch.autograd.function": "graphviz_autograd.torch.autograd.function",
     "torch.autograd.functional": "graphviz_autograd.torch.autograd.functional",
+    "torch.autograd.forward_ad": "graphviz_autograd.torch.autograd.forward_ad",
     "torch.utils": "graphviz_autograd.torch.utils",
     "torch.utils.data": "graphviz_autograd.torch.utils.data",
     "torch.utils.checkpoint": "graphviz_autograd.torch.utils.checkpoint",

@@ -94,6 +94,7 @@ class Tensor:
     _post_acc_hooks: list[Any] | None = None
     _creation: tuple[Any, ...] | None = None     # a view made in no_grad, or by unbind/split
     _inference = False                           # made inside inference_mode()
+    _fw_grad: Tensor | bool | None = None        # the tangent at the dual level (forward_ad)
 
     if TYPE_CHECKING:
         # the ops are bound onto the class by tensor_methods; to the type checker they are Any

@@ -39,6 +39,7 @@ from . import random as rnd
 from .autograd import apply_inplace, check_inplace
 from .device import device
 from .grad_mode import is_grad_enabled
+from .grad_mode import state as grad_state
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -240,7 +241,8 @@ def _random_(fill: Any) -> Any:
             raise RuntimeError(msg.OVERLAPPING_WRITE)
         p = args[0] if args else kw.get("p")
         p = p if isinstance(p, Tensor) else None        # bernoulli_(Tensor p)
-        if is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad)):
+        if (is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad))) \
+                or grad_state.dual:
             # NB: drawn into a buffer of self's layout (the same order of draws), then written
             # through the table, so the node is PyTorch's (NormalBackward0, ...)
             buf = Tensor._make(np.empty_like(self._data), self._dtype)

@@ -380,6 +380,11 @@ EXAMPLES: dict[str, list[str]] = {
                                 "left=False), B, B)"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
+    "fw_primal": ["with torch.autograd.forward_ad.dual_level():\n"
+                  "    p = torch.autograd.forward_ad.unpack_dual(A * 2).primal\np",
+                  "with torch.autograd.forward_ad.dual_level() as level:\n"
+                  "    d = torch.autograd.forward_ad.make_dual(A, A.detach().exp())\n"
+                  "    p = torch.autograd.forward_ad.unpack_dual(d, level=level).primal\np"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)",
              "A.repeat_interleave(2)", "X.repeat_interleave(3, dim=-2)"],
     "unsafe_view": ["A.t().reshape(6)", "X @ B", "X @ Y"],

@@ -9,8 +9,9 @@ vector-Jacobian products with one-hot ``grad_outputs``, twice, to catch a backwa
 reentrant. ``fast_mode=True`` compares ``vᵀJu`` only, for random unit vectors ``u`` and ``v``
 drawn as PyTorch draws them (a fresh ``torch.Generator()``; the engine's generator is PyTorch's
 Mersenne twister, so the draws are the same). The checks that follow (backward multiplied by
-grad_output, undefined output grads, batched grads) are in ``gradcheck_more``. The engine has no
-forward-mode AD: ``check_forward_ad=True`` raises ``NotImplementedError``.
+grad_output, undefined output grads, batched grads) are in ``gradcheck_more``.
+``check_forward_ad=True`` also builds the Jacobian column by column in forward mode (slow mode
+only; fast mode and gradgradcheck's ``check_fwd_over_rev`` raise ``NotImplementedError``).
 
 >>> import graphviz_autograd.torch as torch
 >>> x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
@@ -100,13 +101,15 @@ _SLOW_RECOMPUTED = (
     "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
     "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
     "Numerical:\n {}\nAnalytical:\n{}\n\nThe max per-element difference (slow mode) is: {}.\n")
-_NO_FORWARD_AD = ("{}: {}=True needs forward-mode AD, which graphviz_autograd does not "
-                  "implement (torch.autograd.forward_ad)")
+_NO_FORWARD_AD = ("{}: {}=True is not implemented by graphviz_autograd (of the forward-mode "
+                  "checks, only gradcheck's slow check_forward_ad is)")
 
 
-def _mismatch(analytical: Any, numerical: Any, output_idx: int, input_idx: int) -> str:
+def _mismatch(analytical: Any, numerical: Any, output_idx: int, input_idx: int,
+              mode: str = "") -> str:
     # NB: a 0-d tensor formats as its number (fast mode's vᵀJu), as in PyTorch
-    return (f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
+    return (f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input "
+            f"{input_idx:d},\n"
             f"numerical:{numerical}\nanalytical:{analytical}\n")
 
 
@@ -289,14 +292,54 @@ def _allclose(a: Tensor, b: Tensor, rtol: float, atol: float) -> bool:
 
 
 # -- the two modes ------------------------------------------------------------------------------
+def _forward_jacobians(func: Callable[..., Any], inputs: Sequence[Any], outputs: Sequence[Any],
+                       check_grad_dtypes: bool) -> list[list[Tensor]]:
+    """Per input requiring grad, its Jacobian with each floating output, column by column in
+    forward mode: a one-hot tangent on a dual copy of the input, the outputs' tangents read."""
+    from . import forward_ad as fw
+    floating = [o for o in outputs if _is_float(o)]
+    diff = [t for t in inputs if is_tensor_like(t) and t.requires_grad]
+    jacobians = [[o.new_zeros((t.numel(), o.numel())) for o in floating] for t in diff]
+    with fw.dual_level():
+        tangents, duals = [], []
+        for inp in inputs:
+            if is_tensor_like(inp) and inp.requires_grad:
+                inp = fw.make_dual(inp.detach(), T.zeros_like(inp))
+                tangents.append(fw.unpack_dual(inp)[1])
+            duals.append(inp)
+        for i, tangent in enumerate(tangents):
+            for k, at in enumerate(itertools.product(*[range(m) for m in tangent.size()])):
+                tangent[at] = 1.0
+                got = [o for o in as_tuple(func(*duals)) if _is_float(o)]
+                for j, o in enumerate(got):
+                    value, res = fw.unpack_dual(o)
+                    if check_grad_dtypes and res is not None and res.dtype != value.dtype:
+                        raise GradcheckError("Forward AD gradient has dtype mismatch.")
+                    if res is None:
+                        jacobians[i][j][k].zero_()
+                    else:
+                        jacobians[i][j][k].copy_(res.reshape(-1))
+                tangent[at] = 0.0
+    return jacobians
+
+
 def _slow_gradcheck(func: Callable[..., Any], func_out: Any, inputs: tuple[Any, ...],
                     outputs: Tensors, eps: float, rtol: float, atol: float,
-                    check_grad_dtypes: bool, nondet_tol: float) -> bool:
+                    check_grad_dtypes: bool, nondet_tol: float,
+                    use_forward_ad: bool = False) -> bool:
     func_out = as_tuple(func_out)
     if not outputs:
         return _check_no_differentiable_outputs(func, inputs, func_out, eps)
     by_output = list(zip(*_numerical_jacobian(func, inputs, func_out, eps), strict=False))
     numerical = [n for o, n in zip(func_out, by_output, strict=False) if o.requires_grad]
+    if use_forward_ad:
+        forward = _forward_jacobians(func, inputs, func_out, check_grad_dtypes)
+        for i, per_input in enumerate(numerical):
+            for j, n in enumerate(per_input):
+                a = forward[j][i]
+                if not _allclose(a, n, rtol, atol):
+                    raise GradcheckError(_mismatch(a, n, i, j, "computed with forward mode "))
+        return True
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, numerical[i], strict=False)):
@@ -388,12 +431,13 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires "
                              "check_forward_ad to be True")
-    if check_forward_ad:
-        raise NotImplementedError(_NO_FORWARD_AD.format("gradcheck", "check_forward_ad"))
+    if check_forward_ad and (fast_mode or check_batched_forward_grad):
+        raise NotImplementedError(_NO_FORWARD_AD.format(
+            "gradcheck", "fast_mode" if fast_mode else "check_batched_forward_grad"))
     try:
         return _gradcheck(func, as_tuple(inputs), eps, atol, rtol, nondet_tol,
                           check_undefined_grad, check_grad_dtypes, check_batched_grad,
-                          fast_mode, bool(masked))
+                          fast_mode, bool(masked), check_forward_ad, check_backward_ad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -403,12 +447,19 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
 def _gradcheck(func: Callable[..., Any], inputs: tuple[Any, ...], eps: float, atol: float,
                rtol: float, nondet_tol: float, check_undefined_grad: bool,
                check_grad_dtypes: bool, check_batched_grad: bool, fast_mode: bool,
-               masked: bool) -> bool:
+               masked: bool, check_forward_ad: bool = False,
+               check_backward_ad: bool = True) -> bool:
     _check_inputs(inputs)
     func_out = func(*inputs)
     outputs = differentiable_outputs(func_out)
-    check = _fast_gradcheck if fast_mode else _slow_gradcheck
-    check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_backward_ad:
+        check = _fast_gradcheck if fast_mode else _slow_gradcheck
+        check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_forward_ad:
+        _slow_gradcheck(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes,
+                        nondet_tol, use_forward_ad=True)
+    if not check_backward_ad:
+        return True
     if check_batched_grad:
         for i, o in enumerate(outputs):
             verify_batched_grad(inputs, o, i)
@@ -444,6 +495,8 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to "
                              "be True")
     if check_fwd_over_rev:
+        # NB: forward over reverse needs the tangents of saved tensors, which the engine's
+        # saved tensors do not keep: refused rather than a wrong Jacobian
         raise NotImplementedError(_NO_FORWARD_AD.format("gradgradcheck", "check_fwd_over_rev"))
     inputs = as_tuple(inputs)
     if grad_outputs is None:
