@@ -11,6 +11,7 @@ import numpy as np
 
 from . import messages as msg
 from .autograd import apply
+from .forward_ad import NO_FORWARD, tangent_of
 from .grad_mode import state as grad_state
 from .ops_pointwise import _not_implemented
 from .optable import TABLE, Op, register
@@ -31,6 +32,11 @@ register(*[Op(f"histogramdd_counts:{n}", "torch::autograd::NotImplemented",
          *[Op(f"histogramdd_edges:{n}:{k}", "torch::autograd::NotImplemented",
               ("self", "weight")[:n], _given, _not_implemented("_histogramdd_bin_edges"),
               n_outputs=k) for n in (1, 2) for k in (1, 2)])
+
+
+NO_FORWARD.update({f"histogramdd_edges:{n}:{k}": "aten::_histogramdd_bin_edges"
+                   for n in (1, 2) for k in (1, 2)})
+NO_FORWARD.update({f"histogramdd_counts:{n}": "aten::_histogramdd_from_bin_cts" for n in (1, 2)})
 
 
 class HistogramDD(tuple):
@@ -158,10 +164,18 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Any
     return _recorded(input, weight, np.ascontiguousarray(hist), edges)
 
 
+def _tracked(t: Tensor | None) -> bool:
+    if t is None:
+        return False
+    if t.requires_grad and grad_state.enabled:
+        return True
+    return bool(grad_state.dual) and tangent_of(t) is not None
+
+
 def _recorded(input: Tensor, weight: Tensor | None, hist: np.ndarray,
               edges: list[np.ndarray]) -> HistogramDD:
-    inputs = [t for t in (input, weight) if t is not None and t.requires_grad]
-    if not (inputs and grad_state.enabled):
+    inputs = [t for t in (input, weight) if _tracked(t)]
+    if not inputs:
         return HistogramDD(Tensor._make(hist, input._dtype),
                            tuple(Tensor._make(e, input._dtype) for e in edges))
     n = len(inputs)

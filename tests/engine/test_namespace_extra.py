@@ -699,3 +699,22 @@ def test_cuda_on_a_cpu_build() -> None:
                 pass
         rec.attempt("device", enter)
     differential(snippet)
+
+
+def test_forward_ad_through_the_new_names() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fwAD = torch.autograd.forward_ad
+        x = torch.tensor([-1.0, 2.0])
+        t = torch.tensor([1.0, 0.5])
+        for name, f in (("angle", lambda d: d.angle()),
+                        ("conj_physical_", lambda d: d.clone().conj_physical_()),
+                        ("adjoint", lambda d: d.reshape(1, 2).adjoint()),
+                        ("H", lambda d: d.reshape(1, 2).H), ("conj", lambda d: d.conj()),
+                        ("real", lambda d: d.real),
+                        ("histogramdd", lambda d: torch.histogramdd(d.reshape(2, 1), bins=2).hist),
+                        ("as_subclass", lambda d: d.as_subclass(torch.Tensor))):
+            with fwAD.dual_level():
+                d = fwAD.make_dual(x, t)
+                rec.attempt(name, lambda f=f, d=d: fwAD.unpack_dual(f(d)).tangent)
+    differential(snippet)
