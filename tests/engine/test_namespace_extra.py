@@ -143,6 +143,11 @@ def test_set_() -> None:
         rec.note("from a storage", (p, p._version))
         p.set_(q.untyped_storage(), 0, (2, 2), (1, 2))
         rec.note("strided", p)
+        w = torch.zeros(2)
+        w.set_(q)
+        w.add_(1)
+        w[0] = 9
+        rec.note("writes through", (q, w._version, q._version))
         rec.attempt("dtype", lambda: torch.zeros(2).set_(torch.zeros(2, dtype=torch.int64)))
         rec.attempt("leaf", lambda: torch.zeros(2, requires_grad=True).set_(q))
     differential(snippet)
