@@ -31,6 +31,8 @@ ALIASES = {
     "torch.random": "graphviz_autograd.torch.random",
     "torch.accelerator": "graphviz_autograd.torch.accelerator",
     "torch.compiler": "graphviz_autograd.torch.compiler",
+    "torch.signal": "graphviz_autograd.torch.signal",
+    "torch.signal.windows": "graphviz_autograd.torch.signal.windows",
     "torch.distributed": "graphviz_autograd.torch.distributed",
     "torch.version": "graphviz_autograd.torch.version",
     "torch.torch_version": "graphviz_autograd.torch.torch_version",

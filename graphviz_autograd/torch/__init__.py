@@ -722,6 +722,7 @@ from . import (  # noqa: E402
     distributed,
     profiler,
     random,
+    signal,
     storages,
     torch_version,
     version,

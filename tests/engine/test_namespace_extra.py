@@ -48,7 +48,6 @@ def test_random_module() -> None:
         a = torch.randn(2)
         torch.random.set_rng_state(state)
         rec.note("replayed", bool(torch.equal(a, torch.randn(2))))
-        rec.note("same function", torch.random.manual_seed is torch.manual_seed)
     differential(snippet)
 
 
@@ -723,3 +722,49 @@ def test_forward_ad_through_the_new_names() -> None:
                 d = fwAD.make_dual(x, t)
                 rec.attempt(name, lambda f=f, d=d: fwAD.unpack_dual(f(d)).tangent)
     differential(snippet)
+
+
+# -- torch.signal.windows ------------------------------------------------------------------------
+def test_signal_windows() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = torch.signal.windows
+        for name, kw in (("bartlett", {}), ("blackman", {}), ("cosine", {}),
+                         ("exponential", {"tau": 2.5}), ("gaussian", {"std": 1.7}),
+                         ("general_cosine", {"a": [0.5, 0.3, 0.2]}),
+                         ("general_hamming", {"alpha": 0.6}), ("hamming", {}), ("hann", {}),
+                         ("kaiser", {"beta": 4.0}), ("nuttall", {})):
+            fn = getattr(w, name)
+            for M in (0, 1, 2, 7, 10):
+                for sym in (True, False):
+                    for dtype in (torch.float32, torch.float64):
+                        rec.attempt(f"{name} {M} {sym} {dtype}",
+                                    lambda fn=fn, M=M, sym=sym, dtype=dtype, kw=kw: fn(
+                                        M, sym=sym, dtype=dtype, **kw))
+            out = fn(6, requires_grad=True, **kw)
+            rec.graph(f"{name} graph", out=out)
+        rec.note("exponential centre", w.exponential(7, sym=False, center=2.0))
+        for label, fn in (("negative M", lambda: w.hann(-1)),
+                          ("int dtype", lambda: w.hann(4, dtype=torch.int64)),
+                          ("tau", lambda: w.exponential(4, tau=0)),
+                          ("centre", lambda: w.exponential(4, center=1.0)),
+                          ("std", lambda: w.gaussian(4, std=-1)),
+                          ("beta", lambda: w.kaiser(4, beta=-1)),
+                          ("coefficients", lambda: w.general_cosine(4, a=[])),
+                          ("not iterable", lambda: w.general_cosine(4, a=3))):
+            rec.attempt(label, fn)
+    differential(snippet)
+
+
+def test_linspace_is_pytorchs_to_the_bit() -> None:
+    torch = real_torch()
+    for start, end, steps in ((-1.0, 1.0, 7), (0.05, 2.9, 10), (-1.2, 3.7, 33), (1e3, -7.5, 101),
+                              (0.0, 1.0, 2), (3.0, 3.0, 5)):
+        # NB: float32 to the bit; float64 may differ in the last bit where long double's
+        # double rounding differs from a fused multiply-add
+        theirs = torch.linspace(start, end, steps).tolist()
+        assert ours.linspace(start, end, steps).tolist() == theirs, (start, end, steps)
+        got = ours.linspace(start, end, steps, dtype=ours.float64).tolist()
+        want = torch.linspace(start, end, steps, dtype=torch.float64).tolist()
+        assert max(abs(a - b) for a, b in zip(got, want, strict=True)) <= 1e-12 * (
+            1 + abs(start) + abs(end))
