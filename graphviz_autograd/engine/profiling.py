@@ -1,10 +1,12 @@
-"""The profiler's clock: while a profile runs, every table op's forward (named by its table key)
-and backward (named by its node, ``MmBackward0``) is timed, and ``record_function`` ranges are
-timed around them, as a tree of spans. Nothing is timed when no profile runs: the ops' functions
-are wrapped on start and put back on stop, so the hot path pays nothing otherwise."""
+"""The profiler's clock: while a profile runs, every table op's forward (named as ATen's op,
+``aten::mm``, from its node's name) and backward (named by its node, ``MmBackward0``) is timed,
+and ``record_function`` ranges are timed around them, as a tree of spans. Nothing is timed when
+no profile runs: the ops' functions are wrapped on start and put back on stop, so the hot path
+pays nothing otherwise."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,6 +71,17 @@ def _shapes(args: tuple[Any, ...]) -> list[list[int]]:
     return [list(a.shape) if isinstance(a, np.ndarray) else [] for a in args]
 
 
+def row_name(op: Op) -> str:
+    """``aten::<op>`` from the node's name (``NativeLayerNormBackward0``:
+    ``aten::native_layer_norm``); the table key where the node has no such name."""
+    found = re.match(r"([A-Z][A-Za-z0-9]*)Backward\d+(_copy)?$", op.name)
+    if found is None:
+        return op.key
+    words = re.sub(r"(\d)D(?=[A-Z]|$)", r"\1d", found.group(1))
+    return ("aten::" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", words).lower()
+            + (found.group(2) or ""))
+
+
 def _timed_forward(key: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def f(*args: Any, **kw: Any) -> Any:
         c = active
@@ -99,7 +112,7 @@ def start(record_shapes: bool = False) -> Collector:
         return c
     for op in {id(o): o for o in TABLE.values()}.values():
         c.saved[op] = (op.forward, op.backward)
-        op.forward = _timed_forward(op.key, op.forward)
+        op.forward = _timed_forward(row_name(op), op.forward)
         op.backward = _timed_backward(op.name, op.backward)
     active = c
     return c

@@ -1,7 +1,8 @@
 """``torch.profiler``: ``record_function`` ranges (no autograd node, as in PyTorch) and
 ``profile``, whose ``key_averages().table()`` is built from the engine's own timing of each
-table op's forward (a row per table key, e.g. ``mm``, not ATen's ``aten::mm``) and each node's
-backward (``MmBackward0``), with ``schedule``, ``step()``, ``export_chrome_trace`` and
+table op's forward (a row named as ATen's op, ``aten::mm``, from the node the op makes; an
+op's own ATen calls, such as ``aten::matmul`` around ``aten::mm``, are not separate rows) and
+each node's backward (``MmBackward0``), with ``schedule``, ``step()``, ``export_chrome_trace`` and
 ``tensorboard_trace_handler``. Only the CPU is profiled; memory, FLOPs and stacks are not."""
 
 from __future__ import annotations
@@ -322,7 +323,7 @@ class profile:  # noqa: N801 -- PyTorch's name
     >>> with torch.profiler.profile() as prof:
     ...     y = (torch.ones(2, requires_grad=True) * 2).sum()
     >>> sorted(e.key for e in prof.key_averages())
-    ['mul', 'sum']
+    ['aten::mul', 'aten::sum']
     """
 
     def __init__(self, *, activities: Iterable[Any] | None = None,

@@ -276,11 +276,11 @@ def test_profile_table(tmp_path: Any) -> None:
         y.backward()
     averages = prof.key_averages()
     keys = {e.key: e for e in averages}
-    assert {"model", "mm", "relu", "sum", "MmBackward0", "ReluBackward0",
+    assert {"model", "aten::mm", "aten::relu", "aten::sum", "MmBackward0", "ReluBackward0",
             "SumBackward0"} <= set(keys)
     model = keys["model"]
     # NB: a range's time holds its ops' times, its self time excludes them
-    inside = sum(keys[k].cpu_time_total for k in ("mm", "relu", "sum"))
+    inside = sum(keys[k].cpu_time_total for k in ("aten::mm", "aten::relu", "aten::sum"))
     assert model.cpu_time_total >= inside and model.count == 1
     assert abs(model.self_cpu_time_total - (model.cpu_time_total - inside)) < 1e-6
     table = averages.table(sort_by="cpu_time_total", row_limit=3)
@@ -290,13 +290,14 @@ def test_profile_table(tmp_path: Any) -> None:
     assert lines[3].split()[0] == "model" and len(lines) == 3 + 3 + 2
     assert lines[-1].startswith("Self CPU time total: ")
     shaped = prof.key_averages(group_by_input_shape=True)
-    assert [e.input_shapes for e in shaped if e.key == "mm"] == [[[8, 8], [8, 8]]]
+    assert [e.input_shapes for e in shaped if e.key == "aten::mm"] == [[[8, 8], [8, 8]]]
     assert "Input Shapes" in shaped.table()
     with pytest.raises(AttributeError):
         averages.table(sort_by="bogus")
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
-    assert {e["name"] for e in json.loads(path.read_text())["traceEvents"]} >= {"model", "mm"}
+    assert {e["name"] for e in json.loads(path.read_text())["traceEvents"]} >= {"model",
+                                                                              "aten::mm"}
     # the ops run as ever after the profile: nothing is timed
     assert (x * 2).grad_fn.name() == "MulBackward0"
     assert ours.profiler.profile().key_averages().table() == ""
@@ -308,14 +309,14 @@ def test_profile_schedule_and_legacy() -> None:
     x = ours.ones(3, requires_grad=True)
     with P.profile(schedule=P.schedule(wait=1, warmup=1, active=2, repeat=1),
                    on_trace_ready=lambda p: saved.append(
-                       sum(e.count for e in p.key_averages() if e.key == "mul"))) as prof:
+                       sum(e.count for e in p.key_averages() if e.key == "aten::mul"))) as prof:
         for _ in range(6):
             (x * 2).sum()
             prof.step()
     assert saved == [2]             # the two active steps, not the wait or warm-up ones
     with ours.autograd.profiler.profile() as legacy:
         ours.ones(2, requires_grad=True).exp()
-    assert [e.key for e in legacy.key_averages()] == ["exp"]
+    assert [e.key for e in legacy.key_averages()] == ["aten::exp"]
 
 
 def test_profiler_imports() -> None:
