@@ -32,6 +32,7 @@ ALIASES = {
     "torch.accelerator": "graphviz_autograd.torch.accelerator",
     "torch.compiler": "graphviz_autograd.torch.compiler",
     "torch.signal": "graphviz_autograd.torch.signal",
+    "torch.overrides": "graphviz_autograd.torch.overrides",
     "torch.signal.windows": "graphviz_autograd.torch.signal.windows",
     "torch.distributed": "graphviz_autograd.torch.distributed",
     "torch.version": "graphviz_autograd.torch.version",

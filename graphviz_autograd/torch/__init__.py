@@ -720,6 +720,7 @@ from . import (  # noqa: E402
     accelerator,
     compiler,
     distributed,
+    overrides,
     profiler,
     random,
     signal,

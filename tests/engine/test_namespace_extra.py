@@ -769,3 +769,27 @@ def test_linspace_is_pytorchs_to_the_bit() -> None:
         want = torch.linspace(start, end, steps, dtype=torch.float64).tolist()
         assert max(abs(a - b) for a, b in zip(got, want, strict=True)) <= 1e-12 * (
             1 + abs(start) + abs(end))
+
+
+def test_overrides() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        o = torch.overrides
+        x = torch.ones(2)
+
+        class Handled:
+            @classmethod
+            def __torch_function__(cls, func: Any, types: Any, args: Any = (),
+                                   kwargs: Any = None) -> Any:
+                return ("handled", func.__name__, len(args))
+
+        h = Handled()
+        rec.note("plain tensors", (o.has_torch_function((x,)), o.has_torch_function_unary(x),
+                                   o.has_torch_function_variadic(x, x), o.is_tensor_like(x),
+                                   o.is_tensor_like(1)))
+        rec.note("an override", (o.has_torch_function((x, h)), o.has_torch_function_unary(h),
+                                 o.is_tensor_like(h)))
+        rec.note("handled", list(o.handle_torch_function(torch.add, (h,), h, 1)))
+        rec.note("tensor method", (o.is_tensor_method_or_property(torch.Tensor.add),
+                                   o.is_tensor_method_or_property(torch.add)))
+    differential(snippet)
