@@ -659,6 +659,9 @@ def test_stack_dataset() -> None:
         rec.attempt("both kinds", lambda: data.StackDataset(x, label=y))
         rec.attempt("none", lambda: data.StackDataset())
         rec.attempt("sizes", lambda: data.StackDataset(x, torch.ones(2)))
+        pinned = data.DataLoader(both, batch_size=2, pin_memory=True)
+        rec.attempt("pin_memory warns each pass", lambda: ([list(b) for b in pinned],
+                                                           [list(b) for b in pinned]))
         rec.note("autograd names", (torch.autograd.ProfilerActivity.CPU.name,
                                     torch.autograd.kineto_available()))
     differential(snippet)
