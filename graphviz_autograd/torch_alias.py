@@ -43,6 +43,12 @@ ALIASES = {
     "torch.nn.modules": "graphviz_autograd.torch.nn.modules",
     "torch.optim": "graphviz_autograd.torch.optim",
     "torch.optim.lr_scheduler": "graphviz_autograd.torch.optim.lr_scheduler",
+    "torch.optim.optimizer": "graphviz_autograd.torch.optim.optimizer",
+    "torch.optim.swa_utils": "graphviz_autograd.torch.optim.swa_utils",
+    # NB: PyTorch's one module per optimizer (``from torch.optim.adam import Adam``)
+    **{f"torch.optim.{m}": "graphviz_autograd.torch.optim"
+       for m in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "adadelta", "adamax", "nadam",
+                 "radam", "rprop", "asgd", "lbfgs", "sparse_adam")},
     "torch.special": "graphviz_autograd.torch.special",
     "torch.autograd": "graphviz_autograd.torch.autograd",
     "torch.linalg": "graphviz_autograd.torch.linalg",

@@ -375,7 +375,7 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError(msg.ONE_ELEMENT)
-        if self.requires_grad:
+        if self.requires_grad and grad_state.enabled:  # NB: PyTorch is quiet under no_grad
             msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
         return float(self.item())
 
