@@ -134,10 +134,15 @@ def _untyped_storage(self: Tensor) -> UntypedStorage:
     return UntypedStorage(_root(self))
 
 
-def _storage(self: Tensor) -> TypedStorage:
+def warn_typed_storage() -> None:
+    """PyTorch's TypedStorage deprecation warning, once per process."""
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=3)
+
+
+def _storage(self: Tensor) -> TypedStorage:
+    warn_typed_storage()
     return TypedStorage(_root(self), self._dtype)
 
 

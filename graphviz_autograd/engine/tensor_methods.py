@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import (
+    conj_views,
     copies,
     creation_extra,
     factories,
@@ -16,6 +17,7 @@ from . import (
     linalg_more,
     mathfns,
     misc_more,
+    names_extra,
     ordering,
     pointwise_extra,
     predicates,
@@ -28,6 +30,7 @@ from . import (
     selecting,
     special_more,
     stacking,
+    tensor_memory,
 )
 from . import dtypes as dt
 from . import functional as F
@@ -524,6 +527,9 @@ METHODS.update(mathfns.METHODS)
 METHODS.update(special_more.METHODS)
 METHODS.update(misc_more.METHODS)
 METHODS.update(copies.METHODS)
+METHODS.update(tensor_memory.METHODS)
+METHODS.update(conj_views.METHODS)
+METHODS.update(names_extra.METHODS)
 
 # NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
 # gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list
@@ -551,15 +557,3 @@ for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
 
-
-def _matrix_transpose(name: str) -> Any:
-    def get(self: Tensor) -> Tensor:
-        if self._data.ndim < 2:
-            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
-                               f"matrices. Got {self._data.ndim}-D tensor.")
-        return F.transpose(self, -2, -1)
-    return property(get)
-
-
-Tensor.mT = _matrix_transpose("mT")  # type: ignore[attr-defined]
-Tensor.mH = _matrix_transpose("mH")  # type: ignore[attr-defined]
