@@ -90,6 +90,20 @@ def _not_implemented(name: str) -> Backward:
     return bw
 
 
+def _pow_scalar(x: Any, exponent: Any) -> Any:
+    """``x ** exponent`` as PyTorch's CPU kernel computes it: the exponents it special-cases
+    (3, -2, -0.5) by multiplication, division and square root, bit for bit, in float32 and
+    float64 (numpy's ``power`` rounds differently); the rest by ``power``."""
+    if type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+        if exponent == 3:
+            return x * x * x
+        if exponent == -2:
+            return 1 / (x * x)
+        if exponent == -0.5:
+            return 1 / np.sqrt(x)
+    return np.power(x, exponent)
+
+
 def _pow_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     e = c.attrs["exponent"]
     if e == 0:
@@ -454,7 +468,7 @@ register(
        lambda x, y: _div_mode_fwd(x, y, "floor"), _not_implemented("floor_divide_")),
     Op("remainder_of_scalar", "torch::autograd::NotImplemented", ("*tensors",), _mod,
        _not_implemented("remainder")),
-    Op("pow", "PowBackward0", ("self",), lambda x, exponent: np.power(x, exponent),
+    Op("pow", "PowBackward0", ("self",), _pow_scalar,
        _pow_bw, (Save("self"),), ("exponent",)),
     Op("pow_tensor", "PowBackward1", ("self", "exponent"), _power, _pow_tt_bw,
        (Save("exponent", (0, 1)), Save("result"), Save("self", (0, 1)))),

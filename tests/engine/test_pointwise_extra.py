@@ -382,3 +382,24 @@ def test_rrelu_and_softmax2d_as_pytorch() -> None:
         rec.attempt("softmax2d 4d", lambda: torch.nn.Softmax2d()(x[None]).sum(1))
         rec.attempt("softmax2d 2d", lambda: torch.nn.Softmax2d()(a))
     differential(snippet)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [2, 3, -1, -2, -0.5, 3.0, -2.0])
+def test_the_powers_pytorch_special_cases_are_its_bits(exponent: Any, dtype: str) -> None:
+    """``x ** 3`` is ``x * x * x``, ``x ** -2`` is ``1 / (x * x)``, ``x ** -0.5`` is
+    ``1 / sqrt(x)`` in PyTorch's kernel: the same bits (numpy's ``power`` rounds otherwise), and
+    the same gradients where their power is one of those (``x ** 2``, ``x ** -2``; the others'
+    ``x ** -3`` and ``x ** -1.5`` are PyTorch's vectorised ``pow``, an ulp apart)."""
+    torch = real_torch()
+    values = np.random.default_rng(3).standard_normal(4000).astype(dtype)
+    for lib in (torch, ours):
+        x = lib.tensor(values, requires_grad=True)
+        y = x ** exponent
+        y.backward(lib.ones_like(y))
+        got = (y.detach().numpy(), x.grad.numpy())
+        if lib is torch:
+            want = got
+    np.testing.assert_array_equal(got[0], want[0])
+    if exponent in (2, 3, -1):
+        np.testing.assert_array_equal(got[1], want[1])
