@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 from typing import Any
 
@@ -103,7 +104,8 @@ def checked_size(size: tuple[Any, ...], zeros: bool = False) -> tuple[int, ...]:
     """A size given as ``(2, 3)`` or ``2, 3``, with PyTorch's error for a negative one."""
     if len(size) == 1 and isinstance(size[0], tuple | list):
         size = tuple(size[0])
-    out = tuple(int(s) for s in size)
+    # NB: index(), not int(): a float size is refused (the caller's guard names it)
+    out = tuple(s if type(s) is int else operator.index(s) for s in size)
     bad = next((n for n in out if n < 0), None)
     if bad is not None:
         if zeros:

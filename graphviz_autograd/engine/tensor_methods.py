@@ -26,6 +26,7 @@ from . import (
     scattering,
     searching,
     selecting,
+    signatures,
     special_more,
     stacking,
 )
@@ -543,6 +544,12 @@ def _operator(fn: Any) -> Any:
 
 for _name in _OPERATORS & METHODS.keys():
     METHODS[_name] = _operator(METHODS[_name])
+
+# the implementations as they are (torch.* calls them, with its own arguments' checks); the
+# methods check their arguments against PyTorch's signatures once a call has failed
+IMPLEMENTATIONS = dict(METHODS)
+for _name in (signatures.names(method=True) & METHODS.keys()) - _OPERATORS:
+    METHODS[_name] = signatures.guard(METHODS[_name], _name, method=True)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
