@@ -51,7 +51,8 @@ WRONG_CALLS = [
 KEYWORD_CALLS = [
     "torch.add(t, other=t)", "torch.add(input=t, other=t)", "t.add(other=t)",
     "t.add(other=t, alpha=2)", "torch.sub(input=t, other=t, alpha=0.5)", "t.sub(other=2.0)",
-    "t.subtract(other=t)", "torch.add(2, t)", "torch.mul(3, other=t)", "torch.subtract(input=t, other=t)", "t.mul(other=3)",
+    "t.subtract(other=t)", "torch.add(2, t)", "torch.mul(3, other=t)",
+    "torch.subtract(input=t, other=t)", "t.mul(other=3)",
     "torch.multiply(input=t, other=t)", "t.div(other=t)", "t.divide(other=2.0)",
     "torch.true_divide(input=t, other=t)", "t.pow(exponent=2)", "torch.pow(input=t, exponent=2)",
     "t.fmod(other=1.5)", "t.remainder(other=1.5)", "torch.remainder(input=t, other=1.5)",
