@@ -55,10 +55,11 @@ class Param:
 
 
 class Signature:
-    __slots__ = ("name", "params", "max_pos", "min_args", "varargs", "hidden")
+    __slots__ = ("name", "params", "max_pos", "min_args", "varargs", "hidden", "text")
 
-    def __init__(self, name: str, params: list[Param], flags: str = "") -> None:
+    def __init__(self, name: str, params: list[Param], flags: str = "", text: str = "") -> None:
         self.name = name
+        self.text = text            # the arguments as PyTorch prints them
         self.hidden = "~" in flags
         self.params = params
         pos = [p for p in params if not p.kw_only]
@@ -92,7 +93,8 @@ def _parse(line: str) -> Signature:
             kw_only = True
             continue
         params.append(Param(part, kw_only))
-    return Signature(name, params, head[:len(head) - len(name)])
+    inner = rest[:rest.rindex(")")]
+    return Signature(name, params, head[:len(head) - len(name)], inner)
 
 
 # signatures.txt: one per line, as PyTorch prints it: name(type name, ..., *, type name =
@@ -226,9 +228,20 @@ def check(name: str, args: tuple[Any, ...], kw: dict[str, Any], method: bool) ->
         text = _unpack(unpacked, unpacked.params[0], args)
         if text is not None:
             return text
-    sig = _select(name, args, kw, method)
-    if sig is None:
-        return None
+    if len(sigs) > 1 or sigs[0].hidden:
+        if any(_against(s, name, args, kw, method) is None for s in sigs):
+            return None                 # NB: another overload takes the call
+        sig = _select(name, args, kw, method)
+        if sig is None:
+            return _combination(name, sigs, args, kw)
+    else:
+        sig = sigs[0]
+    return _against(sig, name, args, kw, method)
+
+
+def _against(sig: Signature, name: str, args: tuple[Any, ...], kw: dict[str, Any],
+             method: bool) -> str | None:
+    """The text for a call held against one signature, or None where it fits."""
     params = sig.params
     nargs = len(args)
     if sig.varargs and nargs and _is_int(args[0]):
@@ -339,3 +352,83 @@ def recover(fn: Callable[..., Any], name: str, args: tuple[Any, ...], kw: dict[s
         return fn(*args[:1], *again[0], **again[1]) if method else fn(*again[0], **again[1])
     except TypeError:
         raise error from None
+
+
+# -- PyTorch's "invalid combination of arguments" (a name of several signatures) ----------------
+def _described(args: tuple[Any, ...], kw: dict[str, Any],
+               marked: Callable[[int | str, Any], bool] | None = None) -> str:
+    """The arguments given, as PyTorch lists them: "(Tensor, str, dim=int)", "(dim=str, )"; with
+    ``marked``, those that do not fit between "!"."""
+    def item(key: int | str, v: Any) -> str:
+        kind = _type_name(v) if marked is None else _type_detail(v)
+        text = kind if isinstance(key, int) else f"{key}={kind}"
+        return f"!{text}!" if marked is not None and marked(key, v) else text
+    # NB: PyTorch keeps keywords in a hash map: a few come out in the reverse order given
+    keys = list(reversed(kw))
+    items = [item(i, v) for i, v in enumerate(args)] + [item(k, kw[k]) for k in keys]
+    if args:
+        return "(" + ", ".join(items) + ")"
+    return "(" + "".join(f"{i}, " for i in items) + ")"
+
+
+def _type_detail(v: Any) -> str:
+    """A type as PyTorch details it under a signature: a sequence by its items' types."""
+    if isinstance(v, tuple):
+        inner = ", ".join(_type_name(x) for x in v)
+        return f"tuple of ({inner}{',' if len(v) == 1 else ''})"
+    if isinstance(v, list):
+        return f"list of [{', '.join(_type_name(x) for x in v)}]"
+    return _type_name(v)
+
+
+def _fits(kind: str, v: Any) -> bool:
+    """Whether PyTorch's listing takes ``v`` as of type ``kind``: only plain types (an argument
+    with a default, a Number or a sequence is always marked)."""
+    if kind == "Tensor":
+        return isinstance(v, Tensor)
+    if kind == "int":
+        return _is_int(v)
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "float":
+        return _is_int(v) or isinstance(v, float)
+    if kind == "torch.dtype":
+        return isinstance(v, _DTYPES)
+    return False
+
+
+def _mismatch(sig: Signature, args: tuple[Any, ...], kw: dict[str, Any]) -> str | None:
+    """The line under a signature whose argument count the call matches, or None."""
+    named = [p for p in sig.params if p.default is None]     # NB: as PyTorch reads its listing
+    tokens = len(_split(sig.text)) or 1     # NB: "*" counts, and "()" is one
+    if len(args) + len(kw) != tokens:
+        return None
+    names = {p.name: p for p in named}
+    wrong = [k for k in reversed(kw) if k not in names]
+    if wrong:
+        return "didn't match because some of the keywords were incorrect: " + ", ".join(wrong)
+    params = [p for p in sig.params if p.name != "*"]
+
+    def marked(key: int | str, v: Any) -> bool:
+        if isinstance(key, str):
+            return not _fits(names[key].type, v)
+        p = params[key] if key < len(params) else None
+        return p is None or p.default is not None or not _fits(p.type, v)
+    return ("didn't match because some of the arguments have invalid types: "
+            + _described(args, kw, marked))
+
+
+def _combination(name: str, sigs: list[Signature], args: tuple[Any, ...],
+                 kw: dict[str, Any]) -> str | None:
+    """PyTorch's text for a call that fits none of several signatures (None for one shown
+    signature with hidden ones, whose text this does not give)."""
+    if len(sigs) < 2:
+        return None
+    lines = [f"{name}() received an invalid combination of arguments - got "
+             f"{_described(args, kw)}, but expected one of:"]
+    for sig in sigs:
+        lines.append(f" * ({sig.text})")
+        why = _mismatch(sig, args, kw)
+        if why is not None:
+            lines.append("      " + why)
+    return "\n".join(lines) + "\n"

@@ -45,6 +45,14 @@ WRONG_CALLS = [
     "t.transpose(0, dim1=1, dim0=1)", "t.unsqueeze()", "torch.matmul(input=t)",
     "torch.add(t, t, alpha='x')", "t.add(t, alpha=None)", "torch.addcmul(t, t, t, value='x')",
     "t.mm(t, mat2=t)",
+    # several signatures: PyTorch lists them ("invalid combination of arguments")
+    "t.sum('a')", "torch.sum(t, 'a')", "t.mean(dim='a')", "t.mean(1.0)", "t.view(2.0)",
+    "t.view()", "t.view(None)", "t.max('a')", "t.max(dim=1.5)", "torch.max(t, 'a', foo=1)",
+    "t.clamp('a')", "t.clamp(1, 'a')", "t.clamp(min='a')", "torch.where(t > 0, t, 'a')",
+    "torch.where(t > 0, 1, 'a')", "t.masked_fill(t > 0, 'a')", "t.masked_fill(t > 0, value='a')",
+    "t.masked_fill(value='a', mask=1)", "t.narrow(0, 0, 'a')", "torch.mm(t)",
+    "torch.addmm(t, t, t, beta='x')", "torch.clamp_min(t, 'a')", "t.sum(foo=1, bar=2)",
+    "t.sum(1, 2, 3)", "torch.movedim(t, (0,), 'a')",
 ]
 
 # each must give equal results on both
