@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import operator
-import warnings
 from typing import Any
 
 import numpy as np
@@ -47,7 +46,7 @@ def tensor(data: Any, dtype: dt.DType | None = None, device: Any = None,
     tensor([1., 2.], requires_grad=True)
     """
     if isinstance(data, Tensor):
-        warnings.warn(msg.COPY_CONSTRUCT, UserWarning, stacklevel=2)
+        msg.warn_user(msg.COPY_CONSTRUCT, UserWarning)
         d = dtype if dtype is not None else data._dtype
         return _leaf(np.array(data._data, dtype=d.np), d, requires_grad)
     raw = _unwrap_nested(data)

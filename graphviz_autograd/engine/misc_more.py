@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as dt
 from . import functional as F
+from . import messages as msg
 from .autograd import apply, apply_inplace
 from .grad_mode import state as grad_state
 from .node import storage_of
@@ -136,7 +136,7 @@ def _untyped_storage(self: Tensor) -> UntypedStorage:
 def _storage(self: Tensor) -> TypedStorage:
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+        msg.warn_user(_TYPED_WARNING, UserWarning)
     return TypedStorage(_root(self), self._dtype)
 
 
@@ -495,8 +495,8 @@ def _index_reduce_args(name: str, self: Tensor, dim: int, index: Tensor, source:
     if not _BETA_WARNED[0]:
         # NB: PyTorch warns once per process
         _BETA_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=3)
+        msg.warn_user("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but "
                            f"got {reduce}.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -126,9 +125,9 @@ def _var_std(key: str) -> Any:
         factor = self._data.size if not dims or not shape else int(
             np.prod([shape[d] for d in dims]))
         if factor - (1 if correction is None else correction) <= 0:
-            warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
+            msg.warn_user(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
-                          "numel).", UserWarning, stacklevel=2)
+                          "numel).", UserWarning)
         return F.as_given(F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
                                                         "keepdim": keepdim}, dtype=self._dtype),
                           dim=F.given_dims(dim))

@@ -177,3 +177,14 @@ def test_success_path_is_unchecked() -> None:
     finally:
         signatures.check = real     # type: ignore[assignment]
     assert calls == []
+
+
+def test_warnings_point_at_the_callers_line() -> None:
+    """The argument check adds no frame a warning would be told of: it names the user's line."""
+    t = ours.ones(1)
+    for call in (lambda: t.var(), lambda: ours.var(t), lambda: ours.meshgrid(t, t),
+                 lambda: t.index_reduce(0, ours.tensor([0]), t, "prod")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        assert [w.filename for w in caught] == [__file__], [str(w.message) for w in caught]
