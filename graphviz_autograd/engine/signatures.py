@@ -23,7 +23,8 @@ import numpy as np
 from .dtypes import DType
 from .tensor import Tensor
 
-__all__ = ["check", "fail", "guard", "names", "rebind", "recover", "signatures"]
+__all__ = ["check", "fail", "guard", "max_positional", "names", "rebind", "recover",
+           "signatures"]
 
 # NB: PyTorch's parser takes a Python number for a Tensor argument of these functions only
 _NUMBERS_AS_TENSORS = frozenset(
@@ -122,6 +123,15 @@ def names(method: bool) -> set[str]:
     prefix = "m:" if method else "fn:"
     return {line[len(prefix):line.index("(")].lstrip("~") for line in lines
             if line.startswith(prefix)}
+
+
+def max_positional(name: str, method: bool) -> float:
+    """The most positional arguments PyTorch takes (infinite for an unpacked size, or a name
+    with hidden signatures, or one the table does not know)."""
+    sigs = _tables()[method].get(name)
+    if not sigs or sigs[0].hidden or any(s.varargs for s in sigs):
+        return float("inf")
+    return max(s.max_pos for s in sigs)
 
 
 def signatures(name: str, method: bool) -> list[Signature]:
@@ -322,7 +332,14 @@ def guard(fn: Callable[..., Any], name: str, method: bool) -> Callable[..., Any]
     """``fn`` unchanged on success; a failure is re-raised as PyTorch's TypeError where the call
     does not fit PyTorch's signature, and a call refused only for its keyword names (PyTorch's,
     where the implementation names them otherwise) is made again by position."""
+    limit = [-1.0]          # the most positional arguments, known from the first call on
+
     def call(*args: Any, **kw: Any) -> Any:
+        if len(args) > limit[0]:
+            if limit[0] < 0:
+                limit[0] = max_positional(name, method) + method
+            if len(args) > limit[0]:        # NB: one too many, where fn would take it
+                fail(name, args[1:] if method else args, kw, method)
         for a in args:
             if type(a) is np.ndarray:       # NB: PyTorch's functions take no numpy array
                 fail(name, args[1:] if method else args, kw, method)
@@ -397,38 +414,45 @@ def _fits(kind: str, v: Any) -> bool:
     return False
 
 
-def _mismatch(sig: Signature, args: tuple[Any, ...], kw: dict[str, Any]) -> str | None:
-    """The line under a signature whose argument count the call matches, or None."""
-    named = [p for p in sig.params if p.default is None]     # NB: as PyTorch reads its listing
+def _mismatch(sig: Signature, args: tuple[Any, ...],
+              kw: dict[str, Any]) -> tuple[list[str], str] | None:
+    """For a call whose argument count matches a signature's (as PyTorch reads its listing):
+    the keywords it does not know, and the arguments with those that do not fit marked."""
     tokens = len(_split(sig.text)) or 1     # NB: "*" counts, and "()" is one
     if len(args) + len(kw) != tokens:
         return None
-    names = {p.name: p for p in named}
+    names = {p.name: p for p in sig.params if p.default is None}
     wrong = [k for k in reversed(kw) if k not in names]
-    if wrong:
-        return "didn't match because some of the keywords were incorrect: " + ", ".join(wrong)
-    params = [p for p in sig.params if p.name != "*"]
+    params = sig.params
 
     def marked(key: int | str, v: Any) -> bool:
         if isinstance(key, str):
             return not _fits(names[key].type, v)
         p = params[key] if key < len(params) else None
         return p is None or p.default is not None or not _fits(p.type, v)
-    return ("didn't match because some of the arguments have invalid types: "
-            + _described(args, kw, marked))
+    return wrong, ("" if wrong else _described(args, kw, marked))
 
 
 def _combination(name: str, sigs: list[Signature], args: tuple[Any, ...],
-                 kw: dict[str, Any]) -> str | None:
-    """PyTorch's text for a call that fits none of several signatures (None for one shown
-    signature with hidden ones, whose text this does not give)."""
-    if len(sigs) < 2:
-        return None
-    lines = [f"{name}() received an invalid combination of arguments - got "
-             f"{_described(args, kw)}, but expected one of:"]
+                 kw: dict[str, Any]) -> str:
+    """PyTorch's text for a call that fits none of its signatures."""
+    head = f"{name}() received an invalid combination of arguments - got "
+    if len(sigs) == 1:              # NB: one shown, others hidden
+        known = {p.name for p in sigs[0].params}
+        unknown = [k for k in reversed(kw) if k not in known]
+        if unknown:
+            return f"{head}unrecognized keyword arguments: {', '.join(unknown)}"
+        found = _mismatch(sigs[0], args, kw)
+        given = _described(args, kw) if found is None or found[0] else found[1]
+        return f"{head}{given}, but expected ({sigs[0].text})"
+    lines = [f"{head}{_described(args, kw)}, but expected one of:"]
     for sig in sigs:
         lines.append(f" * ({sig.text})")
-        why = _mismatch(sig, args, kw)
-        if why is not None:
-            lines.append("      " + why)
+        found = _mismatch(sig, args, kw)
+        if found is not None and found[0]:
+            lines.append("      didn't match because some of the keywords were incorrect: "
+                         + ", ".join(found[0]))
+        elif found is not None:
+            lines.append("      didn't match because some of the arguments have invalid "
+                         "types: " + found[1])
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -544,6 +545,21 @@ def _operator(fn: Any) -> Any:
 for _name in _OPERATORS & METHODS.keys():
     METHODS[_name] = _operator(METHODS[_name])
 
+
+
+def _compared(fn: Any) -> Any:
+    """``t.eq(other)`` and the like: unlike ``==``, they refuse what is not a number or tensor."""
+    def m(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _OPERANDS):
+            raise TypeError(f"{fn.__name__}() takes a tensor or a number")
+        return fn(self, other)
+    m.__name__ = fn.__name__
+    return m
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    METHODS[_name] = _compared(METHODS[_name])
+
 # the implementations as they are (torch.* calls them, with its own arguments' checks); the
 # methods check their arguments against PyTorch's signatures once a call has failed
 IMPLEMENTATIONS = dict(METHODS)
@@ -552,6 +568,10 @@ for _name in (signatures.names(method=True) & METHODS.keys()) - _OPERATORS:
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
+# the methods the class defines itself (dim, item, detach, ...) are checked alike
+for _name in signatures.names(method=True) - METHODS.keys() - _OPERATORS:
+    if isinstance(Tensor.__dict__.get(_name), FunctionType):
+        setattr(Tensor, _name, signatures.guard(Tensor.__dict__[_name], _name, method=True))
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
 
 

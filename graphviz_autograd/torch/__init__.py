@@ -368,7 +368,14 @@ def _fn(name: str) -> Any:
         return method(_F.as_tensor_arg(input) if not isinstance(input, Tensor) else input,
                       *args, **kw)
 
+    limit = [-1.0]          # the most positional arguments, known from the first call on
+
     def f(*args: Any, **kw: Any) -> Any:
+        if len(args) > limit[0]:
+            if limit[0] < 0:
+                limit[0] = _sig.max_positional(name, method=False)
+            if len(args) > limit[0]:        # NB: one too many, where the method would take it
+                _sig.fail(name, args, kw, method=False)
         if not args or not isinstance(args[0], Tensor):
             # NB: the input by keyword, or not a tensor (PyTorch refuses a number): checked
             _sig.fail(name, args, kw, method=False)

@@ -44,7 +44,10 @@ WRONG_CALLS = [
     "torch.add(t, foo=1)", "torch.exp()", "t.mm()", "torch.relu()", "torch.exp(input=t, foo=1)",
     "t.transpose(0, dim1=1, dim0=1)", "t.unsqueeze()", "torch.matmul(input=t)",
     "torch.add(t, t, alpha='x')", "t.add(t, alpha=None)", "torch.addcmul(t, t, t, value='x')",
-    "t.mm(t, mat2=t)",
+    "t.mm(t, mat2=t)", "t.dim(0)", "t.item(1)", "t.detach(True)", "t.numel(bogus=1)",
+    "torch.clone(t, 0)", "torch.cumsum(t, 0, 0)", "t.select(0, 0, 0)", "torch.ones_like(t, 0)",
+    "t.eq('a')", "torch.eq(t, 'a')", "t.lt(None)", "torch.addcmul(t, 'x')",
+    "torch.addcmul(t, t, t, foo=1)", "torch.addmv(t)",
     # several signatures: PyTorch lists them ("invalid combination of arguments")
     "t.sum('a')", "torch.sum(t, 'a')", "t.mean(dim='a')", "t.mean(1.0)", "t.view(2.0)",
     "t.view()", "t.view(None)", "t.max('a')", "t.max(dim=1.5)", "torch.max(t, 'a', foo=1)",
