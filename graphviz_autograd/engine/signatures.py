@@ -1,14 +1,13 @@
-"""PyTorch's argument signatures of the ``torch.*`` functions and ``Tensor`` methods, and the
-TypeError its argument parser gives for a call that does not fit (wrong type, missing or extra
-argument, unknown keyword), word for word.
+"""PyTorch's argument signatures of the ``torch.*`` functions and ``Tensor`` methods
+(signatures.txt), and the TypeError PyTorch's argument parser gives for a call that fits none,
+word for word: a wrong type, a missing, extra or unknown argument, and for a name of several
+signatures the "invalid combination of arguments" listing.
 
 The check is lazy: a call runs first, unchecked; only when it fails (or a cheap guard already in
-the call sees an unusual argument) is it held against its signature, so the success path costs
-nothing. Signatures are written as in PyTorch's schemas (``Tensor self``, ``Scalar``,
-``int[]``): ``self`` is ``input`` in the function form and is dropped from the method form.
-The table lists only names whose Python form has one signature (where PyTorch's parser names
-the bad argument); names with several overloads (``sum``, ``view``, ``max``, ...) answer with
-PyTorch's "invalid combination" text, which is not reproduced.
+the call sees an unusual argument: a numpy array, one positional argument too many) is it held
+against its signatures, so the success path costs nothing. A call that fits PyTorch's signature
+but was refused by an implementation naming its arguments otherwise is made again with them
+given by position. signatures.txt is recorded from PyTorch by scripts/record_signatures.py.
 """
 
 from __future__ import annotations
@@ -438,12 +437,13 @@ def _combination(name: str, sigs: list[Signature], args: tuple[Any, ...],
     """PyTorch's text for a call that fits none of its signatures."""
     head = f"{name}() received an invalid combination of arguments - got "
     if len(sigs) == 1:              # NB: one shown, others hidden
-        known = {p.name for p in sigs[0].params}
-        unknown = [k for k in reversed(kw) if k not in known]
+        # NB: as PyTorch tells them: a keyword is known (by an argument without a default)
+        # only in a call of the signature's argument count
+        found = _mismatch(sigs[0], args, kw)
+        unknown = list(reversed(kw)) if found is None else found[0]
         if unknown:
             return f"{head}unrecognized keyword arguments: {', '.join(unknown)}"
-        found = _mismatch(sigs[0], args, kw)
-        given = _described(args, kw) if found is None or found[0] else found[1]
+        given = _described(args, kw) if found is None else found[1]
         return f"{head}{given}, but expected ({sigs[0].text})"
     lines = [f"{head}{_described(args, kw)}, but expected one of:"]
     for sig in sigs:

@@ -121,14 +121,17 @@ def _probes(sig: signatures.Signature, t: Any) -> list[tuple[list[Any], dict[str
             break
         bad = 1.5 if p.type == "str" else "x"
         out.append(([good[q.type] for q in pos[:k]] + [bad], {}))
+        out.append(([good[q.type] for q in pos[:k]], {p.name: bad}))
     if all(p.type in good for p in pos):
         out.append(([good[p.type] for p in pos] + [0], {}))
+        out.append(([good[p.type] for p in pos], {"bogus": 1}))
     return out
 
 
 def test_table_agrees_with_pytorch() -> None:
     """Every message the table gives for a wrong call is PyTorch's (a wrong type at each
-    position, one argument too many, an unknown keyword), for every signature in it."""
+    position or keyword, one argument too many, an unknown keyword), for every signature in it
+    (as scripts/record_signatures.py keeps them)."""
     torch = real_torch()
     t = torch.ones(2, 2)
     functions, methods = signatures._tables()
