@@ -151,6 +151,22 @@ def _select(name: str, args: tuple[Any, ...], kw: dict[str, Any],
     return fits[0] if len(fits) == 1 else None
 
 
+# NB: numpy's names PyTorch's parser takes for its own (sum(axis=0, keepdims=True))
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input",
+                "x2": "other"}
+
+
+def _aliased(kw: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """The keywords with numpy's names given PyTorch's, where the signature has them."""
+    if not kw.keys() & _NUMPY_NAMES.keys():
+        return kw
+    out = {}
+    for k, v in kw.items():
+        real = _NUMPY_NAMES.get(k, k)
+        out[real if real in names and k not in names and real not in kw else k] = v
+    return out
+
+
 def _type_name(v: Any) -> str:
     t = type(v)
     if t.__module__ in ("builtins", None) or isinstance(v, Tensor):
@@ -252,6 +268,7 @@ def _against(sig: Signature, name: str, args: tuple[Any, ...], kw: dict[str, Any
              method: bool) -> str | None:
     """The text for a call held against one signature, or None where it fits."""
     params = sig.params
+    kw = _aliased(kw, {p.name for p in params})
     nargs = len(args)
     if sig.varargs and nargs and _is_int(args[0]):
         args, nargs = (args,), 1
@@ -302,17 +319,21 @@ def rebind(name: str, args: tuple[Any, ...], kw: dict[str, Any],
         return None
     num = len(args) + len(kw)
     fits = [s for s in _tables()[method].get(name, []) if s.min_args <= num <= len(s.params)
-            and kw.keys() <= {p.name for p in s.params}]
+            and _aliased(kw, {p.name for p in s.params}).keys() <= {p.name for p in s.params}]
     if not fits:
         return None
+    named = _aliased(kw, {p.name for p in fits[0].params})
+    # NB: by PyTorch's names, where only numpy's were given and no one order is known
+    renamed = None if named == kw else (args, named)
+    kw = named
     pos = [p for p in fits[0].params if not p.kw_only]
     given = [i for i, p in enumerate(pos) if p.name in kw]
     if not given:
-        return None
+        return renamed
     # NB: overloads that differ only in types name their arguments alike
     prefix = max(given) + 1
     if len({tuple(p.name for p in s.params if not p.kw_only)[:prefix] for s in fits}) != 1:
-        return None
+        return renamed
     out = list(args)
     for p in pos[len(args):max(given) + 1]:
         out.append(kw[p.name] if p.name in kw else p.value())

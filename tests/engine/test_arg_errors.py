@@ -55,7 +55,8 @@ WRONG_CALLS = [
     "torch.where(t > 0, 1, 'a')", "t.masked_fill(t > 0, 'a')", "t.masked_fill(t > 0, value='a')",
     "t.masked_fill(value='a', mask=1)", "t.narrow(0, 0, 'a')", "torch.mm(t)",
     "torch.addmm(t, t, t, beta='x')", "torch.clamp_min(t, 'a')", "t.sum(foo=1, bar=2)",
-    "t.sum(1, 2, 3)", "torch.movedim(t, (0,), 'a')",
+    "t.sum(1, 2, 3)", "torch.movedim(t, (0,), 'a')", "t.sum(axis='a')",
+    "torch.cat([t], axis=0.5)", "t.mean(axis=0, keepdims='a')",
 ]
 
 # each must give equal results on both
@@ -79,6 +80,14 @@ KEYWORD_CALLS = [
     "torch.reshape(input=t, shape=(4,))", "t.cumsum(dim=0)", "torch.flatten(input=t)",
     "torch.where(condition=t > 1, input=t, other=t)", "torch.maximum(input=t, other=t)",
     "t.masked_fill(mask=t > 1, value=0.0)", "t.expand(size=(2, 2))",
+    # numpy's names, which PyTorch's parser takes too
+    "t.sum(axis=0)", "t.sum(axis=0, keepdims=True)", "torch.sum(t, axis=1)", "t.mean(axis=0)",
+    "t.max(axis=0)", "torch.cat([t, t], axis=0)", "torch.stack([t, t], axis=1)",
+    "t.softmax(axis=0)", "torch.softmax(t, axis=1)", "torch.add(x=t, other=t)",
+    "torch.add(x1=t, x2=t)", "t.argmax(axis=0)", "t.std(axis=0)", "t.unsqueeze(axis=0)",
+    "t.squeeze(axis=0)", "t.cumsum(axis=0)", "t.amax(axis=0)", "t.all(axis=0)",
+    "torch.exp(x=t)", "torch.abs(a=t)", "t.prod(axis=0)", "t.logsumexp(axis=0)",
+    "t.var(axis=0, keepdims=True)", "torch.min(t, axis=0)", "t.sort(axis=0)",
 ]
 
 
