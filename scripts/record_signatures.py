@@ -55,8 +55,8 @@ def schemas(name: str) -> list[str]:
         if m is None:
             continue
         overload, args = m.group(2) or "", m.group(3)
-        if "out" in overload or "Tensor(a!) out" in args or "Dimname" in args:
-            continue
+        if "out" in overload or "!)" in args.partition(",")[2] or "Dimname" in args:
+            continue                # NB: out= forms write into a later argument
         if overload.endswith("Scalar") or overload in ("Scalar_Tensor", "Tensor_Scalar",
                                                        "Scalar_mode"):
             continue
