@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DType
+from .random import Generator
 from .tensor import Tensor
 
 __all__ = ["check", "fail", "guard", "max_positional", "names", "rebind", "recover",
@@ -197,6 +198,7 @@ _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
     "Number": _is_number,
     "str": lambda v: isinstance(v, str),
     "torch.dtype": lambda v: isinstance(v, _DTYPES),
+    "torch.Generator": lambda v: isinstance(v, Generator),
 }
 
 
@@ -370,6 +372,7 @@ def guard(fn: Callable[..., Any], name: str, method: bool) -> Callable[..., Any]
     call.__name__ = getattr(fn, "__name__", name)
     call.__qualname__ = getattr(fn, "__qualname__", name)
     call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
     return call
 
 

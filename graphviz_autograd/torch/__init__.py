@@ -658,7 +658,7 @@ def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:
     return prelu(self, weight)
 
 
-Tensor.prelu = _prelu_method  # type: ignore[attr-defined]
+Tensor.prelu = _sig.guard(_prelu_method, "prelu", method=True)  # type: ignore[attr-defined]
 
 
 def _check_arguments() -> None:
