@@ -84,6 +84,9 @@ def apply(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None = N
             if t is not None and (t._rg or t._grad_fn is not None):
                 record(op, inputs, outs, kw, extras)
                 break
+    if grad_state.dual:
+        from .forward_ad import propagate
+        propagate(op, inputs, outs, kw, extras, arrays)
     return out
 
 
@@ -240,6 +243,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                   kw: dict[str, Any] | None = None, arrays: Sequence[Any] | None = None) -> Tensor:
     """``self.<op>_(...)``: write the result into ``self``'s memory, bump its version, and
     rebase its grad_fn (through ``CopySlices`` when ``self`` is a view)."""
+    if grad_state.dual:
+        from .forward_ad import propagate_inplace
+        return propagate_inplace(op, self, others, kw, arrays)
     if (self._inference or (self._base is not None and self._base._inference)) \
             and not grad_state.inference:
         raise RuntimeError(msg.INFERENCE_INPLACE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["DType", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-           "bool_", "from_numpy", "default_float", "result_type"]
+           "uint16", "uint32", "uint64", "bool_", "from_numpy", "default_float", "result_type"]
 
 
 class DType:
@@ -47,8 +47,13 @@ int64 = DType("int64", np.int64, "torch.LongTensor", 5)
 float16 = DType("float16", np.float16, "torch.HalfTensor", 6)
 float32 = DType("float32", np.float32, "torch.FloatTensor", 7)
 float64 = DType("float64", np.float64, "torch.DoubleTensor", 8)
+# NB: PyTorch's "shell" unsigned dtypes: storage and conversion, no promotion with other integers
+uint16 = DType("uint16", np.uint16, "torch.UInt16Tensor", 9)
+uint32 = DType("uint32", np.uint32, "torch.UInt32Tensor", 10)
+uint64 = DType("uint64", np.uint64, "torch.UInt64Tensor", 11)
+_SHELL = 9                              # the first shell dtype's rank
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, uint16, uint32, uint64)
 _BY_NP = {d.np: d for d in ALL}
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 
@@ -77,11 +82,22 @@ def category(d: DType) -> int:
 def _promote(a: DType, b: DType) -> DType:
     if a is b:
         return a
+    if a._rank >= _SHELL or b._rank >= _SHELL:
+        return _promote_shell(a, b)
     if category(a) != category(b):
         return a if category(a) > category(b) else b
     if {a, b} == {uint8, int8}:         # NB: neither holds the other's range
         return int16
     return a if a._rank >= b._rank else b
+
+
+def _promote_shell(a: DType, b: DType) -> DType:
+    """Only a floating dtype promotes with uint16/32/64, as in PyTorch."""
+    if a.is_floating_point or b.is_floating_point:
+        return a if a.is_floating_point else b
+    from .messages import SCALAR_NAME
+    raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                       f"to promote {SCALAR_NAME[a.name]} and {SCALAR_NAME[b.name]}")
 
 
 def scalar_dtype(value: object) -> DType:

@@ -69,8 +69,12 @@ class BackwardCFunction(Node, FunctionCtx):
     _is_variable_input: tuple[bool, ...] = ()
     _tensor_outputs: tuple[bool, ...] = ()
 
+    _in_jvp = False             # NB: the user's jvp reads what save_for_forward saved
+
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self._in_jvp:
+            return tuple(self.saved_for_forward or ())
         if self._freed:
             raise RuntimeError(msg.BACKWARD_TWICE)
         slots = (self._saved or {}).get("saved_tensors")
@@ -186,6 +190,11 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         return _apply(cls, args, kwargs)
@@ -259,16 +268,25 @@ def _apply(cls: type[Function], args: tuple[Any, ...], kwargs: dict[str, Any]) -
         node._next = tuple(edge(t) for t in tensors)
         node._in_meta = tuple((t._data.shape, t._dtype) if e[0] is not None else None
                               for t, e in zip(tensors, node._next, strict=True))
-    with no_grad():
-        if with_setup:
-            outputs = cls.forward(*args, **kwargs)
-            cls.setup_context(node, args, outputs)
-        else:
-            outputs = cls.forward(node, *args, **kwargs)
+    dual = grad_state.dual
+    grad_state.dual = False         # NB: the forward sees no tangents (the jvp gives them)
+    try:
+        with no_grad():
+            if with_setup:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
+            else:
+                outputs = cls.forward(node, *args, **kwargs)
+    finally:
+        grad_state.dual = dual
     is_tuple = isinstance(outputs, tuple)
     raw = list(outputs) if is_tuple else [outputs]
     wrapped = _wrap_outputs(node, raw, tensors, executable)
-    return tuple(wrapped) if is_tuple else wrapped[0]
+    result = tuple(wrapped) if is_tuple else wrapped[0]
+    if dual:
+        from .forward_ad import custom_function_jvp
+        custom_function_jvp(cls, node, args, result)
+    return result
 
 
 def _wrap_outputs(node: BackwardCFunction, raw: list[Any], inputs: list[Tensor],

@@ -14,11 +14,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State:
-    __slots__ = ("enabled", "inference")
+    __slots__ = ("enabled", "inference", "dual")
 
     def __init__(self) -> None:
         self.enabled = True
         self.inference = False        # inside inference_mode(): new tensors are inference tensors
+        self.dual = False             # a forward-AD dual level is active (``forward_ad``)
 
 
 state = _State()

@@ -92,10 +92,12 @@ INFERENCE_SAVED = (
 VOLATILE_ATTR = "volatile was removed (Variable.volatile is always False)"
 # the C++ scalar-type names PyTorch's messages use
 SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 CTYPE_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool"}
+              "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
+              "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
 MULTI_VIEW = ("This view is the output of a function that returns multiple views. Such functions "
@@ -205,16 +207,17 @@ def from_numpy_error(e: ValueError) -> RuntimeError | None:
 DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_DEVICE = re.compile(r"([a-z_]+)(?::(.*))?$")
+_DEVICE = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?$")
 
 
 def device_type(text: str) -> str:
     """The type of a device string (``"cuda:0"``: ``"cuda"``), or PyTorch's error for it."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
     found = _DEVICE.match(text)
-    if found is None or found.group(1) not in DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
-                           f"device string: {text}")
-    index = found.group(2)
-    if index is not None and not index.isdigit():
+    if found is None:
         raise RuntimeError(f"Invalid device string: '{text}'")
+    if found.group(1) not in DEVICE_TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
+                           f"device string: {found.group(1)}")
     return found.group(1)

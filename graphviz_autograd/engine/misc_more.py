@@ -16,6 +16,7 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from .autograd import apply, apply_inplace
+from .device import CPU, device
 from .grad_mode import state as grad_state
 from .node import storage_of
 from .optable import TABLE
@@ -56,8 +57,8 @@ class UntypedStorage:
         return 1
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     @property
     def dtype(self) -> dt.DType:
@@ -108,8 +109,8 @@ class TypedStorage:
         return int(self._array.itemsize)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     def untyped(self) -> UntypedStorage:
         return UntypedStorage(self._array)
@@ -133,10 +134,15 @@ def _untyped_storage(self: Tensor) -> UntypedStorage:
     return UntypedStorage(_root(self))
 
 
-def _storage(self: Tensor) -> TypedStorage:
+def warn_typed_storage() -> None:
+    """PyTorch's TypedStorage deprecation warning, once per process."""
     if not _warned[0]:
         _warned[0] = True
         msg.warn_user(_TYPED_WARNING, UserWarning)
+
+
+def _storage(self: Tensor) -> TypedStorage:
+    warn_typed_storage()
     return TypedStorage(_root(self), self._dtype)
 
 

@@ -269,6 +269,9 @@ def _scatter_add_fwd(x: np.ndarray, src: np.ndarray, dim: int, index: Any) -> np
 register(
     Op("alias", "AliasBackward0", ("self",), lambda x: x.view(), lambda c, g, D: (g,),
        view=True),
+    # NB: the primal unpack_dual gives (forward_ad): a view, its node PyTorch's Identity
+    Op("fw_primal", "torch::autograd::Identity", ("self",), lambda x: x.view(),
+       lambda c, g, D: (g,), view=True),
     Op("view", "ViewBackward0", ("self",), lambda x, shape: view_array(x, shape),
        lambda c, g, D: (D.reshape(g, shape=c.shape(0)),), view=True),
     Op("reshape_alias", "ReshapeAliasBackward0", ("self",), lambda x, shape: view_array(x, shape),

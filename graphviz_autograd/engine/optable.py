@@ -251,14 +251,30 @@ NP = Backend(False)
 TT = Backend(True)
 
 
+def _compare(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A comparison of two saved values as PyTorch promotes them: a 0-d operand of the same
+    kind as a dimensioned one takes its dtype (a float32 tensor against a 0-d float64 compares
+    in float32, where numpy would widen both)."""
+    def compare(x: Any, y: Any) -> Any:
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype != y.dtype \
+                and (x.ndim == 0) != (y.ndim == 0) and x.dtype.kind == y.dtype.kind:
+            if x.ndim == 0:
+                x = x.astype(y.dtype)
+            else:
+                y = y.astype(x.dtype)
+        return fn(x, y)
+    return compare
+
+
 def _np_helpers() -> dict[str, Callable[..., Any]]:
     """Non-differentiable helpers, on arrays."""
     return {
         "zeros": lambda shape, like: np.zeros(shape, dtype=like.dtype),
         "zeros_like": lambda x: np.zeros_like(x),
         "ones_like": lambda x: np.ones_like(x),
-        "gt": np.greater, "ge": np.greater_equal, "lt": np.less, "le": np.less_equal,
-        "eq": np.equal, "ne": np.not_equal, "isnan": np.isnan,
+        "gt": _compare(np.greater), "ge": _compare(np.greater_equal), "lt": _compare(np.less),
+        "le": _compare(np.less_equal), "eq": _compare(np.equal), "ne": _compare(np.not_equal),
+        "isnan": np.isnan,
         "logical_and": np.logical_and, "logical_or": np.logical_or,
         "sign_nograd": np.sign,
         "numel": lambda x: int(np.size(x)),

@@ -173,4 +173,10 @@ def tensor_repr(t: Tensor) -> str:
         suffixes.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._rg:
         suffixes.append("requires_grad=True")
+    if t._fw_grad is not None or t._base is not None:
+        from .forward_ad import tangent_of
+        from .grad_mode import state
+        tangent = tangent_of(t) if state.dual else None
+        if tangent is not None:
+            suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _with_suffixes(prefix + body, suffixes, indent)

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import random_math as rm
+from .device import CPU, device
 
 if TYPE_CHECKING:
     from .tensor import Tensor
@@ -54,8 +55,8 @@ class Generator:
         self.manual_seed(_DEFAULT_SEED)
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     def __repr__(self) -> str:
         return f"<torch._C.Generator object at {id(self):#x}>"

@@ -17,6 +17,7 @@ from . import dtypes as dt
 from . import random as rnd
 from . import random_math as rm
 from .autograd import apply
+from .grad_mode import state as grad_state
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -70,7 +71,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         rnd.normal(gen, arr, 0.0, float(std))
     arr = arr + (mean._data.astype(d.np, copy=False) if t_mean else d.np.type(mean))
     arr = np.ascontiguousarray(arr.astype(d.np, copy=False))
-    if not ((t_mean and mean.requires_grad) or (t_std and std.requires_grad)):
+    if not ((t_mean and mean.requires_grad) or (t_std and std.requires_grad)) \
+            and not grad_state.dual:
         return Tensor._make(arr, d)
     key = {(True, True): "normal_tensor_tensor", (True, False): "normal_tensor_float",
            (False, True): "normal_float_tensor"}[t_mean, t_std]
@@ -105,7 +107,7 @@ def _bernoulli_tensor(p: Tensor, gen: rnd.Generator, out_dtype: dt.DType) -> Ten
     npd = pd.dtype if pd.dtype == np.float64 else np.dtype(np.float32)
     u = rnd._unit(gen, pd.size, npd).reshape(pd.shape)
     arr = np.ascontiguousarray((u < pd).astype(out_dtype.np))
-    if not p.requires_grad:
+    if not p.requires_grad and not grad_state.dual:
         return Tensor._make(arr, out_dtype)
     return apply(TABLE["bernoulli"], (p,), {"values": arr}, dtype=out_dtype)
 
@@ -128,7 +130,7 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any =
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     arr = np.empty(input._data.shape, input._dtype.np)
     rnd.fill(arr, rnd.bernoulli(gen, arr.size, float(p)).astype(arr.dtype))
-    if not input.requires_grad:
+    if not input.requires_grad and not grad_state.dual:
         return Tensor._make(arr, input._dtype)
     return apply(TABLE["bernoulli_p"], (input,), {"values": arr}, dtype=input._dtype)
 

@@ -14,6 +14,7 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
+from .grad_mode import state as grad_state
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -237,6 +238,9 @@ def _view_inplace(t: Tensor, key: str, kw: dict[str, Any] | None = None, **given
     out = F.as_given(apply(TABLE[key], (t,), kw, dtype=t._dtype), **given)
     t._data = out._data
     t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+    if grad_state.dual and t._fw_grad is not None:
+        from .forward_ad import set_tangent, tangent_of
+        set_tangent(t, tangent_of(out))     # NB: its tangent is made the same view of itself
     if t._base is not None:
         t._view_fn = out._view_fn
     t._vc.v += 1

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .device import CPU, device
 from .grad_mode import state as grad_state
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class Tensor:
     _post_acc_hooks: list[Any] | None = None
     _creation: tuple[Any, ...] | None = None     # a view made in no_grad, or by unbind/split
     _inference = False                           # made inside inference_mode()
+    _fw_grad: Tensor | bool | None = None        # the tangent at the dual level (forward_ad)
 
     if TYPE_CHECKING:
         # the ops are bound onto the class by tensor_methods; to the type checker they are Any
@@ -168,8 +170,8 @@ class Tensor:
         return int(self._data.shape[0])
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self) -> device:
+        return CPU
 
     @property
     def is_cuda(self) -> bool:
@@ -373,7 +375,7 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError(msg.ONE_ELEMENT)
-        if self.requires_grad:
+        if self.requires_grad and grad_state.enabled:  # NB: PyTorch is quiet under no_grad
             msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
         return float(self.item())
 

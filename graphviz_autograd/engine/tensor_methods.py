@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import (
+    conj_views,
     copies,
     creation_extra,
     factories,
@@ -16,6 +17,7 @@ from . import (
     linalg_more,
     mathfns,
     misc_more,
+    names_extra,
     ordering,
     pointwise_extra,
     predicates,
@@ -29,13 +31,16 @@ from . import (
     signatures,
     special_more,
     stacking,
+    tensor_memory,
 )
 from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
+from .device import device
 from .grad_mode import is_grad_enabled
+from .grad_mode import state as grad_state
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -75,8 +80,8 @@ def _to(self: Tensor, *args: Any, **kw: Any) -> Tensor:
             dtype = a
         elif isinstance(a, Tensor):
             dtype = a._dtype
-        elif isinstance(a, str):
-            msg.device_type(a)          # NB: the engine computes on the CPU whatever the device
+        elif isinstance(a, str | int) and not isinstance(a, bool):
+            device(a)                   # NB: the engine computes on the CPU whatever the device
     if dtype is None:
         return self
     out = F.to_dtype(self, dtype)
@@ -237,7 +242,8 @@ def _random_(fill: Any) -> Any:
             raise RuntimeError(msg.OVERLAPPING_WRITE)
         p = args[0] if args else kw.get("p")
         p = p if isinstance(p, Tensor) else None        # bernoulli_(Tensor p)
-        if is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad)):
+        if (is_grad_enabled() and (self.requires_grad or (p is not None and p.requires_grad))) \
+                or grad_state.dual:
             # NB: drawn into a buffer of self's layout (the same order of draws), then written
             # through the table, so the node is PyTorch's (NormalBackward0, ...)
             buf = Tensor._make(np.empty_like(self._data), self._dtype)
@@ -522,6 +528,9 @@ METHODS.update(mathfns.METHODS)
 METHODS.update(special_more.METHODS)
 METHODS.update(misc_more.METHODS)
 METHODS.update(copies.METHODS)
+METHODS.update(tensor_memory.METHODS)
+METHODS.update(conj_views.METHODS)
+METHODS.update(names_extra.METHODS)
 
 # NB: a binary operator with an operand it does not take (a tuple, a list, a string, None)
 # gives Python NotImplemented, as PyTorch's do: Python then tries the other side (a list
@@ -574,15 +583,3 @@ for _name in signatures.names(method=True) - METHODS.keys() - _OPERATORS:
         setattr(Tensor, _name, signatures.guard(Tensor.__dict__[_name], _name, method=True))
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
 
-
-def _matrix_transpose(name: str) -> Any:
-    def get(self: Tensor) -> Tensor:
-        if self._data.ndim < 2:
-            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of "
-                               f"matrices. Got {self._data.ndim}-D tensor.")
-        return F.transpose(self, -2, -1)
-    return property(get)
-
-
-Tensor.mT = _matrix_transpose("mT")  # type: ignore[attr-defined]
-Tensor.mH = _matrix_transpose("mH")  # type: ignore[attr-defined]

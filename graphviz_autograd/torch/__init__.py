@@ -17,14 +17,18 @@ from typing import Any
 import numpy as np
 
 from ..engine import anomaly as _anomaly
+from ..engine import conj_views as _conj_views
 from ..engine import copies as _copies
+from ..engine import device as _device
 from ..engine import dtypes as _dt
 from ..engine import functional as _F
 from ..engine import mathfns as _mathfns
 from ..engine import messages as _msg
 from ..engine import misc_more as _misc_more
+from ..engine import names_extra as _names_extra
 from ..engine import predicates as _predicates
 from ..engine import signatures as _sig
+from ..engine import tensor_memory as _tensor_memory
 from ..engine import tensor_methods as _tensor_methods
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
@@ -209,9 +213,10 @@ from .environment import (
     use_deterministic_algorithms,
 )
 from .serialization import load, save
+from .torch_version import internal_version as _version
 from .utilities import *  # noqa: F403 -- creation, search and predicate functions
 
-__version__ = "2.13.0+numpy"
+__version__ = _version        # NB: a str that compares as a version
 
 float32 = float = _dt.float32
 float64 = double = _dt.float64
@@ -221,6 +226,7 @@ int32 = int = _dt.int32
 int16 = short = _dt.int16
 int8 = _dt.int8
 uint8 = _dt.uint8
+uint16, uint32, uint64 = _dt.uint16, _dt.uint32, _dt.uint64
 bool = _dt.bool_
 dtype = _dt.DType
 
@@ -265,12 +271,9 @@ class BoolTensor(_LegacyTensor):
     _dtype = _dt.bool_
 
 
-class device:  # noqa: N801 -- PyTorch's name
-    def __init__(self, kind: str = "cpu", index: Any = None) -> None:
-        self.type = _msg.device_type(str(kind))
 
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
+
+device = _device.device
 
 
 class _Cuda:
@@ -314,7 +317,68 @@ class _Cuda:
     manual_seed_all = manual_seed
 
 
+class OutOfMemoryError(RuntimeError):
+    """``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``)."""
+
+
+class AcceleratorError(RuntimeError):
+    """``torch.AcceleratorError``."""
+
+
+class _CudaDevice:
+    """``torch.cuda.device(i)``: a context PyTorch's CPU-only build cannot enter."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = device
+
+    def __enter__(self) -> None:
+        raise RuntimeError("PyTorch was compiled without CUDA support")
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+
+def _nothing(*args: Any, **kw: Any) -> None:
+    return None
+
+
+# NB: as PyTorch's CPU-only build: seeding is a silent no-op, what needs a device fails
+_Cuda.OutOfMemoryError = OutOfMemoryError  # type: ignore[attr-defined]
+_Cuda.device = _CudaDevice  # type: ignore[attr-defined]
+for _name in ("seed", "seed_all", "set_rng_state", "set_rng_state_all"):
+    setattr(_Cuda, _name, staticmethod(_nothing))
+for _name in ("initial_seed", "get_rng_state", "get_device_capability", "mem_get_info",
+              "ipc_collect", "current_stream", "default_stream"):
+    setattr(_Cuda, _name, staticmethod(_environment._no_cuda))
+_Cuda.get_rng_state_all = _Cuda.get_arch_list = staticmethod(  # type: ignore[attr-defined]
+    lambda: [])
 cuda = _Cuda()
+
+
+class _NoDevice:
+    """``torch.xpu``, ``torch.mps``, ``torch.mtia``: a device kind this build lacks."""
+
+    @staticmethod
+    def is_available() -> builtins.bool:
+        return False
+
+    @staticmethod
+    def device_count() -> builtins.int:
+        return 0
+
+
+xpu = mps = mtia = _NoDevice()
+
+
+def get_device_module(device: Any = None) -> Any:
+    """The module of a device kind (``torch.cuda`` for ``"cuda"``); with none given, the
+    current accelerator's, which on this CPU-only engine is ``torch.cpu``."""
+    kind = _msg.device_type(str(getattr(device, "type", device) or "cpu"))
+    modules = {"cpu": cpu, "cuda": cuda, "xpu": xpu, "mps": mps, "mtia": mtia}
+    if kind not in modules:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.")
+    return modules[kind]
 
 
 class _Cpu:
@@ -645,6 +709,80 @@ from .nn.utils_spectral import (  # noqa: E402
 # the remaining gaps of ordinary scripts (engine/misc_more.py): windows, rsub, fill, frexp, ...
 globals().update(_misc_more.FUNCTIONS)
 globals().update(_copies.FUNCTIONS)
+globals().update(_tensor_memory.FUNCTIONS)
+globals().update(_conj_views.FUNCTIONS)
+globals().update(_names_extra.FUNCTIONS)
+
+
+def resize_as_(input: Tensor, the_template: Tensor, **kw: Any) -> Tensor:
+    return input.resize_as_(the_template, **kw)
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: Any = None) -> Tensor:
+    return input.as_strided_(size, stride, storage_offset)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: builtins.float,
+                      norm_type: builtins.float) -> Tensor:
+    """The rows of ``input`` that ``indices`` name, scaled in place to norms of at most
+    ``max_norm`` (what ``nn.Embedding(max_norm=...)`` does before each lookup)."""
+    from ..engine.autograd import check_inplace
+    from .nn.functional import _embedding_renorm_
+    check_inplace(input)
+    _embedding_renorm_(input, indices._data, builtins.float(max_norm),
+                       builtins.float(norm_type))
+    return input
+
+
+def _cholesky_inverse_method(self: Tensor, upper: builtins.bool = False) -> Tensor:
+    return cholesky_inverse(self, upper)
+
+
+Tensor.cholesky_inverse = _cholesky_inverse_method  # type: ignore[attr-defined]
+
+from ..engine.histogram_dd import histogramdd  # noqa: E402
+from . import (  # noqa: E402
+    accelerator,
+    compiler,
+    distributed,
+    overrides,
+    profiler,
+    random,
+    signal,
+    storages,
+    torch_version,
+    version,
+)
+from .build_info import (  # noqa: E402
+    compiled_with_cxx11_abi,
+    get_deterministic_debug_mode,
+    has_lapack,
+    has_mkl,
+    has_openmp,
+    has_spectral,
+    init_num_threads,
+    legacy_contiguous_format,
+    set_deterministic_debug_mode,
+)
+from .lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from .storages import (  # noqa: E402 -- the legacy typed storages (Tensor.storage_type())
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+    Storage,
+)
+
+
+def set_flush_denormal(mode: builtins.bool) -> builtins.bool:
+    """``False``: the engine's numpy arithmetic cannot flush denormals to zero, which is what
+    PyTorch answers on a CPU without that support (nothing changes)."""
+    return False
 
 
 from .deprecated_fns import (  # noqa: E402

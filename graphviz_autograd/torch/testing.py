@@ -1,5 +1,6 @@
 """``torch.testing.assert_close``: tensors, numbers and nested sequences / mappings of them
-compared as PyTorch compares them, failing with PyTorch's messages word for word."""
+compared as PyTorch compares them, failing with PyTorch's messages word for word (and
+``make_tensor``, from ``testing_creation``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import numpy as np
 
 from ..engine import dtypes as _dt
 from ..engine.tensor import Tensor
+from .testing_creation import make_tensor
 
-__all__ = ["assert_close", "assert_allclose"]
+__all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
 # (rtol, atol) by dtype; integers and bools compare exactly
 _TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}

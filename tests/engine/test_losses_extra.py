@@ -37,6 +37,10 @@ LOSSES = [
     "F.huber_loss(x, y)", "F.huber_loss(x, y, reduction='sum', delta=0.8)",
     "F.huber_loss(x, y, reduction='none', delta=1.5)", "F.huber_loss(x, pm)",
     "F.huber_loss(x, y, weight=prob)", "F.huber_loss(x, y, reduction='none', weight=prob)",
+    # mse and l1 with weights: PyTorch's composite (a mean divides by the weights' sum)
+    "F.mse_loss(x, y, weight=prob)", "F.mse_loss(x, y, reduction='sum', weight=var)",
+    "F.mse_loss(x, y, reduction='none', weight=prob)", "F.l1_loss(x, y, weight=var)",
+    "F.l1_loss(x, v, weight=prob)", "F.l1_loss(x, y, reduction='sum', weight=prob)",
     "nn.HuberLoss(delta=0.5)(x, y)",
     # kl_div
     "F.kl_div(x.log_softmax(1), prob, reduction='batchmean')",
@@ -173,6 +177,8 @@ ERRORS = [
     "nn.Linear(2, 2).add_module('', nn.ReLU())",
     "nn.Linear(2, 2).register_module('weight', nn.ReLU())",
     "nn.Linear(2, 2).add_module('act', None)",
+    "F.mse_loss(x, y, weight=w3)", "F.mse_loss(x, y, reduction='bad', weight=prob)",
+    "F.l1_loss(v, x, weight=prob)", "F.l1_loss(x, y, size_average=False, weight=prob)",
     "setattr(nn.Linear(3, 2), 'weight', x.detach())", "setattr(nn.Linear(3, 2), 'bias', [1.0])",
 ]
 

@@ -128,3 +128,19 @@ def test_expand_to_fewer_dims_names_the_type_as_pytorch(dtype: str) -> None:
         rec.attempt("expand", lambda: t.expand(3))
         rec.attempt("broadcast_to", lambda: t.broadcast_to((3,)))
     differential(snippet)
+
+
+@pytest.mark.parametrize("expr", ["torch.max(a, b)", "torch.min(a, b)", "torch.maximum(b, a)",
+                                  "torch.fmax(a, b)", "a.clamp(min=b)", "a.clamp(max=b)",
+                                  "torch.where(a > b, a, b)", "F.hardtanh(a, -1.07, 1.0)"])
+def test_a_tie_with_a_0d_operand_of_a_wider_dtype_as_pytorch(expr: str) -> None:
+    """A float32 tensor against a 0-d float64 one compares in float32 (PyTorch's promotion): an
+    element equal to the other after rounding is a tie in the backward too."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([[1.42, -1.56], [-1.07, -1.83]], requires_grad=True)
+        b = torch.tensor(-1.07, dtype=torch.float64, requires_grad=True)
+        out = eval(expr, {"torch": torch, "F": torch.nn.functional, "a": a, "b": b})
+        rec.attempt("backward", lambda: out.sum().backward())
+        rec.grad("after", a=a, b=b)
+    differential(snippet)

@@ -380,6 +380,11 @@ EXAMPLES: dict[str, list[str]] = {
                                 "left=False), B, B)"],
     # -- views and shape ops ----------------------------------------------------------------------
     "alias": ["A[:, :]", "A[...]"],
+    "fw_primal": ["with torch.autograd.forward_ad.dual_level():\n"
+                  "    p = torch.autograd.forward_ad.unpack_dual(A * 2).primal\np",
+                  "with torch.autograd.forward_ad.dual_level() as level:\n"
+                  "    d = torch.autograd.forward_ad.make_dual(A, A.detach().exp())\n"
+                  "    p = torch.autograd.forward_ad.unpack_dual(d, level=level).primal\np"],
     "view": ["A.view(3, 2)", "A.view(-1)", "A.reshape(6)", "A.flatten()", "X.view(4, 3)",
              "A.repeat_interleave(2)", "X.repeat_interleave(3, dim=-2)"],
     "unsafe_view": ["A.t().reshape(6)", "X @ B", "X @ Y"],
@@ -1010,6 +1015,14 @@ EXAMPLES: dict[str, list[str]] = {
                              "torch.as_strided_copy(A, (2,), (2,), 1)"],
     "as_strided_inplace": ["t = A * 1; t.as_strided_((2, 2), (1, 2)); t",
                            "t = A * 1; t.as_strided_((2,), (2,), 1); t * t"],
+    "histogramdd_counts:1": ["torch.histogramdd(A, bins=2).hist"],
+    "histogramdd_counts:2": ["torch.histogramdd(Y, bins=[2, 3], weight=M).hist"],
+    "histogramdd_edges:1:1": ["torch.histogramdd(B[:, :1], bins=3).bin_edges[0]"],
+    "histogramdd_edges:1:2": ["torch.histogramdd(A, bins=[1, 2, 2]).bin_edges[2]"],
+    "histogramdd_edges:2:1": ["torch.histogramdd(B[:, :1], bins=2, weight=a).bin_edges[0]"],
+    "histogramdd_edges:2:2": ["torch.histogramdd(B, bins=2, weight=a).bin_edges[1]"],
+    "angle": ["a.angle()", "torch.angle(A) * 2"],
+    "conj_physical_": ["t = a * 1; t.conj_physical_(); t", "t = A * 1; torch.conj_physical_(t); t"],
     "detach_copy": ["torch.detach_copy(A)", "torch.detach_copy(a) * 2"],
     "as_strided_scatter": ["torch.as_strided_scatter(A * 1, N, (2, 2), (1, 2))",
                            "A.as_strided_scatter(a[:2], (2,), (2,), 1)",

@@ -197,8 +197,32 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     return input, target
 
 
+def _weighted(errors: Any, input: Tensor, target: Tensor, weight: Tensor, reduction: str,
+              size_average: Any, reduce: Any) -> Tensor:
+    """``mse_loss``/``l1_loss`` given ``weight``: PyTorch's composite, the errors times the
+    weights, reduced (a mean is divided by the weights' sum)."""
+    shape = input._data.shape
+    expanded, target = _broadcast_pair(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _NAMES[_reduction(reduction, size_average, reduce)]
+    if weight._data.shape != shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = _F.mul(errors(_F.sub(expanded, target)), weight)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return _F.sum(loss)
+    if reduction == "mean":
+        return _F.div(_F.sum(loss), _F.sum(weight))
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
              reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    if weight is not None:
+        return _weighted(lambda d: _F.pow(d, 2), input, target, weight, reduction,
+                         size_average, reduce)
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
     dtype = _F.promote(input, target)
@@ -209,7 +233,10 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
-            reduce: Any = None, reduction: str = "mean") -> Tensor:
+            reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    if weight is not None:
+        return _weighted(lambda d: d.abs(), input, target, weight, reduction, size_average,
+                         reduce)
     red = _reduction(reduction, size_average, reduce)
     input, target = _broadcast_pair(input, target)
     diff = _F.sub(input, target).abs()

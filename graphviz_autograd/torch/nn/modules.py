@@ -52,6 +52,7 @@ class Module(ModuleHooks):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self.__dict__.get("_modules", {}).pop(name, None)
+            self.__dict__.pop(name, None)       # NB: a plain attribute of that name gives way
             params[name] = value
         elif isinstance(value, Module):
             if params is None:
@@ -801,3 +802,14 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   reduction=self.reduction,
                                                   pos_weight=self.pos_weight)
+
+
+def _bind_extras() -> None:
+    """The rarer Module methods (``module_extras``), where Module has none of that name."""
+    from .module_extras import METHODS
+    for name, fn in METHODS.items():
+        if not hasattr(Module, name):
+            setattr(Module, name, fn)
+
+
+_bind_extras()

@@ -21,7 +21,11 @@ from .utils_spectral import remove_spectral_norm, remove_weight_norm, spectral_n
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters", "rnn",
            "parametrize", "parametrizations", "prune", "stateless",
-           "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm"]
+           "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm",
+           "clip_grad", "convert_parameters", "fusion", "init", "memory_format",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "skip_init", "convert_conv2d_weight_memory_format",
+           "convert_conv3d_weight_memory_format"]
 
 
 def _listed(parameters: Any) -> list[Tensor]:
@@ -140,5 +144,21 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
         at += n
 
 
+from . import utils_clip_grad as clip_grad  # noqa: E402 -- the submodules over the names above
+from . import utils_convert_parameters as convert_parameters  # noqa: E402
+from . import utils_fusion as fusion  # noqa: E402
+from . import utils_init as init  # noqa: E402
+from . import utils_memory_format as memory_format  # noqa: E402
 from . import utils_prune as prune  # noqa: E402 -- it builds on parameters_to_vector
 from . import utils_stateless as stateless  # noqa: E402
+from .utils_fusion import (  # noqa: E402
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .utils_init import skip_init  # noqa: E402
+from .utils_memory_format import (  # noqa: E402
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)

@@ -4,144 +4,40 @@ updating parameters in place (PyTorch's version bumps per step); the adaptive op
 
 from __future__ import annotations
 
-import copy
 import math
-import warnings
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from ...engine import events
-from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
+from . import optimizer
+from ._arith import _addcdiv, _addcmul, _fma, _fma_add, _lerp_fma
+from .optimizer import Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "lr_scheduler"]
-
-
-class Optimizer:
-    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
-        self.defaults = defaults
-        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
-        self.param_groups: list[dict[str, Any]] = []
-        if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of "
-                            f"Tensors or dicts, but got {params._dtype.legacy}")
-        params = list(params)
-        if not params:
-            raise ValueError("optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
-        for g in groups:
-            self.add_param_group(g)
-
-    def add_param_group(self, group: dict[str, Any]) -> None:
-        group = dict(group)
-        ps = group["params"]
-        group["params"] = [ps] if isinstance(ps, Tensor) else list(ps)
-        for p in group["params"]:
-            if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                f"{type(p).__module__.replace('builtins', '')}"
-                                f"{'.' if type(p).__module__ != 'builtins' else ''}"
-                                f"{type(p).__qualname__}")
-            if not (p.is_leaf or p.retains_grad):
-                raise ValueError("can't optimize a non-leaf Tensor")
-        if len({id(p) for p in group["params"]}) != len(group["params"]):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
-                          "future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          UserWarning, stacklevel=3)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in group["params"]):
-            raise ValueError("some parameters appear in more than one parameter group")
-        for k, v in self.defaults.items():
-            group.setdefault(k, v)
-        self.param_groups.append(group)
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    g = p._grad
-                    if g._grad_fn is not None:      # NB: a grad with a graph is detached first
-                        g.detach_()
-                    g._data[...] = 0
-                    g._vc.v += 1
-
-    def step(self, closure: Any = None) -> Any:
-        loss = None
-        if closure is not None:
-            from ...engine.grad_mode import enable_grad
-            with enable_grad():
-                loss = closure()
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p._grad is not None:
-                        bumps = self._update(p, p._grad._data, group)
-                        p._vc.v += bumps
-                        if events.listeners and p._vc.saves:
-                            events.emit("tensor_modified", p, None)
-        return loss
-
-    def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
-        """Update ``p`` in place; return how many in-place ops PyTorch does on it (versions)."""
-        raise NotImplementedError
-
-    def state_dict(self) -> dict[str, Any]:
-        """PyTorch's layout: parameters numbered in group order; the state's tensors are the
-        optimizer's own (not copies)."""
-        index: dict[int, int] = {}
-        groups = []
-        for group in self.param_groups:
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
-            packed = {k: v for k, v in group.items() if k != "params"}
-            packed["params"] = [index[id(p)] for p in group["params"]]
-            groups.append(packed)
-        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        state_dict = copy.deepcopy(state_dict)
-        saved = state_dict["param_groups"]
-        if len(saved) != len(self.param_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                             "the size of optimizer's group")
-        by_id = {i: p for g, s in zip(self.param_groups, saved)
-                 for i, p in zip(s["params"], g["params"])}
-        self.state = defaultdict(dict)
-        for k, v in state_dict["state"].items():
-            if k not in by_id:
-                continue
-            p = by_id[k]
-            self.state[p] = {
-                name: (value.to(p.dtype) if isinstance(value, Tensor) and name != "step"
-                       and p.dtype.is_floating_point else value)
-                for name, value in v.items()}
-        self.param_groups = [{**s, "params": g["params"]}
-                             for g, s in zip(self.param_groups, saved)]
-
-    def __repr__(self) -> str:
-        text = type(self).__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            # NB: PyTorch's groups each open with a newline: a blank line between two
-            text += f"\nParameter Group {i}\n"
-            text += "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
-        return text + ")"
+           "NAdam", "RAdam", "Rprop", "ASGD", "Adafactor", "LBFGS", "Muon", "SparseAdam",
+           "lr_scheduler", "optimizer", "swa_utils"]
 
 
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)
+
+
+def _check_fused(fused: Any, foreach: Any, differentiable: bool) -> None:
+    """PyTorch's checks of ``fused`` (a CPU machine has the fused kernels; the steps here are
+    the single-tensor ones, equal to them up to rounding)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _maximum(a: Tensor, b: Tensor) -> Tensor:
+    from ...engine import functional as F
+    return F.binary("maximum", a, b)
 
 
 def _tensor(arr: np.ndarray) -> Tensor:
@@ -151,8 +47,9 @@ def _tensor(arr: np.ndarray) -> Tensor:
 
 class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0,
-                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False,
-                 maximize: bool = False, **_: Any) -> None:
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
@@ -160,15 +57,39 @@ class SGD(Optimizer):
                "Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
-                                  "maximize": maximize, "foreach": None,
-                                  "differentiable": False, "fused": None})
+                                  "maximize": maximize, "foreach": foreach,
+                                  "differentiable": differentiable, "fused": fused})
+        _check_fused(fused, foreach, differentiable)
+
+    _records_steps = True
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        g = -p.grad if group["maximize"] else p.grad
+        wd, mom, lr = group["weight_decay"], group["momentum"], group["lr"]
+        if wd != 0:
+            if isinstance(wd, Tensor) and wd.requires_grad:
+                g = g.addcmul_(p.clone(), wd)
+            else:
+                g = g.add(p, alpha=wd)
+        if mom != 0:
+            buf = self.state[p].get("momentum_buffer")
+            if buf is None:
+                buf = self.state[p]["momentum_buffer"] = g.detach().clone()
+            else:
+                buf.mul_(mom).add_(g, alpha=1 - group["dampening"])
+            g = g.add(buf, alpha=mom) if group["nesterov"] else buf
+        if isinstance(lr, Tensor) and lr.requires_grad:
+            p.addcmul_(g, lr, value=-1)
+        else:
+            p.add_(g, alpha=-lr)
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
         if group["maximize"]:
             g = -g
         if group["weight_decay"]:
-            g = g + np.asarray(group["weight_decay"], dtype) * p._data
+            g = _fma(g, group["weight_decay"], p._data)
         mom = group["momentum"]
         if mom:
             st = self.state[p]
@@ -179,19 +100,19 @@ class SGD(Optimizer):
             else:
                 buf = buf_t._data
                 buf *= np.asarray(mom, dtype)
-                buf += np.asarray(1 - group["dampening"], dtype) * g
-            g = g + np.asarray(mom, dtype) * buf if group["nesterov"] else buf
-        p._data -= np.asarray(group["lr"], dtype) * g
+                _fma_add(buf, 1 - group["dampening"], g)
+            g = _fma(g, mom, buf) if group["nesterov"] else buf
+        _fma_add(p._data, -group["lr"], g)
         return 1
 
 
 class Adam(Optimizer):
-    _decoupled = False
-
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, maximize: bool = False,
-                 **_: Any) -> None:
+                 weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
@@ -199,9 +120,50 @@ class Adam(Optimizer):
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
-                                  "maximize": maximize, "foreach": None, "capturable": False,
-                                  "differentiable": False, "fused": None,
-                                  "decoupled_weight_decay": self._decoupled})
+                                  "maximize": maximize, "foreach": foreach,
+                                  "capturable": capturable, "differentiable": differentiable,
+                                  "fused": fused,
+                                  "decoupled_weight_decay": decoupled_weight_decay})
+        _check_fused(fused, foreach, differentiable)
+
+    _records_steps = True
+
+    def _tensor_update(self, p: Tensor, group: dict[str, Any]) -> None:
+        assert p.grad is not None
+        lr, (b1, b2), eps, wd = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+        g = -p.grad if group["maximize"] else p.grad
+        st = self._init_state(p, group)
+        step = st["step"]
+        step += 1
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            elif isinstance(wd, Tensor) and wd.requires_grad:
+                g = g.addcmul_(p.clone(), wd)
+            else:
+                g = g.add(p, alpha=wd)
+        m, v = st["exp_avg"], st["exp_avg_sq"]
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        # NB: the differentiable path keeps the bias corrections as 0-d tensors of the step
+        step_size_neg = (lr / (1 - b1 ** step)).neg()
+        bc2_sqrt = (1 - b2 ** step).sqrt()
+        if group["amsgrad"]:
+            mx = st["max_exp_avg_sq"]
+            mx.copy_(_maximum(mx.clone(), v))
+            v = mx
+        denom = (v.sqrt() / (bc2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+        p.addcdiv_(m.clone(), denom)
+
+    def _init_state(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
+        st = self.state[p]
+        if not st:
+            st.update(step=_tensor(np.array(0.0, np.float32)),
+                      exp_avg=_tensor(np.zeros_like(p._data)),
+                      exp_avg_sq=_tensor(np.zeros_like(p._data)))
+            if group["amsgrad"]:
+                st["max_exp_avg_sq"] = _tensor(np.zeros_like(p._data))
+        return st
 
     def _update(self, p: Tensor, g: np.ndarray, group: dict[str, Any]) -> int:
         dtype = p._data.dtype
@@ -210,24 +172,18 @@ class Adam(Optimizer):
             g = -g
         bumps = 1
         if wd:
-            if self._decoupled:
+            if group["decoupled_weight_decay"]:
                 p._data *= np.asarray(1 - lr * wd, dtype)
                 bumps = 2                 # NB: PyTorch's AdamW: param.mul_ then addcdiv_
             else:
-                g = g + np.asarray(wd, dtype) * p._data
-        st = self.state[p]
-        if not st:
-            st.update(step=_tensor(np.array(0.0, np.float32)),
-                      exp_avg=_tensor(np.zeros_like(p._data)),
-                      exp_avg_sq=_tensor(np.zeros_like(p._data)))
-            if group["amsgrad"]:
-                st["max_exp_avg_sq"] = _tensor(np.zeros_like(p._data))
+                g = _fma(g, wd, p._data)
+        st = self._init_state(p, group)
         st["step"]._data += 1
         step = float(st["step"]._data)
         m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
-        m += (g - m) * np.asarray(1 - b1, dtype)
+        _lerp_fma(m, g, 1 - b1)
         v *= np.asarray(b2, dtype)
-        v += np.asarray(1 - b2, dtype) * g * g
+        _addcmul(v, 1 - b2, g, g)
         bc1 = 1 - b1 ** step
         bc2_sqrt = math.sqrt(1 - b2 ** step)
         if group["amsgrad"]:
@@ -235,18 +191,24 @@ class Adam(Optimizer):
             np.maximum(mx, v, out=mx)
             v = mx
         denom = np.sqrt(v) / np.asarray(bc2_sqrt, dtype) + np.asarray(eps, dtype)
-        p._data -= np.asarray(lr / bc1, dtype) * (m / denom)
+        _addcdiv(p._data, -(lr / bc1), m, denom)
         return bumps
 
 
 class AdamW(Adam):
-    _decoupled = True
-
     def __init__(self, params: Iterable[Any], lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, **kw: Any) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kw)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
 
 
-from . import lr_scheduler  # noqa: E402 -- they build on the classes above
+from . import lr_scheduler, swa_utils  # noqa: E402 -- they build on the classes above
 from .adaptive import Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop  # noqa: E402
+from .lbfgs import LBFGS  # noqa: E402
+from .more import ASGD, Adafactor, Rprop, SparseAdam  # noqa: E402
+from .muon import Muon  # noqa: E402

@@ -12,6 +12,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -20,8 +21,10 @@ from .sampler import (
     SubsetRandomSampler,
     WeightedRandomSampler,
 )
+from .stack_dataset import StackDataset
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info", "Dataset",
            "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "BatchSampler", "WeightedRandomSampler"]
+           "SubsetRandomSampler", "BatchSampler", "WeightedRandomSampler", "StackDataset",
+           "DistributedSampler"]

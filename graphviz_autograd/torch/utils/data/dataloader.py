@@ -247,6 +247,10 @@ class _LoaderIter:
     """One pass over a DataLoader."""
 
     def __init__(self, loader: DataLoader) -> None:
+        if loader.pin_memory:
+            # NB: what PyTorch says on a machine without an accelerator, once per pass
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", UserWarning, stacklevel=3)
         self._loader = loader
         self._auto = loader._auto_collation
         self._collate = loader.collate_fn
