@@ -103,8 +103,11 @@ def harvest() -> list[str]:
     for name in names:
         for method in (False, True):
             owner: Any = t if method else torch
-            if not hasattr(owner, name) or not hasattr(Tensor if method else ours, name):
+            if not hasattr(torch.Tensor if method else torch, name) or not hasattr(
+                    Tensor if method else ours, name):
                 continue
+            if method and not callable(getattr(torch.Tensor, name)):
+                continue                # NB: a property (imag, grad, ...)
             form = "m:" if method else "fn:"
             try:
                 getattr(owner, name)(*([t] * 20))
