@@ -23,8 +23,7 @@ from .dtypes import DType
 from .random import Generator
 from .tensor import Tensor
 
-__all__ = ["check", "fail", "guard", "max_positional", "names", "rebind", "recover",
-           "signatures"]
+__all__ = ["check", "fail", "guard", "max_positional", "names", "rebind", "recover"]
 
 # NB: PyTorch's parser takes a Python number for a Tensor argument of these functions only
 _NUMBERS_AS_TENSORS = frozenset(
@@ -132,10 +131,6 @@ def max_positional(name: str, method: bool) -> float:
     if not sigs or sigs[0].hidden or any(s.varargs for s in sigs):
         return float("inf")
     return max(s.max_pos for s in sigs)
-
-
-def signatures(name: str, method: bool) -> list[Signature]:
-    return _tables()[method].get(name, [])
 
 
 def _select(name: str, args: tuple[Any, ...], kw: dict[str, Any],

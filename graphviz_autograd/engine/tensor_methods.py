@@ -51,25 +51,44 @@ _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt",
 _UNARY_SAME = ("neg", "abs", "relu", "sign", "sgn", "floor", "ceil", "round", "trunc")
 
 
+# NB: the methods of no arguments (exp, tanh, relu_, ...) check their own: they are common in
+# a training step, where a checking wrapper's frame would cost
+_SELF_CHECKED: set[Any] = set()
+
+
+def _no_arguments(key: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    signatures.fail(key, args, kw, method=True)
+    raise TypeError(f"{key}() takes no arguments")
+
+
 def _method(key: str, floating: bool) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(key, args, kw)
         return F.unary(key, self, floating=floating)
     m.__name__ = key
+    _SELF_CHECKED.add(m)
     return m
 
 
 def _checked(method: Any, key: str) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(method.__name__, args, kw)
         F.no_bool(self, key)
         return method(self)
     m.__name__ = method.__name__
+    _SELF_CHECKED.add(m)
     return m
 
 
 def _method_(key: str) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(key + "_", args, kw)
         return F.unary_(key, self)
     m.__name__ = key + "_"
+    _SELF_CHECKED.add(m)
     return m
 
 
@@ -573,7 +592,8 @@ for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
 # methods check their arguments against PyTorch's signatures once a call has failed
 IMPLEMENTATIONS = dict(METHODS)
 for _name in (signatures.names(method=True) & METHODS.keys()) - _OPERATORS:
-    METHODS[_name] = signatures.guard(METHODS[_name], _name, method=True)
+    if METHODS[_name] not in _SELF_CHECKED:
+        METHODS[_name] = signatures.guard(METHODS[_name], _name, method=True)
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
