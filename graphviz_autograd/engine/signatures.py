@@ -251,8 +251,12 @@ def check(name: str, args: tuple[Any, ...], kw: dict[str, Any], method: bool) ->
         if text is not None:
             return text
     if len(sigs) > 1 or sigs[0].hidden:
-        if any(_against(s, name, args, kw, method) is None for s in sigs):
-            return None                 # NB: another overload takes the call
+        for s in sigs:
+            text = _against(s, name, args, kw, method)
+            if text is None:
+                return None             # NB: another overload takes the call
+            if "failed to unpack" in text:
+                return text             # NB: PyTorch stops at a list it cannot read
         sig = _select(name, args, kw, method)
         if sig is None:
             return _combination(name, sigs, args, kw)

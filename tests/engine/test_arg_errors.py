@@ -56,7 +56,8 @@ WRONG_CALLS = [
     "t.masked_fill(value='a', mask=1)", "t.narrow(0, 0, 'a')", "torch.mm(t)",
     "torch.addmm(t, t, t, beta='x')", "torch.clamp_min(t, 'a')", "t.sum(foo=1, bar=2)",
     "t.sum(1, 2, 3)", "torch.movedim(t, (0,), 'a')", "t.sum(axis='a')",
-    "torch.cat([t], axis=0.5)", "t.mean(axis=0, keepdims='a')",
+    "torch.cat([t], axis=0.5)", "t.mean(axis=0, keepdims='a')", "t.sum(dim=(0, 1.0))",
+    "t.mean([0, 1.5], True)", "torch.sum(t, (0, 'a'))", "t.view((2, 2.0))", "t.std((0, 1.0))",
 ]
 
 # each must give equal results on both
