@@ -5,7 +5,6 @@ decomposition, node for node), ``poisson`` (PyTorch's samples for a seed) and ``
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,7 +122,7 @@ def asarray(obj: Any, *, dtype: dt.DType | None = None, device: Any = None,
     """
     if isinstance(obj, Tensor):
         if requires_grad is None and obj.requires_grad:
-            warnings.warn(_ASARRAY_GRAD, UserWarning, stacklevel=2)
+            msg.warn_user(_ASARRAY_GRAD, UserWarning)
         out = obj if dtype is None or dtype is obj._dtype else F.to_dtype(obj, dtype)
         if copy and out is obj:
             out = F.clone(obj)
@@ -179,7 +178,7 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: dt.DType | 
     >>> range_(0, 2)
     tensor([0., 1., 2.])
     """
-    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=2)
+    msg.warn_user(_RANGE_DEPRECATED, UserWarning)
     if end is None:
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
+import operator
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,7 @@ def tensor(data: Any, dtype: dt.DType | None = None, device: Any = None,
     tensor([1., 2.], requires_grad=True)
     """
     if isinstance(data, Tensor):
-        warnings.warn(msg.COPY_CONSTRUCT, UserWarning, stacklevel=2)
+        msg.warn_user(msg.COPY_CONSTRUCT, UserWarning)
         d = dtype if dtype is not None else data._dtype
         return _leaf(np.array(data._data, dtype=d.np), d, requires_grad)
     raw = _unwrap_nested(data)
@@ -103,7 +103,8 @@ def checked_size(size: tuple[Any, ...], zeros: bool = False) -> tuple[int, ...]:
     """A size given as ``(2, 3)`` or ``2, 3``, with PyTorch's error for a negative one."""
     if len(size) == 1 and isinstance(size[0], tuple | list):
         size = tuple(size[0])
-    out = tuple(int(s) for s in size)
+    # NB: index(), not int(): a float size is refused (the caller's guard names it)
+    out = tuple(s if type(s) is int else operator.index(s) for s in size)
     bad = next((n for n in out if n < 0), None)
     if bad is not None:
         if zeros:

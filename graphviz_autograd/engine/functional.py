@@ -3,6 +3,7 @@ the way PyTorch's dispatcher and its composite ops decompose them."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -581,7 +582,8 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar 
 
 # -- shape ---------------------------------------------------------------------------------------
 def _infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
-    shape = tuple(int(s) for s in shape)
+    # NB: index(), not int(): a float size is refused (the caller's guard names it)
+    shape = tuple(s if type(s) is int else operator.index(s) for s in shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
@@ -833,6 +835,8 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if isinstance(tensors, Tensor):
+        raise TypeError("cat() takes a sequence of tensors")
     ts = list(tensors)
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -859,6 +863,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if isinstance(tensors, Tensor):
+        raise TypeError("stack() takes a sequence of tensors")
     ts = list(tensors)
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")

@@ -5,7 +5,6 @@ of ``ops_decomp`` with PyTorch's argument checks and messages."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -207,13 +206,13 @@ def torch_cholesky(A: Tensor, upper: bool = False) -> Tensor:
     global _CHOLESKY_WARNED
     if not _CHOLESKY_WARNED:
         _CHOLESKY_WARNED = True
-        warnings.warn(
+        msg.warn_user(
             "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
             "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
             "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
             "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
             "equivalent results for all valid (symmetric positive definite) inputs.",
-            UserWarning, stacklevel=2)
+            UserWarning)
     _square("cholesky", A)
     _positive_definite("cholesky", A)
     return apply(TABLE["cholesky"], (A,), {"upper": upper})

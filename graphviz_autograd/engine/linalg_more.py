@@ -6,13 +6,13 @@ argument checks and messages; composites decomposed into the nodes PyTorch makes
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as dt
 from . import functional as F
+from . import messages as msg
 from .autograd import apply
 from .linalg import LinAlgError, _batch_prefix, _floating, _named, _no_grad_info, _square, svdvals
 from .optable import TABLE
@@ -154,14 +154,14 @@ def torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     global _LU_WARNED
     if not _LU_WARNED:
         _LU_WARNED = True
-        warnings.warn(
+        msg.warn_user(
             "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
             "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
             "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\n"
             "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
             "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be "
             "replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
-            UserWarning, stacklevel=2)
+            UserWarning)
     out = lu_factor_ex(A, pivot=pivot)
     return tuple(out) if get_infos else (out[0], out[1])
 
@@ -229,12 +229,12 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     global _TRIANGULAR_WARNED
     if not _TRIANGULAR_WARNED:
         _TRIANGULAR_WARNED = True
-        warnings.warn(
+        msg.warn_user(
             "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
             "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular "
             "has its arguments reversed and does not return a copy of one of the inputs.\n"
             "X = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
-            "X = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
+            "X = torch.linalg.solve_triangular(A, B).", UserWarning)
     if b._data.ndim < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {b._data.ndim} "
                            "dimensions instead")
@@ -449,11 +449,11 @@ def torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     global _LU_SOLVE_WARNED
     if not _LU_SOLVE_WARNED:
         _LU_SOLVE_WARNED = True
-        warnings.warn(
+        msg.warn_user(
             "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
             "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
             "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
-            "X = torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
+            "X = torch.linalg.lu_solve(LU, pivots, B)", UserWarning)
     return lu_solve(LU_data, LU_pivots, b)
 
 

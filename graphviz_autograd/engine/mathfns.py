@@ -7,7 +7,6 @@ shape functions of ``shaping``, the Tensor methods of both."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -179,9 +178,9 @@ def _var_mean(key: str) -> Any:
         factor = input._data.size if not dims or not shape else int(
             np.prod([shape[d] for d in dims]))
         if factor - (1 if correction is None else correction) <= 0:
-            warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
+            msg.warn_user(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
-                          "numel).", UserWarning, stacklevel=2)
+                          "numel).", UserWarning)
         outs = apply(TABLE[key], (input,), {"dim": dims, "correction": correction,
                                             "keepdim": keepdim}, dtype=input._dtype)
         return F.as_given(tuple(outs), dim=F.given_dims(dim))
@@ -244,8 +243,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Any = None,
     else:
         norm = Tensor._make(np.asarray(w_sum._data - correction), w_sum._dtype)
     if norm._data <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the number of observations.", UserWarning, stacklevel=2)
+        msg.warn_user("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning)
         norm = norm.zero_() if norm.requires_grad else Tensor._make(np.zeros_like(norm._data),
                                                                     norm._dtype)
     xm = F.sub(x, F.unsqueeze(avg, 1))

@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import dtypes as dt
 from . import functional as F
+from . import messages as msg
 from .autograd import apply, apply_inplace
 from .device import CPU, device
 from .grad_mode import state as grad_state
@@ -138,7 +138,7 @@ def warn_typed_storage() -> None:
     """PyTorch's TypedStorage deprecation warning, once per process."""
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=3)
+        msg.warn_user(_TYPED_WARNING, UserWarning)
 
 
 def _storage(self: Tensor) -> TypedStorage:
@@ -501,8 +501,8 @@ def _index_reduce_args(name: str, self: Tensor, dim: int, index: Tensor, source:
     if not _BETA_WARNED[0]:
         # NB: PyTorch warns once per process
         _BETA_WARNED[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=3)
+        msg.warn_user("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but "
                            f"got {reduce}.")

@@ -5,7 +5,6 @@ messages and decomposed as PyTorch decomposes them."""
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -173,10 +172,9 @@ def chain_matmul(*matrices: Any) -> Tensor:
     if not _CHAIN_WARNED:
         # NB: PyTorch warns once per process
         _CHAIN_WARNED = True
-        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+        msg.warn_user("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                       "release. Use torch.linalg.multi_dot instead, which accepts a list of two "
-                      "or more tensors rather than multiple parameters.", UserWarning,
-                      stacklevel=2)
+                      "or more tensors rather than multiple parameters.", UserWarning)
     if len(matrices) == 1 and isinstance(matrices[0], list | tuple):
         matrices = tuple(matrices[0])
     for m in matrices:
@@ -332,10 +330,10 @@ def matrix_power(t: Tensor, n: int) -> Tensor:
 
 def cross(a: Tensor, b: Tensor, dim: int | None = None) -> Tensor:
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+        msg.warn_user("Using torch.cross without specifying the dim arg is deprecated.\n"
                       "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
                       "The default value of dim will change to agree with that of linalg.cross "
-                      "in a future release.", UserWarning, stacklevel=2)
+                      "in a future release.", UserWarning)
         shape = np.broadcast_shapes(a._data.shape, b._data.shape)
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:

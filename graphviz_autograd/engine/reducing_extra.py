@@ -3,12 +3,12 @@ and ``scatter(..., reduce=)``."""
 
 from __future__ import annotations
 
-import warnings
 from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from . import messages as msg
 from .autograd import apply, apply_inplace
 from .functional import _dim, as_given
 from .optable import TABLE
@@ -113,9 +113,9 @@ def scatter_with_reduce(t: Tensor, dim: int, index: Tensor, v: Any, reduce: str,
         raise RuntimeError("reduce argument must be either add or multiply.")
     src = v if isinstance(v, Tensor) else None
     if src is not None:
-        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+        msg.warn_user("The reduce argument of torch.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use torch.scatter_reduce "
-                      "instead for more reduction options.", UserWarning, stacklevel=3)
+                      "instead for more reduction options.", UserWarning)
     kw = _scatter_args(t, dim, index, src)
     kw["reduce"] = reduce
     value = src._data if src is not None else np.asarray(v)

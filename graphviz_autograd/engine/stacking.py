@@ -7,12 +7,12 @@ node as PyTorch decomposes them."""
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from . import messages as msg
 from .autograd import apply
 from .functional import (
     _broadcast_all,
@@ -82,8 +82,8 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     ts = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], list | tuple) \
         else list(tensors)
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        msg.warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
+from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from . import (
     scattering,
     searching,
     selecting,
+    signatures,
     special_more,
     stacking,
     tensor_memory,
@@ -50,25 +51,44 @@ _UNARY = ("exp", "log", "sin", "cos", "tan", "tanh", "sigmoid", "sqrt", "rsqrt",
 _UNARY_SAME = ("neg", "abs", "relu", "sign", "sgn", "floor", "ceil", "round", "trunc")
 
 
+# NB: the methods of no arguments (exp, tanh, relu_, ...) check their own: they are common in
+# a training step, where a checking wrapper's frame would cost
+_SELF_CHECKED: set[Any] = set()
+
+
+def _no_arguments(key: str, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    signatures.fail(key, args, kw, method=True)
+    raise TypeError(f"{key}() takes no arguments")
+
+
 def _method(key: str, floating: bool) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(key, args, kw)
         return F.unary(key, self, floating=floating)
     m.__name__ = key
+    _SELF_CHECKED.add(m)
     return m
 
 
 def _checked(method: Any, key: str) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(method.__name__, args, kw)
         F.no_bool(self, key)
         return method(self)
     m.__name__ = method.__name__
+    _SELF_CHECKED.add(m)
     return m
 
 
 def _method_(key: str) -> Any:
-    def m(self: Tensor) -> Tensor:
+    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if args or kw:
+            _no_arguments(key + "_", args, kw)
         return F.unary_(key, self)
     m.__name__ = key + "_"
+    _SELF_CHECKED.add(m)
     return m
 
 
@@ -130,9 +150,9 @@ def _var_std(key: str) -> Any:
         factor = self._data.size if not dims or not shape else int(
             np.prod([shape[d] for d in dims]))
         if factor - (1 if correction is None else correction) <= 0:
-            warnings.warn(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
+            msg.warn_user(f"{key}(): degrees of freedom is <= 0. Correction should be strictly "
                           "less than the reduction factor (input numel divided by output "
-                          "numel).", UserWarning, stacklevel=2)
+                          "numel).", UserWarning)
         return F.as_given(F.apply(TABLE[key], (self,), {"dim": dims, "correction": correction,
                                                         "keepdim": keepdim}, dtype=self._dtype),
                           dim=F.given_dims(dim))
@@ -553,7 +573,33 @@ def _operator(fn: Any) -> Any:
 for _name in _OPERATORS & METHODS.keys():
     METHODS[_name] = _operator(METHODS[_name])
 
+
+
+def _compared(fn: Any) -> Any:
+    """``t.eq(other)`` and the like: unlike ``==``, they refuse what is not a number or tensor."""
+    def m(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, _OPERANDS):
+            raise TypeError(f"{fn.__name__}() takes a tensor or a number")
+        return fn(self, other)
+    m.__name__ = fn.__name__
+    return m
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    METHODS[_name] = _compared(METHODS[_name])
+
+# the implementations as they are (torch.* calls them, with its own arguments' checks); the
+# methods check their arguments against PyTorch's signatures once a call has failed
+IMPLEMENTATIONS = dict(METHODS)
+for _name in (signatures.names(method=True) & METHODS.keys()) - _OPERATORS:
+    if METHODS[_name] not in _SELF_CHECKED:
+        METHODS[_name] = signatures.guard(METHODS[_name], _name, method=True)
+
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
+# the methods the class defines itself (dim, item, detach, ...) are checked alike
+for _name in signatures.names(method=True) - METHODS.keys() - _OPERATORS:
+    if isinstance(Tensor.__dict__.get(_name), FunctionType):
+        setattr(Tensor, _name, signatures.guard(Tensor.__dict__[_name], _name, method=True))
 Tensor.T = property(F.numpy_T)  # type: ignore[attr-defined]
 

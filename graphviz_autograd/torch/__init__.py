@@ -27,7 +27,9 @@ from ..engine import messages as _msg
 from ..engine import misc_more as _misc_more
 from ..engine import names_extra as _names_extra
 from ..engine import predicates as _predicates
+from ..engine import signatures as _sig
 from ..engine import tensor_memory as _tensor_memory
+from ..engine import tensor_methods as _tensor_methods
 from ..engine.autograd import apply as _apply
 from ..engine.einsum import einsum, tensordot
 from ..engine.factories import (
@@ -424,13 +426,36 @@ def set_default_dtype(d: _dt.DType) -> None:
 
 
 def _fn(name: str) -> Any:
-    method = getattr(Tensor, name)
+    method = _tensor_methods.IMPLEMENTATIONS.get(name) or getattr(Tensor, name)
 
-    def f(input: Tensor, *args: Any, **kw: Any) -> Any:
+    def impl(input: Tensor, *args: Any, **kw: Any) -> Any:
         return method(_F.as_tensor_arg(input) if not isinstance(input, Tensor) else input,
                       *args, **kw)
+
+    limit = [-1.0]          # the most positional arguments, known from the first call on
+
+    def f(*args: Any, **kw: Any) -> Any:
+        if len(args) > limit[0]:
+            if limit[0] < 0:
+                limit[0] = _sig.max_positional(name, method=False)
+            if len(args) > limit[0]:        # NB: one too many, where the method would take it
+                _sig.fail(name, args, kw, method=False)
+        if not args or not isinstance(args[0], Tensor):
+            # NB: the input by keyword, or not a tensor (PyTorch refuses a number): checked
+            _sig.fail(name, args, kw, method=False)
+        for a in args:
+            if type(a) is np.ndarray:       # NB: PyTorch's functions take no numpy array
+                _sig.fail(name, args, kw, method=False)
+        try:
+            return impl(*args, **kw)
+        except Exception as e:      # NB: PyTorch reads its arguments before any other check
+            return _sig.recover(impl, name, args, kw, False, e)
     f.__name__ = name
+    _CHECKED.add(name)
     return f
+
+
+_CHECKED: set[str] = set()      # the functions that check their own arguments
 
 
 for _name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
@@ -771,4 +796,18 @@ def _prelu_method(self: Tensor, weight: Tensor) -> Tensor:
     return prelu(self, weight)
 
 
-Tensor.prelu = _prelu_method  # type: ignore[attr-defined]
+Tensor.prelu = _sig.guard(_prelu_method, "prelu", method=True)  # type: ignore[attr-defined]
+
+
+def _check_arguments() -> None:
+    """Every function of PyTorch's table checks its arguments against PyTorch's signature once
+    a call has failed (engine/signatures.py)."""
+    import inspect
+    space = globals()
+    for name in _sig.names(method=False) - _CHECKED:
+        fn = space.get(name)
+        if inspect.isfunction(fn):
+            space[name] = _sig.guard(fn, name, method=False)
+
+
+_check_arguments()
