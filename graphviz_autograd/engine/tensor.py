@@ -373,10 +373,10 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
-        if self._data.size != 1:
-            raise ValueError(msg.ONE_ELEMENT)
         if self.requires_grad and grad_state.enabled:  # NB: PyTorch is quiet under no_grad
             msg.warn_once(msg.FLOAT_OF_GRAD, UserWarning, stacklevel=3)
+        if self._data.size != 1:
+            raise ValueError(msg.ONE_ELEMENT)         # NB: (after the warning, as PyTorch)
         return float(self.item())
 
     def __int__(self) -> int:

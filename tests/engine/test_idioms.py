@@ -131,6 +131,17 @@ def test_a_list_of_tensors_requiring_grad_made_a_tensor_warns_as_float_does(engi
     assert got == [[], [FLOAT_WARNING], [], []]
 
 
+@pytest.mark.parametrize("engine", engines())
+def test_float_of_several_elements_requiring_grad_warns_before_it_raises(engine: str) -> None:
+    module = "torch" if engine == "torch" else "graphviz_autograd.torch"
+    got = warnings_in_fresh_process(
+        module, "x = torch.tensor([1.0, 2.0], requires_grad=True)",
+        ["try:\n    int(x)\nexcept ValueError:\n    pass",
+         "try:\n    float(x)\nexcept ValueError:\n    pass",
+         "try:\n    float(x)\nexcept ValueError:\n    pass"])
+    assert got == [[], [FLOAT_WARNING], []]
+
+
 @pytest.mark.torch
 def test_retain_variables_keyword() -> None:
     def snippet(rec: Recorder) -> None:
