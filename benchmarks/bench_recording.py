@@ -133,7 +133,8 @@ def chain(nodes: int) -> Any:
 def bench_snapshots(sizes: list[int], repeats: int
                     ) -> list[tuple[int, int, float, float, float, float]]:
     """Per size: nodes, then the first snapshot's take and derive (every node new to the
-    recording: its static record and its ids are made), then the medians of ``repeats`` more."""
+    snapshots: its ids and records are made; its static record was made with the node), then the
+    medians of ``repeats`` more."""
     rows = []
     for size in sizes:
         with graphviz_autograd.record(names=False) as rec:
@@ -173,8 +174,10 @@ def table(steps: list[tuple[str, float, float, float]],
     lines += ["", "One snapshot of a chain of `tanh(h * w + 1)` layers: taking it (reading what "
               "changed: live nodes, buffer states, names) and deriving its plain data (roots, "
               "sharing, predictions) when it is first read. *first*: the graph's first "
-              "snapshot (each node is new to the recording: its static record and its ids are "
-              "made); *again*: a later snapshot of the same graph (median of repeats). Goal: <= "
+              "snapshot (each node is new to the snapshots: its ids and records are made when "
+              "the snapshot is first read; what a node is, its static record, was read when the "
+              "node was made, in the forward, and is counted in the recording overhead above); "
+              "*again*: a later snapshot of the same graph (median of repeats). Goal: <= "
               "20 ms at 10,000 nodes, linear growth.", "",
               "| graph nodes | snapshot nodes | take ms, first / again | derive ms, first / again "
               "| total ms, first / again | total us/node, first / again |",
