@@ -163,7 +163,7 @@ def _aliased(kw: dict[str, Any], names: set[str]) -> dict[str, Any]:
     return out
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
     t = type(v)
     if t.__module__ in ("builtins", None) or isinstance(v, Tensor):
         return t.__name__
@@ -202,7 +202,7 @@ def _unpack(sig: Signature, p: Param, items: Any) -> str | None:
         if not _is_int(item):
             return (f"{sig.name}(): argument '{p.name}' failed to unpack the object at pos "
                     f"{i + 1} with error \"type must be tuple of ints,but got "
-                    f"{_type_name(item)}\"")
+                    f"{type_name(item)}\"")
     return None
 
 
@@ -212,7 +212,7 @@ def _check_value(sig: Signature, p: Param, v: Any, pos: int | None) -> str | Non
     if v is None and p.default == "None":
         return None
     where = f"argument '{p.name}' (position {pos})" if pos else f"argument '{p.name}'"
-    bad = f"{sig.name}(): {where} must be {p.type}, not {_type_name(v)}"
+    bad = f"{sig.name}(): {where} must be {p.type}, not {type_name(v)}"
     kind = p.type
     if kind == "Tensor":
         if isinstance(v, Tensor):
@@ -225,7 +225,7 @@ def _check_value(sig: Signature, p: Param, v: Any, pos: int | None) -> str | Non
             for i, item in enumerate(v):
                 if not isinstance(item, Tensor):
                     return (f"expected Tensor as element {i} in argument {(pos or 1) - 1}, "
-                            f"but got {_type_name(item)}")
+                            f"but got {type_name(item)}")
             return None
         return bad
     if kind == "tuple of ints":
@@ -399,7 +399,7 @@ def _described(args: tuple[Any, ...], kw: dict[str, Any],
     """The arguments given, as PyTorch lists them: "(Tensor, str, dim=int)", "(dim=str, )"; with
     ``marked``, those that do not fit between "!"."""
     def item(key: int | str, v: Any) -> str:
-        kind = _type_name(v) if marked is None else _type_detail(v)
+        kind = type_name(v) if marked is None else _type_detail(v)
         text = kind if isinstance(key, int) else f"{key}={kind}"
         return f"!{text}!" if marked is not None and marked(key, v) else text
     # NB: PyTorch keeps keywords in a hash map: a few come out in the reverse order given
@@ -413,11 +413,11 @@ def _described(args: tuple[Any, ...], kw: dict[str, Any],
 def _type_detail(v: Any) -> str:
     """A type as PyTorch details it under a signature: a sequence by its items' types."""
     if isinstance(v, tuple):
-        inner = ", ".join(_type_name(x) for x in v)
+        inner = ", ".join(type_name(x) for x in v)
         return f"tuple of ({inner}{',' if len(v) == 1 else ''})"
     if isinstance(v, list):
-        return f"list of [{', '.join(_type_name(x) for x in v)}]"
-    return _type_name(v)
+        return f"list of [{', '.join(type_name(x) for x in v)}]"
+    return type_name(v)
 
 
 def _fits(kind: str, v: Any) -> bool:

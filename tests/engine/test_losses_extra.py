@@ -179,6 +179,16 @@ ERRORS = [
     "nn.Linear(2, 2).add_module('act', None)",
     "F.mse_loss(x, y, weight=w3)", "F.mse_loss(x, y, reduction='bad', weight=prob)",
     "F.l1_loss(v, x, weight=prob)", "F.l1_loss(x, y, size_average=False, weight=prob)",
+    # class-index targets: PyTorch's checks in its order (batch, dtype, unbatched size)
+    "F.nll_loss(x, cls.int())", "F.nll_loss(x, cls.float())", "F.nll_loss(x, cls.byte())",
+    "F.cross_entropy(x, torch.tensor([0, 1, 2]).int())", "F.nll_loss(v, cls.int())",
+    "F.cross_entropy(x, cls.short(), label_smoothing=0.1)", "F.nll_loss(x, cls.bool())",
+    # pools, pads and the functions PyTorch's parser checks
+    "F.max_pool2d(x[None], (1, -1))", "F.max_pool2d(x[None], 1, dilation=0)",
+    "F.max_pool2d(x[None], 1, stride=-1)", "F.max_pool3d(x[None, None], -1)",
+    "F.avg_pool2d(x[None], (1, -2))", "F.pad(x, (1,))", "F.pad(x, (1, 1, 1, 1, 1, 1))",
+    "F.pad(x, (1, 2, 3))", "F.relu([1.0])", "F.relu(x.detach().numpy())", "F.linear([1.0], x)",
+    "F.relu(None, inplace=True)", "F.log_softmax(x)", "F.softmax(x)",
     "setattr(nn.Linear(3, 2), 'weight', x.detach())", "setattr(nn.Linear(3, 2), 'bias', [1.0])",
 ]
 

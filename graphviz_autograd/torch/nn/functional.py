@@ -14,6 +14,7 @@ from ...engine import functional as _F
 from ...engine import messages as _msg
 from ...engine import random as rnd
 from ...engine import selecting as _sel
+from ...engine import signatures as _signatures
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
@@ -105,7 +106,16 @@ def _reduction(reduction: str, size_average: Any = None, reduce: Any = None) -> 
     return _REDUCTION[reduction]
 
 
+def _tensor_input(name: str, input: Any) -> None:
+    """The TypeError of PyTorch's parser for a first argument that is not a tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_signatures.type_name(input)}")
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    if type(input) is not Tensor:
+        _tensor_input("relu_" if inplace else "relu", input)
     return input.relu_() if inplace else input.relu()
 
 
@@ -123,19 +133,19 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
-    return _F.softmax(input, _implicit_dim(input, dim), dtype)
+    return _F.softmax(input, _implicit_dim("softmax", input, dim), dtype)
 
 
 def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
-    return _F.log_softmax(input, _implicit_dim(input, dim), dtype)
+    return _F.log_softmax(input, _implicit_dim("log_softmax", input, dim), dtype)
 
 
-def _implicit_dim(t: Tensor, dim: Any) -> int:
+def _implicit_dim(name: str, t: Tensor, dim: Any) -> int:
     if dim is not None:
         return int(dim)
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
-                  "include dim=X as an argument.", UserWarning, stacklevel=3)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", UserWarning, stacklevel=3)
     return 0 if t.dim() in (0, 1, 3) else 1
 
 
@@ -179,6 +189,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if type(input) is not Tensor:
+        _tensor_input("linear", input)
     return _F.linear(input, weight, bias)
 
 
@@ -256,20 +268,25 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                   dtype=_F.promote(input, target))
 
 
+def _check_class_targets(input: Tensor, target: Tensor) -> None:
+    """PyTorch's checks of class-index targets, in its order: the batch sizes, the dtype (Long
+    or Byte), then an unbatched input's single target."""
+    if input._data.ndim > 1 and target._data.shape[:1] != input._data.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target "
+                         f"batch_size ({target._data.shape[0] if target._data.ndim else 0}).")
+    if target._dtype not in (_dt.int64, _dt.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{_msg.SCALAR_NAME.get(target._dtype.name, target._dtype.name)}")
+    if input._data.ndim == 1 and target._data.ndim == 1 and target._data.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target._data.shape[0]}")
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
     red = _reduction(reduction, size_average, reduce)
-    if target._dtype.is_floating_point:
-        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name.capitalize()}"
-                           .replace("Float32", "Float"))
-    n_expected = input._data.shape[0] if input._data.ndim > 1 else None
-    if input._data.ndim == 1 and target._data.ndim == 1 and target._data.shape[0] != 1:
-        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
-                         f"{target._data.shape[0]}")
-    if n_expected is not None and target._data.shape[:1] != (n_expected,):
-        raise ValueError(f"Expected input batch_size ({n_expected}) to match target batch_size "
-                         f"({target._data.shape[0] if target._data.ndim else 0}).")
+    _check_class_targets(input, target)
     classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
     if weight is not None and weight._data.size != classes:
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
@@ -308,9 +325,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _ce_prob_target(input, target, weight, red, label_smoothing)
-    if target._dtype.is_floating_point:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_msg.SCALAR_NAME.get(target._dtype.name, 'Float')}")
+    _check_class_targets(input, target)
     if label_smoothing > 0.0:
         _check_smoothing(label_smoothing)
         return _ce_label_smoothing(input, target, weight, red, ignore_index, label_smoothing)
@@ -761,18 +776,39 @@ def _pool_pair(name: str, what: str, value: Any, default: tuple[int, ...] | None
     return out
 
 
-def _check_pool(name: str, input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
-                padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool) -> None:
-    from ...engine.ops_conv import pool_out
-    shape = input._data.shape
-    if any(s == 0 for s in stride or kernel):
-        raise RuntimeError("stride should not be zero")
-    if input._data.ndim not in (3, 4) or 0 in shape[-3:]:
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+def _check_half_kernel(kernel: tuple[int, ...], padding: tuple[int, ...],
+                       dilation: tuple[int, ...]) -> None:
     for k, p, d in zip(kernel, padding, dilation, strict=True):
         if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+
+
+def _check_positive(kernel: tuple[int, ...], stride: tuple[int, ...],
+                    dilation: tuple[int, ...], axes: tuple[str, ...]) -> None:
+    """PyTorch's pooling shape checks of the kernel, stride and dilation, in its order."""
+    for values, what, prefix in ((kernel, "kernel size", "k"), (stride, "stride", "d"),
+                                 (dilation, "dilation", "dilation")):
+        if any(v <= 0 for v in values):
+            got = " ".join(f"{prefix}{a}: {v}" for a, v in zip(axes, values, strict=True))
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+
+
+def _check_pool(name: str, input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...],
+                padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool,
+                average: bool = False) -> None:
+    """PyTorch's checks of a 2-d pool's arguments, in its order (an average pool checks its
+    padding before the shapes)."""
+    from ...engine.ops_conv import pool_out
+    shape = input._data.shape
+    if any(s == 0 for s in stride or kernel):
+        raise RuntimeError("stride should not be zero")
+    if average:
+        _check_half_kernel(kernel, padding, dilation)
+    _check_positive(kernel, stride or kernel, dilation, ("H", "W"))
+    if input._data.ndim not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_half_kernel(kernel, padding, dilation)
     out = [pool_out(n, k, s, p, d, ceil_mode) for n, k, s, p, d in
            zip(shape[-2:], kernel, stride or kernel, padding, dilation, strict=True)]
     if any(o < 1 for o in out):
@@ -819,7 +855,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         _F._dim(-3, input._data.ndim)      # NB: PyTorch reads the channels first: IndexError
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    _check_pool(name, input, kernel, strides, pads, (1, 1), ceil_mode)
+    _check_pool(name, input, kernel, strides, pads, (1, 1), ceil_mode, average=True)
     return _apply(_T["avg_pool2d"], (input,),
                   {"kernel_size": kernel, "stride": strides, "padding": pads,
                    "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
@@ -844,12 +880,6 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     """F.pad: constant (ConstantPadNdBackward0), reflect and replicate of the last one, two or
     three dims (ReflectionPad{1,2,3}DBackward0, ReplicationPad{1,2,3}DBackward0)."""
     pads = tuple(int(p) for p in pad)
-    if mode == "constant":
-        return _apply(_T["constant_pad_nd"], (input,),
-                      {"pad": pads, "value": 0.0 if value is None else value},
-                      dtype=input._dtype)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     ndim = input._data.ndim
     if len(pads) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -857,6 +887,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise RuntimeError(f"Padding length should be less than or equal to two times the input "
                            f"dimension but got padding length {len(pads)} and input of dimension "
                            f"{ndim}")
+    if mode == "constant":
+        return _apply(_T["constant_pad_nd"], (input,),
+                      {"pad": pads, "value": 0.0 if value is None else value},
+                      dtype=input._dtype)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pads) not in (2, 4, 6) or ndim not in (len(pads) // 2 + 1, len(pads) // 2 + 2):
         raise NotImplementedError(
             f"Padding size {len(pads)} is not supported for {ndim}D input tensor.\nSupported "

@@ -120,15 +120,14 @@ def _check_pool3d(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...
                   padding: tuple[int, ...], dilation: tuple[int, ...], ceil_mode: bool,
                   average: bool = False) -> None:
     from ...engine.ops_conv import pool_out
+    from .functional import _check_half_kernel, _check_positive
     shape = input._data.shape
     if any(s == 0 for s in stride or kernel):
         raise RuntimeError("stride should not be zero")
+    _check_positive(kernel, stride or kernel, dilation, ("T", "H", "W"))
     if input._data.ndim not in (4, 5) or 0 in shape[-4:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    for k, p, d in zip(kernel, padding, dilation, strict=True):
-        if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    _check_half_kernel(kernel, padding, dilation)
     if average and any(n < k for n, k in zip(shape[-3:], kernel, strict=True)):
         t, h, w = shape[-3:]
         raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: "
