@@ -139,7 +139,9 @@ def _nll_fwd(x: np.ndarray, target: np.ndarray, weight: Any = None, reduction: i
     losses = -w * picked
     total = np.asarray(np.sum(w), dtype=x.dtype)
     if reduction == MEAN:
-        out = np.sum(losses) / total
+        # NB: every target ignored: 0 / 0, nan without a warning, as PyTorch
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.sum(losses) / total
     elif reduction == SUM:
         out = np.sum(losses)
     else:
@@ -161,7 +163,10 @@ def _nll_data_fwd(g: Any, x: np.ndarray, target: np.ndarray, weight: Any = None,
     key, w = _nll_parts(x, target, weight, ignore_index)
     coef = -w * g
     if reduction == MEAN:
-        coef = coef / np.asarray(total_weight, dtype=x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef = coef / np.asarray(total_weight, dtype=x.dtype)
+        # NB: PyTorch writes no gradient for an ignored target (0, also when every one is)
+        coef = np.where(np.asarray(target) != ignore_index, coef, 0).astype(x.dtype, copy=False)
     out = np.zeros_like(x)
     out[key if x.ndim != 1 else key[0]] = coef
     return out

@@ -1,0 +1,458 @@
+"""A third family of random programs: small models of ``nn`` layers (linear, convolutions and
+pools, normalisations, embeddings, recurrent layers and cells, attention, activations), a loss,
+then backward patterns (retained graphs, a second backward that must fail, two losses sharing a
+trunk, a detached head, ``autograd.grad``) and optimizer steps between backwards. Parameters are
+set from a formula on both engines, so their random initialisations do not matter.
+
+``program_nn(seed)`` is a function of its seed only.
+"""
+
+from __future__ import annotations
+
+import random
+
+Shape = tuple[int, ...]
+
+HEADER = """import math
+nn = torch.nn
+F = torch.nn.functional
+
+
+def fill(m, k):
+    with torch.no_grad():
+        for i, p in enumerate(m.parameters()):
+            n = p.numel()
+            vals = [math.cos(j * 0.7 + i * 1.3 + k) * 0.5 for j in range(n)]
+            p.copy_(torch.tensor(vals, dtype=p.dtype).reshape(p.shape))
+
+"""
+
+ACTIVATIONS = ["nn.ReLU()", "nn.GELU()", "nn.GELU(approximate='tanh')", "nn.SiLU()", "nn.Tanh()",
+               "nn.Sigmoid()", "nn.LeakyReLU(0.1)", "nn.ELU()", "nn.ELU(alpha=0.5)",
+               "nn.Softplus()", "nn.Softplus(beta=2.0, threshold=1.0)", "nn.Hardtanh()",
+               "nn.ReLU6()", "nn.Mish()", "nn.Hardswish()", "nn.Hardsigmoid()", "nn.SELU()",
+               "nn.CELU()", "nn.Softsign()", "nn.Tanhshrink()", "nn.LogSigmoid()",
+               "nn.Hardshrink(0.3)", "nn.Softshrink(0.2)", "nn.Identity()"]
+
+
+def _vals(rng: random.Random, n: int) -> list[float]:
+    return [round(rng.uniform(-1.5, 1.5), 2) for _ in range(n)]
+
+
+def _literal(values: list[float], shape: Shape) -> str:
+    if not shape:
+        return repr(values[0])
+    step = len(values) // shape[0]
+    return "[" + ", ".join(_literal(values[i * step:(i + 1) * step], shape[1:])
+                           for i in range(shape[0])) + "]"
+
+
+def _size(shape: Shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _tensor(rng: random.Random, shape: Shape, grad: bool, double: bool = False) -> str:
+    rg = (", dtype=torch.float64" if double else "") + (", requires_grad=True" if grad else "")
+    return f"torch.tensor({_literal(_vals(rng, _size(shape)), shape)}{rg})"
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _batchnorm(rng: random.Random, dim: int, c: int) -> str:
+    args = [str(c)]
+    if rng.random() < 0.4:
+        args.append(f"momentum={rng.choice(['0.5', 'None', '0.0', '1.0'])}")
+    if rng.random() < 0.3:
+        args.append("affine=False")
+    if rng.random() < 0.2:
+        args.append("track_running_stats=False")
+    if rng.random() < 0.2:
+        args.append("eps=0.1")
+    return f"nn.BatchNorm{dim}d({', '.join(args)})"
+
+
+def _groupnorm(rng: random.Random, c: int, spatial: int = 1) -> str:
+    """NB: a group of one element normalises to rounding noise, amplified in the gradient"""
+    sizes = [g for g in _divisors(c) if c // g * spatial >= 2]
+    if not sizes:
+        return "nn.Identity()"
+    g = rng.choice(sizes)
+    affine = ", affine=False" if rng.random() < 0.3 else ""
+    return f"nn.GroupNorm({g}, {c}{affine})"
+
+
+# -- trunks: (lines building ``trunk``, the code of ``h = ...`` from ``x``, h's feature count) ----
+def vector_trunk(rng: random.Random, train: bool, f: int) -> tuple[list[str], int]:
+    layers = []
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.random()
+        if kind < 0.35:
+            f2 = rng.randint(2, 5)
+            bias = "" if rng.random() < 0.7 else ", bias=False"
+            layers.append(f"nn.Linear({f}, {f2}{bias})")
+            f = f2
+        elif kind < 0.6:
+            layers.append(rng.choice(ACTIVATIONS))
+        elif kind < 0.72:
+            layers.append(_batchnorm(rng, 1, f))
+        elif kind < 0.82:
+            affine = rng.choice(["", ", elementwise_affine=False", ", bias=False", ", eps=0.1"])
+            layers.append(f"nn.LayerNorm({f}{affine})")
+        elif kind < 0.9:
+            layers.append(_groupnorm(rng, f))
+        elif kind < 0.95:
+            layers.append("nn.PReLU()" if rng.random() < 0.5 else f"nn.PReLU({f})")
+        else:
+            layers.append("nn.Dropout(0.3)" if not train else "nn.Dropout(0.0)")
+    if not layers:
+        layers.append("nn.Identity()")
+    return [f"trunk = nn.Sequential({', '.join(layers)})"], f
+
+
+def _out(n: int, k: int, s: int, p: int, d: int) -> int:
+    return (n + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def image_trunk(rng: random.Random, train: bool, dim: int) -> tuple[list[str], int, Shape]:
+    b, c = rng.randint(1, 2), rng.randint(1, 4)
+    size = [rng.randint(3, 6) for _ in range(dim)]
+    in_shape: Shape = (b, c, *size)
+    layers = []
+    d = f"{dim}d"
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.random()
+        if kind < 0.4:
+            groups = rng.choice(_divisors(c))
+            c2 = groups * rng.randint(1, 3)
+            k = rng.randint(1, min(3, max(size)))
+            s = rng.choice([1, 1, 2])
+            p = rng.randint(0, k // 2)
+            dil = rng.choice([1, 1, 2])
+            out = [_out(n, k, s, p, dil) for n in size]
+            if min(out) < 1:
+                continue
+            args = [str(c), str(c2), str(k)]
+            if s != 1:
+                args.append(f"stride={s}")
+            if p:
+                args.append(f"padding={p}")
+            if dil != 1:
+                args.append(f"dilation={dil}")
+            if groups != 1:
+                args.append(f"groups={groups}")
+            if rng.random() < 0.3:
+                args.append("bias=False")
+            layers.append(f"nn.Conv{d}({', '.join(args)})")
+            c, size = c2, out
+        elif kind < 0.5 and dim == 2:
+            groups = rng.choice(_divisors(c))
+            c2 = groups * rng.randint(1, 2)
+            k = rng.randint(1, 3)
+            s = rng.choice([1, 2])
+            p = rng.randint(0, k - 1)
+            op = rng.randint(0, s - 1) if rng.random() < 0.5 else 0
+            out = [(n - 1) * s - 2 * p + (k - 1) + op + 1 for n in size]
+            if min(out) < 1 or max(out) > 8:
+                continue
+            args = [str(c), str(c2), str(k)]
+            if s != 1:
+                args.append(f"stride={s}")
+            if p:
+                args.append(f"padding={p}")
+            if op:
+                args.append(f"output_padding={op}")
+            if groups != 1:
+                args.append(f"groups={groups}")
+            if rng.random() < 0.3:
+                args.append("bias=False")
+            layers.append(f"nn.ConvTranspose2d({', '.join(args)})")
+            c, size = c2, out
+        elif kind < 0.65:
+            k = rng.randint(1, min(3, min(size)))
+            s = rng.choice([1, 2, k])
+            p = rng.randint(0, k // 2)
+            pool = rng.choice(["Max", "Avg"])
+            args = [str(k)]
+            if s != k:
+                args.append(f"stride={s}")
+            if p:
+                args.append(f"padding={p}")
+            ceil = rng.random() < 0.2
+            if ceil:
+                args.append("ceil_mode=True")
+            if pool == "Avg" and rng.random() < 0.3:
+                args.append("count_include_pad=False")
+            out = []
+            for n in size:
+                o = (n + 2 * p - k + (s - 1 if ceil else 0)) // s + 1
+                if ceil and (o - 1) * s >= n + p:
+                    o -= 1
+                out.append(o)
+            if min(out) < 1:
+                continue
+            layers.append(f"nn.{pool}Pool{d}({', '.join(args)})")
+            size = out
+        elif kind < 0.72:
+            out = [rng.randint(1, n) for n in size]
+            arg = str(out[0]) if dim == 1 else f"({out[0]}, {out[1]})"
+            pool = "Avg" if rng.random() < 0.7 else "Max"
+            layers.append(f"nn.Adaptive{pool}Pool{d}({arg})")
+            size = out
+        elif kind < 0.82:
+            layers.append(_batchnorm(rng, dim, c))
+        elif kind < 0.88:
+            layers.append(_groupnorm(rng, c, _size(tuple(size))))
+        else:
+            layers.append(rng.choice(ACTIVATIONS))
+    layers.append("nn.Flatten()")
+    return [f"trunk = nn.Sequential({', '.join(layers)})"], c * _size(tuple(size)), in_shape
+
+
+def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[str], int, str, int]:
+    """Lines building the trunk, lines computing ``h`` from ``x``, h's features, x's code and
+    the batch."""
+    b, t = rng.randint(1, 3), rng.randint(1, 4)
+    build: list[str] = []
+    fwd: list[str] = []
+    if rng.random() < 0.4:
+        v, e = rng.randint(3, 6), rng.randint(2, 4)
+        pad = f", padding_idx={rng.randrange(v)}" if rng.random() < 0.5 else ""
+        idx = [[rng.randrange(v) for _ in range(t)] for _ in range(b)]
+        xcode = f"x = torch.tensor({idx})"
+        build.append(f"emb = nn.Embedding({v}, {e}{pad})")
+        build.append("fill(emb, 3)")
+        fwd.append("s = emb(x)")
+        batch_first = True
+    else:
+        e = rng.randint(2, 4)
+        batch_first = rng.random() < 0.5
+        shape = (b, t, e) if batch_first else (t, b, e)
+        xcode = f"x = {_tensor(rng, shape, rng.random() < 0.7, double)}"
+        fwd.append("s = x")
+    kind = rng.random()
+    hid = rng.randint(2, 4)
+    if kind < 0.55:
+        cls = rng.choice(["RNN", "GRU", "LSTM"])
+        layers = rng.choice([1, 1, 2])
+        bi = rng.random() < 0.4
+        args = [str(e), str(hid)]
+        if layers != 1:
+            args.append(f"num_layers={layers}")
+        if bi:
+            args.append("bidirectional=True")
+        if batch_first:
+            args.append("batch_first=True")
+        if rng.random() < 0.2:
+            args.append("bias=False")
+        if cls == "RNN" and rng.random() < 0.3:
+            args.append("nonlinearity='relu'")
+        build.append(f"trunk = nn.{cls}({', '.join(args)})")
+        if rng.random() < 0.3:
+            nd = layers * (2 if bi else 1)
+            hx = _tensor(rng, (nd, b, hid), False) + ".to(head.weight.dtype)"
+            if cls == "LSTM":
+                cx = _tensor(rng, (nd, b, hid), False) + ".to(head.weight.dtype)"
+                fwd.append(f"o, _ = trunk(s, ({hx}, {cx}))")
+            else:
+                fwd.append(f"o, _ = trunk(s, {hx})")
+        else:
+            fwd.append("o, hn = trunk(s)")
+        feat = hid * (2 if bi else 1)
+        if rng.random() < 0.5:
+            fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
+        else:
+            fwd.append("h = o[:, -1]" if batch_first else "h = o[-1]")
+        return build, fwd, feat, xcode, b
+    if kind < 0.8:
+        cls = rng.choice(["RNNCell", "GRUCell", "LSTMCell"])
+        bias = ", bias=False" if rng.random() < 0.2 else ""
+        build.append(f"trunk = nn.{cls}({e}, {hid}{bias})")
+        step = "s[:, i]" if batch_first else "s[i]"
+        if cls == "LSTMCell":
+            fwd += ["st = None", f"for i in range({t}):",
+                    f"    st = trunk({step}, st)", "h = st[0] + st[1]"]
+        else:
+            fwd += ["h = None", f"for i in range({t}):", f"    h = trunk({step}, h)"]
+        return build, fwd, hid, xcode, b
+    heads = rng.choice(_divisors(e))
+    args = [str(e), str(heads)]
+    if batch_first:
+        args.append("batch_first=True")
+    if rng.random() < 0.2:
+        args.append("bias=False")
+    if rng.random() < 0.2:
+        args.append("add_bias_kv=True")
+    build.append(f"trunk = nn.MultiheadAttention({', '.join(args)})")
+    need = rng.choice(["", ", need_weights=False", ", average_attn_weights=False"])
+    mask = ""
+    if rng.random() < 0.3:
+        mask = f", attn_mask=torch.ones({t}, {t}, dtype=torch.bool).triu(1)"
+    build.append("trunk.eval()" if rng.random() < 0.3 else "trunk.train()")
+    fwd.append(f"o, w = trunk(s, s, s{need}{mask})")
+    fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
+    return build, fwd, e, xcode, b
+
+
+def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], str]:
+    """Lines building the target, the expression of the (scalar) loss of ``out`` (b, c)."""
+    red = rng.choice(["", "", ", reduction='sum'", ", reduction='none'"])
+    tail = ".mean()" if "none" in red else ""
+    kind = rng.random()
+    if kind < 0.35:
+        tgt = [rng.randrange(c) for _ in range(b)]
+        args = ""
+        if rng.random() < 0.3:
+            weight = [round(0.5 + 0.25 * i, 2) for i in range(c)]
+            args += f", weight=torch.tensor({weight}, dtype={out}.dtype)"
+        if rng.random() < 0.3:
+            args += ", label_smoothing=0.1"
+        if rng.random() < 0.3:
+            args += f", ignore_index={tgt[0]}"
+        fn = "F.cross_entropy" if rng.random() < 0.75 else "NLL"
+        if fn == "NLL":
+            args = args.replace(", label_smoothing=0.1", "")
+            return ([f"t = torch.tensor({tgt})"],
+                    f"F.nll_loss(F.log_softmax({out}, 1), t{args}{red}){tail}")
+        return [f"t = torch.tensor({tgt})"], f"F.cross_entropy({out}, t{args}{red}){tail}"
+    if kind < 0.45:
+        return ([f"t = {_tensor(rng, (b, c), False)}.softmax(1)"],
+                f"F.cross_entropy({out}, t{red}){tail}")
+    t = [f"t = {_tensor(rng, (b, c), False)}"]
+    if kind < 0.6:
+        return t, f"F.mse_loss({out}, t{red}){tail}"
+    if kind < 0.72:
+        pw = ", pos_weight=torch.full((" + str(c) + ",), 1.5, dtype=out.dtype)" if rng.random() < 0.3 else ""
+        return t, f"F.binary_cross_entropy_with_logits({out}, t.sigmoid(){pw}{red}){tail}"
+    if kind < 0.82:
+        beta = rng.choice(["", ", beta=0.5"])
+        return t, f"F.smooth_l1_loss({out}, t{beta}{red}){tail}"
+    if kind < 0.9:
+        return t, f"F.kl_div(F.log_softmax({out}, 1), t.softmax(1), reduction='batchmean')"
+    if kind < 0.95:
+        return t, f"F.l1_loss({out}, t{red}){tail}"
+    return t, f"F.huber_loss({out}, t, delta=0.5{red}){tail}"
+
+
+def optimizer(rng: random.Random) -> str:
+    kind = rng.random()
+    if kind < 0.5:
+        args = [f"lr={rng.choice(['0.1', '0.05'])}"]
+        if rng.random() < 0.5:
+            args.append("momentum=0.9")
+            if rng.random() < 0.3:
+                args.append("nesterov=True")
+        if rng.random() < 0.3:
+            args.append("weight_decay=0.01")
+        return f"torch.optim.SGD(params, {', '.join(args)})"
+    # NB: eps large, so a gradient that is zero up to rounding does not make a step
+    cls = rng.choice(["Adam", "AdamW"])
+    args = ["lr=0.01", "eps=0.01"]
+    if rng.random() < 0.3:
+        args.append("amsgrad=True")
+    if rng.random() < 0.3:
+        args.append("weight_decay=0.01")
+    return f"torch.optim.{cls}(params, {', '.join(args)})"
+
+
+def program_nn(seed: int, double: bool | None = None) -> str:
+    """``double``: the program in float64 (None: as drawn, float32 mostly)."""
+    rng = random.Random(seed)
+    lines = [HEADER]
+    train = rng.random() < 0.6
+    drawn = rng.random() < 0.15
+    double = drawn if double is None else double
+    family = rng.random()
+    fwd: list[str]
+    if family < 0.3:
+        b, f = rng.randint(2, 4), rng.randint(2, 5)
+        lines.append(f"x = {_tensor(rng, (b, f), rng.random() < 0.6, double)}")
+        build, feat = vector_trunk(rng, train, f)
+        fwd = ["h = trunk(x)"]
+        batch = b
+    elif family < 0.65:
+        dim = 2 if rng.random() < 0.6 else 1
+        build, feat, in_shape = image_trunk(rng, train, dim)
+        lines.append(f"x = {_tensor(rng, in_shape, rng.random() < 0.6, double)}")
+        fwd = ["h = trunk(x)"]
+        batch = in_shape[0]
+    else:
+        build, fwd, feat, xcode, batch = recurrent_trunk(rng, double)
+        lines.append(xcode)
+    lines += build
+    if not any(line.startswith("trunk.") for line in build):
+        lines.append("trunk.train()" if train else "trunk.eval()")
+    c = rng.randint(2, 4)
+    lines.append(f"head = nn.Linear({feat}, {c})")
+    lines.append("fill(trunk, 0)")
+    lines.append("fill(head, 1)")
+    mods = "[trunk, head, emb]" if "emb = " in "\n".join(lines) else "[trunk, head]"
+    if double:
+        lines.append(f"for m in {mods}:")
+        lines.append("    m.double()")
+    lines.append(f"model = nn.ModuleList({mods})")
+    lines.append("params = list(model.parameters())")
+    lines.append("named = dict(model.named_parameters())")
+    lines.append("")
+    lines.append("def forward():")
+    lines += ["    " + ln for ln in fwd]
+    lines.append("    return h, head(h)")
+    lines.append("")
+    lines.append("h, out = forward()")
+    lines.append("note('out', out)")
+    tgt, loss = loss_expr(rng, "out", batch, c)
+    lines += tgt
+    if double:
+        lines.append("t = t.double() if t.is_floating_point() else t")
+    lines.append(f"loss = {loss}")
+    lines.append("probe('loss', loss=loss, x=x)")
+    pattern = rng.random()
+    if pattern < 0.25:
+        lines.append("attempt('backward', lambda: loss.backward())")
+    elif pattern < 0.4:
+        lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
+        lines.append("attempt('second', lambda: loss.backward())")
+    elif pattern < 0.55:
+        lines.append("attempt('first', lambda: loss.backward())")
+        lines.append("attempt('again', lambda: loss.backward())")
+    elif pattern < 0.7:
+        lines.append(f"loss2 = {rng.choice(['h.pow(2).mean()', 'out.sum()', 'h.tanh().sum()'])}")
+        lines.append("probe('loss2', loss2=loss2)")
+        if rng.random() < 0.5:
+            lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
+            lines.append("attempt('second', lambda: loss2.backward())")
+        else:
+            lines.append("attempt('both', lambda: (loss + 0.5 * loss2).backward())")
+    elif pattern < 0.82:
+        lines.append("out2 = head(h.detach())")
+        lines.append(f"loss2 = {loss.replace('out', 'out2')}")
+        lines.append("probe('detached', loss2=loss2)")
+        lines.append("attempt('detached', lambda: loss2.backward())")
+    else:
+        lines.append("attempt('grad', lambda: note('g', torch.autograd.grad(loss, params, "
+                     "retain_graph=True)))")
+        lines.append("attempt('grad x', lambda: note('gx', torch.autograd.grad(loss, [x], "
+                     "allow_unused=True)))")
+    lines.append("grads('params', **named)")
+    lines.append("attempt('x grad', lambda: grads('x', x=x))")
+    lines.append("note('buffers', list(trunk.buffers()))")
+    if rng.random() < 0.7:
+        lines.append(f"opt = {optimizer(rng)}")
+        for k in range(rng.randint(1, 2)):
+            lines.append("opt.step()")
+            lines.append("opt.zero_grad()" if rng.random() < 0.7
+                         else "opt.zero_grad(set_to_none=False)")
+            lines.append("h, out = forward()")
+            lines.append(f"loss = {loss}")
+            lines.append(f"probe('step {k}', loss=loss)")
+            lines.append(f"attempt('step {k} backward', lambda: loss.backward())")
+            lines.append(f"grads('step {k}', **named)")
+        lines.append("opt.step()")
+        lines.append("note('params', params)")
+        lines.append("note('buffers after', list(trunk.buffers()))")
+    return "\n".join(lines) + "\n"
+
