@@ -33,6 +33,21 @@ ACTIVATIONS = ["nn.ReLU()", "nn.GELU()", "nn.GELU(approximate='tanh')", "nn.SiLU
                "nn.ReLU6()", "nn.Mish()", "nn.Hardswish()", "nn.Hardsigmoid()", "nn.SELU()",
                "nn.CELU()", "nn.Softsign()", "nn.Tanhshrink()", "nn.LogSigmoid()",
                "nn.Hardshrink(0.3)", "nn.Softshrink(0.2)", "nn.Identity()"]
+# NB: in place, after another layer only (their input is then no leaf)
+INPLACE = ["nn.ReLU(inplace=True)", "nn.LeakyReLU(0.1, inplace=True)", "nn.ELU(inplace=True)",
+           "nn.Hardtanh(inplace=True)", "nn.ReLU6(inplace=True)", "nn.SiLU(inplace=True)",
+           "nn.Hardswish(inplace=True)", "nn.Mish(inplace=True)", "nn.CELU(inplace=True)",
+           "nn.SELU(inplace=True)", "nn.Hardsigmoid(inplace=True)",
+           "nn.Threshold(0.1, 20.0, inplace=True)", "nn.RReLU(inplace=True)"]
+
+
+def _activation(rng: random.Random, layers: list[str], train: bool) -> str:
+    if layers and rng.random() < 0.35:
+        act = rng.choice(INPLACE)
+        if act.startswith("nn.RReLU") and train:
+            return "nn.ReLU(inplace=True)"
+        return act
+    return rng.choice(ACTIVATIONS)
 
 
 def _vals(rng: random.Random, n: int) -> list[float]:
@@ -97,7 +112,7 @@ def vector_trunk(rng: random.Random, train: bool, f: int) -> tuple[list[str], in
             layers.append(f"nn.Linear({f}, {f2}{bias})")
             f = f2
         elif kind < 0.6:
-            layers.append(rng.choice(ACTIVATIONS))
+            layers.append(_activation(rng, layers, train))
         elif kind < 0.72:
             layers.append(_batchnorm(rng, 1, f))
         elif kind < 0.82:
@@ -108,7 +123,8 @@ def vector_trunk(rng: random.Random, train: bool, f: int) -> tuple[list[str], in
         elif kind < 0.95:
             layers.append("nn.PReLU()" if rng.random() < 0.5 else f"nn.PReLU({f})")
         else:
-            layers.append("nn.Dropout(0.3)" if not train else "nn.Dropout(0.0)")
+            inplace = ", inplace=True" if layers and rng.random() < 0.3 else ""
+            layers.append(f"nn.Dropout(0.3{inplace})" if not train else "nn.Dropout(0.0)")
     if not layers:
         layers.append("nn.Identity()")
     return [f"trunk = nn.Sequential({', '.join(layers)})"], f
@@ -118,7 +134,9 @@ def _out(n: int, k: int, s: int, p: int, d: int) -> int:
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def image_trunk(rng: random.Random, train: bool, dim: int) -> tuple[list[str], int, Shape]:
+def image_trunk(rng: random.Random, train: bool, dim: int
+                ) -> tuple[list[str], int, Shape, Shape]:
+    """Lines building the trunk, its channels and size out, x's shape."""
     b, c = rng.randint(1, 2), rng.randint(1, 4)
     size = [rng.randint(3, 6) for _ in range(dim)]
     in_shape: Shape = (b, c, *size)
@@ -139,8 +157,14 @@ def image_trunk(rng: random.Random, train: bool, dim: int) -> tuple[list[str], i
             args = [str(c), str(c2), str(k)]
             if s != 1:
                 args.append(f"stride={s}")
-            if p:
+            # NB: no even span with 'same' (PyTorch's warning there is once per process)
+            if s == 1 and dil * (k - 1) % 2 == 0 and rng.random() < 0.2:
+                args.append("padding='same'")
+                out = list(size)
+            elif p:
                 args.append(f"padding={p}")
+                if rng.random() < 0.3 and p < min(size):
+                    args.append(f"padding_mode='{rng.choice(['reflect', 'replicate', 'circular'])}'")
             if dil != 1:
                 args.append(f"dilation={dil}")
             if groups != 1:
@@ -208,9 +232,8 @@ def image_trunk(rng: random.Random, train: bool, dim: int) -> tuple[list[str], i
         elif kind < 0.88:
             layers.append(_groupnorm(rng, c, _size(tuple(size))))
         else:
-            layers.append(rng.choice(ACTIVATIONS))
-    layers.append("nn.Flatten()")
-    return [f"trunk = nn.Sequential({', '.join(layers)})"], c * _size(tuple(size)), in_shape
+            layers.append(_activation(rng, layers, train))
+    return [f"trunk = nn.Sequential({', '.join(layers)})"], c, tuple(size), in_shape
 
 
 def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[str], int, str, int]:
@@ -251,10 +274,14 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
             args.append("bias=False")
         if cls == "RNN" and rng.random() < 0.3:
             args.append("nonlinearity='relu'")
+        proj = 0
+        if cls == "LSTM" and hid > 2 and rng.random() < 0.3:
+            proj = rng.randint(1, hid - 1)
+            args.append(f"proj_size={proj}")
         build.append(f"trunk = nn.{cls}({', '.join(args)})")
         if rng.random() < 0.3:
             nd = layers * (2 if bi else 1)
-            hx = _tensor(rng, (nd, b, hid), False) + ".to(head.weight.dtype)"
+            hx = _tensor(rng, (nd, b, proj or hid), False) + ".to(head.weight.dtype)"
             if cls == "LSTM":
                 cx = _tensor(rng, (nd, b, hid), False) + ".to(head.weight.dtype)"
                 fwd.append(f"o, _ = trunk(s, ({hx}, {cx}))")
@@ -262,7 +289,7 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
                 fwd.append(f"o, _ = trunk(s, {hx})")
         else:
             fwd.append("o, hn = trunk(s)")
-        feat = hid * (2 if bi else 1)
+        feat = (proj or hid) * (2 if bi else 1)
         if rng.random() < 0.5:
             fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
         else:
@@ -293,6 +320,9 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
     if rng.random() < 0.3:
         mask = f", attn_mask=torch.ones({t}, {t}, dtype=torch.bool).triu(1)"
     build.append("trunk.eval()" if rng.random() < 0.3 else "trunk.train()")
+    if rng.random() < 0.25 and t > 1:
+        pad = [[j == t - 1 and i == 0 for j in range(t)] for i in range(b)]
+        mask += f", key_padding_mask=torch.tensor({pad})"
     fwd.append(f"o, w = trunk(s, s, s{need}{mask})")
     fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
     return build, fwd, e, xcode, b
@@ -359,6 +389,24 @@ def optimizer(rng: random.Random) -> str:
     return f"torch.optim.{cls}(params, {', '.join(args)})"
 
 
+def _seg_loss(rng: random.Random, b: int, c: int, size: Shape) -> tuple[list[str], str]:
+    """Cross-entropy (or nll) of a (b, c, *size) output against class maps."""
+    tgt = [[rng.randrange(c) for _ in range(_size(size))] for _ in range(b)]
+    flat = [v for row in tgt for v in row]
+    args = ""
+    if rng.random() < 0.3:
+        args += f", ignore_index={flat[0]}"
+    if rng.random() < 0.3:
+        args += f", weight=torch.tensor({[0.5 + 0.25 * i for i in range(c)]}, dtype=out.dtype)"
+    red = rng.choice(["", ", reduction='sum'", ", reduction='none'"])
+    tail = ".mean()" if "none" in red else ""
+    t = f"t = torch.tensor({_literal([float(v) for v in flat], (b, *size))}).long()"
+    if rng.random() < 0.25:
+        return [t], f"F.nll_loss(F.log_softmax(out, 1), t{args}{red}){tail}"
+    smooth = ", label_smoothing=0.2" if rng.random() < 0.3 else ""
+    return [t], f"F.cross_entropy(out, t{args}{smooth}{red}){tail}"
+
+
 def program_nn(seed: int, double: bool | None = None) -> str:
     """``double``: the program in float64 (None: as drawn, float32 mostly)."""
     rng = random.Random(seed)
@@ -368,29 +416,48 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     double = drawn if double is None else double
     family = rng.random()
     fwd: list[str]
+    c = rng.randint(2, 4)
+    seg: tuple[int, Shape] | None = None
+    extra: list[str] = []
     if family < 0.3:
         b, f = rng.randint(2, 4), rng.randint(2, 5)
         lines.append(f"x = {_tensor(rng, (b, f), rng.random() < 0.6, double)}")
         build, feat = vector_trunk(rng, train, f)
         fwd = ["h = trunk(x)"]
+        if rng.random() < 0.3:
+            act = rng.choice(["nn.ReLU()", "nn.Tanh()", "nn.GELU()"])
+            build.append(f"block = nn.Sequential(nn.LayerNorm({feat}), nn.Linear({feat}, "
+                         f"{feat}), {act})")
+            build.append("fill(block, 2)")
+            fwd.append("h = h + block(h)")
+            extra.append("block")
+        head = f"nn.Linear({feat}, {c})"
         batch = b
     elif family < 0.65:
         dim = 2 if rng.random() < 0.6 else 1
-        build, feat, in_shape = image_trunk(rng, train, dim)
+        build, ch, size, in_shape = image_trunk(rng, train, dim)
         lines.append(f"x = {_tensor(rng, in_shape, rng.random() < 0.6, double)}")
-        fwd = ["h = trunk(x)"]
         batch = in_shape[0]
+        if dim == 2 and rng.random() < 0.3:
+            fwd = ["h = trunk(x)"]
+            head = f"nn.Conv2d({ch}, {c}, 1)"
+            seg = (batch, size)
+        else:
+            fwd = ["h = trunk(x).flatten(1)" if rng.random() < 0.5
+                   else "h = trunk(x).reshape(x.shape[0], -1)"]
+            head = f"nn.Linear({ch * _size(size)}, {c})"
     else:
         build, fwd, feat, xcode, batch = recurrent_trunk(rng, double)
         lines.append(xcode)
+        head = f"nn.Linear({feat}, {c})"
     lines += build
     if not any(line.startswith("trunk.") for line in build):
         lines.append("trunk.train()" if train else "trunk.eval()")
-    c = rng.randint(2, 4)
-    lines.append(f"head = nn.Linear({feat}, {c})")
+    lines.append(f"head = {head}")
     lines.append("fill(trunk, 0)")
     lines.append("fill(head, 1)")
-    mods = "[trunk, head, emb]" if "emb = " in "\n".join(lines) else "[trunk, head]"
+    names = ["trunk", "head", *extra] + (["emb"] if "emb = " in "\n".join(lines) else [])
+    mods = "[" + ", ".join(names) + "]"
     if double:
         lines.append(f"for m in {mods}:")
         lines.append("    m.double()")
@@ -404,22 +471,25 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append("")
     lines.append("h, out = forward()")
     lines.append("note('out', out)")
-    tgt, loss = loss_expr(rng, "out", batch, c)
+    if seg is not None:
+        tgt, loss = _seg_loss(rng, seg[0], c, seg[1])
+    else:
+        tgt, loss = loss_expr(rng, "out", batch, c)
     lines += tgt
     if double:
         lines.append("t = t.double() if t.is_floating_point() else t")
     lines.append(f"loss = {loss}")
     lines.append("probe('loss', loss=loss, x=x)")
     pattern = rng.random()
-    if pattern < 0.25:
+    if pattern < 0.2:
         lines.append("attempt('backward', lambda: loss.backward())")
-    elif pattern < 0.4:
+    elif pattern < 0.32:
         lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
         lines.append("attempt('second', lambda: loss.backward())")
-    elif pattern < 0.55:
+    elif pattern < 0.45:
         lines.append("attempt('first', lambda: loss.backward())")
         lines.append("attempt('again', lambda: loss.backward())")
-    elif pattern < 0.7:
+    elif pattern < 0.58:
         lines.append(f"loss2 = {rng.choice(['h.pow(2).mean()', 'out.sum()', 'h.tanh().sum()'])}")
         lines.append("probe('loss2', loss2=loss2)")
         if rng.random() < 0.5:
@@ -427,16 +497,33 @@ def program_nn(seed: int, double: bool | None = None) -> str:
             lines.append("attempt('second', lambda: loss2.backward())")
         else:
             lines.append("attempt('both', lambda: (loss + 0.5 * loss2).backward())")
-    elif pattern < 0.82:
+    elif pattern < 0.68:
         lines.append("out2 = head(h.detach())")
         lines.append(f"loss2 = {loss.replace('out', 'out2')}")
         lines.append("probe('detached', loss2=loss2)")
         lines.append("attempt('detached', lambda: loss2.backward())")
-    else:
+    elif pattern < 0.78:
         lines.append("attempt('grad', lambda: note('g', torch.autograd.grad(loss, params, "
                      "retain_graph=True)))")
         lines.append("attempt('grad x', lambda: note('gx', torch.autograd.grad(loss, [x], "
                      "allow_unused=True)))")
+    elif pattern < 0.88:
+        # NB: a hook on an intermediate, retain_grad, then a clipped gradient
+        lines.append("hk = h.register_hook(lambda g: g * 2)")
+        lines.append("h.retain_grad()")
+        lines.append("attempt('hooked', lambda: loss.backward())")
+        lines.append("grads('h', h=h)")
+        lines.append("hk.remove()")
+        clip = rng.choice(["torch.nn.utils.clip_grad_norm_(params, 0.5)",
+                           "torch.nn.utils.clip_grad_value_(params, 0.05)",
+                           "torch.nn.utils.clip_grad_norm_(params, 1.0, norm_type=1.0)"])
+        lines.append(f"attempt('clip', lambda: note('norm', {clip}))")
+    else:
+        # NB: a gradient penalty (double backward through the model)
+        lines.append("def penalty():")
+        lines.append("    g, = torch.autograd.grad(loss, [h], create_graph=True)")
+        lines.append("    (loss + g.pow(2).sum()).backward()")
+        lines.append("attempt('penalty', penalty)")
     lines.append("grads('params', **named)")
     lines.append("attempt('x grad', lambda: grads('x', x=x))")
     lines.append("note('buffers', list(trunk.buffers()))")
@@ -444,8 +531,8 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append(f"opt = {optimizer(rng)}")
         for k in range(rng.randint(1, 2)):
             lines.append("opt.step()")
-            lines.append("opt.zero_grad()" if rng.random() < 0.7
-                         else "opt.zero_grad(set_to_none=False)")
+            lines.append(rng.choice(["opt.zero_grad()", "opt.zero_grad(set_to_none=False)",
+                                     "model.zero_grad()"]))
             lines.append("h, out = forward()")
             lines.append(f"loss = {loss}")
             lines.append(f"probe('step {k}', loss=loss)")
@@ -455,4 +542,3 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append("note('params', params)")
         lines.append("note('buffers after', list(trunk.buffers()))")
     return "\n".join(lines) + "\n"
-

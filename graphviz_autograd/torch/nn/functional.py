@@ -704,8 +704,9 @@ def _same_padding(weight: Tensor, dilation: tuple[int, ...], stride: tuple[int, 
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for k, d in zip(weight._data.shape[2:], dilation, strict=False)]
     if any(t % 2 for t in total):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require "
-                      "a zero-padded copy of the input be created", UserWarning, stacklevel=4)
+        # NB: once per process, as PyTorch's
+        _msg.warn_user_once("Using padding='same' with even kernel lengths and odd dilation may "
+                       "require a zero-padded copy of the input be created")
     return tuple(t // 2 for t in total), tuple(t % 2 for t in total)
 
 

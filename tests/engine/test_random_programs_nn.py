@@ -1,0 +1,105 @@
+"""Random programs of ``nn`` layers (``_random_programs_nn``: small models, a loss, backward
+patterns, optimizer steps) run on real PyTorch and on the engine: the oracle's records of both
+must not differ. A float32 program whose only differences are numbers (rounding, amplified by an
+ill-conditioned layer) must match exactly in float64."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _markers import HAS_TORCH
+
+from ._op_examples import ORACLE, load_harness
+from ._random_programs_nn import program_nn
+
+if not HAS_TORCH:
+    pytest.skip("needs PyTorch (pip install -e '.[torch]')", allow_module_level=True)
+harness = load_harness()
+if harness is None:
+    pytest.skip(f"oracle not found at {ORACLE}", allow_module_level=True)
+
+pytestmark = pytest.mark.torch
+
+SEEDS_PER_CASE = 25
+CASES = 4           # 100 programs
+_NUMBER = re.compile(r"^\S+: expected -?[0-9.e+-]+ got -?[0-9.e+-]+$")
+
+
+def _run(source: str, tmp_path: Path, name: str) -> list[str]:
+    import torch
+
+    import graphviz_autograd.torch as ours
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    theirs, mine = harness.run_scenario(str(path), torch), harness.run_scenario(str(path), ours)
+    return [d for d in harness.diff(theirs, mine) if not d.split(":", 1)[0].endswith("/where")]
+
+
+def _differences(seed: int, tmp_path: Path) -> list[str]:
+    differences = _run(program_nn(seed), tmp_path, f"nn_{seed}")
+    if differences and all(_NUMBER.match(d) for d in differences):
+        return _run(program_nn(seed, double=True), tmp_path, f"nn_{seed}_64")
+    return differences
+
+
+@pytest.mark.parametrize("case", range(CASES))
+def test_random_nn_programs_match_real_torch(case: int, tmp_path: Path) -> None:
+    failures = []
+    for seed in range(case * SEEDS_PER_CASE, (case + 1) * SEEDS_PER_CASE):
+        differences = _differences(seed, tmp_path)
+        if differences:
+            failures.append(f"seed {seed}:\n{program_nn(seed)}"
+                            + "\n".join("    " + d for d in differences))
+    assert not failures, "\n\n".join(failures)
+
+
+# NB: each one a difference the family found (the seed in its comment)
+FOUND = {
+    # every target ignored: a nan loss without a warning, a zero gradient (seed 20)
+    "nll_every_target_ignored":
+        "x = torch.tensor([[0.5, 1.0], [0.2, 0.3]], requires_grad=True)\n"
+        "t = torch.tensor([0, 0])\n"
+        "w = torch.tensor([0.5, 0.75])\n"
+        "F = torch.nn.functional\n"
+        "for i, loss in enumerate([F.cross_entropy(x, t, ignore_index=0),\n"
+        "                          F.cross_entropy(x, t, weight=w, ignore_index=0),\n"
+        "                          F.nll_loss(x, t, weight=w, ignore_index=0, reduction='sum'),\n"
+        "                          F.nll_loss(x, t, ignore_index=0)]):\n"
+        "    note(f'loss {i}', loss)\n"
+        "    x.grad = None\n"
+        "    attempt(f'backward {i}', lambda: loss.backward())\n"
+        "    grads(f'x {i}', x=x)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_differences_the_nn_family_found(name: str, tmp_path: Path) -> None:
+    differences = _run(FOUND[name], tmp_path, name)
+    assert not differences, differences
+
+
+_SAME_PADDING = """
+import warnings
+import {module} as torch
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for conv in (torch.nn.Conv2d(1, 1, 2, padding='same'), torch.nn.Conv1d(1, 1, 2, padding='same')):
+        conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
+        conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
+print([str(w.message) for w in caught])
+"""
+
+
+def test_same_padding_of_an_even_kernel_warns_once_per_process() -> None:
+    """(seed 340) PyTorch warns once per process, so a fresh process each."""
+    out = [subprocess.run([sys.executable, "-c", _SAME_PADDING.format(module=m)],
+                          capture_output=True, text=True, check=True).stdout
+           for m in ("torch", "graphviz_autograd.torch")]
+    assert out[0] == out[1]
+    assert out[0].count("zero-padded copy") == 1
