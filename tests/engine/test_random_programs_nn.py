@@ -5,6 +5,7 @@ ill-conditioned layer) must match exactly in float64."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -84,6 +85,7 @@ def test_differences_the_nn_family_found(name: str, tmp_path: Path) -> None:
 
 
 _SAME_PADDING = """
+import json
 import warnings
 import {module} as torch
 warnings.simplefilter("always")
@@ -92,14 +94,15 @@ with warnings.catch_warnings(record=True) as caught:
     for conv in (torch.nn.Conv2d(1, 1, 2, padding='same'), torch.nn.Conv1d(1, 1, 2, padding='same')):
         conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
         conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
-print([str(w.message) for w in caught])
+print(json.dumps([str(w.message) for w in caught]))
 """
 
 
 def test_same_padding_of_an_even_kernel_warns_once_per_process() -> None:
     """(seed 340) PyTorch warns once per process, so a fresh process each."""
-    out = [subprocess.run([sys.executable, "-c", _SAME_PADDING.format(module=m)],
-                          capture_output=True, text=True, check=True).stdout
-           for m in ("torch", "graphviz_autograd.torch")]
+    out = [[harness.norm_message(m) for m in json.loads(subprocess.run(
+        [sys.executable, "-c", _SAME_PADDING.format(module=module)],
+        capture_output=True, text=True, check=True).stdout)]
+        for module in ("torch", "graphviz_autograd.torch")]
     assert out[0] == out[1]
-    assert out[0].count("zero-padded copy") == 1
+    assert len(out[0]) == 1
