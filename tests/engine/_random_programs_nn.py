@@ -42,7 +42,7 @@ INPLACE = ["nn.ReLU(inplace=True)", "nn.LeakyReLU(0.1, inplace=True)", "nn.ELU(i
 
 
 def _activation(rng: random.Random, layers: list[str], train: bool) -> str:
-    if layers and rng.random() < 0.35:
+    if layers and rng.random() < 0.45:
         act = rng.choice(INPLACE)
         if act.startswith("nn.RReLU") and train:
             return "nn.ReLU(inplace=True)"
@@ -111,6 +111,8 @@ def vector_trunk(rng: random.Random, train: bool, f: int) -> tuple[list[str], in
             bias = "" if rng.random() < 0.7 else ", bias=False"
             layers.append(f"nn.Linear({f}, {f2}{bias})")
             f = f2
+            if rng.random() < 0.5:
+                layers.append(_activation(rng, layers, train))
         elif kind < 0.6:
             layers.append(_activation(rng, layers, train))
         elif kind < 0.72:
@@ -173,6 +175,8 @@ def image_trunk(rng: random.Random, train: bool, dim: int
                 args.append("bias=False")
             layers.append(f"nn.Conv{d}({', '.join(args)})")
             c, size = c2, out
+            if rng.random() < 0.5:
+                layers.append(_activation(rng, layers, train))
         elif kind < 0.5 and dim == 2:
             groups = rng.choice(_divisors(c))
             c2 = groups * rng.randint(1, 2)
@@ -229,11 +233,49 @@ def image_trunk(rng: random.Random, train: bool, dim: int
             size = out
         elif kind < 0.82:
             layers.append(_batchnorm(rng, dim, c))
-        elif kind < 0.88:
+        elif kind < 0.86:
             layers.append(_groupnorm(rng, c, _size(tuple(size))))
+        elif kind < 0.93:
+            layer, c, size = _image_extra(rng, dim, c, size, train)
+            layers.append(layer)
         else:
             layers.append(_activation(rng, layers, train))
     return [f"trunk = nn.Sequential({', '.join(layers)})"], c, tuple(size), in_shape
+
+
+def _image_extra(rng: random.Random, dim: int, c: int, size: list[int], train: bool
+                 ) -> tuple[str, int, list[int]]:
+    """A rarer layer: resampling, padding, instance norm, channel ops, ..."""
+    d = f"{dim}d"
+    ops: list[tuple[str, int, list[int]]] = [
+        (f"nn.InstanceNorm{d}({c}{rng.choice(['', ', affine=True'])})", c, size),
+        (f"nn.ZeroPad{d}(1)", c, [n + 2 for n in size]),
+        (f"nn.ConstantPad{d}(({', '.join(['1', '0'] * dim)}), 0.5)", c, [n + 1 for n in size]),
+        (f"nn.ReplicationPad{d}(1)", c, [n + 2 for n in size]),
+        (f"nn.Upsample(scale_factor=2)", c, [n * 2 for n in size]),
+        (f"nn.LocalResponseNorm(2)", c, size),
+        (f"nn.Dropout{'1d' if dim == 1 else '2d'}(0.5)" if not train else "nn.Identity()", c,
+         size)]
+    if min(size) >= 2:
+        ops.append((f"nn.ReflectionPad{d}(1)", c, [n + 2 for n in size]))
+    if dim == 2:
+        ops += [(f"nn.Upsample(scale_factor=2, mode='bilinear'"
+                 f"{rng.choice(['', ', align_corners=True'])})", c, [n * 2 for n in size]),
+                (f"nn.Upsample(size=({size[0] + 1}, {size[1]}), mode='nearest')", c,
+                 [size[0] + 1, size[1]]),
+                ("nn.Softmax2d()", c, size)]
+        if c % 4 == 0:
+            ops.append(("nn.PixelShuffle(2)", c // 4, [n * 2 for n in size]))
+        if size[0] % 2 == 0 and size[1] % 2 == 0:
+            ops.append(("nn.PixelUnshuffle(2)", c * 4, [n // 2 for n in size]))
+        if c % 2 == 0:
+            ops.append(("nn.ChannelShuffle(2)", c, size))
+    else:
+        ops.append((f"nn.Upsample(scale_factor=2, mode='linear')", c, [n * 2 for n in size]))
+    layer, c2, size2 = rng.choice(ops)
+    if max(size2) > 10 or (layer.startswith("nn.InstanceNorm") and _size(tuple(size)) < 2):
+        return "nn.Identity()", c, size
+    return layer, c2, list(size2)
 
 
 def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[str], int, str, int]:
@@ -245,6 +287,10 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
     if rng.random() < 0.4:
         v, e = rng.randint(3, 6), rng.randint(2, 4)
         pad = f", padding_idx={rng.randrange(v)}" if rng.random() < 0.5 else ""
+        if rng.random() < 0.2:
+            pad += ", scale_grad_by_freq=True"
+        if rng.random() < 0.2:
+            pad += ", max_norm=1.0"
         idx = [[rng.randrange(v) for _ in range(t)] for _ in range(b)]
         xcode = f"x = torch.tensor({idx})"
         build.append(f"emb = nn.Embedding({v}, {e}{pad})")
@@ -259,6 +305,41 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
         fwd.append("s = x")
     kind = rng.random()
     hid = rng.randint(2, 4)
+    if kind < 0.12:
+        heads = rng.choice(_divisors(e))
+        args = [str(e), str(heads), f"dim_feedforward={rng.randint(2, 6)}", "dropout=0.0"]
+        if batch_first:
+            args.append("batch_first=True")
+        if rng.random() < 0.4:
+            args.append("norm_first=True")
+        if rng.random() < 0.3:
+            args.append("activation='gelu'")
+        build.append(f"trunk = nn.TransformerEncoderLayer({', '.join(args)})")
+        build.append("trunk.eval()" if rng.random() < 0.3 else "trunk.train()")
+        mask = ""
+        if rng.random() < 0.3:
+            mask = f", src_mask=torch.ones({t}, {t}, dtype=torch.bool).triu(1)"
+        fwd.append(f"o = trunk(s{mask})")
+        fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
+        return build, fwd, e, xcode, b
+    if kind < 0.22 and b > 1:
+        cls = rng.choice(["RNN", "GRU", "LSTM"])
+        bi = ", bidirectional=True" if rng.random() < 0.4 else ""
+        bf = ", batch_first=True" if batch_first else ""
+        build.append(f"trunk = nn.{cls}({e}, {hid}{bi}{bf})")
+        lengths = sorted((rng.randint(1, t) for _ in range(b)), reverse=True)
+        lengths[0] = t
+        if rng.random() < 0.5:
+            rng.shuffle(lengths)
+            sort = ", enforce_sorted=False"
+        else:
+            sort = ""
+        pack = "torch.nn.utils.rnn"
+        fwd.append(f"pk = {pack}.pack_padded_sequence(s, {lengths}{bf}{sort})")
+        fwd.append("o, _ = trunk(pk)")
+        fwd.append(f"o, ln = {pack}.pad_packed_sequence(o{bf})")
+        fwd.append("h = o.sum(1)" if batch_first else "h = o.sum(0)")
+        return build, fwd, hid * (2 if bi else 1), xcode, b
     if kind < 0.55:
         cls = rng.choice(["RNN", "GRU", "LSTM"])
         layers = rng.choice([1, 1, 2])
@@ -507,7 +588,15 @@ def program_nn(seed: int, double: bool | None = None) -> str:
                      "retain_graph=True)))")
         lines.append("attempt('grad x', lambda: note('gx', torch.autograd.grad(loss, [x], "
                      "allow_unused=True)))")
-    elif pattern < 0.88:
+    elif pattern < 0.84:
+        # NB: a step between two backwards of one graph: saved parameters were changed
+        lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
+        lines.append(f"opt0 = {optimizer(rng)}")
+        lines.append("opt0.step()")
+        if rng.random() < 0.5:
+            lines.append("probe('stale', loss=loss)")
+        lines.append("attempt('stale', lambda: loss.backward())")
+    elif pattern < 0.91:
         # NB: a hook on an intermediate, retain_grad, then a clipped gradient
         lines.append("hk = h.register_hook(lambda g: g * 2)")
         lines.append("h.retain_grad()")

@@ -75,6 +75,18 @@ FOUND = {
         "    x.grad = None\n"
         "    attempt(f'backward {i}', lambda: loss.backward())\n"
         "    grads(f'x {i}', x=x)\n",
+    # PReLU's weight is filled in place at construction: it starts at version 1 (seed 183)
+    "prelu_weight_version":
+        "m = torch.nn.PReLU(2)\n"
+        "note('version', m.weight._version)\n"
+        "x = torch.tensor([[-1.0, 2.0], [0.5, -3.0]], requires_grad=True)\n"
+        "y = m(x).sum()\n"
+        "with torch.no_grad():\n"
+        "    m.weight.add_(1)\n"
+        "probe('stale', y=y)\n"
+        "attempt('stale', lambda: y.backward())\n"
+        "m.reset_parameters()\n"
+        "note('reset', m.weight._version)\n",
 }
 
 

@@ -96,9 +96,12 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(full((num_parameters,), init, dtype=dtype))
+        # NB: filled in place as PyTorch does, so the weight starts at version 1
+        self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        self.weight.data.fill_(self.init)
+        from .init import constant_
+        constant_(self.weight, self.init)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
