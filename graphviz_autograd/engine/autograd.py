@@ -563,7 +563,7 @@ def register_tensor_hook(t: Tensor, hook: Callable[[Tensor], Tensor | None]) -> 
 
 def retain_grad(t: Tensor) -> None:
     if not t.requires_grad:
-        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        raise RuntimeError(msg.RETAIN_NO_GRAD)
     fn = t.grad_fn
     if fn is None or t._retains_grad:
         return

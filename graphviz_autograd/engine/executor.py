@@ -443,7 +443,8 @@ def _prepare_inputs(task: _Task, inputs: list[Tensor], start: Node) -> None:
     targets: dict[Node, list[tuple[int, int]]] = {}
     for i, t in enumerate(inputs):
         if not t.requires_grad:
-            raise RuntimeError(msg.INPUT_NO_GRAD)
+            # NB: backward retains each input's grad before this check, as PyTorch
+            raise RuntimeError(msg.RETAIN_NO_GRAD if task.accumulate else msg.INPUT_NO_GRAD)
         fn, nr = edge(t)
         assert fn is not None
         if task.accumulate and not isinstance(fn, AccumulateGrad):

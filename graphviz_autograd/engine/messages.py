@@ -45,6 +45,7 @@ NONLEAF_REQUIRES_GRAD = (
 UNUSED_INPUT = ("The differentiated Tensor at index {} appears to not have been used in the graph. "
                 "Set allow_unused=True if this is the desired behavior.")
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+RETAIN_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
 CREATE_GRAPH_CYCLE = (

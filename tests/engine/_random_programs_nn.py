@@ -301,6 +301,9 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
         e = rng.randint(2, 4)
         batch_first = rng.random() < 0.5
         shape = (b, t, e) if batch_first else (t, b, e)
+        if rng.random() < 0.15:
+            # NB: unbatched
+            b, batch_first, shape = 0, False, (t, e)
         xcode = f"x = {_tensor(rng, shape, rng.random() < 0.7, double)}"
         fwd.append("s = x")
     kind = rng.random()
@@ -362,9 +365,11 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
         build.append(f"trunk = nn.{cls}({', '.join(args)})")
         if rng.random() < 0.3:
             nd = layers * (2 if bi else 1)
-            hx = _tensor(rng, (nd, b, proj or hid), False) + ".to(head.weight.dtype)"
+            hx = _tensor(rng, (nd, b, proj or hid) if b else (nd, proj or hid), False) \
+                + ".to(head.weight.dtype)"
             if cls == "LSTM":
-                cx = _tensor(rng, (nd, b, hid), False) + ".to(head.weight.dtype)"
+                cx = _tensor(rng, (nd, b, hid) if b else (nd, hid), False) \
+                    + ".to(head.weight.dtype)"
                 fwd.append(f"o, _ = trunk(s, ({hx}, {cx}))")
             else:
                 fwd.append(f"o, _ = trunk(s, {hx})")
@@ -402,7 +407,8 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
         mask = f", attn_mask=torch.ones({t}, {t}, dtype=torch.bool).triu(1)"
     build.append("trunk.eval()" if rng.random() < 0.3 else "trunk.train()")
     if rng.random() < 0.25 and t > 1:
-        pad = [[j == t - 1 and i == 0 for j in range(t)] for i in range(b)]
+        pad = [[j == t - 1 and i == 0 for j in range(t)] for i in range(b)] if b else \
+            [j == t - 1 for j in range(t)]
         mask += f", key_padding_mask=torch.tensor({pad})"
     fwd.append(f"o, w = trunk(s, s, s{need}{mask})")
     fwd.append("h = o.mean(1)" if batch_first else "h = o.mean(0)")
@@ -410,12 +416,14 @@ def recurrent_trunk(rng: random.Random, double: bool) -> tuple[list[str], list[s
 
 
 def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], str]:
-    """Lines building the target, the expression of the (scalar) loss of ``out`` (b, c)."""
+    """Lines building the target, the expression of the (scalar) loss of ``out`` (b, c), or
+    (c,) where ``b`` is 0 (unbatched)."""
+    bs: Shape = (b, c) if b else (c,)
     red = rng.choice(["", "", ", reduction='sum'", ", reduction='none'"])
     tail = ".mean()" if "none" in red else ""
     kind = rng.random()
     if kind < 0.35:
-        tgt = [rng.randrange(c) for _ in range(b)]
+        tgt = [rng.randrange(c) for _ in range(b or 1)]
         args = ""
         if rng.random() < 0.3:
             weight = [round(0.5 + 0.25 * i, 2) for i in range(c)]
@@ -427,13 +435,13 @@ def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], 
         fn = "F.cross_entropy" if rng.random() < 0.75 else "NLL"
         if fn == "NLL":
             args = args.replace(", label_smoothing=0.1", "")
-            return ([f"t = torch.tensor({tgt})"],
-                    f"F.nll_loss(F.log_softmax({out}, 1), t{args}{red}){tail}")
-        return [f"t = torch.tensor({tgt})"], f"F.cross_entropy({out}, t{args}{red}){tail}"
+            return ([f"t = torch.tensor({tgt if b else tgt[0]})"],
+                    f"F.nll_loss(F.log_softmax({out}, -1), t{args}{red}){tail}")
+        return [f"t = torch.tensor({tgt if b else tgt[0]})"], f"F.cross_entropy({out}, t{args}{red}){tail}"
     if kind < 0.45:
-        return ([f"t = {_tensor(rng, (b, c), False)}.softmax(1)"],
+        return ([f"t = {_tensor(rng, bs, False)}.softmax(-1)"],
                 f"F.cross_entropy({out}, t{red}){tail}")
-    t = [f"t = {_tensor(rng, (b, c), False)}"]
+    t = [f"t = {_tensor(rng, bs, False)}"]
     if kind < 0.6:
         return t, f"F.mse_loss({out}, t{red}){tail}"
     if kind < 0.72:
@@ -443,7 +451,7 @@ def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], 
         beta = rng.choice(["", ", beta=0.5"])
         return t, f"F.smooth_l1_loss({out}, t{beta}{red}){tail}"
     if kind < 0.9:
-        return t, f"F.kl_div(F.log_softmax({out}, 1), t.softmax(1), reduction='batchmean')"
+        return t, f"F.kl_div(F.log_softmax({out}, -1), t.softmax(-1), reduction='batchmean')"
     if kind < 0.95:
         return t, f"F.l1_loss({out}, t{red}){tail}"
     return t, f"F.huber_loss({out}, t, delta=0.5{red}){tail}"
@@ -461,6 +469,14 @@ def optimizer(rng: random.Random) -> str:
             args.append("weight_decay=0.01")
         return f"torch.optim.SGD(params, {', '.join(args)})"
     # NB: eps large, so a gradient that is zero up to rounding does not make a step
+    if kind < 0.62:
+        return rng.choice(["torch.optim.RMSprop(params, lr=0.01, eps=0.01)",
+                           "torch.optim.RMSprop(params, lr=0.01, eps=0.01, momentum=0.5, "
+                           "centered=True)",
+                           "torch.optim.Adagrad(params, lr=0.1, eps=0.01)",
+                           "torch.optim.NAdam(params, lr=0.01, eps=0.01)",
+                           "torch.optim.RAdam(params, lr=0.01, eps=0.01)",
+                           "torch.optim.Adamax(params, lr=0.01, eps=0.01)"])
     cls = rng.choice(["Adam", "AdamW"])
     args = ["lr=0.01", "eps=0.01"]
     if rng.random() < 0.3:
@@ -468,6 +484,78 @@ def optimizer(rng: random.Random) -> str:
     if rng.random() < 0.3:
         args.append("weight_decay=0.01")
     return f"torch.optim.{cls}(params, {', '.join(args)})"
+
+
+def functional_trunk(rng: random.Random, train: bool
+                     ) -> tuple[list[str], list[str], int, Shape]:
+    """``F.*`` calls on an image with the parameters of a bare module: lines building the
+    trunk, lines computing ``h``, h's features, x's shape."""
+    b, c = rng.randint(1, 2), rng.randint(1, 4)
+    size = [rng.randint(2, 5), rng.randint(2, 5)]
+    in_shape = (b, c, *size)
+    build = ["trunk = nn.Module()"]
+    fwd = ["h = x"]
+    for k in range(rng.randint(1, 4)):
+        kind = rng.random()
+        if kind < 0.2:
+            c2, kk = rng.randint(1, 3), rng.randint(1, min(3, *size))
+            p = rng.randint(0, kk // 2)
+            build.append(f"trunk.w{k} = nn.Parameter(torch.zeros({c2}, {c}, {kk}, {kk}))")
+            bias = "None"
+            if rng.random() < 0.6:
+                build.append(f"trunk.b{k} = nn.Parameter(torch.zeros({c2}))")
+                bias = f"trunk.b{k}"
+            fwd.append(f"h = F.conv2d(h, trunk.w{k}, {bias}, padding={p})")
+            c, size = c2, [n + 2 * p - kk + 1 for n in size]
+        elif kind < 0.3 and min(size) >= 2:
+            fwd.append("h, idx = F.max_pool2d(h, 2, return_indices=True)")
+            fwd.append(f"h = F.max_unpool2d(h, idx, 2, output_size={size})")
+        elif kind < 0.4 and max(size) <= 4:
+            mode = rng.choice(["'nearest'", "'bilinear'", "'bicubic'", "'nearest-exact'",
+                               "'area'"])
+            ac = ", align_corners=True" if "bi" in mode and rng.random() < 0.5 else ""
+            fwd.append(f"h = F.interpolate(h, scale_factor=2, mode={mode}{ac})")
+            size = [n * 2 for n in size]
+        elif kind < 0.48:
+            if rng.random() < 0.5:
+                fwd.append("h = F.layer_norm(h, h.shape[-2:])")
+            else:
+                build.append(f"trunk.lw{k} = nn.Parameter(torch.zeros({size[1]}))")
+                build.append(f"trunk.lb{k} = nn.Parameter(torch.zeros({size[1]}))")
+                fwd.append(f"h = F.layer_norm(h, ({size[1]},), trunk.lw{k}, trunk.lb{k})")
+        elif kind < 0.56 and (train is False or b * _size(tuple(size)) > 1):
+            build.append(f"trunk.register_buffer('rm{k}', torch.zeros({c}))")
+            build.append(f"trunk.register_buffer('rv{k}', torch.ones({c}))")
+            build.append(f"trunk.bw{k} = nn.Parameter(torch.zeros({c}))")
+            mom = rng.choice(["0.1", "0.5"])
+            fwd.append(f"h = F.batch_norm(h, trunk.rm{k}, trunk.rv{k}, trunk.bw{k}, None, "
+                       f"training=trunk.training, momentum={mom})")
+        elif kind < 0.62:
+            fwd.append(f"h = F.normalize(h, dim={rng.choice([1, -1])})")
+        elif kind < 0.7:
+            mode = rng.choice(["'constant'", "'reflect'", "'replicate'", "'circular'"])
+            if mode == "'reflect'" and min(size) < 2:
+                mode = "'constant'"
+            fwd.append(f"h = F.pad(h, (1, 0, 0, 1), mode={mode})")
+            size = [n + 1 for n in size]
+        elif kind < 0.76:
+            fwd.append(rng.choice(["h = F.softmax(h, dim=1)", "h = F.log_softmax(h, dim=-1)",
+                                   "h = F.dropout(h, 0.5, training=False)",
+                                   "h = F.gelu(h) * F.sigmoid(h)", "h = F.silu(h) + h",
+                                   "h = F.elu(h, inplace=False).clamp(max=1.0)"]))
+        elif kind < 0.82:
+            fwd.append(f"h = F.group_norm(h, 1)" if rng.random() < 0.5 or _size(tuple(size)) < 2
+                       else "h = F.instance_norm(h)")
+        elif kind < 0.9:
+            causal = ", is_causal=True" if rng.random() < 0.5 else ""
+            fwd.append(f"h = F.scaled_dot_product_attention(h, h, h{causal})")
+        elif kind < 0.95 and min(size) >= 2:
+            fwd.append("h = F.avg_pool2d(h, 2, stride=1, ceil_mode=True)")
+            size = [n - 1 for n in size]
+        else:
+            fwd.append("h = F.adaptive_max_pool2d(h, 1) + h")
+    fwd.append("h = h.flatten(1)")
+    return build, fwd, c * _size(tuple(size)), in_shape
 
 
 def _seg_loss(rng: random.Random, b: int, c: int, size: Shape) -> tuple[list[str], str]:
@@ -500,7 +588,12 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     c = rng.randint(2, 4)
     seg: tuple[int, Shape] | None = None
     extra: list[str] = []
-    if family < 0.3:
+    if family < 0.12:
+        build, fwd, feat, in_shape = functional_trunk(rng, train)
+        lines.append(f"x = {_tensor(rng, in_shape, rng.random() < 0.6, double)}")
+        head = f"nn.Linear({feat}, {c})"
+        batch = in_shape[0]
+    elif family < 0.35:
         b, f = rng.randint(2, 4), rng.randint(2, 5)
         lines.append(f"x = {_tensor(rng, (b, f), rng.random() < 0.6, double)}")
         build, feat = vector_trunk(rng, train, f)
@@ -596,7 +689,28 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         if rng.random() < 0.5:
             lines.append("probe('stale', loss=loss)")
         lines.append("attempt('stale', lambda: loss.backward())")
-    elif pattern < 0.91:
+    elif pattern < 0.87:
+        kind = rng.random()
+        if kind < 0.35:
+            # NB: the trunk frozen, then a backward of a new forward
+            lines.append("trunk.requires_grad_(False)")
+            lines.append("h, out = forward()")
+            lines.append(f"loss = {loss}")
+            lines.append("probe('frozen', loss=loss, h=h)")
+            lines.append("attempt('frozen', lambda: loss.backward())")
+            lines.append("trunk.requires_grad_(True)")
+        elif kind < 0.7:
+            which = rng.choice(["[x]", "list(head.parameters())", "[head.weight, x]"])
+            lines.append(f"attempt('inputs', lambda: loss.backward(inputs={which}))")
+        else:
+            # NB: the gradient accumulated over two forwards, under no_grad a third
+            lines.append("attempt('first', lambda: (loss / 2).backward())")
+            lines.append("h, out = forward()")
+            lines.append(f"attempt('second', lambda: ({loss} / 2).backward())")
+            lines.append("with torch.no_grad():")
+            lines.append("    h, out = forward()")
+            lines.append("probe('no_grad', out=out)")
+    elif pattern < 0.92:
         # NB: a hook on an intermediate, retain_grad, then a clipped gradient
         lines.append("hk = h.register_hook(lambda g: g * 2)")
         lines.append("h.retain_grad()")
@@ -618,6 +732,9 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append("note('buffers', list(trunk.buffers()))")
     if rng.random() < 0.7:
         lines.append(f"opt = {optimizer(rng)}")
+        sched = rng.random() < 0.3
+        if sched:
+            lines.append("sched = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)")
         for k in range(rng.randint(1, 2)):
             lines.append("opt.step()")
             lines.append(rng.choice(["opt.zero_grad()", "opt.zero_grad(set_to_none=False)",
@@ -627,6 +744,8 @@ def program_nn(seed: int, double: bool | None = None) -> str:
             lines.append(f"probe('step {k}', loss=loss)")
             lines.append(f"attempt('step {k} backward', lambda: loss.backward())")
             lines.append(f"grads('step {k}', **named)")
+            if sched:
+                lines.append("sched.step()")
         lines.append("opt.step()")
         lines.append("note('params', params)")
         lines.append("note('buffers after', list(trunk.buffers()))")

@@ -87,6 +87,15 @@ FOUND = {
         "attempt('stale', lambda: y.backward())\n"
         "m.reset_parameters()\n"
         "note('reset', m.weight._version)\n",
+    # backward(inputs=...) retains each input's grad before checking it requires grad (seed 114)
+    "backward_inputs_not_requiring_grad":
+        "x = torch.tensor([1.0, 2.0])\n"
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "loss = (x * w).sum()\n"
+        "attempt('method', lambda: loss.backward(inputs=[w, x], retain_graph=True))\n"
+        "attempt('function', lambda: torch.autograd.backward(loss, inputs=[x * 2]))\n"
+        "attempt('grad', lambda: torch.autograd.grad(loss, [w, x]))\n"
+        "grads('w', w=w)\n",
 }
 
 
