@@ -630,6 +630,26 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append(f"head = {head}")
     lines.append("fill(trunk, 0)")
     lines.append("fill(head, 1)")
+    if head.startswith("nn.Linear") and rng.random() < 0.1:
+        lines.append(rng.choice(["torch.nn.utils.parametrizations.weight_norm(head)",
+                                 "torch.nn.utils.weight_norm(head)"]))
+    hook = rng.random()
+    if fwd == ["h = trunk(x)"] and rng.random() < 0.15:
+        # NB: the engine's non-reentrant checkpoint keeps the forward's saved values where
+        # PyTorch recomputes them: side effects (running statistics, hooks) and in-place
+        # edits of saved values differ there
+        text = "\n".join(build)
+        plain = hook >= 0.16 and not any(k in text for k in ("BatchNorm", "inplace=True"))
+        reentrant = rng.choice(["False", "True"]) if plain else "True"
+        fwd = [f"h = torch.utils.checkpoint.checkpoint(trunk, x, use_reentrant={reentrant})"]
+    if hook < 0.08:
+        lines.append("trunk.register_full_backward_hook(lambda m, gi, go: note('hook', "
+                     "[list(g.shape) if g is not None else None for g in gi + go]))")
+    elif hook < 0.12:
+        lines.append("trunk.register_forward_hook(lambda m, i, o: o * 2 if isinstance(o, "
+                     "torch.Tensor) else o)")
+    elif hook < 0.16:
+        lines.append("trunk.register_full_backward_pre_hook(lambda m, go: (go[0] * 0.5,))")
     names = ["trunk", "head", *extra] + (["emb"] if "emb = " in "\n".join(lines) else [])
     mods = "[" + ", ".join(names) + "]"
     if double:

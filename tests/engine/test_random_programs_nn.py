@@ -96,6 +96,19 @@ FOUND = {
         "attempt('function', lambda: torch.autograd.backward(loss, inputs=[x * 2]))\n"
         "attempt('grad', lambda: torch.autograd.grad(loss, [w, x]))\n"
         "grads('w', w=w)\n",
+    # LSTMCell's states: two for a batch, the first two of an unbatched input's (seed 960)
+    "lstm_cell_states":
+        "torch.manual_seed(0)\n"
+        "c = torch.nn.LSTMCell(2, 3)\n"
+        "with torch.no_grad():\n"
+        "    for p in c.parameters():\n"
+        "        p.copy_(torch.linspace(-1, 1, p.numel()).reshape(p.shape))\n"
+        "z = torch.zeros(1, 3)\n"
+        "attempt('four', lambda: c(torch.ones(1, 2), (z, z, z, z)))\n"
+        "attempt('one', lambda: c(torch.ones(1, 2), (z,)))\n"
+        "attempt('list', lambda: note('list', c(torch.ones(1, 2), [z, z + 1])))\n"
+        "attempt('unbatched', lambda: note('u', c(torch.ones(2), (z[0], z[0] + 1, z[0]))))\n"
+        "attempt('unbatched one', lambda: c(torch.ones(2), (z[0],)))\n",
 }
 
 

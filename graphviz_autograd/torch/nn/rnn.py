@@ -282,7 +282,7 @@ class RNNCellBase(Module):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D "
                              f"instead")
-        states = hx if isinstance(hx, tuple) else (hx,)
+        states = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
         for h in states:
             if h is not None and h.dim() not in (1, 2):
                 raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D "
@@ -294,7 +294,9 @@ class RNNCellBase(Module):
             zero = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
             hx = (zero, zero) if isinstance(self, LSTMCell) else zero
         elif not batched:
-            hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) else hx.unsqueeze(0)
+            # NB: PyTorch's LSTMCell takes the first two states of an unbatched input's
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if isinstance(self, LSTMCell) \
+                else hx.unsqueeze(0)
         return input, hx, batched
 
 
@@ -321,6 +323,8 @@ class LSTMCell(RNNCellBase):
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
                 ) -> tuple[Tensor, Tensor]:
         input, hx, batched = self._batched(input, hx)
+        if len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
         h, c = recurrent.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
                            self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
