@@ -234,7 +234,11 @@ def image_trunk(rng: random.Random, train: bool, dim: int
         elif kind < 0.82:
             layers.append(_batchnorm(rng, dim, c))
         elif kind < 0.86:
-            layers.append(_groupnorm(rng, c, _size(tuple(size))))
+            if rng.random() < 0.3:
+                dims = [c, *size][rng.randrange(dim + 1):]
+                layers.append(f"nn.LayerNorm({dims}{rng.choice(['', ', bias=False']) })")
+            else:
+                layers.append(_groupnorm(rng, c, _size(tuple(size))))
         elif kind < 0.93:
             layer, c, size = _image_extra(rng, dim, c, size, train)
             layers.append(layer)
@@ -439,18 +443,32 @@ def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], 
                     f"F.nll_loss(F.log_softmax({out}, -1), t{args}{red}){tail}")
         return [f"t = torch.tensor({tgt if b else tgt[0]})"], f"F.cross_entropy({out}, t{args}{red}){tail}"
     if kind < 0.45:
+        smooth = ", label_smoothing=0.2" if rng.random() < 0.3 else ""
         return ([f"t = {_tensor(rng, bs, False)}.softmax(-1)"],
-                f"F.cross_entropy({out}, t{red}){tail}")
+                f"F.cross_entropy({out}, t{smooth}{red}){tail}")
+    if rng.random() < 0.1 and b:
+        # NB: a target of another shape: broadcast, with PyTorch's warning (or its error)
+        t = [f"t = {_tensor(rng, (b, 1) if rng.random() < 0.7 else (c,), False)}"]
+        fn = rng.choice(["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+        return t, f"F.{fn}({out}, t{red}){tail}"
     t = [f"t = {_tensor(rng, bs, False)}"]
     if kind < 0.6:
         return t, f"F.mse_loss({out}, t{red}){tail}"
     if kind < 0.72:
-        pw = ", pos_weight=torch.full((" + str(c) + ",), 1.5, dtype=out.dtype)" if rng.random() < 0.3 else ""
+        pw = ""
+        if rng.random() < 0.3:
+            pw = f", pos_weight=torch.full(({c},), 1.5, dtype=out.dtype)"
+        if rng.random() < 0.2:
+            pw += f", weight=torch.linspace(0.5, 1.5, {c}, dtype=out.dtype)"
         return t, f"F.binary_cross_entropy_with_logits({out}, t.sigmoid(){pw}{red}){tail}"
     if kind < 0.82:
-        beta = rng.choice(["", ", beta=0.5"])
+        beta = rng.choice(["", ", beta=0.5", ", beta=0.0"])
         return t, f"F.smooth_l1_loss({out}, t{beta}{red}){tail}"
     if kind < 0.9:
+        if rng.random() < 0.3:
+            kl_red = red or ", reduction='batchmean'"
+            return t, (f"F.kl_div(F.log_softmax({out}, -1), F.log_softmax(t, -1), "
+                       f"log_target=True{kl_red}){tail}")
         return t, f"F.kl_div(F.log_softmax({out}, -1), t.softmax(-1), reduction='batchmean')"
     if kind < 0.95:
         return t, f"F.l1_loss({out}, t{red}){tail}"
