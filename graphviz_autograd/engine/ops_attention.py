@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .optable import Op, Save, no_double_backward, register
+from .optable import Op, Save, register
 
 
 # -- safe softmax --------------------------------------------------------------------------------
@@ -113,9 +113,37 @@ def _flash_fwd(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, attn_mask: Any = 
     return [out, np.swapaxes(lse_t, 1, 2)]
 
 
+def _flash_grads(g: Any, q: Any, k: Any, v: Any, out: Any, attn_mask: Any = None,
+                 is_causal: bool = False, scale: Any = None,
+                 needs: tuple[bool, ...] = (True, True, True)) -> list[Any]:
+    """The gradients of query, key and value (arrays)."""
+    scale = _scale(q, scale)
+    # NB: the probabilities recomputed in float64 (PyTorch's kernel recomputes them from the
+    # saved logsumexp in the inputs' dtype: float32 results differ in the last bits)
+    p, _, kk = _probabilities(q, k, attn_mask, is_causal, scale)
+    heads = q.shape[1]
+    g64 = g.astype(np.float64)
+    dp = np.matmul(g64, np.swapaxes(_repeated(v, heads), -1, -2))
+    ds = p * (dp - np.sum(g64 * out.astype(np.float64), axis=-1, keepdims=True))
+    gq = np.matmul(ds, kk) * scale if needs[0] else None
+    gk = _grouped(np.matmul(np.swapaxes(ds, -1, -2), q.astype(np.float64)) * scale,
+                  k.shape[1]) if needs[1] else None
+    gv = _grouped(np.matmul(np.swapaxes(p, -1, -2), g64), v.shape[1]) if needs[2] else None
+    return [None if x is None else x.astype(q.dtype) for x in (gq, gk, gv)]
+
+
+def _flash_backward_fwd(*arrays: Any, attn_mask: Any = None, is_causal: bool = False,
+                        scale: Any = None) -> list[Any]:
+    g, q, k, v, out = arrays[-5:]
+    return _flash_grads(g, q, k, v, out, attn_mask, is_causal, scale)
+
+
+def _flash_backward_bw(c: Any, grads: Any, D: Any) -> tuple[Any, ...]:
+    raise RuntimeError("derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward"
+                       " is not implemented")
+
+
 def _flash_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
-    if D.tensor_mode:
-        raise no_double_backward("ScaledDotProductFlashAttentionForCpuBackward0")
     q, k, v, out = c.query, c.key, c.value, c.output
     g = grads[0]
     if g is None:
@@ -123,19 +151,24 @@ def _flash_bw(c: Any, grads: list[Any], D: Any) -> tuple[Any, ...]:
     saved = c.node._saved
     mask = c.attn_mask if saved.get("attn_mask") is not None else None
     attrs = c.attrs
-    scale = _scale(q, attrs.get("scale"))
-    # NB: the probabilities recomputed in float64 (PyTorch's kernel recomputes them from the
-    # saved logsumexp in the inputs' dtype: float32 results differ in the last bits)
-    p, _, kk = _probabilities(q, k, mask, attrs.get("is_causal", False), scale)
-    heads = q.shape[1]
-    g64 = g.astype(np.float64)
-    dp = np.matmul(g64, np.swapaxes(_repeated(v, heads), -1, -2))
-    ds = p * (dp - np.sum(g64 * out.astype(np.float64), axis=-1, keepdims=True))
-    gq = np.matmul(ds, kk) * scale if c.need(0) else None
-    gk = _grouped(np.matmul(np.swapaxes(ds, -1, -2), q.astype(np.float64)) * scale,
-                  k.shape[1]) if c.need(1) else None
-    gv = _grouped(np.matmul(np.swapaxes(p, -1, -2), g64), v.shape[1]) if c.need(2) else None
-    return tuple(None if x is None else x.astype(q.dtype) for x in (gq, gk, gv))
+    kw = {"attn_mask": mask, "is_causal": attrs.get("is_causal", False),
+          "scale": attrs.get("scale")}
+    needs = (c.need(0), c.need(1), c.need(2))
+    if not D.tensor_mode:
+        return tuple(_flash_grads(g, q, k, v, out, needs=needs, **kw))
+    # NB: PyTorch has no derivative for this backward: under create_graph its gradients come
+    # from a NotImplemented node over the values that require grad, which raises when run
+    from . import autograd
+    from .optable import TABLE
+    values = (g, q, k, v, out)
+    graph = [t for t in values if t._rg or t._grad_fn is not None]
+    arrays = [t._data for t in values]
+    if mask is not None and hasattr(mask, "_data"):
+        kw["attn_mask"] = mask._data
+    res = autograd.apply(TABLE["flash_attention_backward"], graph,
+                         arrays=[*[t._data for t in graph], *arrays], dtype=q._dtype,
+                         kw=kw)
+    return tuple(r if n else None for r, n in zip(res, needs, strict=True))
 
 
 register(
@@ -149,4 +182,6 @@ register(
        (Save("attn_mask"), Save("key"), Save("logsumexp"), Save("output"), Save("query"),
         Save("value")),
        ("dropout_p", "is_causal", "scale"), n_outputs=2, result_names=("output", "logsumexp")),
+    Op("flash_attention_backward", "torch::autograd::NotImplemented", ("*tensors",),
+       _flash_backward_fwd, _flash_backward_bw, n_outputs=3),
 )

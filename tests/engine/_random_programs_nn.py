@@ -761,8 +761,9 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append(f"attempt('clip', lambda: note('norm', {clip}))")
     else:
         # NB: a gradient penalty (double backward through the model)
+        wrt = rng.choice(["h", "x", "x", "params[0]"])
         lines.append("def penalty():")
-        lines.append("    g, = torch.autograd.grad(loss, [h], create_graph=True)")
+        lines.append(f"    g, = torch.autograd.grad(loss, [{wrt}], create_graph=True)")
         lines.append("    (loss + g.pow(2).sum()).backward()")
         lines.append("attempt('penalty', penalty)")
     lines.append("grads('params', **named)")

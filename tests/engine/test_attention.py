@@ -121,14 +121,19 @@ def test_sdpa_kernel_choice_as_pytorch() -> None:
     differential(snippet)
 
 
-def test_sdpa_double_backward_raises() -> None:
-    """PyTorch makes a NotImplemented node there (its backward raises); ours raises at once."""
-    import graphviz_autograd.torch as ours
-    q = ours.randn(1, 2, 3, 4, requires_grad=True)
-    out = ours.nn.functional.scaled_dot_product_attention(q, q, q)
-    with pytest.raises(NotImplementedError,
-                       match="ScaledDotProductFlashAttentionForCpuBackward0"):
-        ours.autograd.grad(out.sum(), q, create_graph=True)
+def test_sdpa_double_backward_is_a_not_implemented_node() -> None:
+    """PyTorch makes a NotImplemented node there, whose backward raises."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        q = _data(torch, (1, 2, 3, 4), 0, requires_grad=True)
+        k = _data(torch, (1, 2, 3, 4), 1, requires_grad=True)
+        out = F.scaled_dot_product_attention(q, k, k, is_causal=True)
+        gq, gk = torch.autograd.grad(out.sum(), [q, k], create_graph=True)
+        rec.graph("grads", gq=gq, gk=gk, q=q, k=k)
+        rec.note("gk", gk)
+        rec.attempt("backward", lambda: gk.sum().backward())
+    differential(snippet)
 
 
 def test_sdpa_fully_masked_rows_as_pytorch() -> None:

@@ -785,6 +785,9 @@ EXAMPLES: dict[str, list[str]] = {
                           "F.multi_margin_loss(A, tgt, p=2, margin=2.0, weight=wt, "
                           "reduction='none')"],
     "multi_margin_loss_backward": ["dgrad(F.multi_margin_loss(A, tgt), A, s)"],
+    "flash_attention_backward": ["dgrad(F.scaled_dot_product_attention(C, C, C), C, C)",
+                                 "dgrad(F.scaled_dot_product_attention(C, C * 2, C, "
+                                 "is_causal=True), C, C)"],
     "multilabel_margin_loss": [
         "F.multilabel_margin_loss(A, torch.tensor([[2, 0, -1], [1, -1, 0]]))",
         "F.multilabel_margin_loss(a, torch.tensor([1, 2, -1]), reduction='none')"],
@@ -1336,7 +1339,7 @@ NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", 
                       "upsample_nearest1d", "upsample_nearest2d",
                       "upsample_bilinear2d", "upsample_nearest_exact1d",
                       "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
-                      "scaled_dot_product_flash_attention_for_cpu", "cdist",
+                      "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
                       "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
