@@ -720,7 +720,9 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append("attempt('grad x', lambda: note('gx', torch.autograd.grad(loss, [x], "
                      "allow_unused=True)))")
     elif pattern < 0.84:
-        # NB: a step between two backwards of one graph: saved parameters were changed
+        # NB: a step between two backwards of one graph: saved parameters were changed (the
+        # engine keeps a non-reentrant checkpoint's saved values where PyTorch recomputes them)
+        lines[:] = [ln.replace("use_reentrant=False", "use_reentrant=True") for ln in lines]
         lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
         lines.append(f"opt0 = {optimizer(rng)}")
         lines.append("opt0.step()")

@@ -109,6 +109,14 @@ FOUND = {
         "attempt('list', lambda: note('list', c(torch.ones(1, 2), [z, z + 1])))\n"
         "attempt('unbatched', lambda: note('u', c(torch.ones(2), (z[0], z[0] + 1, z[0]))))\n"
         "attempt('unbatched one', lambda: c(torch.ones(2), (z[0],)))\n",
+    # an optimizer step that overflows gives inf without numpy's warnings (seed 1540)
+    "optimizer_overflow":
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(w * 1e30).sum().backward()\n"
+        "for opt in (torch.optim.Adam([w], lr=0.1), torch.optim.RMSprop([w], lr=0.1),\n"
+        "            torch.optim.Adagrad([w], lr=0.1), torch.optim.SGD([w], lr=1e10)):\n"
+        "    opt.step()\n"
+        "    note(type(opt).__name__, w)\n",
 }
 
 

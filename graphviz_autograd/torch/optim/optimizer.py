@@ -213,7 +213,9 @@ class Optimizer:
                     continue
                 for p in group["params"]:
                     if p._grad is not None:
-                        bumps = self._update(p, p._grad._data, group)
+                        # NB: an overflow gives inf silently, as PyTorch's kernels
+                        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                            bumps = self._update(p, p._grad._data, group)
                         p._vc.v += bumps
                         if events.listeners and p._vc.saves:
                             events.emit("tensor_modified", p, None)
