@@ -147,14 +147,28 @@ def _apply_matrices(x: np.ndarray, mats: list[np.ndarray], transpose: bool) -> n
     return np.ascontiguousarray(out.astype(x.dtype))
 
 
-def _upsample(name: str, kind: str) -> tuple[Any, Any]:
+def _upsample(key: str, kind: str) -> tuple[Any, Any]:
     def fwd(x: np.ndarray, **a: Any) -> np.ndarray:
         return _apply_matrices(x, _matrices(x.shape, a, kind), False)
 
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         if D.tensor_mode:
-            raise no_double_backward(name)
+            # NB: under create_graph, PyTorch's ``*_backward`` node (its input size unsaved)
+            a = {k: v for k, v in c.attrs.items() if k != "self_sym_sizes"}
+            return (getattr(D, key + "_backward")(g, input_size=tuple(c.shape(0)), **a),)
         return (_apply_matrices(g, _matrices(c.shape(0), c.attrs, kind), True),)
+    return fwd, bw
+
+
+def _upsample_backward(key: str, kind: str) -> tuple[Any, Any]:
+    """The gradient of an upsample (its transposed interpolation) and its derivative, the
+    upsample of the incoming gradient."""
+    def fwd(g: np.ndarray, *, input_size: tuple[int, ...], **a: Any) -> np.ndarray:
+        return _apply_matrices(g, _matrices(input_size, a, kind), True)
+
+    def bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
+        a = {k: v for k, v in c.attrs.items() if k != "input_size"}
+        return (getattr(D, key)(gg, self_sym_sizes=c.attrs["input_size"], **a),)
     return fwd, bw
 
 
@@ -252,8 +266,11 @@ register(
        extras=("result1",)),
     Op("max_unpool2d", "MaxUnpool2DBackward0", ("self",), _max_unpool_fwd, _max_unpool_bw,
        (Save("indices"),)),
-    *(Op(key, name, ("self",), *_upsample(name, kind),
+    *(Op(key, name, ("self",), *_upsample(key, kind),
          attr_names=tuple(sorted((*attrs, "output_size", "self_sym_sizes"))))
+      for key, name, kind, attrs in _UPSAMPLES),
+    *(Op(key + "_backward", name.replace("Backward0", "BackwardBackward0"), ("grad_output",),
+         *_upsample_backward(key, kind), attr_names=tuple(sorted((*attrs, "output_size"))))
       for key, name, kind, attrs in _UPSAMPLES),
     Op("pixel_shuffle", "PixelShuffleBackward0", ("self",),
        lambda x, upscale_factor: _shuffle(x, upscale_factor),

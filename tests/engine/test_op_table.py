@@ -785,6 +785,34 @@ EXAMPLES: dict[str, list[str]] = {
                           "F.multi_margin_loss(A, tgt, p=2, margin=2.0, weight=wt, "
                           "reduction='none')"],
     "multi_margin_loss_backward": ["dgrad(F.multi_margin_loss(A, tgt), A, s)"],
+    "upsample_nearest1d_backward": ["dgrad(F.interpolate(X, size=5) ** 2, X, X.repeat(1, 1, 2)"
+                                    "[..., :5])"],
+    "upsample_nearest2d_backward": ["dgrad(F.interpolate(C, scale_factor=2) ** 2, C, "
+                                    "C.repeat(1, 1, 2, 2))"],
+    "upsample_nearest_exact1d_backward": [
+        "dgrad(F.interpolate(X, size=5, mode='nearest-exact') ** 2, X, X.repeat(1, 1, 2)"
+        "[..., :5])"],
+    "upsample_nearest_exact2d_backward": [
+        "dgrad(F.interpolate(C, size=(3, 7), mode='nearest-exact') ** 2, C, "
+        "C.repeat(1, 1, 1, 2)[:, :, :3, :7])"],
+    "upsample_linear1d_backward": [
+        "dgrad(F.interpolate(X, size=5, mode='linear', align_corners=True) ** 2, X, "
+        "X.repeat(1, 1, 2)[..., :5])"],
+    "upsample_bilinear2d_backward": [
+        "dgrad(F.interpolate(C, size=(3, 7), mode='bilinear') ** 2, C, "
+        "C.repeat(1, 1, 1, 2)[:, :, :3, :7])"],
+    "upsample_bicubic2d_backward": [
+        "dgrad(F.interpolate(C, scale_factor=2, mode='bicubic') ** 2, C, "
+        "C.repeat(1, 1, 2, 2))"],
+    "upsample_nearest3d_backward": [
+        "dgrad(F.interpolate(C.unsqueeze(0), scale_factor=(1, 2, 1.5)) ** 2, C, "
+        "C.unsqueeze(0).repeat(1, 1, 1, 2, 2)[..., :6])"],
+    "upsample_nearest_exact3d_backward": [
+        "dgrad(F.interpolate(C.unsqueeze(0), size=(3, 3, 5), mode='nearest-exact') ** 2, C, "
+        "C.unsqueeze(0).repeat(1, 1, 2, 1, 2)[:, :, :3, :3, :5])"],
+    "upsample_trilinear3d_backward": [
+        "dgrad(F.interpolate(C.unsqueeze(0), scale_factor=2, mode='trilinear') ** 2, C, "
+        "C.unsqueeze(0).repeat(1, 1, 2, 2, 2))"],
     "flash_attention_backward": ["dgrad(F.scaled_dot_product_attention(C, C, C), C, C)",
                                  "dgrad(F.scaled_dot_product_attention(C, C * 2, C, "
                                  "is_causal=True), C, C)"],
@@ -1336,14 +1364,11 @@ INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
 NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
                       "linalg_householder_product",
-                      "upsample_nearest1d", "upsample_nearest2d",
-                      "upsample_bilinear2d", "upsample_nearest_exact1d",
-                      "upsample_nearest_exact2d", "upsample_linear1d", "max_unpool2d",
+                      "max_unpool2d",
                       "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",
-                      "avg_pool3d", "adaptive_avg_pool3d", "upsample_bicubic2d",
-                      "upsample_nearest3d", "upsample_nearest_exact3d", "upsample_trilinear3d",
+                      "avg_pool3d", "adaptive_avg_pool3d",
                       "ctc_loss", "grid_sampler_2d", "grid_sampler_3d", "pdist",
                       "adaptive_max_pool3d", "max_unpool3d", "fractional_max_pool2d",
                       "fractional_max_pool3d", "conv_tbc", "ormqr", "as_strided_scatter",
