@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .ops_conv import _bins, _pad_zeros, _scatter, _windows, max_indices_bw
-from .optable import Op, Save, no_double_backward, register
+from .optable import Op, Save, keep_given, register
 
 
 # -- adaptive max pool ----------------------------------------------------------------------------
@@ -49,7 +49,13 @@ def _max_unpool_fwd(x: np.ndarray, *, indices: np.ndarray, output_size: tuple[in
 
 def _max_unpool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
     if D.tensor_mode:
-        raise no_double_backward("MaxUnpool2DBackward0")
+        # NB: PyTorch's formula: the gradient's planes flattened, gathered at the indices
+        idx = c.indices
+        shape = tuple(g.shape)
+        flat = D.view(g, shape=(*shape[:-2], shape[-2] * shape[-1]))
+        picked = D.gather(flat, dim=len(shape) - 2, index=idx.reshape(*idx.shape[:-2], -1))
+        keep_given(picked, {"@dim": -1}, D)
+        return (D.view(picked, shape=tuple(idx.shape)),)
     idx = c.indices
     planes = g.reshape(-1, g.shape[-1] * g.shape[-2])
     picked = np.take_along_axis(planes, idx.reshape(planes.shape[0], -1), axis=1)

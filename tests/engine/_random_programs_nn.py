@@ -166,7 +166,8 @@ def image_trunk(rng: random.Random, train: bool, dim: int
             elif p:
                 args.append(f"padding={p}")
                 if rng.random() < 0.3 and p < min(size):
-                    args.append(f"padding_mode='{rng.choice(['reflect', 'replicate', 'circular'])}'")
+                    mode = rng.choice(["reflect", "replicate", "circular"])
+                    args.append(f"padding_mode='{mode}'")
             if dil != 1:
                 args.append(f"dilation={dil}")
             if groups != 1:
@@ -256,8 +257,8 @@ def _image_extra(rng: random.Random, dim: int, c: int, size: list[int], train: b
         (f"nn.ZeroPad{d}(1)", c, [n + 2 for n in size]),
         (f"nn.ConstantPad{d}(({', '.join(['1', '0'] * dim)}), 0.5)", c, [n + 1 for n in size]),
         (f"nn.ReplicationPad{d}(1)", c, [n + 2 for n in size]),
-        (f"nn.Upsample(scale_factor=2)", c, [n * 2 for n in size]),
-        (f"nn.LocalResponseNorm(2)", c, size),
+        ("nn.Upsample(scale_factor=2)", c, [n * 2 for n in size]),
+        ("nn.LocalResponseNorm(2)", c, size),
         (f"nn.Dropout{'1d' if dim == 1 else '2d'}(0.5)" if not train else "nn.Identity()", c,
          size)]
     if min(size) >= 2:
@@ -275,7 +276,7 @@ def _image_extra(rng: random.Random, dim: int, c: int, size: list[int], train: b
         if c % 2 == 0:
             ops.append(("nn.ChannelShuffle(2)", c, size))
     else:
-        ops.append((f"nn.Upsample(scale_factor=2, mode='linear')", c, [n * 2 for n in size]))
+        ops.append(("nn.Upsample(scale_factor=2, mode='linear')", c, [n * 2 for n in size]))
     layer, c2, size2 = rng.choice(ops)
     if max(size2) > 10 or (layer.startswith("nn.InstanceNorm") and _size(tuple(size)) < 2):
         return "nn.Identity()", c, size
@@ -441,7 +442,8 @@ def loss_expr(rng: random.Random, out: str, b: int, c: int) -> tuple[list[str], 
             args = args.replace(", label_smoothing=0.1", "")
             return ([f"t = torch.tensor({tgt if b else tgt[0]})"],
                     f"F.nll_loss(F.log_softmax({out}, -1), t{args}{red}){tail}")
-        return [f"t = torch.tensor({tgt if b else tgt[0]})"], f"F.cross_entropy({out}, t{args}{red}){tail}"
+        return ([f"t = torch.tensor({tgt if b else tgt[0]})"],
+                f"F.cross_entropy({out}, t{args}{red}){tail}")
     if kind < 0.45:
         smooth = ", label_smoothing=0.2" if rng.random() < 0.3 else ""
         return ([f"t = {_tensor(rng, bs, False)}.softmax(-1)"],
@@ -562,7 +564,7 @@ def functional_trunk(rng: random.Random, train: bool
                                    "h = F.gelu(h) * F.sigmoid(h)", "h = F.silu(h) + h",
                                    "h = F.elu(h, inplace=False).clamp(max=1.0)"]))
         elif kind < 0.82:
-            fwd.append(f"h = F.group_norm(h, 1)" if rng.random() < 0.5 or _size(tuple(size)) < 2
+            fwd.append("h = F.group_norm(h, 1)" if rng.random() < 0.5 or _size(tuple(size)) < 2
                        else "h = F.instance_norm(h)")
         elif kind < 0.9:
             causal = ", is_causal=True" if rng.random() < 0.5 else ""

@@ -1360,11 +1360,10 @@ def test_saved_tensors_keep_pytorchs_storage(key: str, code: str) -> None:
 # in-place forms whose PyTorch node raises NotImplementedError when a backward reaches it
 INPLACE_NO_DERIVATIVE = {"asinh_", "acosh_", "atanh_"}
 
-# NB: create_graph through the fused LSTM layer, group norm, the upsamplings, ... raises
+# NB: create_graph through the fused LSTM layer, group norm, ... raises
 # NotImplementedError (the README's known differences; test_recurrent, test_norm check it)
 NO_DOUBLE_BACKWARD = {"standard_gamma", "cholesky_inverse", "mkldnn_rnn_layer", "native_group_norm",
                       "linalg_householder_product",
-                      "max_unpool2d",
                       "cdist",
                       "euclidean_dist", "linalg_svd", "linalg_eigh", "linalg_qr", "linalg_pinv",
                       "scatter_reduce", "embedding_bag", "max_pool3d_with_indices",

@@ -133,7 +133,8 @@ import {module} as torch
 warnings.simplefilter("always")
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    for conv in (torch.nn.Conv2d(1, 1, 2, padding='same'), torch.nn.Conv1d(1, 1, 2, padding='same')):
+    for conv in (torch.nn.Conv2d(1, 1, 2, padding='same'),
+                 torch.nn.Conv1d(1, 1, 2, padding='same')):
         conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
         conv(torch.ones(1, 1, 3, 3) if isinstance(conv, torch.nn.Conv2d) else torch.ones(1, 1, 3))
 print(json.dumps([str(w.message) for w in caught]))
