@@ -34,6 +34,8 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 _level = -1
 # the tensors given a tangent at the open level (their tangents go when it closes)
 _holders: list[weakref.ref[Tensor]] = []
+# the saved outputs given their output's tangent at the open level (dropped when it closes)
+_saved_holders: list[weakref.ref[Any]] = []
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -68,6 +70,12 @@ def exit_dual_level(*, level: int | None = None) -> None:
         if t is not None:
             t.__dict__.pop("_fw_grad", None)
     _holders.clear()
+    from .node import drop_tangent
+    for sref in _saved_holders:
+        slot = sref()
+        if slot is not None:
+            drop_tangent(slot)
+    _saved_holders.clear()
     _level = level - 1
     grad_state.dual = False
 
@@ -271,6 +279,12 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
         return
     if op.key in NO_FORWARD:
         raise _unsupported(op, False)
+    if op.key == "mse_loss_backward" and (kw or {}).get("reduction", 1) == 1 \
+            and (tans[1] is None or tans[2] is None):
+        # NB: PyTorch's forward formula of a mean mse_loss_backward divides in place the
+        # all-zero tangent it makes for a self or target without one, which it refuses
+        raise RuntimeError("ZeroTensors are immutable. Please use the materialized zero tensor "
+                           "obtained using .clone() if you want a mutable tensor.")
     grad_state.dual = False
     try:
         # NB: not as_strided: its view function reads the primal's storage
@@ -291,6 +305,23 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
     for o, g in zip(outs, got, strict=False):
         if g is not None and _differentiable(o):
             set_tangent(o, g)
+            _save_tangent(o._grad_fn, o, g)
+
+
+def _save_tangent(node: Any, o: Tensor, g: Tensor) -> None:
+    """The slots where ``node`` saved its output ``o`` keep ``o``'s tangent ``g``: unpacked
+    while the level is open, they carry it (a backward formula run in forward mode needs it)."""
+    from .node import DualSavedTensor, SavedTensor
+    saved = node._saved if node is not None else None
+    if not saved:
+        return
+    for slot in saved.values():
+        if isinstance(slot, SavedTensor) and slot.tensor is None and not slot.released \
+                and slot.array is not None and slot.output_nr == o._output_nr \
+                and slot.array is o._data:
+            slot.__class__ = DualSavedTensor
+            slot.fw_grad = g
+            _saved_holders.append(weakref.ref(slot))
 
 
 def _tangent_view(op: Op, g: Tensor, kw: dict[str, Any] | None) -> Any:
@@ -328,6 +359,12 @@ def propagate_inplace(op: Op, self: Tensor, others: Any, kw: dict[str, Any] | No
         grad_state.dual = True
     if new is not None and _differentiable(self):
         _write_tangent(self, new)
+        g = tangent_of(self)
+        if g is not None:
+            base = self._base
+            # NB: the op's node: self's own, or the one inside its base's CopySlices
+            node = self._grad_fn if base is None else getattr(base._grad_fn, "fn", None)
+            _save_tangent(node, self, g)
     return self
 
 
