@@ -409,10 +409,14 @@ def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
                 # NB: a tap of its own per input (an alias node): a gradient by one input must
                 # not take in the paths through another (e = x.exp(); e * x)
                 xs[i] = x = apply(TABLE["alias"], (real[i],))
-            elif g is not None and isinstance(x, Tensor) and _differentiable(x):
+            elif (g is not None or graph) and isinstance(x, Tensor) and _differentiable(x):
                 xs[i] = x = Tensor._make(x._data, x._dtype, requires_grad=True)
             else:
                 continue
+            if g is None and graph and isinstance(x, Tensor) and _differentiable(x):
+                # NB: PyTorch's formulas take a zero tangent for an input without one: its
+                # term still holds the other primals (``self_t * other_p``), and their graph
+                g = Tensor._make(np.zeros_like(x._data), x._dtype)
             if g is not None:
                 srcs.append(x)
                 vs.append(g)
@@ -441,7 +445,7 @@ def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: li
         if gi is None:
             continue
         if not gi.requires_grad:
-            if np.any(gi._data):
+            if np.any(gi._data) and np.any(v._data):
                 raise NotImplementedError("a formula made no graph")   # NB: row by row instead
             continue
         term = (gi * (v if graph else _plain(v))).sum()

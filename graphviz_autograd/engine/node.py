@@ -192,7 +192,7 @@ def drop_tangent(slot: SavedTensor) -> None:
     """``slot`` as a plain slot again, without a tangent (its dual level closed)."""
     if type(slot) is DualSavedTensor:
         del slot.fw_grad
-        slot.__class__ = SavedTensor
+        slot.__class__ = SavedTensor  # type: ignore[assignment]
 
 
 class RemovableHandle:

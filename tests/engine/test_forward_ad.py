@@ -529,3 +529,67 @@ def test_reverse_mode_through_tangents() -> None:
             rec.note("sigmoid", [x.grad, w.grad])
     differential(snippet)
 
+
+
+def _hvp_cases(torch: Any) -> dict[str, Callable[..., Any]]:
+    F = torch.nn.functional
+    w1, w2 = _data(torch, (4, 3), 5, torch.float64), _data(torch, (1, 4), 6, torch.float64)
+    m = _data(torch, (3, 3), 8, torch.float64)
+    t = _data(torch, (3,), 9, torch.float64)
+    k = torch.arange(3, dtype=torch.float64)
+
+    def exp_inplace(x: Any) -> Any:
+        y = x * 2
+        y.exp_()
+        return (y * k).sum()
+
+    return {
+        "sigmoid": lambda x: (x.sigmoid() * k).sum(),
+        "tanh": lambda x: torch.tanh(x).sum(),
+        "softmax": lambda x: (torch.softmax(x, 0) * k).sum(),
+        "log_softmax": lambda x: F.log_softmax(x, 0)[1],
+        "matmul": lambda x: (m @ x).tanh() @ (m @ x),
+        "exp": lambda x: (x.exp() * k).sum(),
+        "log": lambda x: (x * x + 1).log().sum(),
+        "pow": lambda x: (x.pow(3) + x.abs().pow(x)).sum(),
+        "mse_loss sum": lambda x: F.mse_loss(x.tanh(), t, reduction="sum"),
+        "mse_loss none": lambda x: F.mse_loss(x.sigmoid(), t, reduction="none").sum(),
+        "mse_loss mean": lambda x: F.mse_loss(x, t),
+        "mlp": lambda x: F.linear(torch.relu(F.linear(x, w1, k.sum() * 0 + 0.1)),
+                                  w2).sigmoid().sum(),
+        "sort": lambda x: (torch.sort(x * x)[0].exp() * k).sum(),
+        "layer_norm": lambda x: F.layer_norm((x * x).reshape(1, 3), (3,)).pow(3).sum(),
+        "norm": lambda x: x.norm(),
+        "exp_ in place": exp_inplace,
+    }
+
+
+def test_forward_over_reverse() -> None:
+    """Hessian-vector products by forward over reverse: dual inputs, ``autograd.grad(...,
+    create_graph=True)``, the gradient's tangent; the backward formulas' saved values (outputs
+    saved by their own node included) carry their tangents."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        # NB: no zero element: pow's exponent gradient at a zero base is a known difference
+        x0 = _data(torch, (3,), 2, torch.float64)
+        v = _data(torch, (3,), 1, torch.float64)
+
+        def hvp(f: Callable[..., Any]) -> Any:
+            with fw.dual_level():
+                x = fw.make_dual(x0.clone().requires_grad_(), v)
+                g, = torch.autograd.grad(f(x), x, create_graph=True)
+                tangent = fw.unpack_dual(g).tangent
+                return tangent, tangent.requires_grad
+        for label, f in _hvp_cases(torch).items():
+            rec.attempt(label, lambda f=f: hvp(f), record_warnings=False)
+        with fw.dual_level():
+            # a saved output read back through _saved_result carries the tangent, and loses it
+            # when the level closes
+            x = fw.make_dual(x0.clone().requires_grad_(), v)
+            y = x.exp()
+            rec.note("_saved_result tangent", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+        rec.note("after the level", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+        with fw.dual_level():
+            rec.note("in another level", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+    differential(snippet)
