@@ -593,3 +593,41 @@ def test_forward_over_reverse() -> None:
         with fw.dual_level():
             rec.note("in another level", fw.unpack_dual(y.grad_fn._saved_result).tangent)
     differential(snippet)
+
+
+def test_autograd_functional_forward_mode() -> None:
+    """``jacobian(..., strategy="forward-mode", vectorize=True)`` and ``hessian``'s forward over
+    reverse: values, result structure (PyTorch's lists), the results' nodes, its refusals."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        AF = torch.autograd.functional
+        x = _data(torch, (3,), 2, torch.float64)
+        m = _data(torch, (2, 2), 3, torch.float64)
+
+        def jac(*args: Any, **kw: Any) -> Callable[[], Any]:
+            return lambda: AF.jacobian(*args, strategy="forward-mode", **kw)
+
+        def hess(*args: Any, **kw: Any) -> Callable[[], Any]:
+            return lambda: AF.hessian(*args, outer_jacobian_strategy="forward-mode", **kw)
+        cases = {
+            "two in, two out": jac(lambda a, b: (a * b, a.sum()), (x, x * 2), vectorize=True),
+            "one in, one out": jac(torch.sin, x, vectorize=True),
+            "tuple out": jac(lambda a: (a.exp(), a @ a), x, vectorize=True),
+            "tuple in": jac(lambda a, b: a @ b, (m, m.T), vectorize=True),
+            "empty input": jac(lambda a, b: a.sum() * b, (torch.zeros(0, dtype=torch.float64), x),
+                               vectorize=True),
+            "hessian": hess(lambda a: (a.tanh() ** 3).sum(), x, vectorize=True),
+            "hessian two": hess(lambda a, b: (a @ b).softmax(0).pow(2).sum(), (m, m * 2),
+                                vectorize=True),
+            "not vectorized": jac(torch.sin, x),
+            "hessian not vectorized": hess(lambda a: a.exp().sum(), x),
+            "strict": jac(torch.sin, x, strict=True, vectorize=True),
+            "create_graph": jac(torch.sin, x, create_graph=True, vectorize=True),
+            "a list": jac(torch.sin, [x], vectorize=True),
+        }
+        for label, fn in cases.items():
+            rec.attempt(label, fn, record_warnings=False)
+        h = AF.hessian(lambda a: (a.exp() * a).sum(), x, outer_jacobian_strategy="forward-mode",
+                       vectorize=True)
+        rec.note("hessian's node", h.grad_fn.name() if h.grad_fn is not None else None)
+    differential(snippet)
