@@ -241,7 +241,12 @@ NO_FORWARD = {
     "pack_padded_sequence": "_pack_padded_sequence", "pdist": "_pdist_forward",
     "rrelu_with_noise_": "rrelu_with_noise_", "standard_gamma": "_standard_gamma",
     "scaled_dot_product_flash_attention_for_cpu": "_scaled_dot_product_flash_attention_for_cpu",
-    "special_zeta_of_scalar": "special_zeta",
+    "special_zeta_of_scalar": "special_zeta", "multi_margin_loss": "multi_margin_loss",
+    "multilabel_margin_loss": "multilabel_margin_loss_forward",
+    # backward formulas' ops (forward over reverse)
+    "huber_loss_backward": "huber_loss_backward",
+    "soft_margin_loss_backward": "soft_margin_loss_backward",
+    "hardsigmoid_backward": "aten::hardsigmoid_backward",
 }
 
 

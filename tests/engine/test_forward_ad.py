@@ -561,6 +561,11 @@ def _hvp_cases(torch: Any) -> dict[str, Callable[..., Any]]:
         "layer_norm": lambda x: F.layer_norm((x * x).reshape(1, 3), (3,)).pow(3).sum(),
         "norm": lambda x: x.norm(),
         "exp_ in place": exp_inplace,
+        # backward formulas PyTorch has no forward formula for
+        "huber_loss": lambda x: F.huber_loss(x * 3, t),
+        "soft_margin_loss": lambda x: F.soft_margin_loss(x, t.sign()),
+        "hardsigmoid": lambda x: (F.hardsigmoid(x) ** 2).sum(),
+        "multi_margin_loss": lambda x: F.multi_margin_loss(x.reshape(1, 3), torch.tensor([1])),
     }
 
 
