@@ -320,13 +320,15 @@ def _save_tangent(node: Any, o: Tensor, g: Tensor) -> None:
     saved = node._saved if node is not None else None
     if not saved:
         return
-    for slot in saved.values():
-        if isinstance(slot, SavedTensor) and slot.tensor is None and not slot.released \
-                and slot.array is not None and slot.output_nr == o._output_nr \
-                and slot.array is o._data:
-            slot.__class__ = DualSavedTensor
-            slot.fw_grad = g
-            _saved_holders.append(weakref.ref(slot))
+    for value in saved.values():
+        # NB: a custom Function's saved tensors are one list of slots
+        for slot in value if isinstance(value, list) else (value,):
+            if isinstance(slot, SavedTensor) and slot.tensor is None and not slot.released \
+                    and slot.array is not None and slot.output_nr == o._output_nr \
+                    and slot.array is o._data:
+                slot.__class__ = DualSavedTensor
+                slot.fw_grad = g
+                _saved_holders.append(weakref.ref(slot))
 
 
 def _tangent_view(op: Op, g: Tensor, kw: dict[str, Any] | None) -> Any:
@@ -515,3 +517,4 @@ def custom_function_jvp(cls: Any, ctx: Any, args: tuple[Any, ...], outputs: Any)
     for o, g in zip(outs, res, strict=False):
         if isinstance(o, Tensor) and isinstance(g, Tensor) and _differentiable(o):
             set_tangent(o, g)
+            _save_tangent(o._grad_fn, o, g)

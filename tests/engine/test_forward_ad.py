@@ -636,3 +636,33 @@ def test_autograd_functional_forward_mode() -> None:
                        vectorize=True)
         rec.note("hessian's node", h.grad_fn.name() if h.grad_fn is not None else None)
     differential(snippet)
+
+
+def test_forward_over_reverse_custom_function() -> None:
+    """A custom Function's saved output carries the tangent its ``jvp`` gave it."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, i: Any) -> Any:
+                r = i.exp()
+                ctx.save_for_backward(r)
+                return r
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                r, = ctx.saved_tensors
+                return g * r
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                return t * 2.0          # NB: not exp's: the tangent read back must be this one
+
+        with fw.dual_level():
+            x = fw.make_dual(_data(torch, (3,), 0, torch.float64).requires_grad_(),
+                             _data(torch, (3,), 1, torch.float64))
+            g, = torch.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
+            rec.note("tangent of the gradient", fw.unpack_dual(g).tangent)
+    differential(snippet)
