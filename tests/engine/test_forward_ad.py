@@ -666,3 +666,23 @@ def test_forward_over_reverse_custom_function() -> None:
             g, = torch.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
             rec.note("tangent of the gradient", fw.unpack_dual(g).tangent)
     differential(snippet)
+
+
+def test_forward_over_reverse_recorded() -> None:
+    """A recording walks the saved outputs that carry a tangent as any other saved value."""
+    import graphviz_autograd
+    from graphviz_autograd import torch
+    fw = torch.autograd.forward_ad
+
+    def hvp() -> Any:
+        with fw.dual_level():
+            x = fw.make_dual(torch.tensor([0.3, 0.5], dtype=torch.float64).requires_grad_(),
+                             torch.tensor([1.0, -2.0], dtype=torch.float64))
+            g, = torch.autograd.grad(x.exp().sigmoid().sum(), x, create_graph=True)
+            g.sum().backward()
+            return fw.unpack_dual(g).tangent
+    plain = hvp()
+    with graphviz_autograd.record():
+        recorded = hvp()
+    assert plain is not None and recorded is not None
+    assert np.allclose(plain.detach().numpy(), recorded.detach().numpy())
