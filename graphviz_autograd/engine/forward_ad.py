@@ -13,6 +13,11 @@ flag ``apply`` checks), each op whose inputs carry tangents gives its outputs th
 
 A view made before its base got a tangent reads the base's tangent through its view function,
 as PyTorch's views do; the primal ``unpack_dual`` gives is cut from it (``_fw_grad = False``).
+
+An output saved by its own node keeps the tangent the output got (its slot becomes a
+``DualSavedTensor`` until the level closes), and a saved input is the tensor itself: a backward
+formula run in the level (forward over reverse: ``autograd.grad(..., create_graph=True)`` on dual
+inputs) reads its saved values with their tangents, as PyTorch's.
 """
 
 from __future__ import annotations
