@@ -6,8 +6,18 @@ slots), ``optable`` with the ``ops_*`` families (the one table of ops), ``autogr
 The engine imports nothing from the layers above it; they listen through ``events``.
 """
 
+import warnings as _warnings
+
 from . import autograd, executor, functional, tensor_methods  # noqa: F401 -- binds the methods
 from .node import AccumulateGrad, Node
 from .tensor import Size, Tensor
 
 __all__ = ["Tensor", "Size", "Node", "AccumulateGrad"]
+
+# NB: numpy's floating-point warnings (inf - inf, overflow, x / 0) from the package's own numpy
+# calls: PyTorch computes those silently. A filter, consulted only when numpy warns (nothing on
+# the hot path), matching numpy's texts from the package's modules only: the user's own numpy
+# code still warns
+_warnings.filterwarnings(
+    "ignore", r"(invalid value|overflow|divide by zero|underflow) encountered in",
+    RuntimeWarning, r"graphviz_autograd\.")

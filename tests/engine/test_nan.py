@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -69,3 +71,24 @@ def test_an_activation_of_nan_and_inf_warns_nothing(code: str) -> None:
         x = torch.tensor([float("nan"), -float("inf"), 1.0])
         rec.attempt(code, lambda: eval(code, {"torch": torch, "F": torch.nn.functional, "x": x}))
     differential(snippet)
+
+
+def test_numpys_floating_point_warnings_stay_inside_the_engine() -> None:
+    """inf - inf, overflow and x / 0 in the engine's numpy calls raise no RuntimeWarning (PyTorch
+    computes them silently, as a script run with Python's default warning filters shows); the
+    user's own numpy code still warns."""
+    script = (
+        "import numpy as np\n"
+        "import graphviz_autograd.torch as torch\n"
+        "inf = float('inf')\n"
+        "a = torch.tensor([inf, 1.0, 0.0], requires_grad=True)\n"
+        "b = torch.tensor([inf, 0.0, 0.0])\n"
+        "out = (a - b) + a / b + a * 0 + torch.tensor([1e38]) * 10 + torch.log(b)\n"
+        "out.sum().backward()\n"
+        "print(out.tolist(), a.grad.tolist())\n"
+        "np.array([inf]) - np.array([inf])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert "nan" in done.stdout
+    warned = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
+    assert warned == ["<string>:9: RuntimeWarning: invalid value encountered in subtract"]
