@@ -282,7 +282,6 @@ METHODS: dict[str, Any] = {
     "is_quantized": property(lambda s: False), "is_meta": property(lambda s: False),
     "layout": property(lambda s: strided),
     "byte": _cast(dt.uint8), "char": _cast(dt.int8), "short": _cast(dt.int16),
-    "bfloat16": _conversion_missing("bfloat16"),
 }
 
 

@@ -361,9 +361,13 @@ class Tensor:
         if self.requires_grad and grad_state.enabled:     # NB: PyTorch allows it under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":        # NB: bfloat16: numpy has no such dtype
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def tolist(self) -> Any:
+        if self._data.dtype.kind == "V":        # NB: bfloat16: Python floats, as PyTorch's
+            return self._data.astype(np.float32).tolist()
         return self._data.tolist()
 
     def item(self) -> Any:

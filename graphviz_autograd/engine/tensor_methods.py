@@ -503,7 +503,8 @@ METHODS: dict[str, Any] = {
     "masked_fill": F.masked_fill,
     # dtype
     "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),
-    "half": _type_conv(dt.float16), "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
+    "half": _type_conv(dt.float16), "bfloat16": _type_conv(dt.bfloat16),
+    "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
     "bool": _type_conv(dt.bool_), "type_as": lambda s, o: F.to_dtype(s, o._dtype),
     "cpu": lambda s, *a, **k: s, "cuda": lambda s, *a, **k: s,
     # in place

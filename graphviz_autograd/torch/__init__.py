@@ -811,3 +811,13 @@ def _check_arguments() -> None:
 
 
 _check_arguments()
+
+
+def __getattr__(name: str) -> Any:
+    # NB: bfloat16's float32-computing kernels are installed when a program first names it
+    if name == "bfloat16":
+        from ..engine.bfloat16 import install
+        install()
+        globals()["bfloat16"] = _dt.bfloat16
+        return _dt.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,103 @@
+"""bfloat16 kernels: the table's numpy forwards and backwards computing in float32 and rounding
+to bfloat16, as PyTorch's CPU kernels do, installed on first use of ``torch.bfloat16``.
+
+ml_dtypes' bfloat16 arrays already round each numpy operation, but numpy accumulates sums (and
+softmax, norms, matrix products' partial sums) in bfloat16, where PyTorch accumulates in float32.
+A float32 program never reaches this module: ``install()`` wraps the table's callables once, the
+first time a program names ``torch.bfloat16`` (or enters an autocast region), so the common
+path gains no check (a program that used bfloat16 pays one Python call per op).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as dt
+
+__all__ = ["install", "installed"]
+
+_BF16 = dt.bfloat16.np
+_F32 = np.dtype(np.float32)
+_STATE = {"installed": False}
+
+
+def installed() -> bool:
+    return _STATE["installed"]
+
+
+def _is_bf16(a: Any) -> bool:
+    return isinstance(a, np.ndarray) and a.dtype == _BF16
+
+
+def _up(a: Any) -> Any:
+    return a.astype(_F32) if _is_bf16(a) else a
+
+
+def _up_all(v: Any) -> Any:
+    if isinstance(v, tuple | list) and any(_is_bf16(x) for x in v):
+        return type(v)(_up(x) for x in v)
+    return _up(v)
+
+
+def _down(out: Any) -> Any:
+    """float32 results (and results of tuples, extras dicts) rounded to bfloat16."""
+    if isinstance(out, np.ndarray | np.generic):
+        return out.astype(_BF16) if out.dtype == _F32 else out
+    if isinstance(out, tuple | list):
+        return type(out)(_down(o) for o in out)
+    if isinstance(out, dict):
+        return {k: _down(v) for k, v in out.items()}
+    return out
+
+
+def _all_bf16(args: Any) -> bool | None:
+    """True when some argument is a bfloat16 array and every floating one is (else the
+    promoted dtype is wider and the op keeps its float32 result); None when none is."""
+    seen = False
+    for a in args:
+        if isinstance(a, tuple | list):
+            inner = _all_bf16(a)
+            if inner is False:
+                return False
+            seen = seen or bool(inner)
+        elif isinstance(a, np.ndarray):
+            if a.dtype == _BF16:
+                seen = True
+            elif a.dtype.kind == "f" and a.ndim:
+                return False
+    return seen if seen else None
+
+
+def _forward(fwd: Callable[..., Any]) -> Callable[..., Any]:
+    def forward(*args: Any, **kw: Any) -> Any:
+        low = _all_bf16(args)
+        if low is None and not any(_is_bf16(v) for v in kw.values()):
+            return fwd(*args, **kw)
+        out = fwd(*[_up_all(a) for a in args], **{k: _up_all(v) for k, v in kw.items()})
+        return _down(out) if low else out
+    forward.__wrapped__ = fwd         # type: ignore[attr-defined]
+    return forward
+
+
+def _backward(bwd: Callable[..., Any]) -> Callable[..., Any]:
+    def backward(ctx: Any, grad: Any, D: Any) -> Any:
+        if not _is_bf16(grad):
+            return bwd(ctx, grad, D)
+        return _down(bwd(ctx, grad.astype(_F32), D))
+    backward.__wrapped__ = bwd        # type: ignore[attr-defined]
+    return backward
+
+
+def install() -> None:
+    """Wrap every table op's forward and backward (once)."""
+    if _STATE["installed"]:
+        return
+    _STATE["installed"] = True
+    from .optable import TABLE
+    for op in TABLE.values():
+        # NB: ufuncs too: numpy has no promotion of bfloat16 with float16
+        op.forward = _forward(op.forward)
+        op.backward = _backward(op.backward)
