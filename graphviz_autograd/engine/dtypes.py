@@ -5,8 +5,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-__all__ = ["DType", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8",
-           "uint16", "uint32", "uint64", "bool_", "from_numpy", "default_float", "result_type"]
+__all__ = ["DType", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16",
+           "int8", "uint8", "uint16", "uint32", "uint64", "bool_", "from_numpy", "default_float",
+           "result_type"]
 
 
 class DType:
