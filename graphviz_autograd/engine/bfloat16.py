@@ -91,8 +91,15 @@ def _backward(bwd: Callable[..., Any]) -> Callable[..., Any]:
     return backward
 
 
+def _upcast_getter(get: Callable[[Any], Any]) -> property:
+    def upcast(ctx: Any) -> Any:
+        v = get(ctx)
+        return v if ctx.tensor_mode else _up_all(v)
+    return property(upcast)
+
+
 def install() -> None:
-    """Wrap every table op's forward and backward (once)."""
+    """Wrap every table op's forward, backward and saved values' getters (once)."""
     if _STATE["installed"]:
         return
     _STATE["installed"] = True
@@ -101,3 +108,5 @@ def install() -> None:
         # NB: ufuncs too: numpy has no promotion of bfloat16 with float16
         op.forward = _forward(op.forward)
         op.backward = _backward(op.backward)
+        for name in op.saved_names():
+            setattr(op.ctx, name, _upcast_getter(getattr(op.ctx, name).fget))

@@ -11,6 +11,8 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .autocast import lower as _amp_lower
+from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace, wrap
 from .grad_mode import state as grad_state
 from .ops_shape import view_array
@@ -408,6 +410,8 @@ def _same_dtype(a: Tensor, b: Tensor, what: str = "expected") -> None:
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(mm, a, b)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
     return _mm(a, b)
@@ -454,6 +458,8 @@ def check_vectors(name: str, a: Tensor, b: Tensor) -> None:
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(bmm, a, b)
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if a._dtype is not b._dtype:
@@ -467,6 +473,8 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """PyTorch's decomposition of ``@`` by the operands' ranks (at::matmul)."""
+    if _amp.dtype is not None:
+        return _amp_lower(matmul, a, b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         a, b = as_tensor_arg(a), as_tensor_arg(b)
     na, nb = a._data.ndim, b._data.ndim
@@ -568,6 +576,8 @@ def _sname(t: Tensor) -> str:
 
 
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(addmm, bias, m1, m2, beta, alpha)
     # NB: PyTorch checks the bias against mat2 first
     if bias._dtype is not m2._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
@@ -1131,6 +1141,8 @@ def log_softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``F.linear`` as PyTorch decomposes it: addmm for 2-D input, with views around it."""
+    if _amp.dtype is not None:
+        return _amp_lower(linear, x, weight, bias)
     nd = x._data.ndim
     if nd == 2 and bias is not None:
         return addmm(bias, x, t_(weight))

@@ -184,7 +184,17 @@ from ..engine.tensor import Size, Tensor
 from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
 from . import amp as _amp_ns
 from . import environment as _environment
-from .amp import autocast, is_autocast_enabled
+from .amp import (
+    autocast,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+)
 from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
 from .environment import (
     are_deterministic_algorithms_enabled,

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from ...engine import dtypes as _dt
+from ...engine.autocast import fp32 as _amp_fp32
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.autograd import wrap as _wrap
 from ...engine.optable import TABLE as _T
@@ -232,6 +234,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """The negative log likelihood of each target under all its alignments (CtcLossBackward0);
     ``mean`` divides each by its target length before the mean, as PyTorch does."""
+    if _amp.dtype is not None:
+        return _amp_fp32(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank,
+                         reduction, zero_infinity)
     from ...engine import functional as _F
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
