@@ -71,11 +71,31 @@ def _all_bf16(args: Any) -> bool | None:
     return seen if seen else None
 
 
-def _forward(fwd: Callable[..., Any]) -> Callable[..., Any]:
+def _rounded(v: Any) -> Any:
+    """A Python float or 0-d float array operand as PyTorch casts it to the common dtype."""
+    if isinstance(v, float) or (isinstance(v, np.ndarray) and v.ndim == 0
+                                and v.dtype.kind == "f"):
+        return float(np.float32(v).astype(_BF16))
+    return v
+
+
+# NB: PyTorch's mul and div with a scalar compute with the scalar in float32, other binary
+# ops (and pow's exponent) take it rounded to bfloat16 first, as they take every operand
+_OPMATH_SCALAR = frozenset({"mul", "mul_scalar", "div", "div_scalar"})
+_ROUNDS_SCALAR = frozenset({"rsub", "add_scalar", "sub_scalar", "rsub_tensor"})
+
+
+def _forward(fwd: Callable[..., Any], key: str) -> Callable[..., Any]:
+    rounds = (type(fwd) is np.ufunc or key in _ROUNDS_SCALAR) and key not in _OPMATH_SCALAR
+
     def forward(*args: Any, **kw: Any) -> Any:
         low = _all_bf16(args)
         if low is None and not any(_is_bf16(v) for v in kw.values()):
             return fwd(*args, **kw)
+        if low and rounds:
+            args = tuple(_rounded(a) for a in args)
+        if low and "exponent" in kw:
+            kw = {**kw, "exponent": _rounded(kw["exponent"])}
         out = fwd(*[_up_all(a) for a in args], **{k: _up_all(v) for k, v in kw.items()})
         return _down(out) if low else out
     forward.__wrapped__ = fwd         # type: ignore[attr-defined]
@@ -106,7 +126,7 @@ def install() -> None:
     from .optable import TABLE
     for op in TABLE.values():
         # NB: ufuncs too: numpy has no promotion of bfloat16 with float16
-        op.forward = _forward(op.forward)
+        op.forward = _forward(op.forward, op.key)
         op.backward = _backward(op.backward)
         for name in op.saved_names():
             setattr(op.ctx, name, _upcast_getter(getattr(op.ctx, name).fget))

@@ -1,0 +1,267 @@
+"""``torch.bfloat16`` and CPU ``torch.autocast``, checked against real PyTorch 2.13: bfloat16
+values bit for bit (float32 computation rounded to bfloat16), printing, promotion, errors and
+backward; small MLPs and a conv net under ``torch.autocast("cpu")`` (bfloat16) and
+``dtype=torch.float16``: output dtypes, graphs with their ToCopyBackward0 casts, gradients,
+the cast cache, nested and disabled regions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ._support import Recorder, differential, fixed_parameters, real_torch, run_snippet
+
+pytestmark = pytest.mark.torch
+
+
+def _values(torch: Any, n: int = 400, seed: int = 0) -> Any:
+    """float32 values of many magnitudes, with bfloat16 ties and specials."""
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(n).astype(np.float32) * np.exp2(rng.integers(-30, 30, n))
+    ties = (np.arange(1, 33, dtype=np.float32) * 2 ** -8 + 1).astype(np.float32)  # x.5 ulps
+    specials = np.array([0.0, -0.0, 1e-40, -1e-39, 3.4e38, -3.39e38, 1.0, 65504.0, 7e-46],
+                        np.float32)
+    return torch.tensor(np.concatenate([v, ties, specials]).tolist(), dtype=torch.float32)
+
+
+def _bits(t: Any) -> Any:
+    """A bfloat16 tensor's values as float32 (exact), so any differing bit shows."""
+    return t.float()
+
+
+def test_conversion_rounds_as_pytorch() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = _values(torch)
+        b = x.bfloat16()
+        rec.note("dtype", [b.dtype, x.to(torch.bfloat16).dtype,
+                           torch.tensor([1.5], dtype=torch.bfloat16).dtype])
+        rec.note("from float32", _bits(b))
+        rec.note("from float64", _bits(x.double().to(torch.bfloat16)))
+        rec.note("from float16", _bits(x.clamp(-6e4, 6e4).half().bfloat16()))
+        rec.note("to float16", b.clamp(-6e4, 6e4).half().float())
+        rec.note("from int64", _bits(torch.arange(-300, 300, 7).bfloat16()))
+        rec.note("to int64", b.clamp(-1e6, 1e6).long())
+        rec.note("from list", _bits(torch.tensor([1.00390625, 1.01171875, 3.14159, 1e30],
+                                                 dtype=torch.bfloat16)))
+        rec.note("tolist", b[:8].tolist())
+        rec.note("item", b[3].item())
+        rec.note("facts", [b.is_floating_point(), b.element_size(), b.itemsize,
+                           torch.zeros(2, dtype=torch.bfloat16).tolist()])
+    differential(snippet)
+
+
+def test_arithmetic_bits() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = (_values(torch, 300, 1) * 1e-6).bfloat16()
+        y = (_values(torch, 300, 2) * 1e-6).bfloat16()
+        small = torch.linspace(-4, 4, 341).bfloat16()
+        rec.note("add", _bits(x + y))
+        rec.note("sub", _bits(x - y))
+        rec.note("mul", _bits(x * y))
+        rec.note("div", _bits(x / (y.abs() + 1)))
+        rec.note("scalar", _bits(x * 3.3 + 0.1))
+        rec.note("neg abs", _bits((-x).abs()))
+        rec.note("exp", _bits(small.exp()))
+        rec.note("tanh", _bits(small.tanh()))
+        rec.note("sigmoid", _bits(torch.sigmoid(small)))
+        rec.note("relu", _bits(torch.relu(small)))
+        rec.note("sqrt", _bits(small.abs().sqrt()))
+        rec.note("pow", _bits(small.pow(2)))
+        rec.note("sum", _bits(torch.ones(1000, dtype=torch.bfloat16).sum()))
+        rec.note("sum dim", _bits(small[:340].reshape(20, 17).sum(1)))
+        rec.note("mean", _bits(small.mean()))
+        rec.note("softmax", _bits(small[:340].reshape(34, 10).softmax(-1)))
+        rec.note("matmul", _bits(small[:12].reshape(3, 4) @ small[100:112].reshape(4, 3)))
+    differential(snippet)
+
+
+def test_printing() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rec.note("small", repr(torch.tensor([1.1, 2.2, -3.3], dtype=torch.bfloat16)))
+        rec.note("ints", repr(torch.ones(2, 3, dtype=torch.bfloat16)))
+        rec.note("wide", repr(torch.tensor([1e-3, 300.7, 1e30], dtype=torch.bfloat16)))
+        rec.note("scalar", repr(torch.tensor(1.5, dtype=torch.bfloat16)))
+        rec.note("empty", repr(torch.zeros(0, 2, dtype=torch.bfloat16)))
+        w = torch.tensor([0.5, 2.0], requires_grad=True)
+        rec.note("grad_fn", repr(w.bfloat16() * 3))
+        rec.note("str", str(torch.tensor([2.5], dtype=torch.bfloat16)))
+        rec.note("dtype", [str(torch.bfloat16), repr(torch.bfloat16)])
+    differential(snippet)
+
+
+def test_promotion_and_facts() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        b = torch.ones(2, dtype=torch.bfloat16)
+        for d in (torch.float16, torch.float32, torch.float64, torch.int64, torch.int32,
+                  torch.uint8, torch.bool):
+            o = torch.ones(2, dtype=d)
+            rec.note(f"with {d}", [(b + o).dtype, (o * b).dtype, (b + o[0]).dtype,
+                                   torch.promote_types(torch.bfloat16, d)])
+        rec.note("scalars", [(b * 2).dtype, (b * 2.5).dtype, (b + True).dtype])
+        rec.note("half + bf16 values", (b * 3 + torch.ones(2, dtype=torch.float16) / 3))
+        rec.note("finfo", [repr(torch.finfo(torch.bfloat16)), torch.finfo(torch.bfloat16).eps,
+                           torch.finfo(torch.bfloat16).bits])
+        rec.attempt("numpy", lambda: b.numpy())
+        rec.attempt("mm mixed", lambda: torch.mm(b.reshape(1, 2), torch.ones(2, 1)))
+    differential(snippet)
+
+
+def test_backward_in_bfloat16() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([[0.5, -1.25, 2.0], [3.1, 0.7, -0.3]], requires_grad=True)
+        w = torch.tensor([[0.25, 1.5], [-2.0, 0.1], [0.9, -0.6]], dtype=torch.bfloat16,
+                         requires_grad=True)
+        h = torch.tanh(a.bfloat16() @ w)
+        loss = (h * h).sum()
+        rec.graph("graph", loss=loss, a=a, w=w)
+        loss.backward()
+        rec.note("loss", [loss.dtype, _bits(loss)])
+        rec.note("grads", [a.grad.dtype, a.grad, w.grad.dtype, _bits(w.grad)])
+    differential(snippet)
+
+
+def _loose(a: Any, b: Any, path: str, out: list[str]) -> None:
+    """Floats to a few half-precision ulps (float16/bfloat16 sums round in another order than
+    PyTorch's kernels), everything else exactly."""
+    if isinstance(a, float) and isinstance(b, float):
+        if not np.isclose(a, b, rtol=2e-2, atol=2e-3):
+            out.append(f"{path}: torch {a!r} != ours {b!r}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _loose(x, y, f"{path}[{i}]", out)
+    elif isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        for k in a:
+            _loose(a[k], b[k], f"{path}.{k}", out)
+    elif type(a) is not type(b) or a != b:
+        out.append(f"{path}: torch {a!r} != ours {b!r}")
+
+
+def loose_differential(snippet: Any) -> None:
+    from graphviz_autograd import torch as ours
+    expected, got = run_snippet(snippet, real_torch()), run_snippet(snippet, ours)
+    assert [la for la, _ in expected] == [la for la, _ in got], got[-1]
+    diffs: list[str] = []
+    for (la, a), (_, b) in zip(expected, got):
+        _loose(a, b, la, diffs)
+    assert not diffs, "differs from PyTorch 2.13:\n  " + "\n  ".join(diffs[:30])
+
+
+def _mlp(rec: Recorder, amp: dict[str, Any]) -> None:
+    torch = rec.torch
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3))
+    fixed_parameters(torch, model)
+    x = torch.tensor(np.sin(np.arange(20) * 1.3).reshape(5, 4).tolist())
+    target = torch.tensor([0, 2, 1, 1, 0])
+    for step in range(2):
+        with torch.autocast("cpu", **amp):
+            out = model(x)
+            again = model(x)
+            loss = torch.nn.functional.cross_entropy(out, target)
+            rec.note(f"{step} dtypes", [out.dtype, loss.dtype, again.dtype])
+            rec.note(f"{step} cached cast", out.grad_fn.next_functions[0][0]
+                     is again.grad_fn.next_functions[0][0])
+        rec.graph(f"{step} graph", loss=loss, **dict(model.named_parameters()))
+        rec.note(f"{step} values", [out.float(), loss])
+        loss.backward()
+        rec.note(f"{step} grads", [(p.grad.dtype, p.grad) for p in model.parameters()])
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= 0.5 * p.grad
+        model.zero_grad()
+
+
+@pytest.mark.parametrize("amp", [{}, {"dtype": "float16"}, {"dtype": "bfloat16"}],
+                         ids=["default", "float16", "bfloat16"])
+def test_mlp_under_autocast(amp: dict[str, Any]) -> None:
+    def snippet(rec: Recorder) -> None:
+        kw = {k: getattr(rec.torch, v) for k, v in amp.items()}
+        _mlp(rec, kw)
+    loose_differential(snippet)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_conv_net_under_autocast(dtype: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        net = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                            nn.Flatten(), nn.Linear(3 * 2 * 2, 2))
+        fixed_parameters(torch, net)
+        x = torch.tensor(np.cos(np.arange(64) * 0.9).reshape(2, 2, 4, 4).tolist(),
+                         requires_grad=True)
+        with torch.autocast("cpu", dtype=getattr(torch, dtype)):
+            out = net(x)
+            loss = torch.nn.functional.mse_loss(out, torch.ones(2, 2))
+        rec.note("dtypes", [out.dtype, loss.dtype])
+        rec.graph("graph", loss=loss, x=x, **dict(net.named_parameters()))
+        rec.note("values", [out.float(), loss])
+        loss.backward()
+        rec.note("grads", [(p.grad.dtype, p.grad) for p in (x, *net.parameters())])
+    loose_differential(snippet)
+
+
+def test_ops_and_region_state() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        a = torch.tensor(np.sin(np.arange(24) * 0.4).reshape(2, 3, 4).tolist(),
+                         requires_grad=True)
+        b = torch.tensor(np.cos(np.arange(24) * 0.3).reshape(2, 4, 3).tolist())
+        rec.note("outside", [torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"),
+                             (a @ b).dtype])
+        with torch.autocast("cpu"):
+            rec.note("inside", [torch.is_autocast_enabled("cpu"),
+                                torch.get_autocast_dtype("cpu"), torch.is_autocast_enabled()])
+            ops = {"bmm": torch.bmm(a, b), "matmul": a @ b, "mm": torch.mm(a[0], b[0]),
+                   "baddbmm": torch.baddbmm(torch.ones(2, 3, 3), a, b),
+                   "addmm": torch.addmm(torch.ones(3, 3), a[0], b[0]),
+                   "double": a.double() @ b.double(), "softmax": (a @ b).softmax(-1),
+                   "add": a + b.transpose(1, 2), "mse": F.mse_loss(a @ b, torch.zeros(2, 3, 3)),
+                   "l1": F.l1_loss(a @ b, torch.zeros(2, 3, 3))}
+            for k, v in ops.items():
+                rec.note(k, [v.dtype, v.float()])
+            rec.graph("graphs", **ops)
+            with torch.autocast("cpu", enabled=False):
+                rec.note("disabled", [torch.is_autocast_enabled("cpu"), (a @ b).dtype])
+            with torch.autocast("cpu", dtype=torch.float16):
+                rec.note("nested", [torch.get_autocast_dtype("cpu"), (a.detach() @ b).dtype])
+            rec.note("after nested", [torch.get_autocast_dtype("cpu"), (a @ b).dtype])
+        rec.note("after", [torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")])
+        rec.attempt("unsupported", lambda: torch.autocast("cpu", dtype=torch.float64).fast_dtype)
+    differential(snippet)
+
+
+def test_leaf_cast_cache_lives_per_region() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        w = torch.ones(3, 3, requires_grad=True)
+        x = torch.ones(2, 3)
+        with torch.autocast("cpu"):
+            first = (x @ w).grad_fn.next_functions[1][0]
+            second = (x @ w).grad_fn.next_functions[1][0]
+            rec.note("same cast in a region", first is second)
+            nonleaf = w * 1
+            c1 = (x @ nonleaf).grad_fn.next_functions[1][0]
+            c2 = (x @ nonleaf).grad_fn.next_functions[1][0]
+            rec.note("non-leaf not cached", c1 is c2)
+        with torch.autocast("cpu"):
+            third = (x @ w).grad_fn.next_functions[1][0]
+        rec.note("new region, new cast", third is first)
+    differential(snippet)
+
+
+def test_outside_autocast_float32_untouched() -> None:
+    torch = real_torch()
+    from graphviz_autograd import torch as ours
+    for t in (torch, ours):
+        y = t.nn.Linear(3, 2)(t.ones(1, 3))
+        assert y.dtype is t.float32
+        assert y.grad_fn.name() == "AddmmBackward0"
