@@ -87,6 +87,7 @@ _ROUNDS_SCALAR = frozenset({"rsub", "add_scalar", "sub_scalar", "rsub_tensor"})
 
 def _forward(fwd: Callable[..., Any], key: str) -> Callable[..., Any]:
     rounds = (type(fwd) is np.ufunc or key in _ROUNDS_SCALAR) and key not in _OPMATH_SCALAR
+    rounds_kw = key not in _OPMATH_SCALAR
 
     def forward(*args: Any, **kw: Any) -> Any:
         low = _all_bf16(args)
@@ -94,8 +95,10 @@ def _forward(fwd: Callable[..., Any], key: str) -> Callable[..., Any]:
             return fwd(*args, **kw)
         if low and rounds:
             args = tuple(_rounded(a) for a in args)
-        if low and "exponent" in kw:
-            kw = {**kw, "exponent": _rounded(kw["exponent"])}
+        if low and rounds_kw:
+            for name in ("exponent", "other"):      # NB: pow's exponent, rsub's scalar
+                if name in kw:
+                    kw = {**kw, name: _rounded(kw[name])}
         out = fwd(*[_up_all(a) for a in args], **{k: _up_all(v) for k, v in kw.items()})
         return _down(out) if low else out
     forward.__wrapped__ = fwd         # type: ignore[attr-defined]

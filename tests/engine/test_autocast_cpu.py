@@ -64,6 +64,9 @@ def test_arithmetic_bits() -> None:
         rec.note("mul", _bits(x * y))
         rec.note("div", _bits(x / (y.abs() + 1)))
         rec.note("scalar", _bits(x * 3.3 + 0.1))
+        rec.note("scalar operands", [_bits(0.1 - small), _bits(small / 3.3), _bits(small - 0.3),
+                                     _bits((small.abs() + 1) ** 1.7),
+                                     _bits(small + torch.tensor(0.1))])
         rec.note("neg abs", _bits((-x).abs()))
         rec.note("exp", _bits(small.exp()))
         rec.note("tanh", _bits(small.tanh()))
