@@ -128,8 +128,10 @@ def install() -> None:
     _STATE["installed"] = True
     from .optable import TABLE
     for op in TABLE.values():
-        # NB: ufuncs too: numpy has no promotion of bfloat16 with float16
-        op.forward = _forward(op.forward, op.key)
+        # NB: ufuncs too: numpy has no promotion of bfloat16 with float16; views are left
+        # alone: they compute nothing, and their output must share the input's memory
+        if not op.view:
+            op.forward = _forward(op.forward, op.key)
         op.backward = _backward(op.backward)
         for name in op.saved_names():
             setattr(op.ctx, name, _upcast_getter(getattr(op.ctx, name).fget))

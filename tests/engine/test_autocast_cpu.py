@@ -50,6 +50,14 @@ def test_conversion_rounds_as_pytorch() -> None:
         rec.note("item", b[3].item())
         rec.note("facts", [b.is_floating_point(), b.element_size(), b.itemsize,
                            torch.zeros(2, dtype=torch.bfloat16).tolist()])
+        t = torch.ones(2, 3, dtype=torch.bfloat16)
+        t[1] = 2.7
+        t[0, 1:] += 0.1
+        t[:, 0].mul_(3)
+        rec.note("writes through views", _bits(t))
+        rec.note("module", [p.dtype for p in torch.nn.Linear(2, 2).bfloat16().parameters()])
+        torch.manual_seed(0)
+        rec.note("random", _bits(torch.randn(6, dtype=torch.bfloat16)))
     differential(snippet)
 
 
