@@ -169,8 +169,15 @@ class NativeEngine:
                 continue
             saved = n._saved
             if uid not in static:
-                # NB: a node made before recording began (one made since has its record)
-                static[uid] = static_record(n, get_meta(uid))
+                # NB: a node made since recording began has its static record in its record;
+                # one made before is read now
+                meta = get_meta(uid)
+                if meta is None:
+                    static[uid] = static_record(n, None, 0, False)
+                elif len(meta) > 3:
+                    static[uid] = meta[3]
+                else:   # NB: (an engine wrapping this one, whose records are the generic ones)
+                    static[uid] = static_record(n, meta[1], meta[2], True)
 
             if saved:
                 out = []
@@ -211,10 +218,11 @@ class NativeEngine:
         return states, dead_ends, leaves, alive, freed
 
 
-def static_record(n: Node, meta: tuple[Any, ...] | None) -> Static:
-    """What ``n`` is for as long as it lives (its ``Static``), with what ``meta``, the
-    recorder's record of the node made (None: made before recording began), says of it. Made
-    when the node is made, or by the first walk that finds it."""
+def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,
+                  recorded: bool) -> Static:
+    """What ``n`` is for as long as it lives (its ``Static``): made when the node is made
+    (``recorded``, with the line it was made at and the backwards run before), or by the first
+    walk that finds it (made before recording began)."""
     # NB: once per node of a recording: loops, not comprehensions (each makes a function)
     saved = n._saved
     slots: Any = ()
@@ -234,6 +242,4 @@ def static_record(n: Node, meta: tuple[Any, ...] | None) -> Static:
         nxt.append(None if m is None else m._uid)
     var = n.variable._uid if type(n) is AccumulateGrad else None
     # NB: as static_of makes it, without a call
-    if meta is not None:
-        return _new(Static, (n._name, tuple(nxt), n._seq, slots, var, meta[1], meta[2], True))
-    return _new(Static, (n._name, tuple(nxt), n._seq, slots, var, None, 0, False))
+    return _new(Static, (n._name, tuple(nxt), n._seq, slots, var, source, created_by, recorded))

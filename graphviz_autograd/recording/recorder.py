@@ -82,8 +82,9 @@ class Recording:
         # accumulated]), made into Steps when ``backwards`` is read
         self._logs: list[tuple[BackwardRecord, list[list[Any]]]] = []
         self._log: list[list[Any]] | None = None
-        # NB: per node seen made: (weak reference, source, backwards run before it was made)
-        self._meta: dict[int, tuple[Any, tuple[Any, int] | None, int]] = {}
+        # NB: per node seen made: (weak reference, source, backwards run before it was made,
+        # and, from the native engine, its static record until a walk first finds the node)
+        self._meta: dict[int, tuple[Any, ...]] = {}
         self._static: dict[int, Static] = {}
         self._ids: dict[int, tuple[Any, ...]] = {}   # capture._made, per node
         self._released: dict[tuple[int, str], int] = {}
@@ -155,11 +156,12 @@ class Recording:
         # old grad_fn) is out of reach on both engines
         # NB: and what it is (its static record), made now rather than by the next snapshot's
         # walk: the same work, once per node either way, but a snapshot of a graph built while
-        # recording only reads what changed
-        meta = self._meta[node._uid] = (weakref.ref(tensor if tensor is not None else node),
-                                        frames.where(6) if self.sources else None,
-                                        self._n_backwards)
-        self._static[node._uid] = static_record(node, meta)
+        # recording only reads what changed. Kept in the node's record until a walk first finds
+        # the node (so a node dead before any snapshot leaves nothing behind)
+        src = frames.where(6) if self.sources else None
+        self._meta[node._uid] = (weakref.ref(tensor if tensor is not None else node), src,
+                                 self._n_backwards,
+                                 static_record(node, src, self._n_backwards, True))
 
     def _tensor_modified(self, tensor: Any, node: Any) -> None:
         E = self.engine

@@ -50,6 +50,18 @@ def test_without_keep_last_memory_grows_by_metadata_only() -> None:
     assert all(s.state == "freed" for n in snap.nodes for s in n.saved)
 
 
+def test_nodes_dead_before_any_snapshot_leave_no_record() -> None:
+    """Graphs made and dropped between backwards (an evaluation pass without ``no_grad``) are
+    forgotten at the next snapshot: what the recording keeps grows with the snapshots, not with
+    the nodes ever made."""
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    with graphviz_autograd.record() as rec:
+        for _ in range(200):
+            (w * 3).exp().sum()          # made and dropped, never backwarded
+        (w * 2).sum().backward()
+    assert len(rec._meta) + len(rec._static) < 20, (len(rec._meta), len(rec._static))
+
+
 def test_a_saved_view_counts_the_storage_it_keeps_once() -> None:
     """Saving a view keeps its base's whole storage alive (as PyTorch does): its bytes are the
     storage's, counted once for the slots that share it, and a picture's tooltip says so."""
