@@ -450,6 +450,9 @@ class Tensor:
 
 
 def _rebuild(data: np.ndarray, dtype_name: str, rg: bool) -> Tensor:
+    if dtype_name == "bfloat16":        # NB: a loaded bfloat16 tensor needs bfloat16's kernels
+        from .bfloat16 import install
+        install()
     return Tensor._make(data, getattr(dt, dtype_name if dtype_name != "bool" else "bool_"), rg)
 
 

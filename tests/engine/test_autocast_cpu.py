@@ -6,6 +6,7 @@ the cast cache, nested and disabled regions."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,10 @@ def test_conversion_rounds_as_pytorch() -> None:
         t[:, 0].mul_(3)
         rec.note("writes through views", _bits(t))
         rec.note("module", [p.dtype for p in torch.nn.Linear(2, 2).bfloat16().parameters()])
+        buf = io.BytesIO()
+        torch.save({"b": b[:20]}, buf)
+        buf.seek(0)
+        rec.note("save and load", _bits(torch.load(buf)["b"]))
         torch.manual_seed(0)
         rec.note("random", _bits(torch.randn(6, dtype=torch.bfloat16)))
     differential(snippet)
