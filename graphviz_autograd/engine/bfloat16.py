@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dtypes as dt
 
-__all__ = ["install", "installed"]
+__all__ = ["install", "installed", "to_bfloat16"]
 
 _BF16 = dt.bfloat16.np
 _F32 = np.dtype(np.float32)
@@ -135,3 +135,10 @@ def install() -> None:
         op.backward = _backward(op.backward)
         for name in op.saved_names():
             setattr(op.ctx, name, _upcast_getter(getattr(op.ctx, name).fget))
+
+
+def to_bfloat16(t: Any, memory_format: Any = None) -> Any:
+    """``Tensor.bfloat16()`` (a program may reach bfloat16 without naming ``torch.bfloat16``)."""
+    from .functional import to_dtype
+    install()
+    return to_dtype(t, dt.bfloat16)

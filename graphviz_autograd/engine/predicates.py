@@ -154,13 +154,6 @@ def storage_offset(self: Tensor) -> int:
     return (start - origin) // self._data.itemsize
 
 
-def _conversion_missing(name: str) -> Any:
-    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
-        raise NotImplementedError(f"Tensor.{name}(): this engine has no torch.{name} dtype")
-    m.__name__ = name
-    return m
-
-
 def _cast(d: dt.DType) -> Any:
     def conv(self: Tensor, memory_format: Any = None) -> Tensor:
         return F.to_dtype(self, d)

@@ -38,6 +38,7 @@ from . import functional as F
 from . import messages as msg
 from . import random as rnd
 from .autograd import apply_inplace, check_inplace
+from .bfloat16 import to_bfloat16
 from .device import device
 from .grad_mode import is_grad_enabled
 from .grad_mode import state as grad_state
@@ -503,7 +504,7 @@ METHODS: dict[str, Any] = {
     "masked_fill": F.masked_fill,
     # dtype
     "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),
-    "half": _type_conv(dt.float16), "bfloat16": _type_conv(dt.bfloat16),
+    "half": _type_conv(dt.float16), "bfloat16": to_bfloat16,
     "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
     "bool": _type_conv(dt.bool_), "type_as": lambda s, o: F.to_dtype(s, o._dtype),
     "cpu": lambda s, *a, **k: s, "cuda": lambda s, *a, **k: s,

@@ -71,6 +71,8 @@ def half(self: Any) -> Any:
 
 
 def bfloat16(self: Any) -> Any:
+    from ...engine.bfloat16 import install
+    install()
     return self._cast(_dt.bfloat16)
 
 
