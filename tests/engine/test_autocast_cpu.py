@@ -281,3 +281,29 @@ def test_outside_autocast_float32_untouched() -> None:
         y = t.nn.Linear(3, 2)(t.ones(1, 3))
         assert y.dtype is t.float32
         assert y.grad_fn.name() == "AddmmBackward0"
+
+
+def test_layers_under_autocast() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        nn = torch.nn
+        x = torch.tensor(np.sin(np.arange(12) * 0.7).reshape(3, 1, 4).tolist())
+        layers = {"mha": nn.MultiheadAttention(4, 2), "tx": nn.TransformerEncoderLayer(
+            4, 2, 8, dropout=0.0), "convT": nn.ConvTranspose1d(3, 2, 2), "prelu": nn.PReLU(),
+            "linear 3d": nn.Linear(4, 2), "no bias": nn.Linear(4, 2, bias=False),
+            "bilinear": nn.Bilinear(4, 4, 2), "gru": nn.GRU(4, 2)}
+        for m in layers.values():
+            fixed_parameters(torch, m)
+        with torch.autocast("cpu"):
+            outs = {"mha": layers["mha"](x, x, x)[0], "tx": layers["tx"](x),
+                    "convT": layers["convT"](x.permute(1, 0, 2)),
+                    "prelu": layers["prelu"](x), "linear 3d": layers["linear 3d"](x),
+                    "no bias": layers["no bias"](x[:, 0]),
+                    "bilinear": layers["bilinear"](x[:, 0], x[:, 0]),
+                    "gru": layers["gru"](x)[0],
+                    "einsum": torch.einsum("abc,dbc->ad", x, x),
+                    "sdpa": torch.nn.functional.scaled_dot_product_attention(x, x, x)}
+        for k, v in outs.items():
+            rec.note(k, [v.dtype, v.float()])
+        rec.graph("graphs", **{k: outs[k] for k in ("convT", "linear 3d", "no bias", "prelu")})
+    loose_differential(snippet)
