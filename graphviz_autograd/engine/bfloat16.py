@@ -4,8 +4,9 @@ to bfloat16, as PyTorch's CPU kernels do, installed on first use of ``torch.bflo
 ml_dtypes' bfloat16 arrays already round each numpy operation, but numpy accumulates sums (and
 softmax, norms, matrix products' partial sums) in bfloat16, where PyTorch accumulates in float32.
 A float32 program never reaches this module: ``install()`` wraps the table's callables once, the
-first time a program names ``torch.bfloat16`` (or enters an autocast region), so the common
-path gains no check (a program that used bfloat16 pays one Python call per op).
+first time a program names ``torch.bfloat16``, calls ``.bfloat16()``, loads a bfloat16 tensor or
+enters a bfloat16 autocast region, so the common path gains no check (a program that used
+bfloat16 pays one Python call per op from then on).
 """
 
 from __future__ import annotations
