@@ -16,7 +16,7 @@ from typing import Any
 from . import dtypes as dt
 from .tensor import Tensor
 
-__all__ = ["state", "lower", "fp32", "clear_cache"]
+__all__ = ["state", "lower", "fp32", "promote", "clear_cache"]
 
 
 class _State:
@@ -84,3 +84,14 @@ def fp32(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
     """``fn`` on its float16/bfloat16 arguments cast to float32."""
     return _run(fn, dt.float32, args, kw)
 
+
+
+def promote(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    """``fn`` on its floating arguments cast to their widest dtype (``cat``, ``stack``)."""
+    widest: dt.DType | None = None
+    for a in (*args, *kw.values()):
+        for x in (a if isinstance(a, list | tuple) else (a,)):
+            if _eligible(x):
+                d = x._dtype
+                widest = d if widest is None or d is widest else dt.float32
+    return _run(fn, widest if widest is not None else dt.float32, args, kw)

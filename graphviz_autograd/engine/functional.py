@@ -12,6 +12,7 @@ import numpy as np
 from . import dtypes as dt
 from . import messages as msg
 from .autocast import lower as _amp_lower
+from .autocast import promote as _amp_promote
 from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace, wrap
 from .grad_mode import state as grad_state
@@ -845,6 +846,8 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_promote(cat, tensors, dim)
     if isinstance(tensors, Tensor):
         raise TypeError("cat() takes a sequence of tensors")
     ts = list(tensors)
@@ -873,6 +876,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_promote(stack, tensors, dim)
     if isinstance(tensors, Tensor):
         raise TypeError("stack() takes a sequence of tensors")
     ts = list(tensors)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import functional as F
 from . import messages as msg
+from .autocast import fp32 as _amp_fp32
 from .autocast import lower as _amp_lower
 from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace
@@ -373,6 +374,8 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """PyTorch's cdist: one CdistBackward0 node, or for the euclidean distance between many
     rows (more than 25 on a side, or as asked) its matrix-product form, viewed."""
+    if _amp.dtype is not None:
+        return _amp_fp32(cdist, x1, x2, p, compute_mode)
     mode = _CDIST_MODES[0] if compute_mode is None else compute_mode
     if mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")

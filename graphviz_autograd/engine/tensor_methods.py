@@ -37,6 +37,8 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
+from .autocast import fp32 as _amp_fp32
+from .autocast import state as _amp
 from .autograd import apply_inplace, check_inplace
 from .bfloat16 import to_bfloat16
 from .device import device
@@ -186,6 +188,8 @@ def _logsumexp(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(_prod, self, dim, keepdim, dtype)
     if dim is None:
         return F.apply(TABLE["prod"], (self,), dtype=self._dtype)
     return F.as_given(F.apply(TABLE["prod_dim"], (self,), {

@@ -307,3 +307,41 @@ def test_layers_under_autocast() -> None:
             rec.note(k, [v.dtype, v.float()])
         rec.graph("graphs", **{k: outs[k] for k in ("convT", "linear 3d", "no bias", "prelu")})
     loose_differential(snippet)
+
+
+def test_float32_and_promote_lists() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        F = torch.nn.functional
+        w = torch.tensor(np.sin(np.arange(9) * 0.6).reshape(3, 3).tolist(), requires_grad=True)
+        with torch.autocast("cpu"):
+            low = w @ (torch.eye(3) * 2)            # a bfloat16 result with a graph
+            five = low.reshape(1, 1, 3, 3, 1).expand(1, 1, 3, 3, 3)
+            target = torch.tensor([0, 2, 1])
+            outs = {"prod": low.prod(), "cdist": torch.cdist(low, low), "trace": low.trace(),
+                    "inverse": torch.linalg.inv(low + torch.eye(3) * 3),
+                    "reflect": F.pad(low[None], (1, 1), mode="reflect"),
+                    "replicate": F.pad(low[None], (1, 1), mode="replicate"),
+                    "avg_pool3d": F.avg_pool3d(five, 2), "max_pool3d": F.max_pool3d(five, 2),
+                    "adaptive_avg_pool3d": F.adaptive_avg_pool3d(five, 1),
+                    "cat": torch.cat([low, w]), "stack": torch.stack([low, w]),
+                    "cat low": torch.cat([low, low]),
+                    "mse": F.mse_loss(low, torch.ones(3, 3)), "l1": F.l1_loss(low, w),
+                    "smooth_l1": F.smooth_l1_loss(low, w), "huber": F.huber_loss(low, w),
+                    "nll": F.nll_loss(low, target), "cross_entropy": F.cross_entropy(low, target),
+                    "bce": F.binary_cross_entropy(low.sigmoid(), torch.ones(3, 3) / 2),
+                    "bce logits": F.binary_cross_entropy_with_logits(low, torch.ones(3, 3)),
+                    "kl_div": F.kl_div(low, torch.ones(3, 3) / 3, reduction="batchmean"),
+                    "soft_margin": F.soft_margin_loss(low, torch.ones(3, 3)),
+                    "margin_ranking": F.margin_ranking_loss(low[0], low[1], torch.ones(3)),
+                    "hinge": F.hinge_embedding_loss(low, torch.ones(3, 3)),
+                    "poisson": F.poisson_nll_loss(low, torch.ones(3, 3)),
+                    "triplet": F.triplet_margin_loss(low, low.flip(0), w),
+                    "cosine_embedding": F.cosine_embedding_loss(low, w, torch.ones(3)),
+                    "multi_margin": F.multi_margin_loss(low, target),
+                    "multilabel_margin": F.multilabel_margin_loss(
+                        low, torch.tensor([[0, 1, -1]] * 3))}
+        for k, v in outs.items():
+            rec.note(k, [v.dtype, v.float()])
+        rec.graph("graphs", **outs)
+    loose_differential(snippet)

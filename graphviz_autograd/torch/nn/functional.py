@@ -941,6 +941,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"({before}, {after}) at dimension {dim} of input "
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
+    if _amp.dtype is not None and key != "reflection_pad3d":    # NB: autocast's float32 list
+        input = _amp_fp32(lambda t: t, input)
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
 
 

@@ -146,6 +146,9 @@ def _check_pool3d(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maxima of 3-d windows (MaxPool3DWithIndicesBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
     name = "max_pool3d"
     kernel = _triple(name, "kernel_size", kernel_size)
     strides = _triple(name, "stride", stride, ())
@@ -162,6 +165,9 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """The means of 3-d windows (AvgPool3DBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(avg_pool3d, input, kernel_size, stride, padding, ceil_mode,
+                         count_include_pad, divisor_override)
     name = "avg_pool3d"
     kernel = _triple(name, "kernel_size", kernel_size)
     strides = _triple(name, "stride", stride, ())
@@ -178,6 +184,8 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """The means of 3-d windows that cover the input in ``output_size`` cells
     (AdaptiveAvgPool3DBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(adaptive_avg_pool3d, input, output_size)
     from ...engine import functional as _F
     shape = input._data.shape
     if input._data.ndim not in (4, 5):
