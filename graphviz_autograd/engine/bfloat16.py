@@ -101,7 +101,8 @@ def _forward(fwd: Callable[..., Any], key: str) -> Callable[..., Any]:
                 if name in kw:
                     kw = {**kw, name: _rounded(kw[name])}
         out = fwd(*[_up_all(a) for a in args], **{k: _up_all(v) for k, v in kw.items()})
-        return _down(out) if low else out
+        # NB: an output dtype asked for (``to``, ``sum(dtype=...)``) is the forward's own
+        return _down(out) if low and kw.get("dtype") is None else out
     forward.__wrapped__ = fwd         # type: ignore[attr-defined]
     return forward
 

@@ -140,6 +140,16 @@ def test_backward_in_bfloat16() -> None:
         loss.backward()
         rec.note("loss", [loss.dtype, _bits(loss)])
         rec.note("grads", [a.grad.dtype, a.grad, w.grad.dtype, _bits(w.grad)])
+        x = torch.tensor([0.3, 0.7], requires_grad=True)
+        g, = torch.autograd.grad((x.bfloat16() ** 3).sum(), x, create_graph=True)
+        rec.graph("create_graph", g=g, x=x)
+        rec.note("first", [g.dtype, g])
+        rec.note("second", torch.autograd.grad(g.sum(), x)[0])
+        with torch.autocast("cpu"):
+            out = (x[None] @ x[:, None]).sum()
+        g, = torch.autograd.grad(out, x, create_graph=True)
+        rec.note("autocast create_graph", [g.dtype, g])
+        rec.note("sum dtype", torch.linspace(0, 1, 31).bfloat16().sum(dtype=torch.float32))
     differential(snippet)
 
 
