@@ -111,7 +111,7 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
         dtype = a._dtype if a._dtype is b._dtype else promote(a, b)
         if floating and not dtype.is_floating_point:
             dtype = dt.float32
-        db = b._data if alpha == 1 else b._data * alpha
+        db = b._data if alpha == 1 else _scaled(b, b._data, alpha)
         try:
             return apply(op, (a, b), kw, (a._data, db), dtype)
         except ValueError:
@@ -131,7 +131,8 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
     if floating and not dtype.is_floating_point:
         dtype = dt.float32
     vb = _value(tb)
-    return apply(op, (ta, tb), kw, (_value(ta), vb if alpha == 1 else vb * alpha), dtype)
+    return apply(op, (ta, tb), kw, (_value(ta), vb if alpha == 1 else _scaled(tb, vb, alpha)),
+                 dtype)
 
 
 def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
@@ -150,7 +151,16 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
         _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
     vb = _value(to)
     return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
-                         arrays=(self._data, vb if alpha == 1 else vb * alpha))
+                         arrays=(self._data, vb if alpha == 1 else _scaled(to, vb, alpha)))
+
+
+def _scaled(t: Tensor, v: Any, alpha: Any) -> Any:
+    """``alpha * other`` of add/sub; for bfloat16 as PyTorch's vectorized kernel: alpha rounded
+    to bfloat16, the product in float32 (the sum then rounds once)."""
+    if t._dtype is not dt.bfloat16 or isinstance(alpha, bool | int):
+        return v * alpha
+    low = np.float32(np.float32(alpha).astype(dt.bfloat16.np))
+    return np.asarray(v).astype(np.float32) * low
 
 
 # -- arithmetic ----------------------------------------------------------------------------------

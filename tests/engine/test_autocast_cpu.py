@@ -77,6 +77,9 @@ def test_arithmetic_bits() -> None:
         rec.note("mul", _bits(x * y))
         rec.note("div", _bits(x / (y.abs() + 1)))
         rec.note("scalar", _bits(x * 3.3 + 0.1))
+        big = torch.linspace(-1, 1, 2048).bfloat16()   # NB: whole vectors: no scalar tail
+        rec.note("alpha", [_bits(big.add(big.flip(0), alpha=0.3)),
+                           _bits(big.sub(big * 2, alpha=-0.1))])
         rec.note("scalar operands", [_bits(0.1 - small), _bits(small / 3.3), _bits(small - 0.3),
                                      _bits((small.abs() + 1) ** 1.7),
                                      _bits(small + torch.tensor(0.1))])
