@@ -13,6 +13,11 @@ flag ``apply`` checks), each op whose inputs carry tangents gives its outputs th
 
 A view made before its base got a tangent reads the base's tangent through its view function,
 as PyTorch's views do; the primal ``unpack_dual`` gives is cut from it (``_fw_grad = False``).
+
+An output saved by its own node keeps the tangent the output got (its slot becomes a
+``DualSavedTensor`` until the level closes), and a saved input is the tensor itself: a backward
+formula run in the level (forward over reverse: ``autograd.grad(..., create_graph=True)`` on dual
+inputs) reads its saved values with their tangents, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 _level = -1
 # the tensors given a tangent at the open level (their tangents go when it closes)
 _holders: list[weakref.ref[Tensor]] = []
+# the saved outputs given their output's tangent at the open level (dropped when it closes)
+_saved_holders: list[weakref.ref[Any]] = []
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -68,6 +75,12 @@ def exit_dual_level(*, level: int | None = None) -> None:
         if t is not None:
             t.__dict__.pop("_fw_grad", None)
     _holders.clear()
+    from .node import drop_tangent
+    for sref in _saved_holders:
+        slot = sref()
+        if slot is not None:
+            drop_tangent(slot)
+    _saved_holders.clear()
     _level = level - 1
     grad_state.dual = False
 
@@ -233,7 +246,12 @@ NO_FORWARD = {
     "pack_padded_sequence": "_pack_padded_sequence", "pdist": "_pdist_forward",
     "rrelu_with_noise_": "rrelu_with_noise_", "standard_gamma": "_standard_gamma",
     "scaled_dot_product_flash_attention_for_cpu": "_scaled_dot_product_flash_attention_for_cpu",
-    "special_zeta_of_scalar": "special_zeta",
+    "special_zeta_of_scalar": "special_zeta", "multi_margin_loss": "multi_margin_loss",
+    "multilabel_margin_loss": "multilabel_margin_loss_forward",
+    # backward formulas' ops (forward over reverse)
+    "huber_loss_backward": "huber_loss_backward",
+    "soft_margin_loss_backward": "soft_margin_loss_backward",
+    "hardsigmoid_backward": "aten::hardsigmoid_backward",
 }
 
 
@@ -271,6 +289,12 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
         return
     if op.key in NO_FORWARD:
         raise _unsupported(op, False)
+    if op.key == "mse_loss_backward" and (kw or {}).get("reduction", 1) == 1 \
+            and (tans[1] is None or tans[2] is None):
+        # NB: PyTorch's forward formula of a mean mse_loss_backward divides in place the
+        # all-zero tangent it makes for a self or target without one, which it refuses
+        raise RuntimeError("ZeroTensors are immutable. Please use the materialized zero tensor "
+                           "obtained using .clone() if you want a mutable tensor.")
     grad_state.dual = False
     try:
         # NB: not as_strided: its view function reads the primal's storage
@@ -291,6 +315,25 @@ def propagate(op: Op, inputs: Any, outs: list[Tensor], kw: dict[str, Any] | None
     for o, g in zip(outs, got, strict=False):
         if g is not None and _differentiable(o):
             set_tangent(o, g)
+            _save_tangent(o._grad_fn, o, g)
+
+
+def _save_tangent(node: Any, o: Tensor, g: Tensor) -> None:
+    """The slots where ``node`` saved its output ``o`` keep ``o``'s tangent ``g``: unpacked
+    while the level is open, they carry it (a backward formula run in forward mode needs it)."""
+    from .node import DualSavedTensor, SavedTensor
+    saved = node._saved if node is not None else None
+    if not saved:
+        return
+    for value in saved.values():
+        # NB: a custom Function's saved tensors are one list of slots
+        for slot in value if isinstance(value, list) else (value,):
+            if isinstance(slot, SavedTensor) and slot.tensor is None and not slot.released \
+                    and slot.array is not None and slot.output_nr == o._output_nr \
+                    and slot.array is o._data:
+                slot.__class__ = DualSavedTensor
+                slot.fw_grad = g
+                _saved_holders.append(weakref.ref(slot))
 
 
 def _tangent_view(op: Op, g: Tensor, kw: dict[str, Any] | None) -> Any:
@@ -328,6 +371,12 @@ def propagate_inplace(op: Op, self: Tensor, others: Any, kw: dict[str, Any] | No
         grad_state.dual = True
     if new is not None and _differentiable(self):
         _write_tangent(self, new)
+        g = tangent_of(self)
+        if g is not None:
+            base = self._base
+            # NB: the op's node: self's own, or the one inside its base's CopySlices
+            node = self._grad_fn if base is None else getattr(base._grad_fn, "fn", None)
+            _save_tangent(node, self, g)
     return self
 
 
@@ -372,10 +421,14 @@ def jvp(op: Op, xs: list[Any], ys: list[Tensor], kw: dict[str, Any] | None,
                 # NB: a tap of its own per input (an alias node): a gradient by one input must
                 # not take in the paths through another (e = x.exp(); e * x)
                 xs[i] = x = apply(TABLE["alias"], (real[i],))
-            elif g is not None and isinstance(x, Tensor) and _differentiable(x):
+            elif (g is not None or graph) and isinstance(x, Tensor) and _differentiable(x):
                 xs[i] = x = Tensor._make(x._data, x._dtype, requires_grad=True)
             else:
                 continue
+            if g is None and graph and isinstance(x, Tensor) and _differentiable(x):
+                # NB: PyTorch's formulas take a zero tangent for an input without one: its
+                # term still holds the other primals (``self_t * other_p``), and their graph
+                g = Tensor._make(np.zeros_like(x._data), x._dtype)
             if g is not None:
                 srcs.append(x)
                 vs.append(g)
@@ -404,7 +457,7 @@ def _double_vjp(outs: list[Tensor], srcs: list[Tensor], vs: list[Tensor], us: li
         if gi is None:
             continue
         if not gi.requires_grad:
-            if np.any(gi._data):
+            if np.any(gi._data) and np.any(v._data):
                 raise NotImplementedError("a formula made no graph")   # NB: row by row instead
             continue
         term = (gi * (v if graph else _plain(v))).sum()
@@ -469,3 +522,4 @@ def custom_function_jvp(cls: Any, ctx: Any, args: tuple[Any, ...], outputs: Any)
     for o, g in zip(outs, res, strict=False):
         if isinstance(o, Tensor) and isinstance(g, Tensor) and _differentiable(o):
             set_tangent(o, g)
+            _save_tangent(o._grad_fn, o, g)

@@ -22,7 +22,8 @@ from .tensor import Tensor, VersionCounter, new_uid
 if TYPE_CHECKING:
     from .optable import Op
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "node_class"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "DualSavedTensor", "RemovableHandle",
+           "node_class"]
 
 # NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
@@ -65,10 +66,13 @@ class SavedTensor:
     """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
-                 "released", "shape", "nbytes", "storage", "view_grad_fn")
+                 "released", "shape", "nbytes", "storage", "view_grad_fn", "fw_grad",
+                 "__weakref__")
 
     # set only for the output of an in-place op on a view (unset elsewhere: read with getattr)
     view_grad_fn: weakref.ref[Node]
+    # set only on a DualSavedTensor: the tangent its output had at the open dual level
+    fw_grad: Tensor
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
         if t._inference:
@@ -161,6 +165,34 @@ class SavedTensor:
         self.tensor = None
         self.array = None
         self.released = True
+
+
+class DualSavedTensor(SavedTensor):
+    """An output's slot given the output's tangent (``fw_grad``) while a dual level is open: its
+    unpacked tensor carries that tangent, as PyTorch's saved outputs do.
+
+    NB: a slot becomes one (``__class__`` set) only when forward AD gives its output a tangent,
+    and turns back when the level closes: a slot made or read outside forward AD pays nothing."""
+
+    __slots__ = ()
+
+    def unpack(self, owner: Node, as_tensor: bool) -> Any:
+        out = SavedTensor.unpack(self, owner, as_tensor)
+        if as_tensor and self.tensor is None:
+            from .forward_ad import set_tangent
+            set_tangent(out, self.fw_grad)
+        return out
+
+    def release(self) -> None:
+        SavedTensor.release(self)
+        drop_tangent(self)
+
+
+def drop_tangent(slot: SavedTensor) -> None:
+    """``slot`` as a plain slot again, without a tangent (its dual level closed)."""
+    if type(slot) is DualSavedTensor:
+        del slot.fw_grad
+        slot.__class__ = SavedTensor  # type: ignore[assignment]
 
 
 class RemovableHandle:

@@ -185,7 +185,7 @@ class NativeEngine:
                 for slot in saved.values():
                     if slot is None:
                         continue
-                    group: Any = (slot,) if type(slot) is SavedTensor else slot
+                    group: Any = (slot,) if type(slot) is not list else slot
                     for s in group:
                         if s is None:
                             continue

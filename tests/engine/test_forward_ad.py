@@ -529,3 +529,160 @@ def test_reverse_mode_through_tangents() -> None:
             rec.note("sigmoid", [x.grad, w.grad])
     differential(snippet)
 
+
+
+def _hvp_cases(torch: Any) -> dict[str, Callable[..., Any]]:
+    F = torch.nn.functional
+    w1, w2 = _data(torch, (4, 3), 5, torch.float64), _data(torch, (1, 4), 6, torch.float64)
+    m = _data(torch, (3, 3), 8, torch.float64)
+    t = _data(torch, (3,), 9, torch.float64)
+    k = torch.arange(3, dtype=torch.float64)
+
+    def exp_inplace(x: Any) -> Any:
+        y = x * 2
+        y.exp_()
+        return (y * k).sum()
+
+    return {
+        "sigmoid": lambda x: (x.sigmoid() * k).sum(),
+        "tanh": lambda x: torch.tanh(x).sum(),
+        "softmax": lambda x: (torch.softmax(x, 0) * k).sum(),
+        "log_softmax": lambda x: F.log_softmax(x, 0)[1],
+        "matmul": lambda x: (m @ x).tanh() @ (m @ x),
+        "exp": lambda x: (x.exp() * k).sum(),
+        "log": lambda x: (x * x + 1).log().sum(),
+        "pow": lambda x: (x.pow(3) + x.abs().pow(x)).sum(),
+        "mse_loss sum": lambda x: F.mse_loss(x.tanh(), t, reduction="sum"),
+        "mse_loss none": lambda x: F.mse_loss(x.sigmoid(), t, reduction="none").sum(),
+        "mse_loss mean": lambda x: F.mse_loss(x, t),
+        "mlp": lambda x: F.linear(torch.relu(F.linear(x, w1, k.sum() * 0 + 0.1)),
+                                  w2).sigmoid().sum(),
+        "sort": lambda x: (torch.sort(x * x)[0].exp() * k).sum(),
+        "layer_norm": lambda x: F.layer_norm((x * x).reshape(1, 3), (3,)).pow(3).sum(),
+        "norm": lambda x: x.norm(),
+        "exp_ in place": exp_inplace,
+        # backward formulas PyTorch has no forward formula for
+        "huber_loss": lambda x: F.huber_loss(x * 3, t),
+        "soft_margin_loss": lambda x: F.soft_margin_loss(x, t.sign()),
+        "hardsigmoid": lambda x: (F.hardsigmoid(x) ** 2).sum(),
+        "multi_margin_loss": lambda x: F.multi_margin_loss(x.reshape(1, 3), torch.tensor([1])),
+    }
+
+
+def test_forward_over_reverse() -> None:
+    """Hessian-vector products by forward over reverse: dual inputs, ``autograd.grad(...,
+    create_graph=True)``, the gradient's tangent; the backward formulas' saved values (outputs
+    saved by their own node included) carry their tangents."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+        # NB: no zero element: pow's exponent gradient at a zero base is a known difference
+        x0 = _data(torch, (3,), 2, torch.float64)
+        v = _data(torch, (3,), 1, torch.float64)
+
+        def hvp(f: Callable[..., Any]) -> Any:
+            with fw.dual_level():
+                x = fw.make_dual(x0.clone().requires_grad_(), v)
+                g, = torch.autograd.grad(f(x), x, create_graph=True)
+                tangent = fw.unpack_dual(g).tangent
+                return tangent, tangent.requires_grad
+        for label, f in _hvp_cases(torch).items():
+            rec.attempt(label, lambda f=f: hvp(f), record_warnings=False)
+        with fw.dual_level():
+            # a saved output read back through _saved_result carries the tangent, and loses it
+            # when the level closes
+            x = fw.make_dual(x0.clone().requires_grad_(), v)
+            y = x.exp()
+            rec.note("_saved_result tangent", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+        rec.note("after the level", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+        with fw.dual_level():
+            rec.note("in another level", fw.unpack_dual(y.grad_fn._saved_result).tangent)
+    differential(snippet)
+
+
+def test_autograd_functional_forward_mode() -> None:
+    """``jacobian(..., strategy="forward-mode", vectorize=True)`` and ``hessian``'s forward over
+    reverse: values, result structure (PyTorch's lists), the results' nodes, its refusals."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        AF = torch.autograd.functional
+        x = _data(torch, (3,), 2, torch.float64)
+        m = _data(torch, (2, 2), 3, torch.float64)
+
+        def jac(*args: Any, **kw: Any) -> Callable[[], Any]:
+            return lambda: AF.jacobian(*args, strategy="forward-mode", **kw)
+
+        def hess(*args: Any, **kw: Any) -> Callable[[], Any]:
+            return lambda: AF.hessian(*args, outer_jacobian_strategy="forward-mode", **kw)
+        cases = {
+            "two in, two out": jac(lambda a, b: (a * b, a.sum()), (x, x * 2), vectorize=True),
+            "one in, one out": jac(torch.sin, x, vectorize=True),
+            "tuple out": jac(lambda a: (a.exp(), a @ a), x, vectorize=True),
+            "tuple in": jac(lambda a, b: a @ b, (m, m.T), vectorize=True),
+            "empty input": jac(lambda a, b: a.sum() * b, (torch.zeros(0, dtype=torch.float64), x),
+                               vectorize=True),
+            "hessian": hess(lambda a: (a.tanh() ** 3).sum(), x, vectorize=True),
+            "hessian two": hess(lambda a, b: (a @ b).softmax(0).pow(2).sum(), (m, m * 2),
+                                vectorize=True),
+            "not vectorized": jac(torch.sin, x),
+            "hessian not vectorized": hess(lambda a: a.exp().sum(), x),
+            "strict": jac(torch.sin, x, strict=True, vectorize=True),
+            "create_graph": jac(torch.sin, x, create_graph=True, vectorize=True),
+            "a list": jac(torch.sin, [x], vectorize=True),
+        }
+        for label, fn in cases.items():
+            rec.attempt(label, fn, record_warnings=False)
+        h = AF.hessian(lambda a: (a.exp() * a).sum(), x, outer_jacobian_strategy="forward-mode",
+                       vectorize=True)
+        rec.note("hessian's node", h.grad_fn.name() if h.grad_fn is not None else None)
+    differential(snippet)
+
+
+def test_forward_over_reverse_custom_function() -> None:
+    """A custom Function's saved output carries the tangent its ``jvp`` gave it."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fw = torch.autograd.forward_ad
+
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, i: Any) -> Any:
+                r = i.exp()
+                ctx.save_for_backward(r)
+                return r
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                r, = ctx.saved_tensors
+                return g * r
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                return t * 2.0          # NB: not exp's: the tangent read back must be this one
+
+        with fw.dual_level():
+            x = fw.make_dual(_data(torch, (3,), 0, torch.float64).requires_grad_(),
+                             _data(torch, (3,), 1, torch.float64))
+            g, = torch.autograd.grad(Exp.apply(x).sum(), x, create_graph=True)
+            rec.note("tangent of the gradient", fw.unpack_dual(g).tangent)
+    differential(snippet)
+
+
+def test_forward_over_reverse_recorded() -> None:
+    """A recording walks the saved outputs that carry a tangent as any other saved value."""
+    import graphviz_autograd
+    from graphviz_autograd import torch
+    fw = torch.autograd.forward_ad
+
+    def hvp() -> Any:
+        with fw.dual_level():
+            x = fw.make_dual(torch.tensor([0.3, 0.5], dtype=torch.float64).requires_grad_(),
+                             torch.tensor([1.0, -2.0], dtype=torch.float64))
+            g, = torch.autograd.grad(x.exp().sigmoid().sum(), x, create_graph=True)
+            g.sum().backward()
+            return fw.unpack_dual(g).tangent
+    plain = hvp()
+    with graphviz_autograd.record():
+        recorded = hvp()
+    assert plain is not None and recorded is not None
+    assert np.allclose(plain.detach().numpy(), recorded.detach().numpy())

@@ -353,3 +353,42 @@ def test_compositions() -> None:
         h.sum().backward()
         rec.grad("through the hessian", w=w)
     differential(snippet)
+
+
+def test_forward_mode_transforms() -> None:
+    """``jvp`` and ``jacfwd`` in forward mode, as PyTorch: where the forward formula is not the
+    backward's transpose (embedding's padding row) they differ from ``jacrev``; forward over
+    reverse (``jvp(grad)``, ``hessian``) and forward over forward (``jvp`` of ``jvp``)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        fn, F = torch.func, torch.nn.functional
+        w = _data(torch, (3, 2), 2)
+        idx = torch.tensor([0, 1, 1, 2])
+        x = _data(torch, (4,), 0) + 0.3
+
+        def emb(v: Any) -> Any:
+            return F.embedding(idx, v, padding_idx=1)
+
+        def inner(a: Any) -> Any:
+            return fn.jvp(lambda b: (b.sin() * b).sum(), (a,), (torch.ones(4),))[1]
+        _each(rec, {
+            "embedding jvp": lambda: fn.jvp(emb, (w,), (torch.ones(3, 2),)),
+            "embedding jacfwd": lambda: fn.jacfwd(lambda v: emb(v).sum(0))(w),
+            "embedding jacrev": lambda: fn.jacrev(lambda v: emb(v).sum(0))(w),
+            "max ties": lambda: fn.jacfwd(lambda a: torch.stack([a.abs().max(), a.amax()]))(
+                torch.tensor([0.0, 1.0, -2.0, 2.0])),
+            "jvp of grad": lambda: fn.jvp(fn.grad(lambda a: (a.exp() * a).sum()), (x,),
+                                          (torch.ones(4),)),
+            "hessian": lambda: fn.hessian(lambda a: (a.tanh() ** 3).sum())(x),
+            "jacfwd of jacfwd": lambda: fn.jacfwd(fn.jacfwd(lambda a: (a.sin() * a).sum()))(x),
+            "jvp of jvp": lambda: fn.jvp(inner, (x,), (x * 2,)),
+            "jacfwd argnums, aux": lambda: fn.jacfwd(lambda a, b: ((a * b).softmax(0), b.sum()),
+                                                     argnums=(0, 1), has_aux=True)(x, x * 3),
+            "jvp long output": lambda: fn.jvp(lambda a: (a > 0.5).long(), (x,), (x,)),
+        })
+        p = x.clone().requires_grad_()
+        out, tangent = fn.jvp(lambda a: (a * a).exp(), (p,), (torch.ones(4),))
+        rec.note("through a primal requiring grad", [out.requires_grad, tangent.requires_grad])
+        tangent.sum().backward()
+        rec.grad("the tangent's gradient", p=p)
+    differential(snippet)

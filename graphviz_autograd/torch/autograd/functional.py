@@ -3,7 +3,9 @@
 Everything runs in reverse mode. Forward-mode products come from the "double vjp" identity: for
 ``g(u) = uᵀJ`` (a vjp with a dummy seed ``u`` that requires grad), ``∂(g(u)·v)/∂u = Jv``; jvp uses
 it on the function and hvp on its gradient. ``vectorize=True`` gives the same values, computed
-one row at a time like the plain path. ``strategy="forward-mode"`` is refused.
+one row at a time like the plain path. ``jacobian(..., strategy="forward-mode", vectorize=True)``
+(and ``hessian``'s ``outer_jacobian_strategy="forward-mode"``: forward over reverse) runs in
+forward mode, one column per input element (PyTorch's batches them with vmap).
 """
 
 from __future__ import annotations
@@ -84,7 +86,12 @@ _FORWARD_WITH_GRAPH = ('torch.autograd.functional.jacobian: `create_graph=True` 
 _VECTORIZE_STRICT = ("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                      "not supported together. Please either set `strict=False` or "
                      "`vectorize=False`.")
-_NO_FORWARD_MODE = "forward-mode AD is not supported by this engine"
+_FORWARD_STRICT = ('torch.autograd.functional.jacobian: `strict=True` and '
+                   '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                   '`strict=False` or `strategy="reverse-mode"`.')
+# NB: "isonly": PyTorch's message lacks the space
+_FORWARD_VECTORIZE = ("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                      "only implemented for `vectorize=True`.")
 
 
 # -- arguments in and results out ---------------------------------------------------------------
@@ -315,7 +322,7 @@ def jacobian(func: Func, inputs: Any, create_graph: bool = False, strict: bool =
     if strategy == "forward-mode":
         if create_graph:
             raise NotImplementedError(_FORWARD_WITH_GRAPH)
-        raise NotImplementedError(_NO_FORWARD_MODE)
+        return _forward_jacobian(func, inputs, strict, vectorize)
     with enable_grad():
         given = _pack(inputs, "inputs", "jacobian")
         ins = _entry_points(given.tensors, create_graph, track=True)
@@ -326,6 +333,50 @@ def jacobian(func: Func, inputs: Any, create_graph: bool = False, strict: bool =
         blocks = tuple(_jacobian_blocks(out, i, ins, strict, create_graph)
                        for i, out in enumerate(outputs.tensors))
         return _as_given_2d(_release(blocks, create_graph), outputs.was_tuple, given.was_tuple)
+
+
+def _forward_jacobian(func: Func, inputs: Any, strict: bool, vectorize: bool) -> Any:
+    """The Jacobian in forward mode: each input element's basis tangent, one dual pass each."""
+    from ...engine import forward_ad as fw
+    if strict:
+        raise RuntimeError(_FORWARD_STRICT)
+    given = _pack(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError(_FORWARD_VECTORIZE)
+    ins = given.tensors
+    columns: list[list[Tensors]] = [[] for _ in ins]       # per input, per element
+    primals: list[Tensor] = []
+    outputs_tuple = False
+    for i, inp in enumerate(ins):
+        for k in range(inp.numel()):
+            basis = zeros_like(inp).reshape(-1)
+            basis._data[k] = 1
+            with fw.dual_level():
+                duals = tuple(fw.make_dual(t, basis.view_as(t) if j == i else zeros_like(t))
+                              for j, t in enumerate(ins))
+                outputs = _pack(func(*duals), "outputs", "jacobian")
+                outputs_tuple = outputs.was_tuple
+                unpacked = [fw.unpack_dual(o) for o in outputs.tensors]
+                primals = [u.primal for u in unpacked]
+                columns[i].append(tuple(zeros_like(u.primal) if u.tangent is None else u.tangent
+                                        for u in unpacked))
+    blocks = [[_columns_block([c[o] for c in col], out, inp)
+               for col, inp in zip(columns, ins, strict=True)]
+              for o, out in enumerate(primals)]
+    # NB: PyTorch's lists, not tuples, where both were given as tuples
+    res: Any = blocks
+    if not given.was_tuple:
+        res = tuple(row[0] for row in res)
+    return res if outputs_tuple else res[0]
+
+
+def _columns_block(cols: list[Tensor], out: Tensor, inp: Tensor) -> Tensor:
+    """One Jacobian block from its columns, as PyTorch's: the input's elements first (its
+    vmap's batch dimension), moved last, then reshaped (a ``_reshape_alias`` where it can)."""
+    if not cols:
+        return zeros_like(out).new_zeros((*out.shape, *inp.shape))
+    jac = functional.stack(cols, 0)
+    return jac.permute(*range(1, jac.dim()), 0).reshape((*out.shape, *inp.shape))
 
 
 def hessian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -342,6 +393,9 @@ def hessian(func: Func, inputs: Any, create_graph: bool = False, strict: bool = 
         return out.squeeze()
 
     def gradient(*args: Tensor) -> Any:
+        if outer_jacobian_strategy == "forward-mode":
+            # NB: inputs that require grad are viewed, not detached: they keep their tangents
+            args = tuple(t.requires_grad_(True) for t in args)
         found = jacobian(scalar_func, args, create_graph=True)
         _require_grad(found, "jacobian", strict)
         return found

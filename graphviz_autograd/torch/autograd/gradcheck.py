@@ -11,7 +11,8 @@ drawn as PyTorch draws them (a fresh ``torch.Generator()``; the engine's generat
 Mersenne twister, so the draws are the same). The checks that follow (backward multiplied by
 grad_output, undefined output grads, batched grads) are in ``gradcheck_more``.
 ``check_forward_ad=True`` also builds the Jacobian column by column in forward mode (slow mode
-only; fast mode and gradgradcheck's ``check_fwd_over_rev`` raise ``NotImplementedError``).
+only; fast mode raises ``NotImplementedError``), and so does gradgradcheck's
+``check_fwd_over_rev=True`` (forward over reverse: the gradients' Jacobian in forward mode).
 
 >>> import graphviz_autograd.torch as torch
 >>> x = torch.tensor([0.5, 2.0], dtype=torch.float64, requires_grad=True)
@@ -102,7 +103,7 @@ _SLOW_RECOMPUTED = (
     "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
     "Numerical:\n {}\nAnalytical:\n{}\n\nThe max per-element difference (slow mode) is: {}.\n")
 _NO_FORWARD_AD = ("{}: {}=True is not implemented by graphviz_autograd (of the forward-mode "
-                  "checks, only gradcheck's slow check_forward_ad is)")
+                  "checks, only the slow check_forward_ad and check_fwd_over_rev are)")
 
 
 def _mismatch(analytical: Any, numerical: Any, output_idx: int, input_idx: int,
@@ -494,10 +495,6 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to "
                              "be True")
-    if check_fwd_over_rev:
-        # NB: forward over reverse needs the tangents of saved tensors, which the engine's
-        # saved tensors do not keep: refused rather than a wrong Jacobian
-        raise NotImplementedError(_NO_FORWARD_AD.format("gradgradcheck", "check_fwd_over_rev"))
     inputs = as_tuple(inputs)
     if grad_outputs is None:
         make = functools.partial(T.testing.make_tensor, low=-1, high=1, requires_grad=True,
@@ -524,8 +521,8 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_undefined_grad=check_undefined_grad,
                      check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
-                     fast_mode=fast_mode, check_forward_ad=False, check_backward_ad=True,
-                     masked=masked)
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked)
 
 
 def get_numerical_jacobian(fn: Callable[..., Any], inputs: Any, target: Any = None,

@@ -1,11 +1,15 @@
-"""``torch.func``'s reverse-mode transforms: ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
-``jacfwd``, ``hessian`` and ``jvp``, computed with the engine's ``autograd.grad``.
+"""``torch.func``'s transforms: ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``, ``jacfwd``,
+``hessian`` and ``jvp``, computed with the engine's ``autograd.grad`` and its forward mode.
 
 Each call lifts its differentiated inputs to fresh tensors that require grad (a detached copy, or
 a ``view_as`` alias of an input that already requires grad, so an enclosing transform or graph
 still reaches it), runs the function under ``enable_grad`` and differentiates. The gradients are
 built with ``create_graph=True`` only when something outside can differentiate them (an input
 that requires grad, or an enclosing transform): ``jacrev(jacrev(f))`` and ``hessian`` compose.
+
+``jvp`` and ``jacfwd`` run in forward mode (a dual level, one column per input element for
+``jacfwd``), as PyTorch does, where no dual level is open yet; inside one (the engine has a single
+level) and where a tangent's dtype differs from its primal's, from the reverse-mode Jacobian.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ...engine import forward_ad as fw
 from ...engine import functional as F
 from ...engine.executor import grad as autograd_grad
 from ...engine.factories import zeros, zeros_like
@@ -49,6 +54,9 @@ def _lift(t: Any) -> Tensor:
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
     if t.requires_grad:
         return t.view_as(t)          # NB: an alias, not t itself: a closure over t stays apart
+    if grad_state.dual and fw.tangent_of(t) is not None:
+        # NB: a view keeps the tangent an enclosing forward transform gave (detach drops it)
+        return t.view_as(t).requires_grad_(True)
     return t.detach().requires_grad_(True)
 
 
@@ -263,7 +271,7 @@ def jacrev(func: Callable[..., Any], argnums: Any = 0, *, has_aux: bool = False,
 
 def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable[..., Any]:
-    """``torch.func.jacfwd``: the same Jacobian as ``jacrev`` (here computed in reverse mode).
+    """``torch.func.jacfwd``: the Jacobian in forward mode, one input element at a time.
 
     >>> import graphviz_autograd.torch as torch
     >>> jacfwd(lambda x: x.sum())(torch.tensor([1.0, 2.0]))
@@ -272,7 +280,87 @@ def jacfwd(func: Callable[..., Any], argnums: Any = 0, has_aux: bool = False, *,
     if randomness not in ("error", "different", "same"):
         raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
                            f"'same'. Got {randomness}")
-    return jacrev(func, argnums, has_aux=has_aux)
+    backward = jacrev(func, argnums, has_aux=has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        lifted = _Lifted(args, argnums)
+        leaves = [v for i in lifted.nums for v in flatten(args[i])[0]]
+        if not _forward_mode(leaves, leaves):
+            return backward(*args, **kwargs)
+        where = "jacfwd(f, ...)(*args)"
+        keep = lifted.create_graph
+        cols: list[list[list[Tensor]]] = []         # per input, per element: outputs' tangents
+        got = None
+        for i, v in enumerate(leaves):
+            cols.append([])
+            for k in range(v.numel()):
+                tans: list[Tensor | None] = [None] * len(leaves)
+                basis = zeros_like(v).reshape(-1)
+                basis._data[k] = 1
+                tans[i] = basis.reshape(v.shape)
+                got = _in_dual(func, args, lifted.nums, tans, kwargs, has_aux, where)
+                cols[i].append(got[2])
+        if got is None:
+            got = _in_dual(func, args, lifted.nums, [None] * len(leaves), kwargs, has_aux, where)
+        outs, spec, _, aux = got
+        jac = []
+        for o_nr, o in enumerate(outs):
+            per_in = []
+            for v, col in zip(leaves, cols, strict=True):
+                shape = (*o.shape, *v.shape)
+                if not col:
+                    per_in.append(zeros(shape, dtype=o.dtype))
+                else:
+                    stacked = F.stack([c[o_nr] for c in col], o.dim())
+                    per_in.append(_out(stacked.reshape(shape), keep))
+            jac.append(per_in)
+        result = unflatten([lifted.pack(row) for row in jac], spec)
+        if has_aux:
+            return result, tree_map(lambda v: _out(v, keep), aux)
+        return result
+    return wrapper
+
+
+def _forward_mode(primals: list[Any], tangents: list[Any]) -> bool:
+    """Whether forward mode gives PyTorch's values: no dual level open yet (the engine has one),
+    floating primals, each tangent of its primal's dtype."""
+    return not grad_state.dual and all(
+        isinstance(p, Tensor) and isinstance(t, Tensor) and p.is_floating_point()
+        and t.dtype == p.dtype for p, t in zip(primals, tangents, strict=True))
+
+
+def _in_dual(func: Callable[..., Any], args: tuple[Any, ...], nums: tuple[int, ...],
+             tans: list[Tensor | None], kwargs: dict[str, Any], has_aux: bool, where: str
+             ) -> tuple[list[Tensor], Any, list[Tensor], Any]:
+    """``func(*args)`` in a dual level, the leaves of ``args[nums]`` given ``tans`` (in order;
+    None: none): the outputs' primals, their structure, their tangents (zeros where none), and
+    the aux output's primals."""
+    new = list(args)
+    at = 0
+    _depth[0] += 1
+    try:
+        with fw.dual_level():
+            for i in nums:
+                leaves, spec = flatten(args[i])
+                duals = []
+                for v in leaves:
+                    t = tans[at]
+                    at += 1
+                    duals.append(v if t is None else fw.make_dual(v, t))
+                new[i] = unflatten(duals, spec)
+            out, aux = _split_aux(func(*new, **kwargs), has_aux, where)
+            outs, spec = _tensor_outputs(out, where)
+            primals, tangents = [], []
+            for o in outs:
+                p, t = fw.unpack_dual(o)
+                primals.append(p)
+                tangents.append(zeros_like(o) if t is None else t)
+            aux = tree_map(lambda v: fw.unpack_dual(v).primal if isinstance(v, Tensor) else v,
+                           aux)
+            return primals, spec, tangents, aux
+    finally:
+        _depth[0] -= 1
 
 
 def hessian(func: Callable[..., Any], argnums: Any = 0) -> Callable[..., Any]:
@@ -301,7 +389,7 @@ def _contract(outs: list[Tensor], jac: list[list[Tensor]], tans: list[Tensor]) -
 
 def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False,
         has_aux: bool = False) -> Any:
-    """``torch.func.jvp``: ``(func(*primals), J @ tangents)``, from the Jacobian.
+    """``torch.func.jvp``: ``(func(*primals), J @ tangents)``, in forward mode.
 
     >>> import graphviz_autograd.torch as torch
     >>> jvp(lambda x: x * 2, (torch.tensor([1.0]),), (torch.tensor([3.0]),))
@@ -331,9 +419,16 @@ def jvp(func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool =
                                f"size {list(p.shape)} while the given forward gradient is of "
                                f"size {list(t.shape)}.")
     lifted = _Lifted(primals, tuple(range(len(primals))))
+    keep = lifted.create_graph
+    if _forward_mode(pleaves, tleaves):
+        outs, spec, tans, aux = _in_dual(func, primals, lifted.nums, tleaves, {}, has_aux, where)
+        pair = (unflatten([_out(v, keep) for v in outs], spec),
+                unflatten([_out(v, keep) for v in tans], spec))
+        if has_aux:
+            return (*pair, tree_map(lambda v: _out(v, keep), aux))
+        return pair
     out, aux = _split_aux(_run(lifted, func, {}), has_aux, where)
     outs, spec = _tensor_outputs(out, where)
-    keep = lifted.create_graph
     res = _contract(outs, _jacobian(outs, lifted.inputs, keep), tleaves)
     pair = (unflatten([_out(v, keep) for v in outs], spec), unflatten(res, spec))
     if has_aux:
