@@ -126,6 +126,14 @@ def test_promotion_and_facts() -> None:
         rec.note("half + bf16 values", (b * 3 + torch.ones(2, dtype=torch.float16) / 3))
         rec.note("finfo", [repr(torch.finfo(torch.bfloat16)), torch.finfo(torch.bfloat16).eps,
                            torch.finfo(torch.bfloat16).bits])
+        rec.note("dtype facts", [torch.bfloat16.is_floating_point, torch.bfloat16.is_signed,
+                                 torch.bfloat16.itemsize, b.type(),
+                                 torch.can_cast(torch.bfloat16, torch.float16),
+                                 torch.can_cast(torch.bfloat16, torch.int32),
+                                 torch.result_type(b, 1.0)])
+        rec.attempt("iinfo", lambda: torch.iinfo(torch.bfloat16))
+        rec.attempt("assert_close near", lambda: torch.testing.assert_close(b, b + 0.01))
+        rec.attempt("assert_close far", lambda: torch.testing.assert_close(b, b * 1.1))
         rec.attempt("numpy", lambda: b.numpy())
         rec.attempt("mm mixed", lambda: torch.mm(b.reshape(1, 2), torch.ones(2, 1)))
     differential(snippet)
