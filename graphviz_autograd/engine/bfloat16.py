@@ -1,12 +1,14 @@
-"""bfloat16 kernels: the table's numpy forwards and backwards computing in float32 and rounding
-to bfloat16, as PyTorch's CPU kernels do, installed on first use of ``torch.bfloat16``.
+"""Half-precision kernels (bfloat16 and float16): the table's numpy forwards and backwards
+computing in float32 and rounding once, as PyTorch's CPU kernels do, installed on first use.
 
-ml_dtypes' bfloat16 arrays already round each numpy operation, but numpy accumulates sums (and
-softmax, norms, matrix products' partial sums) in bfloat16, where PyTorch accumulates in float32.
+ml_dtypes' bfloat16 arrays (and numpy's float16 ones) round each numpy operation, but numpy
+accumulates sums (and softmax, norms, fused products) in the half type, where PyTorch
+accumulates in float32 and rounds the op's result once.
 A float32 program never reaches this module: ``install()`` wraps the table's callables once, the
-first time a program names ``torch.bfloat16``, calls ``.bfloat16()``, loads a bfloat16 tensor or
-enters a bfloat16 autocast region, so the common path gains no check (a program that used
-bfloat16 pays one Python call per op from then on).
+first time a program names ``torch.bfloat16``/``torch.float16``/``torch.half``, calls
+``.bfloat16()``/``.half()``, loads a bfloat16 tensor or enters an autocast region, so the common
+path gains no check (a program that used half precision pays one Python call per op from then
+on).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 
 from . import dtypes as dt
 
-__all__ = ["install", "installed", "to_bfloat16"]
+__all__ = ["install", "installed", "to_bfloat16", "to_half"]
 
 _BF16 = dt.bfloat16.np
 _F32 = np.dtype(np.float32)
@@ -29,8 +31,12 @@ def installed() -> bool:
     return _STATE["installed"]
 
 
+_F16 = np.dtype(np.float16)
+_LOW = (_BF16, _F16)
+
+
 def _is_bf16(a: Any) -> bool:
-    return isinstance(a, np.ndarray) and a.dtype == _BF16
+    return isinstance(a, np.ndarray) and (a.dtype == _BF16 or a.dtype == _F16)
 
 
 def _up(a: Any) -> Any:
@@ -43,40 +49,44 @@ def _up_all(v: Any) -> Any:
     return _up(v)
 
 
-def _down(out: Any) -> Any:
-    """float32 results (and results of tuples, extras dicts) rounded to bfloat16."""
+def _down(out: Any, low: Any = _BF16) -> Any:
+    """float32 results (and results of tuples, extras dicts) rounded to ``low``."""
     if isinstance(out, np.ndarray | np.generic):
-        return out.astype(_BF16) if out.dtype == _F32 else out
+        return out.astype(low) if out.dtype == _F32 else out
     if isinstance(out, tuple | list):
-        return type(out)(_down(o) for o in out)
+        return type(out)(_down(o, low) for o in out)
     if isinstance(out, dict):
-        return {k: _down(v) for k, v in out.items()}
+        return {k: _down(v, low) for k, v in out.items()}
     return out
 
 
-def _all_bf16(args: Any) -> bool | None:
-    """True when some argument is a bfloat16 array and every floating one is (else the
-    promoted dtype is wider and the op keeps its float32 result); None when none is."""
-    seen = False
+def _all_bf16(args: Any) -> Any:
+    """The low dtype when some argument is a bfloat16 (float16) array and every floating one
+    is (else the promoted dtype is wider and the op keeps its float32 result: False); None
+    when none is."""
+    seen: Any = None
     for a in args:
         if isinstance(a, tuple | list):
             inner = _all_bf16(a)
-            if inner is False:
+            if inner is False or (inner is not None and seen is not None and inner != seen):
                 return False
-            seen = seen or bool(inner)
+            seen = seen if inner is None else inner
         elif isinstance(a, np.ndarray):
-            if a.dtype == _BF16:
-                seen = True
-            elif a.dtype.kind == "f" and a.ndim:
+            d = a.dtype
+            if d in _LOW:
+                if seen is not None and d != seen:
+                    return False
+                seen = d
+            elif d.kind == "f" and a.ndim:
                 return False
-    return seen if seen else None
+    return seen
 
 
-def _rounded(v: Any) -> Any:
+def _rounded(v: Any, low: Any) -> Any:
     """A Python float or 0-d float array operand as PyTorch casts it to the common dtype."""
     if isinstance(v, float) or (isinstance(v, np.ndarray) and v.ndim == 0
                                 and v.dtype.kind == "f"):
-        return float(np.float32(v).astype(_BF16))
+        return float(np.float32(v).astype(low))
     return v
 
 
@@ -94,15 +104,16 @@ def _forward(fwd: Callable[..., Any], key: str) -> Callable[..., Any]:
         low = _all_bf16(args)
         if low is None and not any(_is_bf16(v) for v in kw.values()):
             return fwd(*args, **kw)
-        if low and rounds:
-            args = tuple(_rounded(a) for a in args)
-        if low and rounds_kw:
+        hit = low is not None and low is not False
+        if hit and rounds:
+            args = tuple(_rounded(a, low) for a in args)
+        if hit and rounds_kw:
             for name in ("exponent", "other"):      # NB: pow's exponent, rsub's scalar
                 if name in kw:
-                    kw = {**kw, name: _rounded(kw[name])}
+                    kw = {**kw, name: _rounded(kw[name], low)}
         out = fwd(*[_up_all(a) for a in args], **{k: _up_all(v) for k, v in kw.items()})
         # NB: an output dtype asked for (``to``, ``sum(dtype=...)``) is the forward's own
-        return _down(out) if low and kw.get("dtype") is None else out
+        return _down(out, low) if hit and kw.get("dtype") is None else out
     forward.__wrapped__ = fwd         # type: ignore[attr-defined]
     return forward
 
@@ -111,7 +122,13 @@ def _backward(bwd: Callable[..., Any]) -> Callable[..., Any]:
     def backward(ctx: Any, grad: Any, D: Any) -> Any:
         if not _is_bf16(grad):
             return bwd(ctx, grad, D)
-        return _down(bwd(ctx, grad.astype(_F32), D))
+        out = bwd(ctx, grad.astype(_F32), D)
+        # NB: each gradient rounded to its input's dtype (a float32 input keeps float32)
+        res = []
+        for i, g in enumerate(out):
+            d = ctx.dtype(i) if i < len(ctx.node._in_meta) else None
+            res.append(_down(g, d.np) if d is not None and d.np in _LOW else g)
+        return tuple(res)
     backward.__wrapped__ = bwd        # type: ignore[attr-defined]
     return backward
 
@@ -144,3 +161,10 @@ def to_bfloat16(t: Any, memory_format: Any = None) -> Any:
     from .functional import to_dtype
     install()
     return to_dtype(t, dt.bfloat16)
+
+
+def to_half(t: Any, memory_format: Any = None) -> Any:
+    """``Tensor.half()``."""
+    from .functional import to_dtype
+    install()
+    return to_dtype(t, dt.float16)

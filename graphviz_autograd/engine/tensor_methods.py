@@ -40,7 +40,7 @@ from . import random as rnd
 from .autocast import fp32 as _amp_fp32
 from .autocast import state as _amp
 from .autograd import apply_inplace, check_inplace
-from .bfloat16 import to_bfloat16
+from .bfloat16 import to_bfloat16, to_half
 from .device import device
 from .grad_mode import is_grad_enabled
 from .grad_mode import state as grad_state
@@ -508,7 +508,7 @@ METHODS: dict[str, Any] = {
     "masked_fill": F.masked_fill,
     # dtype
     "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),
-    "half": _type_conv(dt.float16), "bfloat16": to_bfloat16,
+    "half": to_half, "bfloat16": to_bfloat16,
     "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
     "bool": _type_conv(dt.bool_), "type_as": lambda s, o: F.to_dtype(s, o._dtype),
     "cpu": lambda s, *a, **k: s, "cuda": lambda s, *a, **k: s,

@@ -230,7 +230,6 @@ __version__ = _version        # NB: a str that compares as a version
 
 float32 = float = _dt.float32
 float64 = double = _dt.float64
-float16 = half = _dt.float16
 int64 = long = _dt.int64
 int32 = int = _dt.int32
 int16 = short = _dt.int16
@@ -823,11 +822,16 @@ def _check_arguments() -> None:
 _check_arguments()
 
 
+_HALF_PRECISION = {"bfloat16": _dt.bfloat16, "float16": _dt.float16, "half": _dt.float16}
+
+
 def __getattr__(name: str) -> Any:
-    # NB: bfloat16's float32-computing kernels are installed when a program first names it
-    if name == "bfloat16":
+    # NB: the half-precision kernels (float32 computation, one rounding) are installed when a
+    # program first names one of these dtypes
+    d = _HALF_PRECISION.get(name)
+    if d is not None:
         from ..engine.bfloat16 import install
         install()
-        globals()["bfloat16"] = _dt.bfloat16
-        return _dt.bfloat16
+        globals()[name] = d
+        return d
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -125,7 +125,7 @@ class autocast:  # noqa: N801 -- PyTorch's name
             _state.depth += 1
             _state.cache_enabled = self._cache_enabled
             _state.dtype = self.fast_dtype if self._enabled else None
-            if self._enabled and self.fast_dtype is _dt.bfloat16:
+            if self._enabled:
                 from ..engine.bfloat16 import install
                 install()
         return self

@@ -67,6 +67,8 @@ def set_submodule(self: Any, target: str, module: Any, strict: bool = False) -> 
 
 
 def half(self: Any) -> Any:
+    from ...engine.bfloat16 import install
+    install()
     return self._cast(_dt.float16)
 
 
