@@ -155,12 +155,12 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
 
 
 def _scaled(t: Tensor, v: Any, alpha: Any) -> Any:
-    """``alpha * other`` of add/sub; for bfloat16 as PyTorch's vectorized kernel: alpha rounded
-    to bfloat16, the product in float32 (the sum then rounds once)."""
+    """``alpha * other`` of add/sub; for bfloat16 and float16 as PyTorch's vectorized kernel:
+    alpha rounded to that dtype, the product in float32 (the sum then rounds once)."""
     if (t._dtype is not dt.bfloat16 and t._dtype is not dt.float16) or isinstance(alpha,
                                                                                  bool | int):
         return v * alpha
-    low = np.float32(np.float32(alpha).astype(dt.bfloat16.np))
+    low = np.float32(np.float32(alpha).astype(t._dtype.np))
     return np.asarray(v).astype(np.float32) * low
 
 

@@ -66,18 +66,21 @@ def test_conversion_rounds_as_pytorch() -> None:
     differential(snippet)
 
 
-def test_arithmetic_bits() -> None:
+@pytest.mark.parametrize("half", ["bfloat16", "float16"])
+def test_arithmetic_bits(half: str) -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
-        x = (_values(torch, 300, 1) * 1e-6).bfloat16()
-        y = (_values(torch, 300, 2) * 1e-6).bfloat16()
-        small = torch.linspace(-4, 4, 341).bfloat16()
+        low = getattr(torch, half)
+        scale = 1e-6 if half == "bfloat16" else 1e-12     # NB: float16 ends at 65504
+        x = (_values(torch, 300, 1) * scale).to(low)
+        y = (_values(torch, 300, 2) * scale).to(low)
+        small = torch.linspace(-4, 4, 341).to(low)
         rec.note("add", _bits(x + y))
         rec.note("sub", _bits(x - y))
         rec.note("mul", _bits(x * y))
         rec.note("div", _bits(x / (y.abs() + 1)))
         rec.note("scalar", _bits(x * 3.3 + 0.1))
-        big = torch.linspace(-1, 1, 2048).bfloat16()   # NB: whole vectors: no scalar tail
+        big = torch.linspace(-1, 1, 2048).to(low)   # NB: whole vectors: no scalar tail
         rec.note("alpha", [_bits(big.add(big.flip(0), alpha=0.3)),
                            _bits(big.sub(big * 2, alpha=-0.1))])
         rec.note("scalar operands", [_bits(0.1 - small), _bits(small / 3.3), _bits(small - 0.3),
@@ -90,7 +93,7 @@ def test_arithmetic_bits() -> None:
         rec.note("relu", _bits(torch.relu(small)))
         rec.note("sqrt", _bits(small.abs().sqrt()))
         rec.note("pow", _bits(small.pow(2)))
-        rec.note("sum", _bits(torch.ones(1000, dtype=torch.bfloat16).sum()))
+        rec.note("sum", _bits(torch.ones(1000, dtype=low).sum()))
         rec.note("sum dim", _bits(small[:340].reshape(20, 17).sum(1)))
         rec.note("mean", _bits(small.mean()))
         rec.note("softmax", _bits(small[:340].reshape(34, 10).softmax(-1)))
