@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["DType", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
-           "uint16", "uint32", "uint64", "bool_", "from_numpy", "default_float", "result_type"]
+__all__ = ["DType", "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16",
+           "int8", "uint8", "uint16", "uint32", "uint64", "bool_", "from_numpy", "default_float",
+           "result_type"]
 
 
 class DType:
@@ -16,8 +18,9 @@ class DType:
     def __init__(self, name: str, np_dtype: type, legacy: str, rank: int) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "if"
+        # NB: ml_dtypes' bfloat16 is numpy kind "V" (a user dtype), a float all the same
+        self.is_floating_point = self.np.kind == "f" or np_dtype is ml_dtypes.bfloat16
+        self.is_signed = self.np.kind in "if" or self.is_floating_point
         self.itemsize = self.np.itemsize
         self.legacy = legacy            # "torch.FloatTensor", used in version-error messages
         self._rank = rank               # position in the promotion lattice
@@ -45,6 +48,8 @@ int16 = DType("int16", np.int16, "torch.ShortTensor", 3)
 int32 = DType("int32", np.int32, "torch.IntTensor", 4)
 int64 = DType("int64", np.int64, "torch.LongTensor", 5)
 float16 = DType("float16", np.float16, "torch.HalfTensor", 6)
+# NB: same rank as float16; the two promote to float32 (see _promote)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, "torch.BFloat16Tensor", 6)
 float32 = DType("float32", np.float32, "torch.FloatTensor", 7)
 float64 = DType("float64", np.float64, "torch.DoubleTensor", 8)
 # NB: PyTorch's "shell" unsigned dtypes: storage and conversion, no promotion with other integers
@@ -53,9 +58,10 @@ uint32 = DType("uint32", np.uint32, "torch.UInt32Tensor", 10)
 uint64 = DType("uint64", np.uint64, "torch.UInt64Tensor", 11)
 _SHELL = 9                              # the first shell dtype's rank
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, uint16, uint32, uint64)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, uint16, uint32, uint64,
+       bfloat16)
 _BY_NP = {d.np: d for d in ALL}
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}
 
 
 def default_float() -> DType:
@@ -88,6 +94,8 @@ def _promote(a: DType, b: DType) -> DType:
         return a if category(a) > category(b) else b
     if {a, b} == {uint8, int8}:         # NB: neither holds the other's range
         return int16
+    if {a, b} == {float16, bfloat16}:   # NB: neither holds the other's range or precision
+        return float32
     return a if a._rank >= b._rank else b
 
 

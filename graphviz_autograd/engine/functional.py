@@ -11,6 +11,9 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .autocast import lower as _amp_lower
+from .autocast import promote as _amp_promote
+from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace, wrap
 from .grad_mode import state as grad_state
 from .ops_shape import view_array
@@ -108,7 +111,7 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
         dtype = a._dtype if a._dtype is b._dtype else promote(a, b)
         if floating and not dtype.is_floating_point:
             dtype = dt.float32
-        db = b._data if alpha == 1 else b._data * alpha
+        db = b._data if alpha == 1 else _scaled(b, b._data, alpha)
         try:
             return apply(op, (a, b), kw, (a._data, db), dtype)
         except ValueError:
@@ -128,7 +131,8 @@ def binary(key: str, a: Any, b: Any, kw: dict[str, Any] | None = None,
     if floating and not dtype.is_floating_point:
         dtype = dt.float32
     vb = _value(tb)
-    return apply(op, (ta, tb), kw, (_value(ta), vb if alpha == 1 else vb * alpha), dtype)
+    return apply(op, (ta, tb), kw, (_value(ta), vb if alpha == 1 else _scaled(tb, vb, alpha)),
+                 dtype)
 
 
 def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
@@ -147,7 +151,17 @@ def binary_(key: str, self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
         _check_output(self._data.shape, _broadcast_all(self._data.shape, to._data.shape))
     vb = _value(to)
     return apply_inplace(_T[key], self, (to,), {"alpha": alpha} if alpha != 1 else None,
-                         arrays=(self._data, vb if alpha == 1 else vb * alpha))
+                         arrays=(self._data, vb if alpha == 1 else _scaled(to, vb, alpha)))
+
+
+def _scaled(t: Tensor, v: Any, alpha: Any) -> Any:
+    """``alpha * other`` of add/sub; for bfloat16 and float16 as PyTorch's vectorized kernel:
+    alpha rounded to that dtype, the product in float32 (the sum then rounds once)."""
+    if (t._dtype is not dt.bfloat16 and t._dtype is not dt.float16) or isinstance(alpha,
+                                                                                 bool | int):
+        return v * alpha
+    low = np.float32(np.float32(alpha).astype(t._dtype.np))
+    return np.asarray(v).astype(np.float32) * low
 
 
 # -- arithmetic ----------------------------------------------------------------------------------
@@ -408,6 +422,8 @@ def _same_dtype(a: Tensor, b: Tensor, what: str = "expected") -> None:
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(mm, a, b)
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError(f"{'self' if a._data.ndim != 2 else 'mat2'} must be a matrix")
     return _mm(a, b)
@@ -454,6 +470,8 @@ def check_vectors(name: str, a: Tensor, b: Tensor) -> None:
 
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(bmm, a, b)
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if a._dtype is not b._dtype:
@@ -467,6 +485,8 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """PyTorch's decomposition of ``@`` by the operands' ranks (at::matmul)."""
+    if _amp.dtype is not None:
+        return _amp_lower(matmul, a, b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         a, b = as_tensor_arg(a), as_tensor_arg(b)
     na, nb = a._data.ndim, b._data.ndim
@@ -568,6 +588,8 @@ def _sname(t: Tensor) -> str:
 
 
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(addmm, bias, m1, m2, beta, alpha)
     # NB: PyTorch checks the bias against mat2 first
     if bias._dtype is not m2._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
@@ -835,6 +857,8 @@ def narrow(t: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_promote(cat, tensors, dim)
     if isinstance(tensors, Tensor):
         raise TypeError("cat() takes a sequence of tensors")
     ts = list(tensors)
@@ -863,6 +887,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_promote(stack, tensors, dim)
     if isinstance(tensors, Tensor):
         raise TypeError("stack() takes a sequence of tensors")
     ts = list(tensors)
@@ -1131,6 +1157,8 @@ def log_softmax(t: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``F.linear`` as PyTorch decomposes it: addmm for 2-D input, with views around it."""
+    if _amp.dtype is not None:
+        return _amp_lower(linear, x, weight, bias)
     nd = x._data.ndim
     if nd == 2 and bias is not None:
         return addmm(bias, x, t_(weight))

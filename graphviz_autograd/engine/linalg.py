@@ -14,6 +14,8 @@ import numpy as np
 from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
+from .autocast import fp32 as _amp_fp32
+from .autocast import state as _amp
 from .autograd import apply
 from .optable import TABLE
 from .tensor import Tensor
@@ -115,6 +117,8 @@ def _raise_singular_inv(A: Tensor, singular: list[tuple[tuple[int, ...], int]]) 
 
 
 def inv(A: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(inv, A)
     _square("linalg.inv", A)
     _floating("linalg.inv", A)
     singular = _singular_pivot(A._data)

@@ -94,11 +94,13 @@ VOLATILE_ATTR = "volatile was removed (Variable.volatile is always False)"
 # the C++ scalar-type names PyTorch's messages use
 SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+               "bfloat16": "BFloat16"}
 CTYPE_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "bool": "bool", "uint16": "unsigned short",
-              "uint32": "unsigned int", "uint64": "unsigned long"}
+              "uint32": "unsigned int", "uint64": "unsigned long",
+              "bfloat16": "c10::BFloat16"}
 
 
 MULTI_VIEW = ("This view is the output of a function that returns multiple views. Such functions "

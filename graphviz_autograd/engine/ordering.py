@@ -12,6 +12,8 @@ import numpy as np
 
 from . import dtypes as dt
 from . import messages as msg
+from .autocast import fp32 as _amp_fp32
+from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace, wrap
 from .functional import _dim, as_given, given_dims, narrow, reduce_dims, sub
 from .ops_order import argsort as _np_argsort
@@ -219,6 +221,8 @@ def diag(t: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def trace(t: Tensor) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(trace, t)
     if t._data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {t._data.ndim}")
     out = t._dtype if t._dtype.is_floating_point else dt.int64

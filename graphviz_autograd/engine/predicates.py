@@ -154,13 +154,6 @@ def storage_offset(self: Tensor) -> int:
     return (start - origin) // self._data.itemsize
 
 
-def _conversion_missing(name: str) -> Any:
-    def m(self: Tensor, *args: Any, **kw: Any) -> Tensor:
-        raise NotImplementedError(f"Tensor.{name}(): this engine has no torch.{name} dtype")
-    m.__name__ = name
-    return m
-
-
 def _cast(d: dt.DType) -> Any:
     def conv(self: Tensor, memory_format: Any = None) -> Tensor:
         return F.to_dtype(self, d)
@@ -282,7 +275,6 @@ METHODS: dict[str, Any] = {
     "is_quantized": property(lambda s: False), "is_meta": property(lambda s: False),
     "layout": property(lambda s: strided),
     "byte": _cast(dt.uint8), "char": _cast(dt.int8), "short": _cast(dt.int16),
-    "bfloat16": _conversion_missing("bfloat16"),
 }
 
 

@@ -162,7 +162,7 @@ def tensor_repr(t: Tensor) -> str:
         if t._dtype is not float32:
             suffixes.append(f"dtype={t._dtype}")
     else:
-        if arr.dtype == np.float16:
+        if arr.dtype == np.float16 or arr.dtype.kind == "V":   # NB: V: bfloat16
             arr = arr.astype(np.float32)
         summarize = arr.size > OPTS.threshold
         fmt = _Format(_summary(arr) if summarize else arr)

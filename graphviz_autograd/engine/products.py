@@ -12,6 +12,9 @@ import numpy as np
 
 from . import functional as F
 from . import messages as msg
+from .autocast import fp32 as _amp_fp32
+from .autocast import lower as _amp_lower
+from .autocast import state as _amp
 from .autograd import apply, apply_inplace, check_inplace
 from .ops_shape import view_array
 from .optable import TABLE
@@ -81,6 +84,8 @@ def _check_batches(b1: Tensor, b2: Tensor) -> None:
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     _check_baddbmm(input, batch1, batch2)
     return apply(TABLE["baddbmm"], (input, batch1, batch2), _attrs(beta, alpha))
 
@@ -97,6 +102,8 @@ def _check_baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor) -> tuple[int, 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
            alpha: Any = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(addbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     _check_addbmm(input, batch1, batch2)
     s1, s2 = batch1._data.shape, batch2._data.shape
     attrs = {**_attrs(beta, alpha), "batch1_sym_argsize_0": s1[0], "batch1_sym_argsize_1": s1[1],
@@ -367,6 +374,8 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """PyTorch's cdist: one CdistBackward0 node, or for the euclidean distance between many
     rows (more than 25 on a side, or as asked) its matrix-product form, viewed."""
+    if _amp.dtype is not None:
+        return _amp_fp32(cdist, x1, x2, p, compute_mode)
     mode = _CDIST_MODES[0] if compute_mode is None else compute_mode
     if mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
@@ -397,6 +406,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """PyTorch's linalg.vecdot for real tensors: the product summed over ``dim``."""
+    if _amp.dtype is not None:
+        return _amp_lower(vecdot, x, y, dim=dim)
     return F.sum(F.mul(x, y), dim)
 
 

@@ -361,9 +361,13 @@ class Tensor:
         if self.requires_grad and grad_state.enabled:     # NB: PyTorch allows it under no_grad
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype.kind == "V":        # NB: bfloat16: numpy has no such dtype
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def tolist(self) -> Any:
+        if self._data.dtype.kind == "V":        # NB: bfloat16: Python floats, as PyTorch's
+            return self._data.astype(np.float32).tolist()
         return self._data.tolist()
 
     def item(self) -> Any:
@@ -446,6 +450,9 @@ class Tensor:
 
 
 def _rebuild(data: np.ndarray, dtype_name: str, rg: bool) -> Tensor:
+    if dtype_name == "bfloat16":        # NB: a loaded bfloat16 tensor needs bfloat16's kernels
+        from .bfloat16 import install
+        install()
     return Tensor._make(data, getattr(dt, dtype_name if dtype_name != "bool" else "bool_"), rg)
 
 

@@ -37,7 +37,10 @@ from . import dtypes as dt
 from . import functional as F
 from . import messages as msg
 from . import random as rnd
+from .autocast import fp32 as _amp_fp32
+from .autocast import state as _amp
 from .autograd import apply_inplace, check_inplace
+from .bfloat16 import to_bfloat16, to_half
 from .device import device
 from .grad_mode import is_grad_enabled
 from .grad_mode import state as grad_state
@@ -185,6 +188,8 @@ def _logsumexp(self: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 def _prod(self: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(_prod, self, dim, keepdim, dtype)
     if dim is None:
         return F.apply(TABLE["prod"], (self,), dtype=self._dtype)
     return F.as_given(F.apply(TABLE["prod_dim"], (self,), {
@@ -503,7 +508,8 @@ METHODS: dict[str, Any] = {
     "masked_fill": F.masked_fill,
     # dtype
     "to": _to, "float": _type_conv(dt.float32), "double": _type_conv(dt.float64),
-    "half": _type_conv(dt.float16), "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
+    "half": to_half, "bfloat16": to_bfloat16,
+    "long": _type_conv(dt.int64), "int": _type_conv(dt.int32),
     "bool": _type_conv(dt.bool_), "type_as": lambda s, o: F.to_dtype(s, o._dtype),
     "cpu": lambda s, *a, **k: s, "cuda": lambda s, *a, **k: s,
     # in place

@@ -184,7 +184,17 @@ from ..engine.tensor import Size, Tensor
 from . import amp, autograd, backends, linalg, nn, optim, special, testing, utils
 from . import amp as _amp_ns
 from . import environment as _environment
-from .amp import autocast, is_autocast_enabled
+from .amp import (
+    autocast,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+)
 from .dtype_info import broadcast_shapes, can_cast, finfo, iinfo, promote_types, result_type
 from .environment import (
     are_deterministic_algorithms_enabled,
@@ -220,7 +230,6 @@ __version__ = _version        # NB: a str that compares as a version
 
 float32 = float = _dt.float32
 float64 = double = _dt.float64
-float16 = half = _dt.float16
 int64 = long = _dt.int64
 int32 = int = _dt.int32
 int16 = short = _dt.int16
@@ -811,3 +820,18 @@ def _check_arguments() -> None:
 
 
 _check_arguments()
+
+
+_HALF_PRECISION = {"bfloat16": _dt.bfloat16, "float16": _dt.float16, "half": _dt.float16}
+
+
+def __getattr__(name: str) -> Any:
+    # NB: the half-precision kernels (float32 computation, one rounding) are installed when a
+    # program first names one of these dtypes
+    d = _HALF_PRECISION.get(name)
+    if d is not None:
+        from ..engine.bfloat16 import install
+        install()
+        globals()[name] = d
+        return d
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,8 +1,8 @@
-"""``torch.amp``: ``autocast`` and ``GradScaler`` as a CPU-only PyTorch build runs them where CUDA
-is asked for (disabled, with PyTorch's warning), so mixed-precision scripts run unchanged.
-
-Not emulated: an enabled CPU autocast (PyTorch runs matmuls and convolutions in bfloat16 there;
-here every op keeps its dtype). A CPU ``GradScaler`` scales as PyTorch's does.
+"""``torch.amp``: ``autocast`` and ``GradScaler`` as a CPU-only PyTorch build runs them: a CPU
+autocast region casts the inputs of matrix products and convolutions to bfloat16 (or float16)
+and those of losses to float32 (``engine.autocast``); asked for CUDA, both are disabled with
+PyTorch's warning, so mixed-precision scripts run unchanged. A CPU ``GradScaler`` scales as
+PyTorch's does.
 """
 
 from __future__ import annotations
@@ -16,11 +16,59 @@ import numpy as np
 
 from ..engine import dtypes as _dt
 from ..engine import messages as _msg
+from ..engine.autocast import state as _state
 from ..engine.tensor import Tensor
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd",
+           "get_autocast_dtype", "set_autocast_dtype", "clear_autocast_cache",
+           "is_autocast_cache_enabled", "set_autocast_cache_enabled"]
 
 _ENABLED: dict[str, bool] = {}
+_DTYPE: dict[str, Any] = {"cpu": _dt.bfloat16, "cuda": _dt.float16}
+
+
+def _device(device_type: str) -> str:
+    return _msg.device_type(device_type)
+
+
+def get_autocast_dtype(device_type: str) -> Any:
+    """The dtype an autocast region of that device casts to (bfloat16 on the CPU by default).
+
+    >>> get_autocast_dtype("cpu")
+    torch.bfloat16
+    """
+    return _DTYPE.get(_device(device_type), _dt.float16)
+
+
+def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    d = _device(device_type)
+    _DTYPE[d] = dtype
+    if d == "cpu" and _ENABLED.get("cpu", False):
+        _state.dtype = dtype
+
+
+def clear_autocast_cache() -> None:
+    _state.cache.clear()
+
+
+def is_autocast_cache_enabled() -> bool:
+    return _state.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    _state.cache_enabled = enabled
+
+
+def is_autocast_cpu_enabled() -> bool:
+    warnings.warn("torch.is_autocast_cpu_enabled() is deprecated. Please use "
+                  "torch.is_autocast_enabled('cpu') instead.", DeprecationWarning, stacklevel=2)
+    return is_autocast_enabled("cpu")
+
+
+def get_autocast_cpu_dtype() -> Any:
+    warnings.warn("torch.get_autocast_cpu_dtype() is deprecated. Please use "
+                  "torch.get_autocast_dtype('cpu') instead.", DeprecationWarning, stacklevel=2)
+    return get_autocast_dtype("cpu")
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -33,12 +81,13 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 
 class autocast:  # noqa: N801 -- PyTorch's name
     """``torch.autocast(device_type, dtype=None, enabled=True)``: a context manager and
-    decorator that changes no dtype (see the module's note).
+    decorator; on the CPU, matrix products and convolutions run in ``dtype`` (bfloat16 unless
+    given), losses in float32.
 
     >>> from graphviz_autograd import torch
-    >>> with torch.autocast("cpu", enabled=False):
-    ...     (torch.ones(2) * 2).dtype
-    torch.float32
+    >>> with torch.autocast("cpu"):
+    ...     (torch.ones(2, 3) @ torch.ones(3, 2)).dtype
+    torch.bfloat16
     """
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True,
@@ -50,14 +99,16 @@ class autocast:  # noqa: N801 -- PyTorch's name
             self.device = _msg.device_type(device_type)
         except RuntimeError:
             raise RuntimeError(f"Invalid device string: '{device_type}'") from None
-        self.fast_dtype = dtype
+        self.fast_dtype = get_autocast_dtype(self.device) if dtype is None else dtype
+        self._dtype_given = dtype
         self._enabled = enabled
+        self._cache_enabled = _state.cache_enabled if cache_enabled is None else cache_enabled
         if enabled and device_type == "cuda":
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
                           UserWarning, stacklevel=2)
             self._enabled = False
         elif enabled and device_type == "cpu" and dtype is not None and dtype not in (
-                _dt.float16,):
+                _dt.float16, _dt.bfloat16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
                           "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
                           "torch.float16 currently.", UserWarning, stacklevel=2)
@@ -65,11 +116,28 @@ class autocast:  # noqa: N801 -- PyTorch's name
 
     def __enter__(self) -> autocast:
         self._prev = _ENABLED.get(self.device, False)
+        self._prev_dtype = _DTYPE.get(self.device)
         _ENABLED[self.device] = self._enabled
+        if self._dtype_given is not None:
+            _DTYPE[self.device] = self._dtype_given
+        if self.device == "cpu":
+            self._prev_state = (_state.dtype, _state.cache_enabled)
+            _state.depth += 1
+            _state.cache_enabled = self._cache_enabled
+            _state.dtype = self.fast_dtype if self._enabled else None
+            if self._enabled:
+                from ..engine.bfloat16 import install
+                install()
         return self
 
     def __exit__(self, *exc: object) -> None:
         _ENABLED[self.device] = self._prev
+        _DTYPE[self.device] = self._prev_dtype
+        if self.device == "cpu":
+            _state.dtype, _state.cache_enabled = self._prev_state
+            _state.depth -= 1
+            if _state.depth == 0:       # NB: the casts of leaves live as long as the region
+                _state.cache.clear()
 
     def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(func)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ..engine import dtypes as _dt
@@ -32,7 +33,7 @@ class finfo:  # noqa: N801 -- PyTorch's name
         if not isinstance(d, _dt.DType) or not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'")
-        info = np.finfo(d.np)
+        info = np.finfo(d.np) if d.np.kind == "f" else ml_dtypes.finfo(d.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

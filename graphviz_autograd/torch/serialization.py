@@ -22,6 +22,7 @@ _SAFE = {
     ("numpy", "ndarray"), ("numpy", "dtype"),
     ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
     ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
+    ("ml_dtypes", "bfloat16"),             # NB: the numpy dtype of bfloat16 tensors
 }
 
 

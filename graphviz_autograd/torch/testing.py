@@ -17,7 +17,8 @@ from .testing_creation import make_tensor
 __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
 # (rtol, atol) by dtype; integers and bools compare exactly
-_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
+               "bfloat16": (1.6e-2, 1e-5)}
 
 
 class _MismatchError(Exception):

@@ -12,6 +12,8 @@ import numpy as np
 
 from ...engine import functional as _F
 from ...engine import random as _rnd
+from ...engine.autocast import lower as _amp_lower
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.autograd import apply_inplace as _apply_inplace
 from ...engine.optable import TABLE as _T
@@ -168,6 +170,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """PyTorch's ``_prelu_kernel`` on the weight viewed along the channel dim (dim 1)."""
+    if _amp.dtype is not None:
+        return _amp_lower(prelu, input, weight)
     if input._dtype is not weight._dtype:
         from ...engine.messages import SCALAR_NAME as N
         raise RuntimeError(f"prelu: Type promoting not supported. Got "

@@ -15,6 +15,9 @@ from ...engine import messages as _msg
 from ...engine import random as rnd
 from ...engine import selecting as _sel
 from ...engine import signatures as _signatures
+from ...engine.autocast import fp32 as _amp_fp32
+from ...engine.autocast import lower as _amp_lower
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
@@ -232,6 +235,8 @@ def _weighted(errors: Any, input: Tensor, target: Tensor, weight: Tensor, reduct
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
              reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(mse_loss, input, target, size_average, reduce, reduction, weight)
     if weight is not None:
         return _weighted(lambda d: _F.pow(d, 2), input, target, weight, reduction,
                          size_average, reduce)
@@ -246,6 +251,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
             reduce: Any = None, reduction: str = "mean", weight: Any = None) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(l1_loss, input, target, size_average, reduce, reduction, weight)
     if weight is not None:
         return _weighted(lambda d: d.abs(), input, target, weight, reduction, size_average,
                          reduce)
@@ -257,6 +264,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None,
                    reduce: Any = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     red = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -285,6 +294,9 @@ def _check_class_targets(input: Tensor, target: Tensor) -> None:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(nll_loss, input, target, weight, size_average, ignore_index, reduce,
+                         reduction)
     red = _reduction(reduction, size_average, reduce)
     _check_class_targets(input, target)
     classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
@@ -317,6 +329,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """As at::cross_entropy_loss: class-probability targets (the input's shape), label
     smoothing over class indices, or log_softmax then nll_loss."""
+    if _amp.dtype is not None:
+        return _amp_fp32(cross_entropy, input, target, weight, size_average, ignore_index, reduce,
+                         reduction, label_smoothing)
     red = _reduction(reduction, size_average, reduce)
     if input._data.shape == target._data.shape:
         if not target._dtype.is_floating_point:
@@ -414,6 +429,9 @@ def _ce_prob_target(input: Tensor, target: Tensor, weight: Tensor | None, red: i
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(binary_cross_entropy, input, target, weight, size_average, reduce,
+                         reduction)
     red = _reduction(reduction, size_average, reduce)
     if target._data.shape != input._data.shape:
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
@@ -448,6 +466,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(binary_cross_entropy_with_logits, input, target, weight, size_average,
+                         reduce, reduction, pos_weight)
     red = _reduction(reduction, size_average, reduce)
     if target._data.shape != input._data.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
@@ -750,16 +771,22 @@ def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv1d, input, weight, bias, stride, padding, dilation, groups)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv2d, input, weight, bias, stride, padding, dilation, groups)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv3d, input, weight, bias, stride, padding, dilation, groups)
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
@@ -915,6 +942,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
                                    f"({before}, {after}) at dimension {dim} of input "
                                    f"{_sizes(shape)}")
     key = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{nd}d"
+    if _amp.dtype is not None and key != "reflection_pad3d":    # NB: autocast's float32 list
+        input = _amp_fp32(lambda t: t, input)
     return _apply(_T[key], (input,), {"padding": pads}, dtype=input._dtype)
 
 

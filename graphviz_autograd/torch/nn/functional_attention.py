@@ -13,6 +13,8 @@ import numpy as np
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import messages as _msg
+from ...engine.autocast import lower as _amp_lower
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
@@ -34,6 +36,8 @@ def safe_softmax(input: Tensor, dim: int) -> Tensor:
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
             alpha: Any = 1) -> Tensor:
     """``torch.baddbmm``: ``beta * input + alpha * batch1 @ batch2`` (BaddbmmBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_lower(baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     if batch1._data.ndim != 3 or batch2._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1._data.ndim != 3
                            else "batch2 must be a 3D tensor")
@@ -105,6 +109,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     one ScaledDotProductFlashAttentionForCpuBackward0 node for 4-D inputs its fused kernel takes,
     else the composite (the scale's square root on q and k.T, matmul, ``_safe_softmax``,
     dropout, matmul)."""
+    if _amp.dtype is not None:
+        return _amp_lower(scaled_dot_product_attention, query, key, value, attn_mask, dropout_p,
+                          is_causal, scale, enable_gqa)
     _validate(query, key, value, attn_mask)
     if attn_mask is not None and attn_mask._data.ndim < 2:
         # NB: PyTorch's kernel choice reads the mask's size(-2)

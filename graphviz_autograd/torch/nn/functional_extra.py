@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from ...engine import dtypes as _dt
+from ...engine.autocast import fp32 as _amp_fp32
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.autograd import wrap as _wrap
 from ...engine.optable import TABLE as _T
@@ -144,6 +146,9 @@ def _check_pool3d(input: Tensor, kernel: tuple[int, ...], stride: tuple[int, ...
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maxima of 3-d windows (MaxPool3DWithIndicesBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
     name = "max_pool3d"
     kernel = _triple(name, "kernel_size", kernel_size)
     strides = _triple(name, "stride", stride, ())
@@ -160,6 +165,9 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """The means of 3-d windows (AvgPool3DBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(avg_pool3d, input, kernel_size, stride, padding, ceil_mode,
+                         count_include_pad, divisor_override)
     name = "avg_pool3d"
     kernel = _triple(name, "kernel_size", kernel_size)
     strides = _triple(name, "stride", stride, ())
@@ -176,6 +184,8 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """The means of 3-d windows that cover the input in ``output_size`` cells
     (AdaptiveAvgPool3DBackward0)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(adaptive_avg_pool3d, input, output_size)
     from ...engine import functional as _F
     shape = input._data.shape
     if input._data.ndim not in (4, 5):
@@ -232,6 +242,9 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """The negative log likelihood of each target under all its alignments (CtcLossBackward0);
     ``mean`` divides each by its target length before the mean, as PyTorch does."""
+    if _amp.dtype is not None:
+        return _amp_fp32(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank,
+                         reduction, zero_infinity)
     from ...engine import functional as _F
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")

@@ -14,6 +14,8 @@ from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import messages as _msg
 from ...engine import random as rnd
+from ...engine.autocast import lower as _amp_lower
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
@@ -95,6 +97,9 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                      dilation: Any = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv_transpose1d, input, weight, bias, stride, padding, output_padding,
+                          groups, dilation)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 1)
 
@@ -102,6 +107,9 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                      dilation: Any = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv_transpose2d, input, weight, bias, stride, padding, output_padding,
+                          groups, dilation)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2)
 

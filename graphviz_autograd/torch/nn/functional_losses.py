@@ -13,6 +13,8 @@ import numpy as np
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import messages as _msg
+from ...engine.autocast import fp32 as _amp_fp32
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.factories import full_like, zeros_like
 from ...engine.grad_mode import no_grad
@@ -69,6 +71,8 @@ def _floating_kernel(name: str, *ts: Tensor) -> _dt.DType:
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """One HuberLossBackward0 (with ``weight``: the unreduced loss times it, then reduced)."""
+    if _amp.dtype is not None:
+        return _amp_fp32(huber_loss, input, target, reduction, delta, weight)
     from .functional import _broadcast_pair
     input, target = _broadcast_pair(input, target)
     if weight is None:
@@ -104,6 +108,8 @@ def _not_differentiable(fn: str, arg: str, t: Tensor | None) -> None:
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(soft_margin_loss, input, target, size_average, reduce, reduction)
     red = _enum(reduction, size_average, reduce)
     _not_differentiable("soft_margin_loss", "target", target)
     if input._data.shape != target._data.shape:
@@ -125,6 +131,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """As PyTorch: ``xlogy(t, t) - t * input`` (``exp(t) * (t - input)`` for a log target),
     reduced; 'batchmean' is the sum divided by the batch size."""
+    if _amp.dtype is not None:
+        return _amp_fp32(kl_div, input, target, size_average, reduce, reduction, log_target)
     if size_average is not None or reduce is not None:
         red = _enum(reduction, size_average, reduce)
     else:
@@ -194,6 +202,9 @@ def logsigmoid(input: Tensor) -> Tensor:
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(margin_ranking_loss, input1, input2, target, margin, size_average, reduce,
+                         reduction)
     red = _enum(reduction, size_average, reduce)
     if not (input1._data.ndim == input2._data.ndim == target._data.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
@@ -206,6 +217,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(hinge_embedding_loss, input, target, margin, size_average, reduce,
+                         reduction)
     red = _enum(reduction, size_average, reduce)
     zeros = zeros_like(input)
     margin_clamp = _scalar_minus(margin, input).clamp_min_(0)
@@ -220,6 +234,9 @@ _EPSILON = 1e-12
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(cosine_embedding_loss, input1, input2, target, margin, size_average,
+                         reduce, reduction)
     red = _enum(reduction, size_average, reduce)
     tdim = target._data.ndim
     if tdim not in (0, 1):
@@ -249,6 +266,9 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap,
+                         size_average, reduce, reduction)
     red = _enum(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -289,6 +309,9 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: Any = None,
                       reduce: Any = None, reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(multi_margin_loss, input, target, p, margin, weight, size_average, reduce,
+                         reduction)
     red = _enum(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -319,6 +342,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                            reduce: Any = None, reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(multilabel_margin_loss, input, target, size_average, reduce, reduction)
     red = _enum(reduction, size_average, reduce)
     x, t = input._data, target._data
     dim = 1 if x.ndim == 0 else x.shape[-1]
@@ -338,6 +363,9 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_fp32(poisson_nll_loss, input, target, log_input, full, size_average, eps,
+                         reduce, reduction)
     reduction = _legacy_string(reduction, size_average, reduce)
     if reduction not in _REDUCTION:
         raise ValueError(reduction + " is not a valid value for reduction")

@@ -16,6 +16,8 @@ import numpy as np
 from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine import random as rnd
+from ...engine.autocast import lower as _amp_lower
+from ...engine.autocast import state as _amp
 from ...engine.autograd import apply as _apply
 from ...engine.optable import TABLE as _T
 from ...engine.tensor import Tensor
@@ -196,6 +198,9 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1,
                      dilation: Any = 1) -> Tensor:
+    if _amp.dtype is not None:
+        return _amp_lower(conv_transpose3d, input, weight, bias, stride, padding, output_padding,
+                          groups, dilation)
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 3)
 

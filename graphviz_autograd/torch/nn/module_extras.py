@@ -67,7 +67,15 @@ def set_submodule(self: Any, target: str, module: Any, strict: bool = False) -> 
 
 
 def half(self: Any) -> Any:
+    from ...engine.bfloat16 import install
+    install()
     return self._cast(_dt.float16)
+
+
+def bfloat16(self: Any) -> Any:
+    from ...engine.bfloat16 import install
+    install()
+    return self._cast(_dt.bfloat16)
 
 
 def _type(self: Any, dst_type: Any) -> Any:
@@ -126,7 +134,8 @@ def set_extra_state(self: Any, state: Any) -> None:
 
 METHODS: dict[str, Any] = {
     "get_submodule": get_submodule, "get_parameter": get_parameter, "get_buffer": get_buffer,
-    "set_submodule": set_submodule, "half": half, "type": _type, "share_memory": share_memory,
+    "set_submodule": set_submodule, "half": half, "bfloat16": bfloat16,
+    "type": _type, "share_memory": share_memory,
     "to_empty": to_empty, "compile": compile, "get_extra_state": get_extra_state,
     "set_extra_state": set_extra_state, "call_super_init": False, "dump_patches": False,
 }
