@@ -163,6 +163,10 @@ def _var_std(key: str) -> Any:
 
 
 def _norm(self: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False) -> Tensor:
+    if not self._dtype.is_floating_point:
+        # NB: PyTorch's vector_norm checks the dtype first (an integer norm was truncated)
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     p = 2 if p in (None, "fro") else p
     dims = F.reduce_dims(dim, self._data.ndim)
     shape = self._data.shape

@@ -794,6 +794,13 @@ def test_shape_argument_errors_and_edge_values() -> None:
                                          repr(torch.device(a.device)),
                                          repr(torch.Generator().device),
                                          repr(a.untyped_storage().device)]),
+            ("norm of integers", lambda: torch.ones(3, dtype=torch.long).norm()),
+            ("norm of integers along a dim", lambda: torch.ones(2, 3, dtype=torch.long).norm(2, 1)),
+            ("norm of integers, dim out of range",
+             lambda: torch.ones(3, dtype=torch.long).norm(2, 1)),
+            ("torch.norm of bools", lambda: torch.norm(torch.ones(3, dtype=torch.bool))),
+            ("normalize integers", lambda: torch.nn.functional.normalize(
+                torch.ones(2, 3, dtype=torch.int32))),
             ("to device 0", lambda: a.to(0)),
             ("to a device object", lambda: a.to(torch.device("cpu", 0)).device),
             ("var of one", lambda: torch.ones(1, requires_grad=True).var()),
