@@ -66,6 +66,7 @@ from .functional_losses import (
     soft_margin_loss,
     triplet_margin_loss,
 )
+from .functional_losses import weighted_reduction as _weighted_reduction
 
 __all__ = ["hardtanh", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "silu", "elu", "softplus", "dropout", "linear", "mse_loss", "l1_loss",
@@ -222,15 +223,8 @@ def _weighted(errors: Any, input: Tensor, target: Tensor, weight: Tensor, reduct
         reduction = _NAMES[_reduction(reduction, size_average, reduce)]
     if weight._data.shape != shape:
         raise ValueError("Weights and input must have the same size.")
-    loss = _F.mul(errors(_F.sub(expanded, target)), weight)
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return _F.sum(loss)
-    if reduction == "mean":
-        return _F.div(_F.sum(loss), _F.sum(weight))
-    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
-                     "'sum'.")
+    return _weighted_reduction(_F.mul(errors(_F.sub(expanded, target)), weight), weight,
+                               reduction, by_weights=True)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None,

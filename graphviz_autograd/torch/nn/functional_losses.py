@@ -88,13 +88,18 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                   dtype=input._dtype)
     if weight is None:
         return loss
-    loss = _F.mul(loss, weight)
+    return weighted_reduction(_F.mul(loss, weight), weight, reduction, by_weights=False)
+
+
+def weighted_reduction(loss: Tensor, weight: Tensor, reduction: str, by_weights: bool) -> Tensor:
+    """A loss already times its weights, reduced as PyTorch's weighted composites reduce it: a
+    mean over the elements, or (``by_weights``: mse and l1) divided by the weights' sum."""
     if reduction == "none":
         return loss
     if reduction == "sum":
         return _F.sum(loss)
     if reduction == "mean":
-        return _F.mean(loss)
+        return _F.div(_F.sum(loss), _F.sum(weight)) if by_weights else _F.mean(loss)
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
                      "'sum'.")
 
