@@ -8,6 +8,7 @@ gives, which decides what a failing backward has already done when it stops.
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
 from .tensor import LeafData, Tensor
 
-__all__ = ["backward", "grad", "BackwardInfo"]
+__all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id"]
 
 
 @dataclass
@@ -251,6 +252,7 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
     deps = _dependencies(start)
     if task.needed is not None and not task.needed.get(start, False) and start not in task.captures:
         return task.captured
+    _RUNNING.append(next(_TASK_IDS))
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
@@ -259,7 +261,18 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         if anomaly.state.enabled and task.current is not None:
             anomaly.failed(task.current, e)
         raise
+    finally:
+        _RUNNING.pop()
     return task.captured
+
+
+_TASK_IDS = itertools.count()
+_RUNNING: list[int] = []        # the ids of the backward calls running, innermost last
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward call running (unique per call), -1 outside one."""
+    return _RUNNING[-1] if _RUNNING else -1
 
 
 def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
