@@ -105,7 +105,7 @@ class _Holder:
         self.handles: dict[int, _Handle | None] = {}
 
 
-class _StopRecomputation(Exception):
+class _StopRecomputationError(Exception):
     pass
 
 
@@ -190,7 +190,7 @@ class _CheckpointHooks(saved_tensors_hooks):
                 try:
                     with _RecomputeHooks(weakref.ref(frame), gid), enable_grad():
                         frame.recompute(*args)
-                except _StopRecomputation:
+                except _StopRecomputationError:
                     pass
                 frame.is_recomputed[gid] = True
                 frame.check_recomputed(gid)
@@ -236,7 +236,7 @@ class _RecomputeHooks(saved_tensors_hooks):
                 handle = holder.handles[gid] = _Handle()
                 frame.recomputed[gid][handle] = x
             if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
-                raise _StopRecomputation
+                raise _StopRecomputationError
             return x
 
         super().__init__(pack, lambda x: x)
