@@ -99,7 +99,7 @@ class TorchEngine:
         self._next_uid = uid_base
         self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
         self._counters: dict[int, _Counter] = {}
-        self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
+        self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]] = {}
         # per node, per saved slot: its storage's counter and its version when read
         self._slot_counters: dict[int, tuple[tuple[_Counter | None, int], ...]] = {}
         self._hooked: dict[int, set[str]] = {}     # per node, its slots a pack hook packed
@@ -264,7 +264,7 @@ class TorchEngine:
                 slots = self._read_slots(node, uid)
                 if slots:
                     self._freed.add(uid)
-                for slot, _shape, _dtype, nbytes in slots:
+                for slot, _shape, _dtype, nbytes, _packed in slots:
                     trace.append((RELEASED, uid, slot, nbytes))
             if leaf is not None and shape is not None:
                 trace.append((ACCUMULATED, leaf, shape))
@@ -390,7 +390,8 @@ class TorchEngine:
                 for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
-    def _read_slots(self, n: Any, uid: int) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
+    def _read_slots(self, n: Any, uid: int
+                    ) -> tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]:
         """Each saved tensor's name, shape, dtype and bytes, read while it is alive (once)."""
         known = self._slots.get(uid)
         if known is not None:
@@ -408,7 +409,7 @@ class TorchEngine:
                     packed = _packed_tensor(raw.data)
                     slots.append((slot, tuple(packed.shape) if packed is not None else (),
                                   packed.dtype if packed is not None else "packed",
-                                  _nbytes(packed) if packed is not None else 0))
+                                  _nbytes(packed) if packed is not None else 0, True))
                     counters.append((self.counter(packed) if packed is not None else None, 0))
                 continue
             try:
@@ -418,7 +419,7 @@ class TorchEngine:
             # NB: a list (``indices``): a slot per member, named by position, as the native
             # engine names them
             for slot, x in _members(name, t):
-                slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x)))
+                slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x), False))
                 counters.append((self.counter(x), int(x._version)))
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
@@ -438,7 +439,7 @@ class TorchEngine:
         refused: dict[str, str] = {}           # attribute -> the error it raised, as text
         how = dict(self._slot_names(n))        # slot name -> attribute to unpack it by
         hooked = self._hooked.get(uid, ())
-        for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
+        for i, (name, _shape, _dtype, nbytes, _packed) in enumerate(slots):
             c, saved_v = counters[i] if i < len(counters) else (None, 0)
             cid = id(c) if c is not None else 0
             attr, _, member = name.partition("[")

@@ -53,9 +53,14 @@ def _run(torch: ModuleType, checkpointed: bool, engine: Any | None
 
 
 def _checkpointed_bytes(rec: Recording) -> list[int]:
+    """The bytes of the checkpointed block's saved buffers, before the backwards; each is
+    marked as packed by a hook exactly when the block is checkpointed."""
     snap = rec.snapshots[0]
-    return [b.nbytes for n in snap.nodes if n.name in ("SinBackward0", "ExpBackward0")
-            for b in n.saved]
+    saved = [b for n in snap.nodes if n.name in ("SinBackward0", "ExpBackward0")
+             for b in n.saved]
+    packed = {b.packed for b in saved}
+    assert packed == ({True} if all(b.nbytes == 0 for b in saved) else {False})
+    return [b.nbytes for b in saved]
 
 
 def test_recording_calls_no_hook_on_the_native_engine() -> None:
@@ -102,3 +107,17 @@ def test_both_engines_tell_the_same_story(checkpointed: bool) -> None:
     assert ours["calls"] == theirs["calls"] and ours["hooks"] == theirs["hooks"]
     assert story(on_native) == story(on_torch)
     assert [s.memory for s in on_native.snapshots] == [s.memory for s in on_torch.snapshots]
+    packed = [[(n.name, b.name) for n in s.nodes for b in n.saved if b.packed]
+              for rec in (on_native, on_torch) for s in rec.snapshots[:1]]
+    assert packed[0] == packed[1]
+    assert len(packed[0]) == (5 if checkpointed else 3)
+
+
+def test_a_packed_buffer_is_drawn_and_saved_as_such() -> None:
+    _, rec = _run(native, True, None)
+    assert rec is not None
+    dot = rec.snapshots[0].to_dot()
+    assert "packed by a hook · 0 B" in dot
+    again = graphviz_autograd.Recording.from_dict(rec.to_dict())
+    assert [b.packed for n in again.snapshots[0].nodes for b in n.saved] == \
+        [b.packed for n in rec.snapshots[0].nodes for b in n.saved]
