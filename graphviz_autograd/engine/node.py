@@ -291,7 +291,11 @@ class HookedSavedTensor(SavedTensor):
     def _unpacked(self, owner: Node | None) -> Tensor:
         fn = self.saved_fn
         if fn is None and self.requires_grad and self.acc is None:
-            # an output: its history is the node that saved it
+            # an output: its history is the node that saved it; the output of an in-place op on
+            # a view: the view's grad_fn of that moment while something still holds it
+            ref = getattr(self, "view_grad_fn", None)
+            fn = ref() if ref is not None else None
+        if fn is None and self.requires_grad and self.acc is None:
             if owner is None:
                 raise RuntimeError(msg.SAVED_DETACHED)
             fn = owner

@@ -336,3 +336,43 @@ def test_a_packed_graph_keeps_no_tensor_it_does_not_pack() -> None:
     y.sum().backward()
     gc.collect()
     assert all(ref() is None for ref in kept)
+
+
+def test_an_in_place_op_packs_its_operands_before_it_writes() -> None:
+    """(the first program family under a pack returning the tensor itself, seed 138) PyTorch
+    packs an in-place op's operands before the write: the pack hook sees their old values and
+    history, and the unpacked operand is given that history."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        seen: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            seen.append((t.tolist(), t.grad_fn.name() if t.grad_fn else None, t._version))
+            return t
+
+        a = torch.tensor([[1.5, -0.5], [-1.0, 0.75]], requires_grad=True)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda p: p):
+            h = a.cummax(-1).values
+            h.addcmul_(h, h, value=0.5)
+            rec.note("operands' history", [h.grad_fn._saved_tensor1.grad_fn,
+                                           h.grad_fn._saved_tensor2.grad_fn])
+            b = a * 2
+            b.mul_(b)
+            rec.note("mul_'s other", b.grad_fn._saved_other.grad_fn
+                     is b.grad_fn.next_functions[0][0])
+            c = a.exp()
+            c.mul_(a)
+            d = a * 1
+            v = d[0]
+            v.mul_(d[1])
+            v.exp_()
+            out = h.sum() + b.sum() + c.sum()
+        rec.note("seen", seen)
+        d.sum().backward()
+        rec.grad("a by the view", a=a)
+        a.grad = None
+        g, = torch.autograd.grad(out, [a], create_graph=True)
+        rec.note("g", g)
+        g.sum().backward()
+        rec.grad("a", a=a)
+    differential(snippet)
