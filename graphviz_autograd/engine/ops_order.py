@@ -114,15 +114,22 @@ def _cumprod_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         return (D.div(D.flip(D.cumsum(D.flip(r, dims=(d,)), dim=d), dims=(d,)), x),)
     if D.tensor_mode:
         raise no_double_backward("CumprodBackward0", " where an input is zero")
-    # NB: each gradient as the sum over later outputs of the product of the other inputs
-    xs, gs = np.moveaxis(x, d, -1), np.moveaxis(np.asarray(g), d, -1)
-    n = xs.shape[-1]
-    out = np.zeros(np.broadcast_shapes(xs.shape, gs.shape), dtype=xs.dtype)
-    for i in range(n):
-        others = xs.copy()
-        others[..., i] = 1
-        prods = np.cumprod(others, axis=-1)
-        out[..., i] = np.sum((gs * prods)[..., i:], axis=-1)
+    # NB: PyTorch's O(n) formula, which reads the saved result (a saved-tensor hook may have let
+    # it change in place): before the first zero, the reversed cumsum of grad * result over the
+    # input; at the first zero, the result before it times the sum of the later grads times the
+    # products of the inputs after it (up to the second zero); after it, zero
+    xs, r = np.moveaxis(x, d, -1), np.moveaxis(np.asarray(c.result), d, -1)
+    gs = np.broadcast_to(np.moveaxis(np.asarray(g), d, -1), xs.shape)
+    zeros = np.cumsum(xs == 0, axis=-1)
+    before = zeros == 0
+    with np.errstate(all="ignore"):
+        w = np.where(before, r * gs, 0)
+        out = np.where(before, np.flip(np.cumsum(np.flip(w, -1), axis=-1), -1) / xs, 0)
+        first = (zeros == 1) & (xs == 0)
+        later = np.cumprod(np.where((zeros == 1) & ~first, xs, 1), axis=-1)
+        part = np.sum(np.where(zeros == 1, gs, 0) * later, axis=-1, keepdims=True)
+        prev = np.concatenate([np.ones_like(r[..., :1]), r[..., :-1]], axis=-1)
+        out = np.where(first, prev * part, out).astype(xs.dtype, copy=False)
     return (np.moveaxis(out, -1, d),)
 
 

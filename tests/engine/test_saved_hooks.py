@@ -376,3 +376,24 @@ def test_an_in_place_op_packs_its_operands_before_it_writes() -> None:
         g.sum().backward()
         rec.grad("a", a=a)
     differential(snippet)
+
+
+def test_cumprod_with_zeros_reads_its_saved_result() -> None:
+    """(the second program family under saved-tensor hooks, seed 2707) With a zero input,
+    PyTorch's cumprod backward still reads the saved result (before and at the first zero): a
+    result changed in place after a hook packed it changes the gradient."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rows = [[0.9, -0.3, 0.0, 1.5], [0.0, 0.7, 0.0, 2.0], [0.4, 0.6, -0.5, 0.0],
+                [1.2, 0.0, 0.8, -0.7]]
+        for dim in (0, 1):
+            b = torch.tensor(rows, requires_grad=True)
+            g, = torch.autograd.grad(b.cumprod(dim), [b], torch.tensor(rows) + 2)
+            rec.note(f"plain {dim}", g)
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: (t.detach(), 1),
+                                                          lambda p: p[0]):
+                h = b.cumprod(dim)
+                h.mul_(2)
+            g, = torch.autograd.grad(h.sum(), [b])
+            rec.note(f"changed {dim}", g)
+    differential(snippet)
