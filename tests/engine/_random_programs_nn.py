@@ -509,6 +509,106 @@ def optimizer(rng: random.Random) -> str:
     return f"torch.optim.{cls}(params, {', '.join(args)})"
 
 
+CKPT = "torch.utils.checkpoint"
+
+
+def _checkpoint_options(xr: random.Random) -> str:
+    """Keywords of a non-reentrant checkpoint."""
+    out = ""
+    if xr.random() < 0.25:
+        out += ", early_stop=False"
+    if xr.random() < 0.15:
+        out += ", preserve_rng_state=False"
+    if xr.random() < 0.1:
+        out += ", determinism_check='none'"
+    return out
+
+
+# pack and unpack hooks: (lines defining them, the pair's names)
+PACKS = [
+    ([], "lambda t: t.detach(), lambda t: t"),
+    ([], "lambda t: (t.device, t), lambda p: p[1].to(p[0])"),
+    ([], "lambda t: (t.detach(), t.requires_grad), lambda p: p[0]"),
+    (["packs = []", "unpacks = []",
+      "def pack(t):",
+      "    packs.append([list(t.shape), str(t.dtype), t.requires_grad])",
+      "    return t",
+      "def unpack(t):",
+      "    unpacks.append(list(t.shape))",
+      "    return t"], "pack, unpack"),
+]
+
+
+def _region(xr: random.Random, fwd: list[str], build: list[str]
+            ) -> tuple[list[str], list[str], list[str]]:
+    """The forward's trunk under a checkpoint or saved-tensor hooks: the forward's new lines,
+    lines defining what they use, lines run after the first forward."""
+    seq = any(ln.startswith("trunk = nn.Sequential(") for ln in build) and "trunk(x)" in fwd[0]
+    # the trunk as a function of x: an expression (a Sequential) or a function ``region``
+    defs = ["def region(x):", *("    " + ln for ln in fwd), "    return h"]
+    call = "region"
+    if seq:
+        defs, call = [], "trunk"
+    after: list[str] = []
+    kind = xr.random()
+    if kind < 0.3:
+        lines, pair = xr.choice(PACKS)
+        ctx = f"torch.autograd.graph.saved_tensors_hooks({pair})"
+        if xr.random() < 0.25:
+            lines, ctx = [], "torch.autograd.graph.save_on_cpu()"
+        body = fwd
+        if xr.random() < 0.3:
+            # NB: hooks around a checkpoint: they pack the checkpoint's inputs only
+            body = _ckpt_call(fwd, seq, call, f"use_reentrant=False{_checkpoint_options(xr)}")
+        if "packs = []" in lines:
+            after.append("note('packs', packs)")
+        return [f"with {ctx}:", *("    " + ln for ln in body)], defs + lines, after
+    if kind < 0.45 and seq:
+        segments = xr.choice([1, 2, 3])
+        return (_ckpt_call(fwd, seq, f"lambda t: {CKPT}.checkpoint_sequential(trunk, "
+                                     f"min({segments}, len(trunk)), t, use_reentrant=False)",
+                           None), defs, after)
+    if kind < 0.6 and seq:
+        # NB: a checkpointed sub-block inside a checkpointed trunk
+        inner = xr.choice(["False", "False", "True"])
+        defs = ["def region(t):",
+                f"    t = {CKPT}.checkpoint(trunk[0], t, use_reentrant={inner})",
+                "    for m in list(trunk)[1:]:",
+                "        t = m(t)",
+                "    return t"]
+        return _ckpt_call(fwd, True, "region", "use_reentrant=False"), defs, after
+    if kind < 0.75:
+        # NB: dropout in a checkpointed region: its draws are replayed (or not) by the
+        # recomputation
+        preserve = xr.choice(["", ", preserve_rng_state=False"])
+        p = xr.choice(["0.3", "0.5"])
+        defs = [*defs, "def dropped(x):", f"    return F.dropout({call}(x), {p}, training=True)"]
+        seed = xr.randrange(100)
+        return ([f"torch.manual_seed({seed})",
+                 *_ckpt_call(fwd, seq, "dropped", f"use_reentrant=False{preserve}")],
+                defs, after)
+    out = _ckpt_call(fwd, seq, call, f"use_reentrant=False{_checkpoint_options(xr)}")
+    if xr.random() < 0.6:
+        # NB: reading a checkpointed node's saved values recomputes the region
+        after += ["n = h.grad_fn",
+                  "while n is not None and not [k for k in dir(n) if k.startswith('_saved_')]:",
+                  "    n = n.next_functions[0][0] if n.next_functions else None",
+                  "if n is not None:",
+                  "    note('node', n.name())",
+                  "    for k in sorted(k for k in dir(n) if k.startswith('_saved_')):",
+                  "        attempt(k, lambda: note(k, getattr(n, k)))"]
+    return out, defs, after
+
+
+def _ckpt_call(fwd: list[str], seq: bool, call: str, options: str | None) -> list[str]:
+    """The forward with its trunk run by ``checkpoint(call, x, <options>)`` (``options`` None:
+    ``call(x)``)."""
+    expr = f"({call})(x)" if options is None else f"{CKPT}.checkpoint({call}, x, {options})"
+    if seq:
+        return [fwd[0].replace("trunk(x)", expr), *fwd[1:]]
+    return [f"h = {expr}"]
+
+
 def functional_trunk(rng: random.Random, train: bool
                      ) -> tuple[list[str], list[str], int, Shape]:
     """``F.*`` calls on an image with the parameters of a bare module: lines building the
@@ -657,14 +757,19 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append(rng.choice(["torch.nn.utils.parametrizations.weight_norm(head)",
                                  "torch.nn.utils.weight_norm(head)"]))
     hook = rng.random()
+    # NB: the checkpoint and saved-tensor-hook patterns draw from a generator of their own, so
+    # that the other draws (and the programs without such a pattern) stay as they were
+    xr = random.Random(seed * 1_000_003 + 17)
+    defs: list[str] = []
+    after: list[str] = []
     if fwd == ["h = trunk(x)"] and rng.random() < 0.15:
-        # NB: the engine's non-reentrant checkpoint keeps the forward's saved values where
-        # PyTorch recomputes them: side effects (running statistics, hooks) and in-place
-        # edits of saved values differ there
         text = "\n".join(build)
         plain = hook >= 0.16 and not any(k in text for k in ("BatchNorm", "inplace=True"))
-        reentrant = rng.choice(["False", "True"]) if plain else "True"
-        fwd = [f"h = torch.utils.checkpoint.checkpoint(trunk, x, use_reentrant={reentrant})"]
+        reentrant = rng.choice(["False", "True"]) if plain else xr.choice(["False", "True"])
+        fwd = [f"h = torch.utils.checkpoint.checkpoint(trunk, x, use_reentrant={reentrant}"
+               f"{_checkpoint_options(xr) if reentrant == 'False' else ''})"]
+    elif xr.random() < 0.3:
+        fwd, defs, after = _region(xr, fwd, build)
     if hook < 0.08:
         lines.append("trunk.register_full_backward_hook(lambda m, gi, go: note('hook', "
                      "[list(g.shape) if g is not None else None for g in gi + go]))")
@@ -681,6 +786,7 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append(f"model = nn.ModuleList({mods})")
     lines.append("params = list(model.parameters())")
     lines.append("named = dict(model.named_parameters())")
+    lines += defs
     lines.append("")
     lines.append("def forward():")
     lines += ["    " + ln for ln in fwd]
@@ -688,6 +794,7 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append("")
     lines.append("h, out = forward()")
     lines.append("note('out', out)")
+    lines += after
     if seg is not None:
         tgt, loss = _seg_loss(rng, seg[0], c, seg[1])
     else:
@@ -725,9 +832,8 @@ def program_nn(seed: int, double: bool | None = None) -> str:
         lines.append("attempt('grad x', lambda: note('gx', torch.autograd.grad(loss, [x], "
                      "allow_unused=True)))")
     elif pattern < 0.84:
-        # NB: a step between two backwards of one graph: saved parameters were changed (the
-        # engine keeps a non-reentrant checkpoint's saved values where PyTorch recomputes them)
-        lines[:] = [ln.replace("use_reentrant=False", "use_reentrant=True") for ln in lines]
+        # NB: a step between two backwards of one graph: saved parameters were changed (a
+        # non-reentrant checkpoint recomputes from the changed ones)
         lines.append("attempt('first', lambda: loss.backward(retain_graph=True))")
         lines.append(f"opt0 = {optimizer(rng)}")
         lines.append("opt0.step()")
@@ -779,6 +885,8 @@ def program_nn(seed: int, double: bool | None = None) -> str:
     lines.append("grads('params', **named)")
     lines.append("attempt('x grad', lambda: grads('x', x=x))")
     lines.append("note('buffers', list(trunk.buffers()))")
+    if "unpacks = []" in "\n".join(lines):
+        lines.append("note('unpacks', unpacks)")
     if rng.random() < 0.7:
         lines.append(f"opt = {optimizer(rng)}")
         sched = rng.random() < 0.3

@@ -117,6 +117,17 @@ FOUND = {
         "            torch.optim.Adagrad([w], lr=0.1), torch.optim.SGD([w], lr=1e10)):\n"
         "    opt.step()\n"
         "    note(type(opt).__name__, w)\n",
+    # the target of a spatial input: its rank and shape checked before its bounds, with the
+    # spatial kernels' weight message (seed 2158)
+    "spatial_target_checks":
+        "F = torch.nn.functional\n"
+        "for shape, t in (((2, 1, 3), [2, 1]), ((2, 1, 3), [[0, 0], [0, 0]]),\n"
+        "                 ((2, 1, 3), [[5, 0, 0], [0, 0, 0]]), ((2, 3, 2, 2), [5, 1]),\n"
+        "                 ((2, 3, 2, 2), [[[5]], [[1]]]), ((2, 3, 2, 2, 1), [[[5]], [[1]]])):\n"
+        "    x, t = torch.zeros(*shape), torch.tensor(t)\n"
+        "    attempt(f'nll {shape}', lambda: F.nll_loss(x, t))\n"
+        "    attempt(f'weight {shape}', lambda: F.nll_loss(x, t, weight=torch.ones(2)))\n"
+        "    attempt(f'smoothed {shape}', lambda: F.cross_entropy(x, t, label_smoothing=0.1))\n",
 }
 
 

@@ -285,6 +285,27 @@ def _check_class_targets(input: Tensor, target: Tensor) -> None:
                          f"{target._data.shape[0]}")
 
 
+def _sizes(shape: tuple[int, ...]) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def _check_spatial_targets(shape: tuple[int, ...], target: tuple[int, ...], first: bool) -> None:
+    """PyTorch's checks of the target of an input with spatial dims: its rank and shape (for a
+    4-d input its rank before the weight's check, its shape after)."""
+    if len(shape) < 3:
+        return
+    if len(shape) != 4:
+        expected = (shape[0], *shape[2:])
+        if first and target[1:] != shape[2:]:
+            raise RuntimeError(f"Expected target size {_sizes(expected)}, got {_sizes(target)}")
+    elif first and len(target) != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {len(target)}")
+    elif not first and target != (shape[0], *shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {_sizes(shape)} , target: "
+                           f"{_sizes(target)}")
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
              reduction: str = "mean") -> Tensor:
@@ -293,11 +314,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          reduction)
     red = _reduction(reduction, size_average, reduce)
     _check_class_targets(input, target)
+    _check_spatial_targets(input._data.shape, target._data.shape, True)
     classes = input._data.shape[1] if input._data.ndim > 1 else input._data.shape[0]
     if weight is not None and weight._data.size != classes:
+        if input._data.ndim > 2:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
                            f"no classes but got weight tensor of shape: "
                            f"[{', '.join(map(str, weight._data.shape))}]")
+    _check_spatial_targets(input._data.shape, target._data.shape, False)
     valid = target._data[target._data != ignore_index]
     if valid.size and (valid.max() >= classes or valid.min() < 0):
         raise IndexError(f"Target {int(valid.max() if valid.max() >= classes else valid.min())} "
