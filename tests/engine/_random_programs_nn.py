@@ -556,12 +556,20 @@ def _region(xr: random.Random, fwd: list[str], build: list[str]
         ctx = f"torch.autograd.graph.saved_tensors_hooks({pair})"
         if xr.random() < 0.25:
             lines, ctx = [], "torch.autograd.graph.save_on_cpu()"
-        body = fwd
-        if xr.random() < 0.3:
-            # NB: hooks around a checkpoint: they pack the checkpoint's inputs only
-            body = _ckpt_call(fwd, seq, call, f"use_reentrant=False{_checkpoint_options(xr)}")
         if "packs = []" in lines:
             after.append("note('packs', packs)")
+        where = xr.random()
+        if where < 0.2:
+            # NB: hooks inside a checkpointed region: they, not the checkpoint's, pack what the
+            # region saves (in its recomputation too)
+            defs = [*defs, *lines, "def hooked(x):", f"    with {ctx}:",
+                    f"        return {call}(x)"]
+            return (_ckpt_call(fwd, seq, "hooked", f"use_reentrant=False"
+                                                   f"{_checkpoint_options(xr)}"), defs, after)
+        body = fwd
+        if where < 0.45:
+            # NB: hooks around a checkpoint: they pack the checkpoint's inputs only
+            body = _ckpt_call(fwd, seq, call, f"use_reentrant=False{_checkpoint_options(xr)}")
         return [f"with {ctx}:", *("    " + ln for ln in body)], defs + lines, after
     if kind < 0.45 and seq:
         segments = xr.choice([1, 2, 3])
