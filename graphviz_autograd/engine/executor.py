@@ -321,7 +321,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     else:
                         ctx.node, ctx.needs = node, needs
                     outputs = op.backward(ctx, g, mode)
-                    if not (op.exact and trust and node._meta[0][0]):
+                    # NB: (a value an unpack hook gave may have any shape or dtype)
+                    if not (op.exact and trust and node._meta[0][0] and not hooked):
                         outputs = _validate(node, outputs, mode)
                 if trace is not None:
                     trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))

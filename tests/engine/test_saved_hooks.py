@@ -397,3 +397,21 @@ def test_cumprod_with_zeros_reads_its_saved_result() -> None:
             g, = torch.autograd.grad(h.sum(), [b])
             rec.note(f"changed {dim}", g)
     differential(snippet)
+
+
+def test_unpacked_values_of_another_shape_or_dtype() -> None:
+    """An unpack hook may give a value of another shape or dtype: the formula's gradient is then
+    reduced to its input's shape and cast to its dtype (or refused), as PyTorch's
+    validate_outputs does for every node."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        for label, unpack in (("double", lambda p: p.double()), ("shape", lambda p: p[:2]),
+                              ("int", lambda p: p.long()), ("view", lambda p: p.view(3, 1)),
+                              ("leaf", lambda p: x)):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), unpack):
+                y = (x * 2).sin() * x.exp()
+            rec.attempt(label, y.sum().backward)
+            rec.grad(label, x=x)
+            x.grad = None
+    differential(snippet)
