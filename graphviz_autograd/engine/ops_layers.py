@@ -63,12 +63,14 @@ def _max_unpool_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
 
 
 # -- upsampling -----------------------------------------------------------------------------------
-def _scale(n_in: int, n_out: int, scale: float | None, align_corners: bool = False) -> float:
-    """PyTorch's area_pixel_compute_scale, in float32 as its CPU kernels take it."""
+def _scale(n_in: int, n_out: int, scale: float | None, align_corners: bool = False,
+           ft: Any = np.float32) -> float:
+    """PyTorch's area_pixel_compute_scale, in float32 as its CPU kernels take it (the linear
+    and cubic kernels of a float64 input: in float64, ``ft``)."""
     if align_corners:
-        return float(np.float32((n_in - 1) / (n_out - 1))) if n_out > 1 else 0.0
-    return float(np.float32(1.0 / scale)) if scale is not None and scale > 0 \
-        else float(np.float32(n_in) / np.float32(n_out))
+        return float(ft((n_in - 1) / (n_out - 1))) if n_out > 1 else 0.0
+    return float(ft(1.0 / scale)) if scale is not None and scale > 0 \
+        else float(ft(n_in) / ft(n_out))
 
 
 def _nearest_matrix(n_in: int, n_out: int, scale: float | None, exact: bool = False
@@ -89,32 +91,31 @@ def _nearest_matrix(n_in: int, n_out: int, scale: float | None, exact: bool = Fa
     return m
 
 
-def _linear_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bool
-                   ) -> np.ndarray:
-    s = np.float32(_scale(n_in, n_out, scale, align_corners))
-    dst = np.arange(n_out, dtype=np.float32)
-    src = s * dst if align_corners else np.maximum(s * (dst + np.float32(0.5)) - np.float32(0.5),
-                                                   np.float32(0))
+def _linear_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bool,
+                   ft: Any = np.float32) -> np.ndarray:
+    s = ft(_scale(n_in, n_out, scale, align_corners, ft))
+    dst = np.arange(n_out, dtype=ft)
+    src = s * dst if align_corners else np.maximum(s * (dst + ft(0.5)) - ft(0.5), ft(0))
     i0 = np.floor(src).astype(np.int64)
     i0 = np.minimum(i0, n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
-    lam1 = (src - i0).astype(np.float32)
+    lam1 = (src - i0).astype(ft)
     m = np.zeros((n_out, n_in))
-    np.add.at(m, (np.arange(n_out), i0), (np.float32(1) - lam1).astype(np.float64))
+    np.add.at(m, (np.arange(n_out), i0), (ft(1) - lam1).astype(np.float64))
     np.add.at(m, (np.arange(n_out), i1), lam1.astype(np.float64))
     return m
 
 
-def _cubic_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bool
-                  ) -> np.ndarray:
+def _cubic_matrix(n_in: int, n_out: int, scale: float | None, align_corners: bool,
+                  ft: Any = np.float32) -> np.ndarray:
     """PyTorch's bicubic weights along one dim (A = -0.75): four taps around the source
     position (not clamped below 0), their indices clamped into the input."""
-    s = np.float32(_scale(n_in, n_out, scale, align_corners))
-    dst = np.arange(n_out, dtype=np.float32)
-    src = s * dst if align_corners else s * (dst + np.float32(0.5)) - np.float32(0.5)
+    s = ft(_scale(n_in, n_out, scale, align_corners, ft))
+    dst = np.arange(n_out, dtype=ft)
+    src = s * dst if align_corners else s * (dst + ft(0.5)) - ft(0.5)
     i0 = np.floor(src).astype(np.int64)
-    t = (src - np.floor(src)).astype(np.float32)
-    a = np.float32(-0.75)
+    t = (src - np.floor(src)).astype(ft)
+    a = ft(-0.75)
 
     def near(x: np.ndarray) -> np.ndarray:
         return ((a + 2) * x - (a + 3)) * x * x + 1
@@ -128,17 +129,19 @@ def _cubic_matrix(n_in: int, n_out: int, scale: float | None, align_corners: boo
     return m
 
 
-def _matrices(shape: tuple[int, ...], a: dict[str, Any], kind: str) -> list[np.ndarray]:
+def _matrices(shape: tuple[int, ...], a: dict[str, Any], kind: str, dtype: Any
+              ) -> list[np.ndarray]:
     out = a["output_size"]
     nd = len(out)
     scales = (a["scales"],) if nd == 1 else (a["scales_h"], a["scales_w"]) if nd == 2 \
         else (a["scales_d"], a["scales_h"], a["scales_w"])
     ins = shape[-nd:]
+    ft = np.float64 if dtype == np.float64 else np.float32
     if kind == "cubic":
-        return [_cubic_matrix(i, o, s, a["align_corners"])
+        return [_cubic_matrix(i, o, s, a["align_corners"], ft)
                 for i, o, s in zip(ins, out, scales, strict=True)]
     if kind == "linear":
-        return [_linear_matrix(i, o, s, a["align_corners"])
+        return [_linear_matrix(i, o, s, a["align_corners"], ft)
                 for i, o, s in zip(ins, out, scales, strict=True)]
     return [_nearest_matrix(i, o, s, kind == "exact")
             for i, o, s in zip(ins, out, scales, strict=True)]
@@ -155,14 +158,14 @@ def _apply_matrices(x: np.ndarray, mats: list[np.ndarray], transpose: bool) -> n
 
 def _upsample(key: str, kind: str) -> tuple[Any, Any]:
     def fwd(x: np.ndarray, **a: Any) -> np.ndarray:
-        return _apply_matrices(x, _matrices(x.shape, a, kind), False)
+        return _apply_matrices(x, _matrices(x.shape, a, kind, x.dtype), False)
 
     def bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
         if D.tensor_mode:
             # NB: under create_graph, PyTorch's ``*_backward`` node (its input size unsaved)
             a = {k: v for k, v in c.attrs.items() if k != "self_sym_sizes"}
             return (getattr(D, key + "_backward")(g, input_size=tuple(c.shape(0)), **a),)
-        return (_apply_matrices(g, _matrices(c.shape(0), c.attrs, kind), True),)
+        return (_apply_matrices(g, _matrices(c.shape(0), c.attrs, kind, g.dtype), True),)
     return fwd, bw
 
 
@@ -170,7 +173,7 @@ def _upsample_backward(key: str, kind: str) -> tuple[Any, Any]:
     """The gradient of an upsample (its transposed interpolation) and its derivative, the
     upsample of the incoming gradient."""
     def fwd(g: np.ndarray, *, input_size: tuple[int, ...], **a: Any) -> np.ndarray:
-        return _apply_matrices(g, _matrices(input_size, a, kind), True)
+        return _apply_matrices(g, _matrices(input_size, a, kind, g.dtype), True)
 
     def bw(c: Any, gg: Any, D: Any) -> tuple[Any, ...]:
         a = {k: v for k, v in c.attrs.items() if k != "input_size"}

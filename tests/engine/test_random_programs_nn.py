@@ -128,6 +128,22 @@ FOUND = {
         "    attempt(f'nll {shape}', lambda: F.nll_loss(x, t))\n"
         "    attempt(f'weight {shape}', lambda: F.nll_loss(x, t, weight=torch.ones(2)))\n"
         "    attempt(f'smoothed {shape}', lambda: F.cross_entropy(x, t, label_smoothing=0.1))\n",
+    # float64 linear and cubic interpolation: positions and weights in float64 (seeds 19104,
+    # 20238 under a checkpoint; magnified, as the difference was in the seventh digit)
+    "float64_interpolation":
+        "x = torch.tensor([[[[0.3, -1.2, 0.8], [1.1, 0.4, -0.7], [0.2, 0.9, -1.5]]]],\n"
+        "                 dtype=torch.float64, requires_grad=True)\n"
+        "F = torch.nn.functional\n"
+        "for mode in ('bicubic', 'bilinear'):\n"
+        "    for ac in (True, False):\n"
+        "        for kw in ({'scale_factor': 2}, {'size': (5, 4)}, {'scale_factor': 1.7}):\n"
+        "            y = F.interpolate(x, mode=mode, align_corners=ac, **kw)\n"
+        "            note(f'{mode} {ac} {kw}', y * 1e6)\n"
+        "            x.grad = None\n"
+        "            (y * y).sum().backward()\n"
+        "            note(f'grad {mode} {ac} {kw}', x.grad * 1e6)\n"
+        "y = F.interpolate(x[0], size=5, mode='linear')\n"
+        "note('linear', y * 1e6)\n",
 }
 
 

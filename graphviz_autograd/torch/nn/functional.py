@@ -285,10 +285,6 @@ def _check_class_targets(input: Tensor, target: Tensor) -> None:
                          f"{target._data.shape[0]}")
 
 
-def _sizes(shape: tuple[int, ...]) -> str:
-    return f"[{', '.join(map(str, shape))}]"
-
-
 def _check_spatial_targets(shape: tuple[int, ...], target: tuple[int, ...], first: bool) -> None:
     """PyTorch's checks of the target of an input with spatial dims: its rank and shape (for a
     4-d input its rank before the weight's check, its shape after)."""
