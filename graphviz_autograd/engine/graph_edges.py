@@ -89,14 +89,14 @@ def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
     if isinstance(tensor, Tensor):
         tensor = (tensor,)
     try:
-        items = list(tensor)
+        items = iter(tensor)
     except TypeError:
         raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    # NB: as PyTorch, the tensors before a non-tensor are bumped when it raises
     for t in items:
         if not isinstance(t, Tensor):
             raise RuntimeError("increment_version expects each element of the iterable to be a "
                                "tensor")
-    for t in items:
         if not t._inference:
             t._vc.v += 1
 
