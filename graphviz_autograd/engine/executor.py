@@ -801,12 +801,11 @@ def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:
     inputs = list(inputs)
     for nr, hooks in (node._tensor_pre_hooks or {}).items():
         for hook in list(hooks):
-            if inputs[nr] is None:
-                continue
-            t = _to_tensor(inputs[nr], node._meta[nr][1])
-            res = hook(t)
+            # NB: as PyTorch, a hook sees a gradient that is not computed, as None
+            g = inputs[nr]
+            res = hook(_to_tensor(g, node._meta[nr][1]) if g is not None else None)
             if res is not None:
-                _check_hook_result(hook, inputs[nr], res)
+                _check_hook_result(hook, g, res)
                 inputs[nr] = res if task.create else res._data
     for nr, ref in (node._retain_hooks or {}).items():
         owner = ref()
@@ -831,9 +830,7 @@ def _to_tensor(g: Any, dtype: dt.DType | None) -> Tensor:
 def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
     var = node.variable
     for hook in list(var._hooks or ()):
-        if g is None:
-            break
-        res = hook(_to_tensor(g, var._dtype))
+        res = hook(_to_tensor(g, var._dtype) if g is not None else None)
         if res is not None:
             _check_hook_result(hook, g, res)
             g = res if task.create else res._data
@@ -841,6 +838,8 @@ def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
 
 
 def _check_hook_result(hook: Any, g: Any, res: Any) -> None:
+    if g is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     shape = g._data.shape if isinstance(g, Tensor) else np.shape(g)
     if not isinstance(res, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
@@ -859,7 +858,12 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         dtype = dt.from_numpy(g.dtype)
     for _, i in task.captures.get(node, ()):
         task.captured[i] = _to_tensor(g, dtype) if g is not None else None
-    if not task.accumulate or g is None:
+    if not task.accumulate:
+        return
+    if g is None:
+        # NB: as PyTorch, a leaf reached without a gradient still calls its post-accumulate hooks
+        for hook in list(var._post_acc_hooks or ()):
+            hook(var)
         return
     if task.create:
         new = g if isinstance(g, Tensor) else _to_tensor(g, dtype)

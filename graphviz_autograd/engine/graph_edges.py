@@ -12,12 +12,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from .device import CPU
 from .grad_mode import enable_grad
 from .node import Node, RemovableHandle, get_accumulator
 from .tensor import Tensor
 
 __all__ = ["GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
-           "node_of"]
+           "node_of", "InputMetadata", "input_metadata", "node_metadata"]
 
 
 class GradientEdge(NamedTuple):
@@ -174,3 +175,36 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[..., None],
         fn(grad)
 
     return MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+
+
+class InputMetadata:
+    """PyTorch's ``_InputMetadata``: what a node knows of the gradient each of its inputs takes
+    (the shape, dtype and device of its forward op's output)."""
+
+    __slots__ = ("shape", "dtype", "device", "is_nested_tensor", "is_cpp_nested_tensor")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self.shape = list(shape)                 # NB: a list, as PyTorch gives it
+        self.dtype = dtype
+        self.device = CPU
+        self.is_nested_tensor = self.is_cpp_nested_tensor = False
+
+
+def input_metadata(node: Node) -> tuple[InputMetadata, ...]:
+    """``Node._input_metadata``: one ``InputMetadata`` per gradient the node takes.
+
+    >>> import graphviz_autograd.torch as torch
+    >>> y = torch.ones(3, 2, requires_grad=True) * 2
+    >>> input_metadata(y.grad_fn)[0].shape
+    [3, 2]
+    """
+    return tuple(InputMetadata(shape, dtype) for shape, dtype in node._meta)
+
+
+def node_metadata(node: Node) -> dict[Any, Any]:
+    """``Node.metadata``: a dict of the node's own, the same one on every read (for the user's
+    annotations)."""
+    meta = node.__dict__.get("_metadata")
+    if meta is None:
+        meta = node.__dict__["_metadata"] = {}
+    return meta

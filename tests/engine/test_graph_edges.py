@@ -29,7 +29,8 @@ def _will_run(rec: Recorder) -> Any:
 
 def _prehooks(log: list[str], *nodes: Any) -> None:
     for node in nodes:
-        node.register_prehook(lambda gs, name=node.name(): log.append(name))
+        name = node.name()
+        node.register_prehook(lambda gs, name=name: log.append(name))
 
 
 # -- GradientEdge and get_gradient_edge ----------------------------------------------------------
@@ -427,3 +428,70 @@ def test_edges_in_records_are_torchs() -> None:
         "edge", rec.torch.autograd.graph.get_gradient_edge(
             rec.torch.ones(2, requires_grad=True))))
     assert outcome(record, "edge")[0] == {"node": "torch::autograd::AccumulateGrad"}
+
+
+# -- hooks on a gradient that is not computed ----------------------------------------------------
+def test_hooks_see_a_gradient_not_computed_as_none() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+
+        class LeftOut(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any, u: Any) -> Any:
+                return t + u
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return None, g
+
+        x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        log: list[Any] = []
+        p, q = x.unbind()
+        q.register_hook(lambda g: log.append(["q", g]))
+        p.register_hook(lambda g: log.append(["p", g]))
+        rm = torch.autograd.graph.register_multi_grad_hook
+        h = rm((p, q), lambda gs: log.append(["multi", gs]))
+        (p * 2).sum().backward(retain_graph=True)
+        h.remove()
+        y = x[0] * 2
+        y.register_hook(lambda g: log.append(["y", g]))
+        y.retain_grad()
+        x.register_hook(lambda g: log.append(["x", g]))
+        w.register_hook(lambda g: log.append(["w", g]))
+        w.register_post_accumulate_grad_hook(lambda t: log.append(["w post", t.grad]))
+        LeftOut.apply(y, w).sum().backward()
+        rec.note("log", log)
+        rec.grad("grads", x=x, y=y)
+        rec.attempt("left-out leaf", lambda: LeftOut.apply(w, y.detach()).sum().backward())
+        rec.note("leaf hooks", log[-2:])
+        w.register_hook(lambda g: torch.ones(2))
+        rec.attempt("a value for None", lambda: LeftOut.apply(w, y.detach()).sum().backward())
+        q.register_hook(lambda g: torch.ones(2))
+        rec.attempt("a value for None, multi-output", lambda: (p * 2).sum().backward())
+
+    differential(snippet)
+
+
+# -- what a node knows of its gradients, and its metadata dict ----------------------------------
+def test_input_metadata_and_node_metadata() -> None:
+    from graphviz_autograd.engine.graph_edges import input_metadata, node_metadata
+
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        meta = (lambda n: n._input_metadata) if rec.is_real else input_metadata
+        own = (lambda n: n.metadata) if rec.is_real else node_metadata
+        x = torch.ones(3, 2, requires_grad=True)
+        y = x * 2
+        parts = x.unbind()
+        s = x.sum()
+        acc = y.grad_fn.next_functions[0][0]
+        for label, node in [("mul", y.grad_fn), ("unbind", parts[0].grad_fn),
+                            ("sum", s.grad_fn), ("accumulate", acc)]:
+            rec.note(label, [[m.shape, str(m.dtype), str(m.device), m.is_nested_tensor,
+                              m.is_cpp_nested_tensor] for m in meta(node)])
+        d = own(y.grad_fn)
+        d["note"] = 1
+        rec.note("metadata", [d, own(y.grad_fn), own(y.grad_fn) is d, own(acc)])
+
+    differential(snippet)
