@@ -400,7 +400,8 @@ def test_node_subclass_checks() -> None:
 
 def test_all_names() -> None:
     names = {"GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
-             "Node"}
+             "Node", "region_activation_memory_budget",
+             "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"}
     assert names <= set(ours.autograd.graph.__all__)
     torch = pytest.importorskip("torch")
     assert names <= set(torch.autograd.graph.__all__)
@@ -493,5 +494,19 @@ def test_input_metadata_and_node_metadata() -> None:
         d = own(y.grad_fn)
         d["note"] = 1
         rec.note("metadata", [d, own(y.grad_fn), own(y.grad_fn) is d, own(acc)])
+
+    differential(snippet)
+
+
+def test_compile_and_stream_switches() -> None:
+    def snippet(rec: Recorder) -> None:
+        graph = rec.torch.autograd.graph
+        for budget in (0.5, True, "x", 1.5, -0.1, 1, 0):
+            rec.attempt(f"budget {budget!r}",
+                        lambda budget=budget: graph.region_activation_memory_budget(budget))
+        for f in (graph.set_warn_on_accumulate_grad_stream_mismatch,
+                  graph.set_override_stale_capture_stream):
+            for value in (True, False, "x", 1, None):
+                rec.attempt(f"{f.__name__}({value!r})", lambda f=f, value=value: f(value))
 
     differential(snippet)

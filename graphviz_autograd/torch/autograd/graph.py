@@ -7,6 +7,12 @@ from ...engine.graph_edges import (
            register_multi_grad_hook,
 )
 from ...engine.node import Node
+from .graph_settings import (
+           region_activation_memory_budget,
+           set_override_stale_capture_stream,
+           set_warn_on_accumulate_grad_stream_mismatch,
+)
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version",
-           "register_multi_grad_hook"]
+           "register_multi_grad_hook", "region_activation_memory_budget",
+           "set_warn_on_accumulate_grad_stream_mismatch", "set_override_stale_capture_stream"]
