@@ -53,10 +53,11 @@ class GraphRoot(Node):
     grads: list[Any]
 
 
-def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any]
-                ) -> list[Tensor | None]:
+def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
+                batched: bool = False) -> list[Tensor | None]:
     """PyTorch's _make_grads: pairs outputs with gradients (extra gradients are dropped), makes
-    the implicit ones, checks shapes; the engine then wants one gradient per output."""
+    the implicit ones, checks shapes (past a batch dimension when ``batched``); the engine then
+    wants one gradient per output."""
     out: list[Tensor | None] = []
     for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(o, GradientEdge):
@@ -78,14 +79,33 @@ def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any]
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
-        if g._data.shape != shape:
+        gshape = g._data.shape
+        if batched:
+            gshape = _first_row_shape(g)
+        if gshape != shape:
+            if batched:
+                if isinstance(o, GradientEdge):
+                    raise RuntimeError("Batched grads are not supported with GradientEdge")
+                # NB: PyTorch names the shape of the first row with its first dimension dropped
+                raise RuntimeError(msg.BATCHED_MISMATCH.format(
+                    i, msg.shape_text(gshape[1:]), i, msg.shape_text(shape)))
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                               f"{msg.shape_text(g._data.shape)} and output[{i}] has a shape of "
+                               f"{msg.shape_text(gshape)} and output[{i}] has a shape of "
                                f"{msg.shape_text(shape)}.")
         out.append(g)
     if len(out) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
     return out
+
+
+def _first_row_shape(g: Tensor) -> tuple[int, ...]:
+    """The shape of ``g[0]``, with the error indexing it gives."""
+    shape = g._data.shape
+    if not shape:
+        raise IndexError(msg.ZERO_DIM_INDEX)
+    if shape[0] == 0:
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+    return shape[1:]
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -155,22 +175,24 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                         _inputs_list(inputs, "grad"))
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not only_inputs and info.inputs:
+        warnings.warn(msg.ONLY_INPUTS, FutureWarning, stacklevel=2)
     out = _observed(info, lambda: _grad(info, grad_outputs, bool(allow_unused),
-                                        materialize_grads))
+                                        materialize_grads, is_grads_batched))
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), out, strict=True))  # type: ignore[return-value]
     return out
 
 
 def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
-          materialize_grads: bool) -> tuple[Any, ...]:
+          materialize_grads: bool, batched: bool) -> tuple[Any, ...]:
     outs, ins = info.roots, info.inputs or []
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_inputs(ins)
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
-    made = _make_grads(outs, grads)
-    result = _run(info, made, accumulate=False)
+    made = _make_grads(outs, grads, batched)
+    result = _batched(info, made) if batched else _run(info, made, accumulate=False)
     if not allow_unused:
         for i, g in enumerate(result):
             if g is None:
@@ -189,6 +211,43 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
                 g.requires_grad_(True)
         final.append(g)
     return tuple(final)
+
+
+def _batched(info: BackwardInfo, made: list[Tensor | None]) -> list[Any]:
+    """``is_grads_batched``: one vector-Jacobian product per row of the gradients, stacked.
+
+    NB: PyTorch vmaps one run of the engine; here the rows run one after the other (the graph
+    kept for the next one), so a ``create_graph`` result is a ``StackBackward0`` of them."""
+    given = [g for g in made if g is not None]
+    if not given:
+        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for an input but the "
+                         "input is of type <class 'NoneType'>. We cannot vmap over non-Tensor "
+                         "arguments, please use None as the respective in_dim")
+    for g in given:
+        if g._data.ndim == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
+    sizes = [g._data.shape[0] for g in given]
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    rows = []
+    for b in range(sizes[0]):
+        row = [None if g is None else g[b] if info.create_graph
+               else Tensor._make(g._data[b], g._dtype) for g in made]
+        rows.append(_run(info, row, accumulate=False,
+                         keep=True if b < sizes[0] - 1 else None))
+    out: list[Any] = []
+    for col in zip(*rows, strict=True):
+        if col[0] is None:
+            out.append(None)
+        elif info.create_graph:
+            from .functional import stack
+            out.append(stack(list(col)))
+        else:
+            out.append(Tensor._make(np.stack([c._data for c in col]), col[0]._dtype))
+    return out
 
 
 # the backward calls running, innermost last (a reentrant checkpoint asks what runs it)
@@ -299,7 +358,8 @@ def will_engine_execute_node(node: Any) -> bool:
     return True
 
 
-def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> list[Any]:
+def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool,
+         keep: bool | None = None) -> list[Any]:
     roots = info.roots
     root_edges: list[tuple[Node | None, int]] = []
     metas = []
@@ -313,6 +373,8 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
         root_edges.append(edge(t))
         metas.append((t._data.shape, t._dtype))
     task = _Task(info, accumulate)
+    if keep is not None:
+        task.keep = keep
     mode = TT if task.create else NP
     grads = [(g if task.create else g._data) if g is not None else None for g in made]
     if not task.create:

@@ -510,3 +510,50 @@ def test_compile_and_stream_switches() -> None:
                 rec.attempt(f"{f.__name__}({value!r})", lambda f=f, value=value: f(value))
 
     differential(snippet)
+
+
+# -- is_grads_batched, only_inputs ---------------------------------------------------------------
+def test_batched_grads() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        grad = torch.autograd.grad
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        z = torch.tensor([3.0], requires_grad=True)
+        y = x ** 2
+        eye = torch.eye(2)
+        rec.attempt("rows", lambda: grad(y, x, eye, is_grads_batched=True, retain_graph=True))
+        rec.attempt("unused", lambda: grad(y, [x, z], eye, is_grads_batched=True,
+                                           allow_unused=True, retain_graph=True))
+        rec.attempt("unused, not allowed", lambda: grad(y, [x, z], eye, is_grads_batched=True,
+                                                        retain_graph=True))
+        rec.attempt("materialize", lambda: grad(y, [x, z], eye, is_grads_batched=True,
+                                                materialize_grads=True, retain_graph=True))
+        rec.attempt("implicit scalar", lambda: grad([y, y.sum()], [x], [eye, None],
+                                                    is_grads_batched=True, retain_graph=True))
+        rec.attempt("batch sizes", lambda: grad([y, y], [x], [eye, torch.ones(3, 2)],
+                                                is_grads_batched=True, retain_graph=True))
+        rec.attempt("mismatch", lambda: grad([y], [x], [torch.ones(3, 3)],
+                                             is_grads_batched=True, retain_graph=True))
+        rec.attempt("0-d", lambda: grad([y.sum()], [x], [torch.ones(())],
+                                        is_grads_batched=True, retain_graph=True))
+        rec.attempt("empty", lambda: grad([y], [x], [torch.ones(0, 2)],
+                                          is_grads_batched=True, retain_graph=True))
+        rec.attempt("no tensors", lambda: grad([torch.ones(2)], [x], [None],
+                                               is_grads_batched=True, retain_graph=True))
+        rec.attempt("two outputs", lambda: grad(
+            [y, x * 3], [x], [torch.ones(3, 2), torch.arange(6.0).reshape(3, 2)],
+            is_grads_batched=True, retain_graph=True))
+        rec.attempt("frees at the end", lambda: grad([y], [x], [torch.ones(3, 2)],
+                                                     is_grads_batched=True))
+        rec.attempt("freed", lambda: grad([y], [x], [torch.ones(3, 2)], is_grads_batched=True))
+        w = x.exp()
+        e = torch.autograd.graph.get_gradient_edge(w)
+        rec.attempt("edge", lambda: grad(e, x, torch.ones(3, 2), is_grads_batched=True,
+                                         retain_graph=True))
+        rec.attempt("edge mismatch", lambda: grad(e, x, torch.ones(3, 4), is_grads_batched=True,
+                                                  retain_graph=True))
+        g = grad(w, x, eye, is_grads_batched=True, create_graph=True)[0]
+        rec.note("create_graph", [g, g.requires_grad, grad(g.sum(), x)])
+        rec.attempt("only_inputs=False", lambda: grad(w.sum(), x, only_inputs=False))
+
+    differential(snippet)
