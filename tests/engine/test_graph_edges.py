@@ -395,6 +395,13 @@ def test_node_subclass_checks() -> None:
                             issubclass(type(acc), Node), isinstance(acc, Node),
                             issubclass(int, Node), isinstance(3, Node)])
 
+        class Mine(Node):
+            pass
+
+        rec.attempt("Node()", lambda: Node())
+        rec.attempt("a subclass", lambda: Mine())
+        rec.note("a subclass is not an engine node", issubclass(Mine, type(y.grad_fn)))
+
     differential(snippet)
 
 

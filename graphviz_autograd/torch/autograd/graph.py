@@ -6,7 +6,7 @@ from ...engine.graph_edges import (
            increment_version,
            register_multi_grad_hook,
 )
-from ...engine.node import Node
+from .graph_node import Node
 from .graph_settings import (
            region_activation_memory_budget,
            set_override_stale_capture_stream,
