@@ -564,3 +564,33 @@ def test_batched_grads() -> None:
         rec.attempt("only_inputs=False", lambda: grad(w.sum(), x, only_inputs=False))
 
     differential(snippet)
+
+
+def test_hook_order_with_node_hooks_any_all_and_post_accumulate() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        rm = torch.autograd.graph.register_multi_grad_hook
+        log: list[Any] = []
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 2
+        c = b.exp()
+        d = c * 3
+        b.grad_fn.register_prehook(lambda gs: log.append(["b pre", b.grad]))
+        b.grad_fn.register_hook(lambda gi, go: log.append(["b post", b.grad]))
+        rm((b, c), lambda gs: log.append(["multi", gs, b.grad]))
+        b.retain_grad()
+        b.register_hook(lambda g: log.append(["b hook", b.grad]) or g * 10)
+        c.register_hook(lambda g: log.append(["c hook"]))
+        rm((c, b), lambda g: log.append(["any", g]), mode="any")
+        a.register_post_accumulate_grad_hook(lambda t: log.append(["a post", t.grad]))
+        rm((a, d), lambda gs: log.append(["multi a", gs]))
+        d.sum().backward(retain_graph=True)
+        rec.note("backward", log)
+        log.clear()
+        torch.autograd.grad(d.sum(), [b], retain_graph=True)
+        rec.note("grad", log)
+        log.clear()
+        d.sum().backward(inputs=[c], retain_graph=True)
+        rec.note("inputs=[c]", log)
+
+    differential(snippet)
