@@ -64,6 +64,8 @@ def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
             # NB: an edge's output is described by its node's input metadata
             shape, dtype = o.node._meta[o.output_nr]
             npdtype, wanted = dtype.np, True
+        elif not isinstance(o, Tensor):
+            raise AssertionError("Expected output to be a torch.Tensor")
         else:
             shape, dtype, npdtype, wanted = o._data.shape, o._dtype, o._data.dtype, o.requires_grad
         if g is None:
@@ -116,6 +118,11 @@ def _as_list(x: Any) -> list[Any]:
     return list(x)
 
 
+def _roots_list(x: Any) -> list[Any]:
+    """The tensors (or edges) a backward starts from: one, or an iterable of them."""
+    return [x] if isinstance(x, Tensor | GradientEdge) else list(x)
+
+
 def _inputs_list(x: Any, api: str) -> list[Any]:
     """``inputs`` as a list: a dict gives its values (PyTorch's ``dict(named_parameters())``)."""
     if type(x) is dict:
@@ -142,7 +149,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             raise RuntimeError(msg.GRAD_BOTH)
         grad_tensors = grad_variables
     given = _inputs_list(inputs, "backward") if inputs is not None else None
-    roots = _as_list(tensors)
+    roots = _roots_list(tensors)
     keep = create_graph if retain_graph is None else retain_graph
     info = BackwardInfo("backward", roots, keep, create_graph, given)
     _observed(info, lambda: _backward(info, grad_tensors, inputs))
@@ -171,7 +178,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
     keep = create_graph if retain_graph is None else retain_graph
-    info = BackwardInfo("grad", _as_list(outputs), keep, create_graph,
+    info = BackwardInfo("grad", _roots_list(outputs), keep, create_graph,
                         _inputs_list(inputs, "grad"))
     if allow_unused is None:
         allow_unused = materialize_grads

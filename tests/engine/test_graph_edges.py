@@ -594,3 +594,18 @@ def test_hook_order_with_node_hooks_any_all_and_post_accumulate() -> None:
         rec.note("inputs=[c]", log)
 
     differential(snippet)
+
+
+def test_outputs_that_are_not_tensors() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        x = torch.ones(2, requires_grad=True)
+        y = (x * 2).sum()
+        for label, outs in [("node and number", (y.grad_fn, 0)), ("a number", [y, 3]),
+                            ("None", None), ("a string", "a")]:
+            rec.attempt(f"grad: {label}", lambda outs=outs: torch.autograd.grad(
+                outs, x, retain_graph=True))
+            rec.attempt(f"backward: {label}", lambda outs=outs: torch.autograd.backward(
+                outs, retain_graph=True))
+
+    differential(snippet)
