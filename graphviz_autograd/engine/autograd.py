@@ -14,6 +14,7 @@ from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
 from .optable import EXTRA, INPUT, NP, RESULT, TABLE, Op, build_backends, register
+from .saved_hooks import STACK as _HOOKS
 from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
@@ -151,7 +152,8 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
         node._meta = [(o._data.shape, o._dtype) for o in outs]
     if op.plan:
         saved: dict[str, Any] = {}
-        for name, needed_by, kind, i in op.plan:
+        # NB: saved-tensor pack hooks see the values in PyTorch's order (inputs, then outputs)
+        for name, needed_by, kind, i in op.plan if not _HOOKS else op.pack_plan:
             if needed_by:
                 for j in needed_by:
                     if edges[j][0] is not None:
@@ -163,11 +165,20 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
                 t = original_self if i == 0 and original_self is not None else inputs[i]
                 saved[name] = SavedTensor(t, False) if t is not None else None
             elif kind == RESULT:
-                saved[name] = SavedTensor(outs[i], True)
+                o = outs[i]
+                if _HOOKS and (i in op.nondiff or not o._dtype.is_floating_point):
+                    # NB: a pack hook sees an output PyTorch gives no history without one
+                    plain = Tensor._make(o._data, o._dtype)
+                    plain._vc = o._vc
+                    saved[name] = SavedTensor(plain, False)
+                else:
+                    saved[name] = SavedTensor(o, True)
             elif kind == EXTRA:
                 saved[name] = SavedTensor(wrap(extras[name]), False)  # type: ignore[index]
             else:
                 saved[name] = _save_kwarg((kw or {}).get(name))
+        if _HOOKS:
+            saved = {p[0]: saved[p[0]] for p in op.plan}
         node._saved = saved
     else:
         node._saved = None

@@ -26,7 +26,7 @@ from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
 from .graph_edges import GradientEdge
-from .node import AccumulateGrad, Node, SavedTensor
+from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
 from .tensor import LeafData, Tensor
 
@@ -443,12 +443,13 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     and type(node) is not CopySlices:
                 # the common case, inline: run the formula, undo broadcasting, free the buffers
                 saved = node._saved
+                hooked = False
                 if saved:
                     # NB: PyTorch unpacks every saved value of a node it runs first, whether its
                     # formula reads it or not: a freed or modified one raises, in its order
                     for s in saved.values():
                         if type(s) is not SavedTensor or s.released or s.vc.v != s.version:
-                            _check_saved(node)
+                            hooked = _check_saved(node)
                             break
                 g = inputs[0]
                 if g is None:
@@ -470,6 +471,8 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                     trace.append((RAN, node._uid, node._name, g.shape if g is not None else None))
                 if release and node._saved:
                     node.release_variables()
+                elif hooked:
+                    _forget_unpacked(node)
             elif type(node) is AccumulateGrad and needed is None and not node._hooked:
                 if trace is not None:
                     g = inputs[0]
@@ -717,30 +720,48 @@ def _call(task: _Task, node: Node, inputs: list[Any], mode: Any) -> list[Any]:
         # a custom Function: its user-written backward, on tensors
         return _validate(node, node.run_backward(inputs, task.create), mode)
     assert op is not None
-    _check_saved(node)
+    hooked = _check_saved(node)
     if all(g is None for g in inputs):
-        return [None] * len(node._next)
-    if op.n_outputs == 1:
+        grads: Any = [None] * len(node._next)
+    elif op.n_outputs == 1:
         g = inputs[0]
         if g is None:
             g = _zeros(node._meta[0], mode)
-        grads = op.backward(op.ctx(node, task.create, needs), g, mode)
+        grads = _validate(node, list(op.backward(op.ctx(node, task.create, needs), g, mode)),
+                          mode)
     else:
-        grads = op.backward(op.ctx(node, task.create, needs), inputs, mode)
-    return _validate(node, list(grads), mode)
+        grads = _validate(node, list(op.backward(op.ctx(node, task.create, needs), inputs,
+                                                 mode)), mode)
+    if hooked:
+        _forget_unpacked(node)
+    return grads
 
 
-def _check_saved(node: Node) -> None:
+def _check_saved(node: Node) -> bool:
     """Unpack each saved value as PyTorch does when a node runs, before its formula and in its
-    order: a freed or modified one raises."""
+    order: a freed or modified one raises. True when a saved-tensor unpack hook ran: its
+    tensor is kept for the formula until ``_forget_unpacked``."""
     saved = node._saved
     if not saved or node.op is None:
-        return
+        return False
+    hooked = False
     for name in node.op.unpack_order:
         slot: Any = saved.get(name)
         for s in [slot] if isinstance(slot, SavedTensor) else slot or ():
-            if s is not None:
+            if type(s) is HookedSavedTensor:
+                s.unpack_for_run(node)
+                hooked = True
+            elif s is not None:
                 s.unpack(node, False)
+    return hooked
+
+
+def _forget_unpacked(node: Node) -> None:
+    """Drop what the unpack hooks gave the node's run (a retained graph unpacks again)."""
+    for slot in (node._saved or {}).values():
+        for s in slot if isinstance(slot, list) else (slot,):
+            if type(s) is HookedSavedTensor:
+                s.forget()
 
 
 def _zeros(meta: tuple[tuple[int, ...], dt.DType], mode: Any) -> Any:
@@ -849,7 +870,10 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
     part = node.view_fn(result)
     fn_needs = (True, *needs[1:])
     assert fn.op is not None
+    hooked = _check_saved(fn)
     res = list(fn.op.backward(fn.op.ctx(fn, False, fn_needs), part.copy(), mode))
+    if hooked:
+        _forget_unpacked(fn)
     res = _validate(fn, res, mode)
     if not part.flags.writeable:
         # NB: a part of an expanded view: PyTorch's copy_ refuses it where elements share memory

@@ -23,7 +23,7 @@ from . import messages as msg
 from .autograd import _move_retain, apply, edge
 from .grad_mode import no_grad
 from .grad_mode import state as grad_state
-from .node import Node, SavedTensor
+from .node import Node, SavedTensor, raw_saved
 from .optable import TABLE
 from .tensor import Tensor
 
@@ -83,6 +83,14 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(s.unpack(self, True) if s is not None else None for s in slots)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[Any, ...]:
+        """What ``save_for_backward`` saved, as slots (PyTorch's ``SavedTensor`` objects)."""
+        if self._freed:
+            raise RuntimeError(msg.BACKWARD_TWICE)
+        slots = (self._saved or {}).get("saved_tensors")
+        return raw_saved(slots) if isinstance(slots, list) else ()
 
     def release_variables(self) -> None:
         super().release_variables()

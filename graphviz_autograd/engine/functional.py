@@ -1120,8 +1120,11 @@ def max_min(key: str, t: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     if t._data.ndim and t._data.shape[d] == 0:
         raise IndexError(f"{key}(): Expected reduction dim {d} to have non-zero size.")
     values = as_given(apply(_T[key + "_dim"], (t,), {"dim": d, "keepdim": keepdim}), dim=dim)
-    idx = values._grad_fn._saved["indices"].tensor if values._grad_fn is not None else wrap(
-        _T[key + "_dim"].forward(t._data, d, keepdim)[1]["indices"])
+    fn = values._grad_fn
+    # NB: no node, or a saved-tensor hook keeps the indices: computed again
+    idx = fn._saved["indices"].tensor if fn is not None else None
+    if idx is None:
+        idx = wrap(_T[key + "_dim"].forward(t._data, d, keepdim)[1]["indices"])
     from .torch_types import RETURN_TYPES
     return RETURN_TYPES[key](values, idx)
 

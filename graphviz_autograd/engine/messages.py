@@ -233,3 +233,24 @@ def device_type(text: str) -> str:
         raise RuntimeError(f"Expected one of {', '.join(DEVICE_TYPES)} device type at start of "
                            f"device string: {found.group(1)}")
     return found.group(1)
+
+
+# -- saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks) ---------------------------------
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
+UNPACK_NOT_TENSOR = (
+    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}")
+HOOKS_TWICE = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+    "pair of hooks is allowed at a time.")
+HOOKS_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward.")
+HOOKS_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
+SAVED_DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead")

@@ -268,9 +268,10 @@ def frexp(input: Tensor) -> frexp_result:
     op = TABLE["frexp"]
     mantissa = apply(op, (input,), None, dtype=input._dtype)
     fn = mantissa._grad_fn
-    if fn is not None and fn._saved and fn._saved.get("exponent") is not None:
-        exponent = fn._saved["exponent"].tensor
-    else:
+    slot = fn._saved.get("exponent") if fn is not None and fn._saved else None
+    if slot is not None and slot.tensor is not None:
+        exponent = slot.tensor
+    else:       # NB: no node, or a saved-tensor hook keeps the exponent: computed again
         exponent = Tensor._make(np.frexp(input._data)[1].astype(np.int32), dt.int32)
     return frexp_result(mantissa, exponent)
 

@@ -17,13 +17,14 @@ import numpy as np
 
 from . import events
 from . import messages as msg
+from .saved_hooks import STACK as _HOOKS
 from .tensor import Tensor, VersionCounter, new_uid
 
 if TYPE_CHECKING:
     from .optable import Op
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "DualSavedTensor", "RemovableHandle",
-           "node_class"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "DualSavedTensor", "HookedSavedTensor",
+           "RemovableHandle", "node_class"]
 
 # NB: how PyTorch names a producer in the in-place error: ExpBackward0 -> Exp, PowBackward1 -> Pow1
 _SHORT = re.compile(r"Backward(?:0|(\d+))?$")
@@ -63,11 +64,22 @@ def storage_of(data: np.ndarray) -> np.ndarray:
 
 
 class SavedTensor:
-    """One saved value with its lifecycle: alive -> released (freed) or stale (modified)."""
+    """One saved value with its lifecycle: alive -> released (freed) or stale (modified).
+
+    It is also what a node's ``_raw_saved_<name>`` gives (PyTorch's ``SavedTensor``): ``data``,
+    ``unpack()``, ``unpack_hook`` and ``register_hooks(pack_hook, unpack_hook)``."""
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
                  "released", "shape", "nbytes", "storage", "view_grad_fn", "fw_grad",
-                 "__weakref__")
+                 "packed", "hook", "saved_fn", "acc", "__weakref__")
+
+    # set only on a HookedSavedTensor: what its pack hook returned, its unpack hook, and what
+    # PyTorch keeps of the tensor to give the unpacked one its history (the input's grad_fn, a
+    # leaf's AccumulateGrad)
+    packed: Any
+    hook: Callable[[Any], Any] | None
+    saved_fn: Node | None
+    acc: AccumulateGrad | None
 
     # set only for the output of an in-place op on a view (unset elsewhere: read with getattr)
     view_grad_fn: weakref.ref[Node]
@@ -95,6 +107,8 @@ class SavedTensor:
         else:
             self.tensor = t
             self.array = None
+        if _HOOKS and not t._wrapped:
+            self._pack(t, *_HOOKS[-1])
 
     @classmethod
     def of_array(cls, t: Tensor, owner: Node) -> SavedTensor:
@@ -118,7 +132,9 @@ class SavedTensor:
             return None
         return self.tensor._data if self.tensor is not None else self.array
 
-    def unpack(self, owner: Node, as_tensor: bool) -> Any:
+    def unpack(self, owner: Node | None = None, as_tensor: bool = True) -> Any:
+        """The saved value as its node's formula reads it (``owner``: that node); with no
+        argument, PyTorch's ``SavedTensor.unpack()``."""
         if self.released:
             raise RuntimeError(msg.BACKWARD_TWICE)
         if self.vc.v != self.version:
@@ -126,16 +142,19 @@ class SavedTensor:
         t = self.tensor
         if t is not None:
             return t if as_tensor else t._data
-        assert self.array is not None
+        if self.array is None:
+            return None                         # a slot saved from None
         if not as_tensor:
             return self.array
+        if owner is None:
+            raise RuntimeError(msg.SAVED_DETACHED)
         out = Tensor._make(self.array, self.dtype)
         out._vc = self.vc
         out._grad_fn = owner
         out._output_nr = self.output_nr
         return out
 
-    def _version_message(self, owner: Node) -> str:
+    def _version_message(self, owner: Node | None) -> str:
         name: str | None
         if self.tensor is not None:
             t = self.tensor
@@ -166,6 +185,145 @@ class SavedTensor:
         self.array = None
         self.released = True
 
+    # -- PyTorch's SavedTensor (a node's _raw_saved_<name>) ---------------------------------------
+    def __repr__(self) -> str:
+        return f"<SavedTensor object at {id(self):#x}>"
+
+    @property
+    def data(self) -> Any:
+        """The saved tensor (an output's without its history), what a pack hook returned, or
+        None once freed."""
+        if self.released:
+            return None
+        if self.tensor is not None:
+            return self.tensor
+        return None if self.array is None else Tensor._make(self.array, self.dtype)
+
+    @property
+    def unpack_hook(self) -> Callable[[Any], Any] | None:
+        return None
+
+    def register_hooks(self, pack_hook: Callable[[Any], Any],
+                       unpack_hook: Callable[[Any], Any] | None = None) -> None:
+        """From now on keep ``pack_hook(tensor)`` instead of the tensor, and unpack it with
+        ``unpack_hook``."""
+        for hook in (pack_hook, unpack_hook):
+            if not callable(hook):
+                shown = ", ".join(repr(h) for h in (pack_hook, unpack_hook) if h is not None)
+                raise TypeError(
+                    "register_hooks(): incompatible function arguments. The following argument "
+                    "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                    "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                    f"Invoked with: {self!r}, {shown}")
+        assert unpack_hook is not None
+        if self.released:
+            raise RuntimeError(msg.HOOKS_FREED)
+        if type(self) is HookedSavedTensor:
+            raise RuntimeError(msg.HOOKS_TWICE)
+        t = self.tensor
+        if t is None:
+            if self.array is None:
+                raise RuntimeError(msg.HOOKS_NONE)
+            t = Tensor._make(self.array, self.dtype)     # an output: its data, detached
+            t._vc = self.vc
+        self._pack(t, pack_hook, unpack_hook)
+
+    def _pack(self, t: Tensor, pack_hook: Callable[[Any], Any],
+              unpack_hook: Callable[[Any], Any]) -> None:
+        """Become a HookedSavedTensor keeping ``pack_hook(t)``, as PyTorch saves a tensor while
+        saved-tensor hooks are set: ``t`` itself is not kept, nor checked for in-place changes
+        when unpacked."""
+        from .grad_mode import no_grad
+        vc, version = self.vc, self.vc.v
+        self.__class__ = HookedSavedTensor
+        self.saved_fn = self.acc = None
+        if self.tensor is not None:
+            if t._grad_fn is not None:
+                self.saved_fn, self.output_nr = t._grad_fn, t._output_nr
+            else:
+                self.requires_grad = t._rg
+                if t._rg:
+                    self.acc = get_accumulator(t)
+        with no_grad():
+            packed = pack_hook(t)
+        if vc.v != version:
+            raise RuntimeError(msg.PACK_INPLACE)
+        vc.saves -= 1
+        self.tensor = self.array = None
+        self.packed, self.hook = packed, unpack_hook
+        self.vc = own = VersionCounter()         # NB: never bumped: a packed value never goes stale
+        own.saves = 1
+        self.version = 0
+        kept = packed if isinstance(packed, Tensor) else next(
+            (p for p in packed if isinstance(p, Tensor)), None) \
+            if isinstance(packed, tuple | list) else None
+        if kept is not None:
+            data = kept._data
+            owner = data if data.base is None else storage_of(data)
+            self.nbytes, self.storage = owner.nbytes, id(owner)
+        else:
+            self.nbytes, self.storage = 0, id(self)
+
+
+class HookedSavedTensor(SavedTensor):
+    """A saved value kept as what a saved-tensor pack hook made of it. Unpacking calls the
+    unpack hook and gives the result the saved tensor's history; a node's run unpacks each once
+    (``unpack_for_run``) and its formula reads that (``tensor``, until ``forget``)."""
+
+    __slots__ = ()
+
+    def unpack(self, owner: Node | None = None, as_tensor: bool = True) -> Any:
+        if self.released:
+            raise RuntimeError(msg.BACKWARD_TWICE)
+        t = self.tensor
+        if t is None:
+            t = self._unpacked(owner)
+        return t if as_tensor else t._data
+
+    def unpack_for_run(self, owner: Node) -> None:
+        if self.released:
+            raise RuntimeError(msg.BACKWARD_TWICE)
+        self.tensor = self._unpacked(owner)
+
+    def forget(self) -> None:
+        self.tensor = None
+
+    def _unpacked(self, owner: Node | None) -> Tensor:
+        fn = self.saved_fn
+        if fn is None and self.requires_grad and self.acc is None:
+            # an output: its history is the node that saved it
+            if owner is None:
+                raise RuntimeError(msg.SAVED_DETACHED)
+            fn = owner
+        assert self.hook is not None
+        data = self.hook(self.packed)
+        if not isinstance(data, Tensor):
+            raise TypeError(msg.UNPACK_NOT_TENSOR.format(type(data).__name__))
+        out = Tensor._make(data._data, data._dtype)
+        out._vc = data._vc
+        if fn is not None:
+            out._grad_fn, out._output_nr = fn, self.output_nr
+        elif self.requires_grad:
+            out._rg = True
+            if self.acc is not None:
+                out._acc = weakref.ref(self.acc)
+        return out
+
+    @property
+    def data(self) -> Any:
+        return None if self.released else self.packed
+
+    @property
+    def unpack_hook(self) -> Callable[[Any], Any] | None:
+        return None if self.released else self.hook
+
+    def release(self) -> None:
+        if not self.released:
+            self.vc.saves -= 1
+        self.tensor = self.array = None
+        self.packed = self.hook = self.saved_fn = self.acc = None
+        self.released = True
+
 
 class DualSavedTensor(SavedTensor):
     """An output's slot given the output's tangent (``fw_grad``) while a dual level is open: its
@@ -176,7 +334,7 @@ class DualSavedTensor(SavedTensor):
 
     __slots__ = ()
 
-    def unpack(self, owner: Node, as_tensor: bool) -> Any:
+    def unpack(self, owner: Node | None = None, as_tensor: bool = True) -> Any:
         out = SavedTensor.unpack(self, owner, as_tensor)
         if as_tensor and self.tensor is None:
             from .forward_ad import set_tangent
@@ -312,9 +470,12 @@ class Node:
                             if s is not None:
                                 s.release()
                     elif not slot.released:  # type: ignore[union-attr]
-                        slot.tensor = slot.array = None  # type: ignore[union-attr]
-                        slot.released = True  # type: ignore[union-attr]
-                        slot.vc.saves -= 1  # type: ignore[union-attr]
+                        if type(slot) is not SavedTensor:
+                            slot.release()  # type: ignore[union-attr]
+                            continue
+                        slot.tensor = slot.array = None
+                        slot.released = True
+                        slot.vc.saves -= 1
 
 
 class AccumulateGrad(Node):
@@ -361,7 +522,8 @@ def node_class(op: Op) -> type[Node]:
         ns.update({"_saved_" + key: property(_attr_getter(key)) for key in op.attr_names})
         for key in op.saved_names():
             # NB: as in PyTorch, only saved tensors also have a _raw_saved_ form
-            ns["_saved_" + key] = ns["_raw_saved_" + key] = property(_saved_getter(key))
+            ns["_saved_" + key] = property(_saved_getter(key))
+            ns["_raw_saved_" + key] = property(_raw_getter(key))
         cls = type(pyname, (Node,), ns)
         _CLASSES[op.key] = cls
     return cls
@@ -376,6 +538,26 @@ def _saved_getter(key: str) -> Callable[[Node], Any]:
             return [s.unpack(node, True) if s is not None else None for s in slot]
         return slot.unpack(node, True)
     return get
+
+
+def _raw_getter(key: str) -> Callable[[Node], Any]:
+    def get(node: Node) -> Any:
+        return raw_saved((node._saved or {}).get(key))
+    return get
+
+
+def raw_saved(slot: Any) -> Any:
+    """A saved value as ``_raw_saved_<name>`` gives it: its slot (a tuple of them for a list),
+    and for None a slot saved from None, as PyTorch's."""
+    if isinstance(slot, list):
+        return tuple(raw_saved(s) for s in slot)
+    if slot is not None:
+        return slot
+    empty = SavedTensor.__new__(SavedTensor)
+    empty.tensor = empty.array = None
+    empty.released = False
+    empty.vc, empty.version = VersionCounter(), 0
+    return empty
 
 
 def _attr_getter(key: str) -> Callable[[Node], Any]:

@@ -181,7 +181,8 @@ register(
        _flash_fwd, _flash_bw,
        (Save("attn_mask"), Save("key"), Save("logsumexp"), Save("output"), Save("query"),
         Save("value")),
-       ("dropout_p", "is_causal", "scale"), n_outputs=2, result_names=("output", "logsumexp")),
+       ("dropout_p", "is_causal", "scale"), n_outputs=2, result_names=("output", "logsumexp"),
+       nondiff=(1,)),
     Op("flash_attention_backward", "torch::autograd::NotImplemented", ("*tensors",),
        _flash_backward_fwd, _flash_backward_bw, n_outputs=3),
 )

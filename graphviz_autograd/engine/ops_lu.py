@@ -392,7 +392,7 @@ register(
        n_outputs=3),
     Op("linalg_lu", "LinalgLuBackward0", ("A",), _lu_fwd, _lu_bw,
        (Save("L", output=1), Save("P", output=0), Save("U", output=2)), ("pivot",),
-       n_outputs=3),
+       n_outputs=3, nondiff=(0,)),
     Op("lu_unpack", "LuUnpackBackward0", ("LU_data",), _lu_unpack_fwd, _lu_unpack_bw, (),
        ("LU_data_sym_argsize_minus_1", "LU_data_sym_argsize_minus_2"), n_outputs=3),
     Op("linalg_lu_solve", "LinalgLuSolveBackward0", ("LU", "B"), _lu_solve_fwd, _lu_solve_bw,

@@ -67,7 +67,7 @@ def _weight_norm_differentiable_bw(c: Any, grad: Any, D: Any) -> tuple[Any, ...]
 register(
     Op("_weight_norm_interface", "WeightNormInterfaceBackward0", ("v", "g"),
        _weight_norm_fwd, _weight_norm_bw,
-       (Save("g"), Save("result1"), Save("v")), ("dim",), n_outputs=2),
+       (Save("g"), Save("result1"), Save("v")), ("dim",), n_outputs=2, nondiff=(1,)),
     Op("norm_all", "NormBackward0", ("self",), lambda x, p=2.0: _norm_fwd(x, p), _norm_bw,
        (Save("result"), Save("self")), ("p",)),
 )

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .node import SavedTensor
+
 __all__ = ["Op", "Save", "TABLE", "NP", "TT", "Ctx", "register", "no_double_backward"]
 
 Backward = Callable[..., tuple[Any, ...]]
@@ -65,6 +67,9 @@ class Op:
     # the outputs' names where PyTorch's node saves them by name (``output``, ``logsumexp``),
     # not as ``result``/``result1``
     result_names: tuple[str, ...] = ()
+    # the floating outputs PyTorch gives no history (a mean and inverse deviation, a permutation,
+    # a log-sum-exp): as such a saved-tensor pack hook sees them (integer outputs: always)
+    nondiff: tuple[int, ...] = ()
     # filled by register(): the node and context classes, and the save plan as
     # (name, needed_by, kind, index)
     cls: Any = field(default=None, repr=False)
@@ -74,6 +79,8 @@ class Op:
     # the order PyTorch unpacks saved values in when a node runs: inputs, then outputs, each
     # by name (its generated code sorts them so)
     unpack_order: tuple[str, ...] = field(default=(), repr=False)
+    # the save plan in that order: PyTorch's saved-tensor pack hooks see the values so
+    pack_plan: tuple[tuple[str, tuple[int, ...], int, int], ...] = field(default=(), repr=False)
 
     def saved_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.saves)
@@ -118,6 +125,7 @@ def register(*ops: Op) -> None:
         op.plan = tuple(plan)
         op.unpack_order = (tuple(sorted(p[0] for p in plan if p[2] in (INPUT, KWARG)))
                            + tuple(sorted(p[0] for p in plan if p[2] in (RESULT, EXTRA))))
+        op.pack_plan = tuple(sorted(plan, key=lambda p: op.unpack_order.index(p[0])))
         if op.lift_0d:
             op.forward = _lifted(op.forward)
         op.tensor_kw = tuple(p[0] for p in plan if p[2] == KWARG)
@@ -220,7 +228,7 @@ def _ctx_getter(name: str) -> Callable[[Ctx], Any]:
         slot = saved.get(name) if saved else None
         if slot is None:
             raise AttributeError(f"{ctx.node.name()} did not save {name!r}")
-        if not ctx.tensor_mode and type(slot) is not list and not slot.released \
+        if not ctx.tensor_mode and type(slot) is SavedTensor and not slot.released \
                 and slot.vc.v == slot.version:
             t = slot.tensor        # the fast path of unpack(): an array, checks passed
             return t._data if t is not None else slot.array

@@ -36,10 +36,12 @@ def _values_indices(key: str, t: Tensor, kw: dict[str, Any], **given: Any) -> An
     op = TABLE[key]
     values = as_given(apply(op, (t,), kw, dtype=t._dtype), **given)
     fn = values._grad_fn
-    if fn is not None and fn._saved and fn._saved.get("indices") is not None:
-        idx = fn._saved["indices"].tensor
-    else:
-        idx = wrap(op.forward(t._data, **kw)[1]["indices"])
+    slot = fn._saved.get("indices") if fn is not None and fn._saved else None
+    if slot is not None and slot.tensor is not None:
+        idx = slot.tensor
+    else:       # NB: no node, or a saved-tensor hook keeps the indices: computed again
+        plain = {k: v for k, v in kw.items() if not k.startswith("@")}    # NB: not as_given's
+        idx = wrap(op.forward(t._data, **plain)[1]["indices"])
     return RETURN_TYPES[key.split("_")[0]](values, idx)
 
 

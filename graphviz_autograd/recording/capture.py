@@ -31,7 +31,8 @@ class Static(NamedTuple):
     name: str
     next: tuple[int | None, ...]
     seq: int
-    slots: tuple[tuple[str, tuple[int, ...], Any, int], ...]   # name, shape, dtype, nbytes
+    # name, shape, dtype, nbytes, packed (kept as what a saved-tensor hook made of it)
+    slots: tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]
     variable: int | None          # AccumulateGrad: its leaf's uid
     source: tuple[Any, int] | None
     created_by: int
@@ -325,26 +326,26 @@ def _failed_at(rec: Recording, raw: Raw) -> str | None:
     return next((b.failed_at for b in rec.backwards if b.number == raw.backward), None)
 
 
-def _alive_info(slot: tuple[str, tuple[int, ...], Any, int]) -> SavedInfo:
+def _alive_info(slot: tuple[str, tuple[int, ...], Any, int, bool]) -> SavedInfo:
     """The record of an alive buffer, shared by the nodes whose slot is alike (read-only)."""
-    name, shape, dtype, nbytes = slot
-    return SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes))
+    name, shape, dtype, nbytes, packed = slot
+    return SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes), packed=packed)
 
 
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]
            ) -> list[SavedInfo]:
     out = []
-    for (name, shape, dtype, nbytes), (state, saved_v, v, counter) in zip(st.slots, states,
+    for (name, shape, dtype, nbytes, packed), (state, saved_v, v, counter) in zip(st.slots, states,
                                                                           strict=False):
         text = _text(dtype)
         if state == "alive":
-            out.append(SavedInfo(name, state, list(shape), text, int(nbytes)))
+            out.append(SavedInfo(name, state, list(shape), text, int(nbytes), packed=packed))
             continue
         released = rec._released.get((uid, name)) if state == "freed" else None
         versions = [saved_v, v] if state == "modified" else None
         edits = rec._edits_since(counter, saved_v) if state == "modified" else None
         out.append(SavedInfo(name, state, list(shape), text, int(nbytes), released, versions,
-                             edits))
+                             edits, packed))
     return out
 
 

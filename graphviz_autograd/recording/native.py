@@ -7,7 +7,7 @@ from typing import Any
 
 from ..engine import events
 from ..engine.autograd import CopySlices
-from ..engine.node import AccumulateGrad, Node, SavedTensor
+from ..engine.node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
@@ -230,11 +230,12 @@ def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,
         slots = []
         for key, s in saved.items():
             if type(s) is SavedTensor:
-                slots.append((key, s.shape, s.dtype, s.nbytes))
+                slots.append((key, s.shape, s.dtype, s.nbytes, False))
             elif s is not None:
                 # NB: a list of saved tensors (rare): named as saved_slots names them, all
                 # slots again
-                slots = [(name, x.shape, x.dtype, x.nbytes) for name, x in n.saved_slots()]
+                slots = [(name, x.shape, x.dtype, x.nbytes, type(x) is HookedSavedTensor)
+                         for name, x in n.saved_slots()]
                 break
         slots = tuple(slots)
     nxt: Any = []

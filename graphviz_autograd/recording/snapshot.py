@@ -29,6 +29,9 @@ class SavedInfo:
     released_by: int | None = None
     versions: list[int] | None = None
     modified_by: list[dict[str, Any]] | None = None    # the in-place edits, with their lines
+    # kept as what a saved-tensor pack hook made of it (a non-reentrant checkpoint's empty
+    # holder: recomputed in the backward); ``nbytes`` counts what the hook kept
+    packed: bool = False
 
 
 @dataclass(slots=True)

@@ -99,9 +99,10 @@ class TorchEngine:
         self._next_uid = uid_base
         self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
         self._counters: dict[int, _Counter] = {}
-        self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int], ...]] = {}
+        self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]] = {}
         # per node, per saved slot: its storage's counter and its version when read
-        self._slot_counters: dict[int, tuple[tuple[_Counter, int], ...]] = {}
+        self._slot_counters: dict[int, tuple[tuple[_Counter | None, int], ...]] = {}
+        self._hooked: dict[int, set[str]] = {}     # per node, its slots a pack hook packed
         self._names: dict[type, tuple[tuple[str, str], ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
         self._trace: list[tuple[Any, ...]] | None = None
@@ -113,6 +114,7 @@ class TorchEngine:
         node dropped here and met again is read afresh."""
         self._slots = {u: s for u, s in self._slots.items() if u in keep}
         self._slot_counters = {u: c for u, c in self._slot_counters.items() if u in keep}
+        self._hooked = {u: h for u, h in self._hooked.items() if u in keep}
         self._freed = {u for u in self._freed if u in keep}
         used = {id(c) for cs in self._slot_counters.values() for c, _ in cs}
         self._counters = {k: c for k, c in self._counters.items() if id(c) in used}
@@ -262,7 +264,7 @@ class TorchEngine:
                 slots = self._read_slots(node, uid)
                 if slots:
                     self._freed.add(uid)
-                for slot, _shape, _dtype, nbytes in slots:
+                for slot, _shape, _dtype, nbytes, _packed in slots:
                     trace.append((RELEASED, uid, slot, nbytes))
             if leaf is not None and shape is not None:
                 trace.append((ACCUMULATED, leaf, shape))
@@ -388,13 +390,28 @@ class TorchEngine:
                 for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
-    def _read_slots(self, n: Any, uid: int) -> tuple[tuple[str, tuple[int, ...], Any, int], ...]:
+    def _read_slots(self, n: Any, uid: int
+                    ) -> tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]:
         """Each saved tensor's name, shape, dtype and bytes, read while it is alive (once)."""
         known = self._slots.get(uid)
         if known is not None:
             return known
         slots, counters = [], []
+        hooked: set[str] = set()
         for name, attr in self._slot_names(n):
+            raws = _hooked_raws(n, name)
+            if raws is not None:
+                # NB: kept as what a saved-tensor pack hook made of it (a checkpoint's empty
+                # holder, a copy): unpacking would call the user's unpack hook (and recompute a
+                # checkpointed region), so its shape, dtype and bytes are the packed tensor's
+                hooked.add(name)
+                for slot, raw in raws:
+                    packed = _packed_tensor(raw.data)
+                    slots.append((slot, tuple(packed.shape) if packed is not None else (),
+                                  packed.dtype if packed is not None else "packed",
+                                  _nbytes(packed) if packed is not None else 0, True))
+                    counters.append((self.counter(packed) if packed is not None else None, 0))
+                continue
             try:
                 t = getattr(n, attr)
             except (RuntimeError, AttributeError):
@@ -402,10 +419,12 @@ class TorchEngine:
             # NB: a list (``indices``): a slot per member, named by position, as the native
             # engine names them
             for slot, x in _members(name, t):
-                slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x)))
+                slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x), False))
                 counters.append((self.counter(x), int(x._version)))
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
+        if hooked:
+            self._hooked[uid] = hooked
         return found
 
     def _states(self, n: Any, uid: int
@@ -419,10 +438,22 @@ class TorchEngine:
         unpacked: dict[str, Any] = {}          # attribute -> its value
         refused: dict[str, str] = {}           # attribute -> the error it raised, as text
         how = dict(self._slot_names(n))        # slot name -> attribute to unpack it by
-        for i, (name, _shape, _dtype, nbytes) in enumerate(slots):
+        hooked = self._hooked.get(uid, ())
+        for i, (name, _shape, _dtype, nbytes, _packed) in enumerate(slots):
             c, saved_v = counters[i] if i < len(counters) else (None, 0)
             cid = id(c) if c is not None else 0
             attr, _, member = name.partition("[")
+            if attr in hooked:
+                # NB: read without unpacking: freed once PyTorch dropped the packed value
+                raws = _hooked_raws(n, attr)
+                raw = dict(raws).get(name) if raws is not None else None
+                if raw is None or raw.unpack_hook is None:
+                    out.append(("freed", 0, 0, 0))
+                    mem.append((0, nbytes, True))
+                else:
+                    out.append(("alive", 0, 0, 0))
+                    mem.append((c.key if c is not None else 0, nbytes, False))
+                continue
             if attr not in unpacked and attr not in refused:
                 try:
                     unpacked[attr] = getattr(n, how.get(attr, "_saved_" + attr))
@@ -521,6 +552,30 @@ def _custom_slot(n: Any, raw: str) -> tuple[str, str] | None:
     by ``saved_tensors`` (there is no ``_saved_tensors``), named as the native engine names it."""
     if raw == "_raw_saved_tensors" and isinstance(n, torch.autograd.function.BackwardCFunction):
         return ("saved_tensors", "saved_tensors")
+    return None
+
+
+def _hooked_raws(n: Any, name: str) -> list[tuple[str, Any]] | None:
+    """(slot name, PyTorch's ``SavedTensor``) of a saved value a saved-tensor hook packed, or
+    None for one kept as is (read through ``_raw_saved_*``, which calls no hook)."""
+    try:
+        raw = getattr(n, "_raw_saved_tensors" if name == "saved_tensors" else
+                      "_raw_saved_" + name)
+    except (RuntimeError, AttributeError):
+        return None
+    pairs = [(f"{name}[{i}]", r) for i, r in enumerate(raw)] \
+        if isinstance(raw, (tuple, list)) else [(name, raw)]
+    if not any(getattr(r, "unpack_hook", None) is not None for _, r in pairs):
+        return None
+    return [(slot, r) for slot, r in pairs if r.data is not None]
+
+
+def _packed_tensor(packed: Any) -> torch.Tensor | None:
+    """The tensor a pack hook returned, alone or in a tuple (``save_on_cpu``'s), if any."""
+    if isinstance(packed, torch.Tensor):
+        return packed
+    if isinstance(packed, (tuple, list)):
+        return next((p for p in packed if isinstance(p, torch.Tensor)), None)
     return None
 
 

@@ -99,6 +99,8 @@ def _saved_state_text(s: SavedInfo) -> str:
     if s.state == "modified":
         v = s.versions or []
         return f"modified in place v{v[0]}→v{v[1]}" if len(v) == 2 else "modified in place"
+    if s.packed:        # kept as a saved-tensor hook made it (a checkpoint's empty holder)
+        return f"packed by a hook · {nbytes_text(s.nbytes)}"
     return f"alive · {nbytes_text(s.nbytes)}"
 
 

@@ -66,6 +66,14 @@ def _unpacked(n: Any, said: list[str]) -> list[str]:
             continue
         attr = "saved_tensors" if custom and raw == "_raw_saved_tensors" else \
             "_saved_" + raw[len("_raw_saved_"):]
+        with contextlib.suppress(RuntimeError):
+            members = getattr(n, raw)
+            members = members if isinstance(members, (list, tuple)) else [members]
+            if any(m.unpack_hook is not None for m in members):
+                # NB: packed by a saved-tensor hook (a checkpoint): unpacking would run the
+                # user's unpack hook; PyTorch drops the hook when it frees the value
+                found += ["alive" for m in members if m.data is not None]
+                continue
         try:
             value = getattr(n, attr)
         except RuntimeError as e:

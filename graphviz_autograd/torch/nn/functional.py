@@ -861,8 +861,10 @@ def _max_pool_with_indices(key: str, input: Tensor, kw: dict[str, Any], return_i
     if not return_indices:
         return out
     fn = out._grad_fn
-    idx = fn._saved["result1"].tensor if fn is not None else \
-        Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
+    # NB: no node, or a saved-tensor hook keeps the indices: computed again
+    idx = fn._saved["result1"].tensor if fn is not None else None
+    if idx is None:
+        idx = Tensor._make(op.forward(input._data, **kw)[1]["result1"], _dt.int64)
     return out, idx
 
 

@@ -1,8 +1,8 @@
 """``torch.utils.checkpoint``: ``checkpoint`` and ``checkpoint_sequential``. The reentrant form
 is PyTorch's ``CheckpointFunction`` (one ``CheckpointFunctionBackward`` node; the function runs
 without a graph, then again in the backward from the saved inputs and the forward's generator
-state); the non-reentrant form builds the function's own graph, as PyTorch's does, but keeps
-its saved values instead of recomputing them in the backward."""
+state); the non-reentrant form builds the function's own graph, as PyTorch's does, with its
+saved values packed as empty holders and recomputed in the backward (``checkpoint_frames``)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,16 @@ from ...engine.executor import can_checkpoint as _can_checkpoint
 from ...engine.function import Function
 from ...engine.grad_mode import enable_grad, no_grad
 from ...engine.tensor import Tensor
+from .checkpoint_frames import (
+    CheckpointError,
+    run_checkpointed,
+    set_checkpoint_debug_enabled,
+    set_checkpoint_early_stop,
+)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "detach_variable",
-           "check_backward_validity", "noop_context_fn"]
+           "check_backward_validity", "noop_context_fn", "CheckpointError",
+           "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
 
 
 def detach_variable(inputs: Any) -> tuple[Any, ...]:
@@ -131,9 +138,8 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | N
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
-    forward_context, _ = context_fn()
-    with forward_context:
-        return function(*args, **kwargs)
+    return run_checkpointed(function, preserve, context_fn, determinism_check, debug,
+                            early_stop, *args, **kwargs)
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Any,
