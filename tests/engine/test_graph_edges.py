@@ -609,3 +609,22 @@ def test_outputs_that_are_not_tensors() -> None:
                 outs, retain_graph=True))
 
     differential(snippet)
+
+
+def test_hooks_with_none_on_a_node_grad_only_captures() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        log: list[Any] = []
+        x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        p, q = x.unbind()
+        q.register_hook(lambda g: log.append(["q", g]))
+        p.register_hook(lambda g: log.append(["p", g]))
+        q.retain_grad()
+        rec.attempt("grad wrt p", lambda: torch.autograd.grad(p.sum(), p, retain_graph=True))
+        rec.attempt("grad wrt x", lambda: torch.autograd.grad(p.sum(), x, retain_graph=True))
+        rec.attempt("backward inputs=[p]", lambda: p.sum().backward(inputs=[p],
+                                                                    retain_graph=True))
+        rec.note("log", log)
+        rec.grad("grads", p=p, q=q, x=x)
+
+    differential(snippet)
