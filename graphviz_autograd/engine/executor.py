@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -60,17 +61,18 @@ def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
     wants one gradient per output."""
     out: list[Tensor | None] = []
     for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
-        if isinstance(o, GradientEdge):
+        if isinstance(o, Tensor):
+            shape, dtype, npdtype, wanted = o._data.shape, o._dtype, o._data.dtype, o.requires_grad
+            numel = o._data.size
+        elif isinstance(o, GradientEdge):
             # NB: an edge's output is described by its node's input metadata
             shape, dtype = o.node._meta[o.output_nr]
-            npdtype, wanted = dtype.np, True
-        elif not isinstance(o, Tensor):
-            raise AssertionError("Expected output to be a torch.Tensor")
+            npdtype, wanted, numel = dtype.np, True, math.prod(shape)
         else:
-            shape, dtype, npdtype, wanted = o._data.shape, o._dtype, o._data.dtype, o.requires_grad
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
             if wanted:
-                if int(np.prod(shape)) != 1:
+                if numel != 1:
                     raise RuntimeError(msg.NOT_SCALAR)
                 one = np.empty(shape, npdtype)
                 one.fill(1)
