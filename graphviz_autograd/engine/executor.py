@@ -22,6 +22,7 @@ from . import anomaly, events
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import CopySlices, edge, internal_overlap, writable_alias
+from .batched_grads import batched_vjps, first_row_shape
 from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
@@ -85,7 +86,7 @@ def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
                             f"{type(g).__name__}")
         gshape = g._data.shape
         if batched:
-            gshape = _first_row_shape(g)
+            gshape = first_row_shape(g)
         if gshape != shape:
             if batched:
                 if isinstance(o, GradientEdge):
@@ -100,16 +101,6 @@ def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
     if len(out) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
     return out
-
-
-def _first_row_shape(g: Tensor) -> tuple[int, ...]:
-    """The shape of ``g[0]``, with the error indexing it gives."""
-    shape = g._data.shape
-    if not shape:
-        raise IndexError(msg.ZERO_DIM_INDEX)
-    if shape[0] == 0:
-        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
-    return shape[1:]
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -201,7 +192,10 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
     _check_inputs(ins)
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     made = _make_grads(outs, grads, batched)
-    result = _batched(info, made) if batched else _run(info, made, accumulate=False)
+    if batched:
+        result = batched_vjps(info, made, _run)
+    else:
+        result = _run(info, made, accumulate=False)
     if not allow_unused:
         for i, g in enumerate(result):
             if g is None:
@@ -220,43 +214,6 @@ def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
                 g.requires_grad_(True)
         final.append(g)
     return tuple(final)
-
-
-def _batched(info: BackwardInfo, made: list[Tensor | None]) -> list[Any]:
-    """``is_grads_batched``: one vector-Jacobian product per row of the gradients, stacked.
-
-    NB: PyTorch vmaps one run of the engine; here the rows run one after the other (the graph
-    kept for the next one), so a ``create_graph`` result is a ``StackBackward0`` of them."""
-    given = [g for g in made if g is not None]
-    if not given:
-        raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for an input but the "
-                         "input is of type <class 'NoneType'>. We cannot vmap over non-Tensor "
-                         "arguments, please use None as the respective in_dim")
-    for g in given:
-        if g._data.ndim == 0:
-            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
-                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
-                             "to satisfy 0 <= in_dim < 0.")
-    sizes = [g._data.shape[0] for g in given]
-    if len(set(sizes)) > 1:
-        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
-                         f"dimension, got sizes {sizes} for the mapped dimension")
-    rows = []
-    for b in range(sizes[0]):
-        row = [None if g is None else g[b] if info.create_graph
-               else Tensor._make(g._data[b], g._dtype) for g in made]
-        rows.append(_run(info, row, accumulate=False,
-                         keep=True if b < sizes[0] - 1 else None))
-    out: list[Any] = []
-    for col in zip(*rows, strict=True):
-        if col[0] is None:
-            out.append(None)
-        elif info.create_graph:
-            from .functional import stack
-            out.append(stack(list(col)))
-        else:
-            out.append(Tensor._make(np.stack([c._data for c in col]), col[0]._dtype))
-    return out
 
 
 # the backward calls running, innermost last (a reentrant checkpoint asks what runs it)
