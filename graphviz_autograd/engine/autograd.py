@@ -13,7 +13,7 @@ from . import events
 from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
-from .optable import EXTRA, INPUT, NP, RESULT, TABLE, Op, build_backends, register
+from .optable import EXTRA, INPUT, KWARG, NP, RESULT, TABLE, Op, build_backends, register
 from .saved_hooks import STACK as _HOOKS
 from .tensor import Tensor, new_uid
 
@@ -131,9 +131,11 @@ def _edges_and_metas(inputs: Sequence[Tensor | None]
 def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
            kw: dict[str, Any] | None, extras: dict[str, Any] | None,
            original_self: Tensor | None = None,
-           wiring: tuple[tuple[Edge, ...], tuple[Any, ...]] | None = None) -> Node:
+           wiring: tuple[tuple[Edge, ...], tuple[Any, ...]] | None = None,
+           pre: dict[str, Any] | None = None) -> Node:
     """The node of an op that ran; ``wiring`` is ``_edges_and_metas(inputs)`` when the caller
-    took it already (an in-place op takes it before it writes)."""
+    took it already (an in-place op takes it before it writes), ``pre`` the slots of the inputs
+    it saved before it wrote (under saved-tensor hooks)."""
     node = op.cls.__new__(op.cls)
     node._uid = node._seq = new_uid()
     edges, node._in_meta = wiring if wiring is not None else _edges_and_metas(inputs)
@@ -154,6 +156,9 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
         saved: dict[str, Any] = {}
         # NB: saved-tensor pack hooks see the values in PyTorch's order (inputs, then outputs)
         for name, needed_by, kind, i in op.plan if not _HOOKS else op.pack_plan:
+            if pre and name in pre:
+                saved[name] = pre[name]
+                continue
             if needed_by:
                 for j in needed_by:
                     if edges[j][0] is not None:
@@ -324,6 +329,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         with events.unseen():
             original = apply(TABLE["clone"], (self,))
     wiring = _edges_and_metas(inputs)
+    # NB: PyTorch saves an in-place op's inputs before it writes: saved-tensor pack hooks see
+    # them as they were (their version, their history, their values)
+    pre = _saved_inputs(op, inputs, kw, wiring[0], original) if _HOOKS else None
     if partial:
         _write_changed(target, res)
     else:
@@ -332,9 +340,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if events.listeners and self._vc.saves:
         events.emit("tensor_modified", self, None)
     if self._base is not None:
-        _copy_slices(op, self, inputs, kw, extras, original, wiring)
+        _copy_slices(op, self, inputs, kw, extras, original, wiring, pre)
     else:
-        node = record(op, inputs, [self], kw, extras, original, wiring)
+        node = record(op, inputs, [self], kw, extras, original, wiring, pre)
         _saved_before_write(node, self, others)
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     if original is not None and original._grad_fn is not None:
@@ -342,6 +350,24 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         # later in sequence (a backward runs it first)
         original._grad_fn._seq = new_uid()
     return self
+
+
+def _saved_inputs(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None,
+                  edges: tuple[Edge, ...], original: Tensor | None) -> dict[str, Any]:
+    """The slots of the inputs ``op`` saves, made now, in PyTorch's order (``record`` takes
+    them as they are)."""
+    pre: dict[str, Any] = {}
+    for name, needed_by, kind, i in op.pack_plan:
+        if kind != INPUT and kind != KWARG:
+            continue
+        if needed_by and all(edges[j][0] is None for j in needed_by):
+            pre[name] = None
+        elif kind == INPUT:
+            t = original if i == 0 and original is not None else inputs[i]
+            pre[name] = SavedTensor(t, False) if t is not None else None
+        else:
+            pre[name] = _save_kwarg((kw or {}).get(name))
+    return pre
 
 
 def _saved_before_write(node: Node, self: Tensor, others: Sequence[Tensor | None]) -> None:
@@ -447,14 +473,15 @@ class CopySlices(Node):
 def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
                  kw: dict[str, Any] | None, extras: dict[str, Any] | None,
                  original: Tensor | None,
-                 wiring: tuple[tuple[Edge, ...], tuple[Any, ...]]) -> None:
+                 wiring: tuple[tuple[Edge, ...], tuple[Any, ...]],
+                 pre: dict[str, Any] | None = None) -> None:
     base = view._base
     assert base is not None and view._view_fn is not None
     # NB: the op's own node lives inside the CopySlices (no edge reaches it): no event, as no
     # walk of PyTorch's graph finds it
     with events.unseen():
         fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
-                    wiring)
+                    wiring, pre)
     _saved_before_write(fn, view, inputs[1:])
     cs = CopySlices(fn, view._view_fn)
     cs._next = (edge(base), *fn._next[1:])

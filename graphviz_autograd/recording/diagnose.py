@@ -188,8 +188,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     if not pred.buffers:
         summary = f"{attempt} fails at {_what(node, names)}: {pred.reason}."
     # the cost of keeping them: what the failing graph needs that backward #k freed
-    cost = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
-               if s.state == "freed" and s.released_by in freed_by)
+    needed = [s for n in _subgraph(snap, root or node.id) for s in n.saved
+              if s.state == "freed" and s.released_by in freed_by]
+    cost = sum(s.nbytes for s in needed)
+    packed = sum(s.packed for s in needed)
     k = freed_by[0] if freed_by else None
     reused = (root_node is not None and k is not None and node.created_by < k
               and root_node.created_by >= k)
@@ -261,7 +263,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "
-                         "in use as long as the graph is referenced."))
+                         "in use as long as the graph is referenced."
+                         + (f" {packed} of them {'is' if packed == 1 else 'are'} packed by a "
+                            "saved-tensor hook (a non-reentrant `checkpoint`'s holders keep "
+                            "nothing: each backward recomputes them)." if packed else "")))
     return Diagnosis(backward, backward is None, "freed", node.id, node.name, list(pred.buffers),
                      freed_by, built, summary, fixes, snap.index)
 

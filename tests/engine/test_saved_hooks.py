@@ -336,3 +336,32 @@ def test_a_packed_graph_keeps_no_tensor_it_does_not_pack() -> None:
     y.sum().backward()
     gc.collect()
     assert all(ref() is None for ref in kept)
+
+
+def test_an_in_place_op_packs_its_inputs_before_it_writes() -> None:
+    """``h.addcmul_(h, h)`` saves ``h`` as it was: the pack hook sees its old version and
+    history, and a double backward goes through the op that made it (found by random
+    programs: the engine packed after the write, so the unpacked value's history was the
+    in-place op's own node)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([[1.58, -0.46], [-0.94, 0.68], [-0.62, -0.74]], requires_grad=True)
+
+        def pack(t: Any) -> Any:
+            rec.note("pack", {"version": t._version, "grad_fn": t.grad_fn, "value": t})
+            return (t.detach(), 1)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda p: p[0]):
+            h = a.cummax(-1).values
+            h.addcmul_(h, h, value=0.5)
+            rec.note("unpacked", {"grad_fn": h.grad_fn._saved_tensor1.grad_fn,
+                                  "value": h.grad_fn._saved_tensor2})
+            torch.nn.functional.hardtanh_(h)
+            g, = torch.autograd.grad(h.sum(), [a], create_graph=True)
+            rec.note("g", g)
+            g.sum().backward()
+            rec.grad("a", a=a)
+            v = a[1:] * 1
+            v[0].mul_(v[0])              # through a view: a CopySlices
+            v.sum().backward()
+        rec.grad("a again", a=a)
+    differential(snippet)

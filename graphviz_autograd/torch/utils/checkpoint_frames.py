@@ -27,8 +27,8 @@ from ...engine.node import SavedTensor
 from ...engine.tensor import Tensor
 from ..autograd.graph import saved_tensors_hooks
 
-__all__ = ["CheckpointError", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled",
-           "run_checkpointed"]
+__all__ = ["CheckpointError", "GraphExecGroup", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled", "run_checkpointed"]
 
 DEBUG_TIP = """
 Tip: To see a more detailed error message, either pass `debug=True` to
@@ -54,6 +54,27 @@ _INTERNAL = ("Something went unexpectedly wrong in activation checkpoint. Please
 
 class CheckpointError(RuntimeError):
     """What a checkpointed region raises when its recomputation differs from its forward."""
+
+
+class GraphExecGroup:
+    """The backwards run inside it recompute each checkpointed region at most once (they must
+    need disjoint saved values)."""
+
+    _current: GraphExecGroup | None = None
+
+    def __enter__(self) -> GraphExecGroup:
+        if GraphExecGroup._current is not None:
+            raise RuntimeError("GraphExecGroup contexts cannot be nested. Already inside group "
+                               f"{GraphExecGroup._current!r}")
+        GraphExecGroup._current = self
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        GraphExecGroup._current = None
+
+    @classmethod
+    def _get_current_group(cls) -> GraphExecGroup | None:
+        return cls._current
 
 
 _early_stop: list[bool | None] = [None]
@@ -182,7 +203,8 @@ class _CheckpointHooks(saved_tensors_hooks):
             return holder
 
         def unpack(holder: _Holder) -> Tensor:
-            gid = current_graph_task_id()
+            group = GraphExecGroup._current
+            gid: Any = group if group is not None else current_graph_task_id()
             if gid == -1:
                 gid = next(_UNPACK_IDS)
             if not frame.is_recomputed[gid]:
@@ -197,11 +219,15 @@ class _CheckpointHooks(saved_tensors_hooks):
             _check(gid in holder.handles)
             handle = holder.handles[gid]
             if handle is None:
+                extra = "" if group is None else (
+                    "Performing two backward calls that overlap (i.e. require the same saved "
+                    "activation in order to compute gradients) is not allowed while under the "
+                    "torch.utils.checkpoint.GraphExecGroup context. ")
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
-                    "already unpacked once. If you are calling ctx.saved_tensors in backward, make "
-                    "sure to do so only once. Otherwise please open an issue with details on your "
-                    "use case.")
+                    f"already unpacked once. {extra}If you are calling ctx.saved_tensors in "
+                    "backward, make sure to do so only once. Otherwise please open an issue with "
+                    "details on your use case.")
             _check(handle in frame.recomputed[gid])
             value = frame.recomputed[gid][handle]
             holder.handles[gid] = None
