@@ -628,3 +628,30 @@ def test_hooks_with_none_on_a_node_grad_only_captures() -> None:
         rec.grad("grads", p=p, q=q, x=x)
 
     differential(snippet)
+
+
+def test_split_backward_for_inputs_then_weights() -> None:
+    """A pipeline stage's split backward: the input's gradient first (keeping the gradient at an
+    intermediate edge), then the weights' from that edge."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        graph = torch.autograd.graph
+        lin = torch.nn.Linear(3, 2)
+        with torch.no_grad():
+            lin.weight.copy_(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+            lin.bias.copy_(torch.tensor([0.5, -0.5]))
+        x = torch.tensor([[1.0, 0.0, -1.0], [2.0, 1.0, 0.0]], requires_grad=True)
+        y = lin(x).tanh()
+        loss = (y * y).sum()
+        params = [graph.get_gradient_edge(p) for p in lin.parameters()]
+        mid = graph.get_gradient_edge(y)
+        dx, dy = torch.autograd.grad(loss, [graph.get_gradient_edge(x), mid], retain_graph=True)
+        rec.note("input and intermediate", [dx, dy])
+        rec.note("weights", torch.autograd.grad(mid, params, grad_outputs=dy, retain_graph=True))
+        torch.autograd.backward(mid, grad_tensors=dy, inputs=list(lin.parameters()))
+        rec.grad("accumulated", weight=lin.weight, bias=lin.bias, x=x)
+        z = lin(x)
+        edges = [graph.GradientEdge(f, nr) for f, nr in z.grad_fn.next_functions if f is not None]
+        rec.note("edges from next_functions", torch.autograd.grad(z.sum(), edges))
+
+    differential(snippet)
