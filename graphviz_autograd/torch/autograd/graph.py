@@ -1,5 +1,5 @@
-"""``torch.autograd.graph``: the node type, for ``isinstance`` checks, and the saved-tensor hooks
-(``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks``)."""
+"""``torch.autograd.graph``: the node type, the saved-tensor hooks (``saved_tensors_hooks``,
+``save_on_cpu``, ``disable_saved_tensors_hooks``), gradient edges and multi-tensor hooks."""
 
 from __future__ import annotations
 
@@ -8,9 +8,23 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...engine import saved_hooks
-from ...engine.node import Node
+from ...engine.graph_edges import (
+           GradientEdge,
+           get_gradient_edge,
+           increment_version,
+           register_multi_grad_hook,
+)
+from .graph_node import Node
+from .graph_settings import (
+           region_activation_memory_budget,
+           set_override_stale_capture_stream,
+           set_warn_on_accumulate_grad_stream_mismatch,
+)
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "region_activation_memory_budget", "set_warn_on_accumulate_grad_stream_mismatch",
+           "set_override_stale_capture_stream"]
 
 
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
