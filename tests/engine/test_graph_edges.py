@@ -483,12 +483,14 @@ def test_hooks_see_a_gradient_not_computed_as_none() -> None:
 
 # -- what a node knows of its gradients, and its metadata dict ----------------------------------
 def test_input_metadata_and_node_metadata() -> None:
-    from graphviz_autograd.engine.graph_edges import input_metadata, node_metadata
-
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
-        meta = (lambda n: n._input_metadata) if rec.is_real else input_metadata
-        own = (lambda n: n.metadata) if rec.is_real else node_metadata
+
+        def meta(n: Any) -> Any:
+            return n._input_metadata
+
+        def own(n: Any) -> Any:
+            return n.metadata
         x = torch.ones(3, 2, requires_grad=True)
         y = x * 2
         parts = x.unbind()
