@@ -17,7 +17,7 @@ import contextlib
 import itertools
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from ...engine import random as _random
@@ -123,7 +123,8 @@ class _Holder:
     recomputed value (None once unpacked)."""
 
     def __init__(self) -> None:
-        self.handles: dict[int, _Handle | None] = {}
+        # NB: keyed by the backward (its graph task id, or a GraphExecGroup)
+        self.handles: dict[Hashable, _Handle | None] = {}
 
 
 class _StopRecomputationError(Exception):
@@ -141,10 +142,10 @@ class _Frame:
         self.metadata = metadata
         self.saved_args: list[Any] = []
         self.weak_holders: list[weakref.ref[_Holder]] = []
-        self.recomputed: defaultdict[int, weakref.WeakKeyDictionary[_Handle, Tensor]] = \
+        self.recomputed: defaultdict[Hashable, weakref.WeakKeyDictionary[_Handle, Tensor]] = \
             defaultdict(weakref.WeakKeyDictionary)
-        self.recomp_counter: defaultdict[int, int] = defaultdict(int)
-        self.is_recomputed: defaultdict[int, bool] = defaultdict(bool)
+        self.recomp_counter: defaultdict[Hashable, int] = defaultdict(int)
+        self.is_recomputed: defaultdict[Hashable, bool] = defaultdict(bool)
         self.x_metadatas: list[Any] = []
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -157,7 +158,7 @@ class _Frame:
     def get_inputs(self) -> list[Any]:
         return [a.unpack() if isinstance(a, SavedTensor) else a for a in self.saved_args]
 
-    def check_recomputed(self, gid: int) -> None:
+    def check_recomputed(self, gid: Hashable) -> None:
         if self.ignore_saved_mismatch:
             return
         if len(self.weak_holders) != self.recomp_counter[gid]:
@@ -239,7 +240,7 @@ class _CheckpointHooks(saved_tensors_hooks):
 class _RecomputeHooks(saved_tensors_hooks):
     """The recomputation: each value saved goes to the holder of the same rank."""
 
-    def __init__(self, frame_ref: weakref.ref[_Frame], gid: int) -> None:
+    def __init__(self, frame_ref: weakref.ref[_Frame], gid: Hashable) -> None:
         def pack(x: Tensor) -> Tensor:
             x = x.detach() if x.requires_grad else x
             frame = frame_ref()
