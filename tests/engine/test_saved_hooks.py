@@ -365,3 +365,21 @@ def test_an_in_place_op_packs_its_inputs_before_it_writes() -> None:
             v.sum().backward()
         rec.grad("a again", a=a)
     differential(snippet)
+
+
+def test_a_custom_function_node_prints_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    shown = []
+    for module in (torch, ours):
+        class Square(module.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * x
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g
+
+        node = Square.apply(module.ones(2, requires_grad=True)).grad_fn
+        shown.append(repr(node).rsplit(" at ", 1)[0])
+    assert shown[0] == shown[1] == "<torch.autograd.function.SquareBackward object"
