@@ -289,7 +289,11 @@ def test_save_on_cpu_keeps_the_tensor_on_a_cpu_graph() -> None:
         z.sum().backward()
         rec.grad("x", x=x)
         with torch.autograd.graph.save_on_cpu(pin_memory=True):
-            y = (x * x).sum()
+            b = x * 1
+            y = b.sin().sum()
+        packed = y.grad_fn.next_functions[0][0]._raw_saved_self.data
+        rec.note("pinned", {"same tensor": packed[1] is b, "value": packed[1],
+                            "grad_fn": packed[1].grad_fn})
         y.backward()
         rec.grad("pinned", x=x)
     differential(snippet)

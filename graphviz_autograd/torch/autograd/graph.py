@@ -54,11 +54,17 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
     """Saved tensors are kept on the CPU: ``(device, tensor.cpu())``. On this engine every tensor
-    is on the CPU already, so the tensor itself is kept, as PyTorch does for a CPU graph."""
+    is on the CPU already, so the tensor itself is kept, as PyTorch does for a CPU graph; with
+    ``pin_memory=True`` a copy (PyTorch copies into memory it would pin if a device were
+    there)."""
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         def pack_to_cpu(tensor: Any) -> tuple[Any, Any]:
-            return (tensor.device, tensor.cpu())
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            packed = tensor.new_empty(tensor.size())
+            packed.copy_(tensor)
+            return (tensor.device, packed)
 
         def unpack_from_cpu(packed: tuple[Any, Any]) -> Any:
             device, tensor = packed
