@@ -396,9 +396,121 @@ for batch in range(3):
     ]
 
 
+def memory() -> list[object]:
+    return [
+        md("""
+# Where autograd's memory goes: saved tensors, `retain_graph`, and checkpointing
+
+A forward keeps, in its graph, the tensors each backward formula needs (the saved buffers under
+each node). A backward frees them as it runs, unless told to keep them. Checkpointing keeps only
+a region's input and recomputes the rest in the backward. Each picture shows the saved bytes
+alive and freed; the cells print them too.
+"""),
+        code(SETUP + "\nfrom graphviz_autograd.recording import Recording\n\n\n"
+             "def alive(rec: Recording) -> list[tuple[str, int]]:\n"
+             "    return [(s.label, s.memory['saved_bytes_alive']) for s in rec.snapshots]"),
+        md("## 1. What a forward keeps, and what its backward frees"),
+        code("""
+%%autograd
+import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+torch.manual_seed(0)
+block = nn.Sequential(nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 64), nn.Tanh())
+head = nn.Linear(64, 1)
+x = torch.randn(32, 64)
+loss = head(block(x)).pow(2).mean()
+_autograd.snapshot("after the forward")
+loss.backward()
+"""),
+        code("plain = alive(_autograd)\nplain"),
+        md("""
+## 2. `retain_graph=True` keeps every buffer until a backward without it
+
+Useful when a second backward really needs the same graph; the memory stays in use meanwhile.
+"""),
+        code("""
+%%autograd
+loss = head(block(x)).pow(2).mean()
+loss.backward(retain_graph=True)
+_autograd.snapshot("between the backwards")
+loss.backward()
+"""),
+        code("""
+kept = alive(_autograd)
+assert kept[2][1] == kept[0][1] > 0      # still all there between the backwards
+assert kept[-1][1] == 0                  # the last backward freed them
+kept
+"""),
+        md("""
+## 3. Checkpointing: keep the region's input, recompute the rest
+
+`checkpoint(block, x, use_reentrant=False)` saves the block's buffers as empty holders
+("packed by a hook · 0 B" in the picture); the backward runs the block again to remake them.
+A forward hook on the block's first layer counts its runs. (A hook on the whole block would
+count one: the recomputation stops as soon as the last value it needs is made, before the
+block returns; `checkpoint(..., early_stop=False)` runs it to the end.)
+"""),
+        code("""
+runs = []
+handle = block[0].register_forward_hook(lambda module, args, out: runs.append(1))
+"""),
+        code("""
+%%autograd
+h = checkpoint(block, x, use_reentrant=False)
+loss = head(h).pow(2).mean()
+_autograd.snapshot("after the forward")
+loss.backward()
+"""),
+        code("""
+checkpointed = alive(_autograd)
+assert checkpointed[0][1] < plain[0][1]  # less memory alive after the forward
+assert len(runs) == 2                    # the forward, and its recomputation in the backward
+packed = [(n.name, b.name) for n in _autograd.snapshots[0].nodes for b in n.saved if b.packed]
+print("checkpointed:", checkpointed)
+print("plain:", plain)
+packed
+"""),
+        md("""
+## 4. A checkpointed graph is still freed by its backward
+
+Checkpointing does not make a graph reusable: a second backward through it fails as any other
+would, and the diagnosis says what `retain_graph=True` would keep (here: holders only).
+"""),
+        code("""
+%%autograd
+h = checkpoint(block, x, use_reentrant=False)
+head(h).pow(2).mean().backward()
+h.sum().backward()                       # the block's part of the graph was freed
+"""),
+        code(EXPLAIN),
+        md("""
+## 5. Saved-tensor hooks: see, and choose, what the graph keeps
+
+Checkpointing is built on `torch.autograd.graph.saved_tensors_hooks`: every tensor a forward
+saves goes through `pack`, and the backward gets it back through `unpack`.
+"""),
+        code("""
+%%autograd
+def pack(t):
+    print("saved", tuple(t.shape), t.dtype)
+    return t.detach()
+
+def unpack(t):
+    print("read back", tuple(t.shape))
+    return t
+
+handle.remove()
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    loss = head(block(x)).pow(2).mean()
+loss.backward()
+"""),
+    ]
+
+
 NOTEBOOKS = {"seed000_shared_y.ipynb": seed000, "seed001_retain_graph.ipynb": seed001,
              "seed002_two_losses.ipynb": seed002, "seed003_temp_append_h.ipynb": seed003,
-             "patterns.ipynb": patterns}
+             "patterns.ipynb": patterns, "memory.ipynb": memory}
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from . import events
 from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
-from .optable import EXTRA, INPUT, NP, RESULT, TABLE, Op, build_backends, register
+from .optable import EXTRA, INPUT, KWARG, NP, RESULT, TABLE, Op, build_backends, register
 from .saved_hooks import STACK as _HOOKS
 from .tensor import Tensor, new_uid
 
@@ -132,10 +132,10 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
            kw: dict[str, Any] | None, extras: dict[str, Any] | None,
            original_self: Tensor | None = None,
            wiring: tuple[tuple[Edge, ...], tuple[Any, ...]] | None = None,
-           packed: dict[str, Any] | None = None) -> Node:
+           pre: dict[str, Any] | None = None) -> Node:
     """The node of an op that ran; ``wiring`` is ``_edges_and_metas(inputs)`` when the caller
-    took it already (an in-place op takes it before it writes), ``packed`` the slots an in-place
-    op packed before it wrote (``pack_operands``)."""
+    took it already (an in-place op takes it before it writes), ``pre`` the slots of the inputs
+    it saved before it wrote (under saved-tensor hooks)."""
     node = op.cls.__new__(op.cls)
     node._uid = node._seq = new_uid()
     edges, node._in_meta = wiring if wiring is not None else _edges_and_metas(inputs)
@@ -155,7 +155,10 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
     if op.plan:
         saved: dict[str, Any] = {}
         # NB: saved-tensor pack hooks see the values in PyTorch's order (inputs, then outputs)
-        for name, needed_by, kind, i in op.plan if not _HOOKS else _to_pack(op, saved, packed):
+        for name, needed_by, kind, i in op.plan if not _HOOKS else op.pack_plan:
+            if pre and name in pre:
+                saved[name] = pre[name]
+                continue
             if needed_by:
                 for j in needed_by:
                     if edges[j][0] is not None:
@@ -187,37 +190,6 @@ def record(op: Op, inputs: Sequence[Tensor | None], outs: list[Tensor],
     if events.listeners:
         events.emit("node_created", node, outs[0])
     return node
-
-
-def _to_pack(op: Op, saved: dict[str, Any], packed: dict[str, Any] | None
-             ) -> Sequence[tuple[str, tuple[int, ...], int, int]]:
-    """The save plan under saved-tensor hooks, less the slots packed already (put in ``saved``)."""
-    if packed is None:
-        return op.pack_plan
-    saved.update(packed)
-    return [p for p in op.pack_plan if p[0] not in packed]
-
-
-def pack_operands(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None,
-                  original: Tensor | None, edges: tuple[Edge, ...], view: bool
-                  ) -> dict[str, Any]:
-    """Under saved-tensor hooks, an in-place op's saved operands, packed before it writes as
-    PyTorch packs them (the pack hook sees their old values and history). The result of an op on
-    a view is packed once its ``CopySlices`` is made (None here)."""
-    saved: dict[str, Any] = {}
-    for name, needed_by, kind, i in op.pack_plan:
-        if kind in (RESULT, EXTRA):
-            if view and kind == RESULT:
-                saved[name] = None
-            continue
-        if needed_by and all(edges[j][0] is None for j in needed_by):
-            saved[name] = None
-        elif kind == INPUT:
-            t = original if i == 0 and original is not None else inputs[i]
-            saved[name] = SavedTensor(t, False) if t is not None else None
-        else:
-            saved[name] = _save_kwarg((kw or {}).get(name))
-    return saved
 
 
 def _save_kwarg(v: Any) -> SavedTensor | list[SavedTensor | None] | None:
@@ -357,9 +329,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         with events.unseen():
             original = apply(TABLE["clone"], (self,))
     wiring = _edges_and_metas(inputs)
-    packed = None
-    if _HOOKS and op.plan:
-        packed = pack_operands(op, inputs, kw, original, wiring[0], self._base is not None)
+    # NB: PyTorch saves an in-place op's inputs before it writes: saved-tensor pack hooks see
+    # them as they were (their version, their history, their values)
+    pre = _saved_inputs(op, inputs, kw, wiring[0], original) if _HOOKS else None
     if partial:
         _write_changed(target, res)
     else:
@@ -368,9 +340,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     if events.listeners and self._vc.saves:
         events.emit("tensor_modified", self, None)
     if self._base is not None:
-        _copy_slices(op, self, inputs, kw, extras, original, wiring, packed)
+        _copy_slices(op, self, inputs, kw, extras, original, wiring, pre)
     else:
-        node = record(op, inputs, [self], kw, extras, original, wiring, packed)
+        node = record(op, inputs, [self], kw, extras, original, wiring, pre)
         _saved_before_write(node, self, others)
         _move_retain(self, *wiring[0][0])   # the edge to self's old grad_fn
     if original is not None and original._grad_fn is not None:
@@ -378,6 +350,24 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         # later in sequence (a backward runs it first)
         original._grad_fn._seq = new_uid()
     return self
+
+
+def _saved_inputs(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None,
+                  edges: tuple[Edge, ...], original: Tensor | None) -> dict[str, Any]:
+    """The slots of the inputs ``op`` saves, made now, in PyTorch's order (``record`` takes
+    them as they are)."""
+    pre: dict[str, Any] = {}
+    for name, needed_by, kind, i in op.pack_plan:
+        if kind != INPUT and kind != KWARG:
+            continue
+        if needed_by and all(edges[j][0] is None for j in needed_by):
+            pre[name] = None
+        elif kind == INPUT:
+            t = original if i == 0 and original is not None else inputs[i]
+            pre[name] = SavedTensor(t, False) if t is not None else None
+        else:
+            pre[name] = _save_kwarg((kw or {}).get(name))
+    return pre
 
 
 def _saved_before_write(node: Node, self: Tensor, others: Sequence[Tensor | None]) -> None:
@@ -484,14 +474,20 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
                  kw: dict[str, Any] | None, extras: dict[str, Any] | None,
                  original: Tensor | None,
                  wiring: tuple[tuple[Edge, ...], tuple[Any, ...]],
-                 packed: dict[str, Any] | None = None) -> None:
+                 pre: dict[str, Any] | None = None) -> None:
     base = view._base
     assert base is not None and view._view_fn is not None
+    # NB: under saved-tensor hooks, the result is the view itself, packed once its new history
+    # is made (after the CopySlices), as PyTorch packs it
+    hooked_result = pre is not None and any(p[0] == "result" and p[2] == RESULT
+                                            for p in op.plan)
+    if hooked_result:
+        pre = {**(pre or {}), "result": None}
     # NB: the op's own node lives inside the CopySlices (no edge reaches it): no event, as no
     # walk of PyTorch's graph finds it
     with events.unseen():
         fn = record(op, inputs, [Tensor._make(view._data, view._dtype)], kw, extras, original,
-                    wiring, packed)
+                    wiring, pre)
     _saved_before_write(fn, view, inputs[1:])
     cs = CopySlices(fn, view._view_fn)
     cs._next = (edge(base), *fn._next[1:])
@@ -506,13 +502,12 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
     _move_retain(base, old_fn, old_nr)
     kept = None
     saved = fn._saved if fn._saved and "result" in fn._saved else None
-    if saved is not None and packed is None:
+    if saved is not None and not hooked_result:
         # NB: the view's memory and version, not the view: holding it would make a cycle
         # (view -> AsStridedBackward0 -> CopySlices -> fn -> view)
         kept = saved["result"] = SavedTensor.of_array(view, fn)
     regenerate_view_grad_fn(view)
-    if saved is not None and packed is not None:
-        # NB: under saved-tensor hooks, the view itself is packed, with its new history
+    if saved is not None and hooked_result:
         kept = saved["result"] = SavedTensor(view, True)
     if kept is not None and view._grad_fn is not None:
         kept.view_grad_fn = weakref.ref(view._grad_fn)

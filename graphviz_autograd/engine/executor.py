@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,15 +22,17 @@ from . import anomaly, events
 from . import dtypes as dt
 from . import messages as msg
 from .autograd import CopySlices, edge, internal_overlap, writable_alias
+from .batched_grads import batched_vjps, first_row_shape
 from .events import ACCUMULATED, RAN
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 from .grad_mode import state as grad_state
+from .graph_edges import GradientEdge
 from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
 from .tensor import LeafData, Tensor
 
-__all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id"]
+__all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id", "will_engine_execute_node"]
 
 
 @dataclass
@@ -37,10 +40,10 @@ class BackwardInfo:
     """What an event listener learns about a backward call."""
 
     api: str                                  # "backward" | "grad"
-    roots: list[Tensor]
+    roots: list[Tensor | GradientEdge]
     retain_graph: bool
     create_graph: bool
-    inputs: list[Tensor] | None = None
+    inputs: list[Tensor | GradientEdge] | None = None
     failed_at: Node | None = None             # where a failing backward stopped
 
 
@@ -52,28 +55,48 @@ class GraphRoot(Node):
     grads: list[Any]
 
 
-def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor | None]:
+def _make_grads(outputs: Sequence[Tensor | GradientEdge], grads: Sequence[Any],
+                batched: bool = False) -> list[Tensor | None]:
     """PyTorch's _make_grads: pairs outputs with gradients (extra gradients are dropped), makes
-    the implicit ones, checks shapes; the engine then wants one gradient per output."""
+    the implicit ones, checks shapes (past a batch dimension when ``batched``); the engine then
+    wants one gradient per output."""
     out: list[Tensor | None] = []
     for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
+        if isinstance(o, Tensor):
+            shape, dtype, npdtype, wanted = o._data.shape, o._dtype, o._data.dtype, o.requires_grad
+            numel = o._data.size
+        elif isinstance(o, GradientEdge):
+            # NB: an edge's output is described by its node's input metadata
+            shape, dtype = o.node._meta[o.output_nr]
+            npdtype, wanted, numel = dtype.np, True, math.prod(shape)
+        else:
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
-            if o.requires_grad:
-                if o._data.size != 1:
+            if wanted:
+                if numel != 1:
                     raise RuntimeError(msg.NOT_SCALAR)
-                one = np.empty(o._data.shape, o._data.dtype)
+                one = np.empty(shape, npdtype)
                 one.fill(1)
-                out.append(Tensor._make(one, o._dtype))
+                out.append(Tensor._make(one, dtype))
             else:
                 out.append(None)
             continue
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
-        if g._data.shape != o._data.shape:
+        gshape = g._data.shape
+        if batched:
+            gshape = first_row_shape(g)
+        if gshape != shape:
+            if batched:
+                if isinstance(o, GradientEdge):
+                    raise RuntimeError("Batched grads are not supported with GradientEdge")
+                # NB: PyTorch names the shape of the first row with its first dimension dropped
+                raise RuntimeError(msg.BATCHED_MISMATCH.format(
+                    i, msg.shape_text(gshape[1:]), i, msg.shape_text(shape)))
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                               f"{msg.shape_text(g._data.shape)} and output[{i}] has a shape of "
-                               f"{msg.shape_text(o._data.shape)}.")
+                               f"{msg.shape_text(gshape)} and output[{i}] has a shape of "
+                               f"{msg.shape_text(shape)}.")
         out.append(g)
     if len(out) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
@@ -83,14 +106,29 @@ def _make_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor 
 def _as_list(x: Any) -> list[Any]:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return [x]
     return list(x)
 
 
+def _roots_list(x: Any) -> list[Any]:
+    """The tensors (or edges) a backward starts from: one, or an iterable of them."""
+    return [x] if isinstance(x, Tensor | GradientEdge) else list(x)
+
+
+def _inputs_list(x: Any, api: str) -> list[Any]:
+    """``inputs`` as a list: a dict gives its values (PyTorch's ``dict(named_parameters())``)."""
+    if type(x) is dict:
+        return list(x.values())
+    if isinstance(x, Mapping):
+        raise TypeError(f"`inputs` argument to `{api}()` must be a dict, not {type(x).__name__}. "
+                        "Other Mapping types are not supported.")
+    return _as_list(x)
+
+
 def _check_inputs(inputs: list[Any] | None) -> None:
     for x in inputs or ():
-        if not isinstance(x, Tensor):
+        if not isinstance(x, Tensor | GradientEdge):
             raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(x).__name__}")
 
@@ -103,10 +141,10 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         if grad_tensors is not None:
             raise RuntimeError(msg.GRAD_BOTH)
         grad_tensors = grad_variables
-    roots = _as_list(tensors)
+    given = _inputs_list(inputs, "backward") if inputs is not None else None
+    roots = _roots_list(tensors)
     keep = create_graph if retain_graph is None else retain_graph
-    info = BackwardInfo("backward", roots, keep, create_graph,
-                        _as_list(inputs) if inputs is not None else None)
+    info = BackwardInfo("backward", roots, keep, create_graph, given)
     _observed(info, lambda: _backward(info, grad_tensors, inputs))
 
 
@@ -127,31 +165,53 @@ def _backward(info: BackwardInfo, grad_tensors: Any, inputs: Any) -> None:
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
          create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
          is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Any, ...]:
-    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple."""
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, as a tuple (as a
+    dict with the same keys for a dict of ``inputs``)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     keep = create_graph if retain_graph is None else retain_graph
-    info = BackwardInfo("grad", _as_list(outputs), keep, create_graph, _as_list(inputs))
+    info = BackwardInfo("grad", _roots_list(outputs), keep, create_graph,
+                        _inputs_list(inputs, "grad"))
     if allow_unused is None:
         allow_unused = materialize_grads
-    return _observed(info, lambda: _grad(info, grad_outputs, bool(allow_unused),
-                                         materialize_grads))
+    if not only_inputs and info.inputs:
+        warnings.warn(msg.ONLY_INPUTS, FutureWarning, stacklevel=2)
+    out = _observed(info, lambda: _grad(info, grad_outputs, bool(allow_unused),
+                                        materialize_grads, is_grads_batched))
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), out, strict=True))  # type: ignore[return-value]
+    return out
 
 
 def _grad(info: BackwardInfo, grad_outputs: Any, allow_unused: bool,
-          materialize_grads: bool) -> tuple[Any, ...]:
+          materialize_grads: bool, batched: bool) -> tuple[Any, ...]:
     outs, ins = info.roots, info.inputs or []
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_inputs(ins)
     grads = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
-    made = _make_grads(outs, grads)
-    result = _run(info, made, accumulate=False)
-    final: list[Any] = []
-    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
-        if g is None:
-            if materialize_grads:
-                g = Tensor._make(np.zeros_like(t._data), t._dtype)
-            elif not allow_unused:
+    made = _make_grads(outs, grads, batched)
+    if batched:
+        result = batched_vjps(info, made, _run)
+    else:
+        result = _run(info, made, accumulate=False)
+    if not allow_unused:
+        for i, g in enumerate(result):
+            if g is None:
                 raise RuntimeError(msg.UNUSED_INPUT.format(i))
+    if not materialize_grads:
+        return tuple(result)
+    if any(g is None and isinstance(t, GradientEdge) for t, g in zip(ins, result, strict=True)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                           "GradientEdge")
+    final: list[Any] = []
+    for t, g in zip(ins, result, strict=True):
+        if g is None:
+            assert isinstance(t, Tensor)
+            g = Tensor._make(np.zeros_like(t._data), t._dtype)
+            if info.create_graph:
+                g.requires_grad_(True)
         final.append(g)
     return tuple(final)
 
@@ -207,7 +267,7 @@ class _Task:
     """One backward call in flight."""
 
     __slots__ = ("keep", "create", "accumulate", "needed", "captures", "captured", "info", "owned",
-                 "current", "sums")
+                 "current", "sums", "id", "start", "deps")
 
     def __init__(self, info: BackwardInfo, accumulate: bool) -> None:
         self.info = info
@@ -220,22 +280,73 @@ class _Task:
         self.owned: set[int] = set()        # ids of arrays given to a .grad in this backward
         self.current: Node | None = None    # the node running (where a failure stopped)
         self.sums: dict[Node, int] = {}     # gradients summed into a leaf's buffer
+        self.id = -1                        # PyTorch's graph task id, given when it starts
+        self.start: Node | None = None
+        self.deps: dict[Node, int] = {}
 
 
-def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> list[Any]:
+# the backward calls whose graph runs, innermost last; and the id the next one gets
+_tasks: list[_Task] = []
+_task_ids = itertools.count()
+
+
+def current_graph_task_id() -> int:
+    """PyTorch's ``torch._C._current_graph_task_id``: the id of the backward running (one per
+    ``backward`` / ``grad`` call, the innermost of nested ones), -1 outside a backward.
+
+    >>> current_graph_task_id()
+    -1
+    """
+    return _tasks[-1].id if _tasks else -1
+
+
+def will_engine_execute_node(node: Any) -> bool:
+    """PyTorch's ``torch._C._will_engine_execute_node``: whether the running backward will run
+    ``node`` (it is in the graph, and on a path to an input where inputs were given)."""
+    if not isinstance(node, Node):
+        raise RuntimeError(f"_will_engine_execute_node expects an grad_fn, but got "
+                           f"{type(node).__name__}")
+    if not _tasks:
+        raise RuntimeError("_get_should_execute_nodes should only be called during the backward "
+                           "pass")
+    task = _tasks[-1]
+    if node is not task.start and node not in task.deps:
+        return False
+    needed = task.needed
+    if needed is None:
+        return True
+    captured = node in task.captures
+    if not (needed.get(node, False) or captured):
+        return False
+    if captured and not node._next:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    return True
+
+
+def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool,
+         keep: bool | None = None) -> list[Any]:
     roots = info.roots
-    root_edges = []
+    root_edges: list[tuple[Node | None, int]] = []
+    metas = []
     for i, t in enumerate(roots):
+        if isinstance(t, GradientEdge):
+            root_edges.append((t.node, t.output_nr))
+            metas.append(t.node._meta[t.output_nr])
+            continue
         if not t.requires_grad:
             raise RuntimeError(msg.NO_GRAD_FN.format(i))
         root_edges.append(edge(t))
+        metas.append((t._data.shape, t._dtype))
     task = _Task(info, accumulate)
+    if keep is not None:
+        task.keep = keep
     mode = TT if task.create else NP
     grads = [(g if task.create else g._data) if g is not None else None for g in made]
     if not task.create:
         # PyTorch casts each root's gradient to the root's dtype before the first node runs
-        grads = [g.astype(t._dtype.np) if g is not None and g.dtype != t._dtype.np else g
-                 for t, g in zip(roots, grads, strict=False)]
+        grads = [g.astype(m[1].np) if g is not None and g.dtype != m[1].np else g
+                 for m, g in zip(metas, grads, strict=False)]
     task.owned.update(id(g) for g in grads)
     if len(root_edges) == 1:
         start: Node = root_edges[0][0]  # type: ignore[assignment]
@@ -244,15 +355,16 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
     else:
         start = GraphRoot()
         start._next = tuple(root_edges)
-        start._meta = [(t._data.shape, t._dtype) for t in roots]
+        start._meta = metas
         start.grads = grads
         buffer = []
     if info.inputs is not None:
         _prepare_inputs(task, info.inputs, start)
     deps = _dependencies(start)
+    task.id, task.start, task.deps = next(_task_ids), start, deps
     if task.needed is not None and not task.needed.get(start, False) and start not in task.captures:
         return task.captured
-    _RUNNING.append(next(_TASK_IDS))
+    _tasks.append(task)
     try:
         with (enable_grad() if task.create else no_grad()), np.errstate(all="ignore"):
             _loop(task, start, buffer, deps, mode)
@@ -262,17 +374,8 @@ def _run(info: BackwardInfo, made: list[Tensor | None], accumulate: bool) -> lis
             anomaly.failed(task.current, e)
         raise
     finally:
-        _RUNNING.pop()
+        _tasks.pop()
     return task.captured
-
-
-_TASK_IDS = itertools.count()
-_RUNNING: list[int] = []        # the ids of the backward calls running, innermost last
-
-
-def current_graph_task_id() -> int:
-    """The id of the backward call running (unique per call), -1 outside one."""
-    return _RUNNING[-1] if _RUNNING else -1
 
 
 def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
@@ -454,11 +557,15 @@ def _dependencies(start: Node) -> dict[Node, int]:
     return deps
 
 
-def _prepare_inputs(task: _Task, inputs: list[Tensor], start: Node) -> None:
+def _prepare_inputs(task: _Task, inputs: list[Tensor | GradientEdge], start: Node) -> None:
     """Mark the nodes on a path to an input; for ``grad``, where to capture each input's grad.
-    ``backward(inputs=[h])`` on a non-leaf ``h`` fills ``h.grad`` (PyTorch retains its grad)."""
+    ``backward(inputs=[h])`` on a non-leaf ``h`` fills ``h.grad`` (PyTorch retains its grad);
+    an edge's node runs there, and nothing is kept."""
     targets: dict[Node, list[tuple[int, int]]] = {}
     for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge):
+            targets.setdefault(t.node, []).append((t.output_nr, i))
+            continue
         if not t.requires_grad:
             # NB: backward retains each input's grad before this check, as PyTorch
             raise RuntimeError(msg.RETAIN_NO_GRAD if task.accumulate else msg.INPUT_NO_GRAD)
@@ -747,12 +854,11 @@ def _tensor_hooks(node: Node, inputs: list[Any], task: _Task) -> list[Any]:
     inputs = list(inputs)
     for nr, hooks in (node._tensor_pre_hooks or {}).items():
         for hook in list(hooks):
-            if inputs[nr] is None:
-                continue
-            t = _to_tensor(inputs[nr], node._meta[nr][1])
-            res = hook(t)
+            # NB: as PyTorch, a hook sees a gradient that is not computed, as None
+            g = inputs[nr]
+            res = hook(_to_tensor(g, node._meta[nr][1]) if g is not None else None)
             if res is not None:
-                _check_hook_result(hook, inputs[nr], res)
+                _check_hook_result(hook, g, res)
                 inputs[nr] = res if task.create else res._data
     for nr, ref in (node._retain_hooks or {}).items():
         owner = ref()
@@ -777,9 +883,7 @@ def _to_tensor(g: Any, dtype: dt.DType | None) -> Tensor:
 def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
     var = node.variable
     for hook in list(var._hooks or ()):
-        if g is None:
-            break
-        res = hook(_to_tensor(g, var._dtype))
+        res = hook(_to_tensor(g, var._dtype) if g is not None else None)
         if res is not None:
             _check_hook_result(hook, g, res)
             g = res if task.create else res._data
@@ -787,6 +891,8 @@ def _leaf_hooks(task: _Task, node: AccumulateGrad, g: Any) -> Any:
 
 
 def _check_hook_result(hook: Any, g: Any, res: Any) -> None:
+    if g is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     shape = g._data.shape if isinstance(g, Tensor) else np.shape(g)
     if not isinstance(res, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
@@ -805,7 +911,12 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         dtype = dt.from_numpy(g.dtype)
     for _, i in task.captures.get(node, ()):
         task.captured[i] = _to_tensor(g, dtype) if g is not None else None
-    if not task.accumulate or g is None:
+    if not task.accumulate:
+        return
+    if g is None:
+        # NB: as PyTorch, a leaf reached without a gradient still calls its post-accumulate hooks
+        for hook in list(var._post_acc_hooks or ()):
+            hook(var)
         return
     if task.create:
         new = g if isinstance(g, Tensor) else _to_tensor(g, dtype)

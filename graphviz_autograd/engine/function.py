@@ -69,6 +69,10 @@ class BackwardCFunction(Node, FunctionCtx):
     _is_variable_input: tuple[bool, ...] = ()
     _tensor_outputs: tuple[bool, ...] = ()
 
+    def __repr__(self) -> str:
+        # NB: PyTorch's custom-Function node classes live in torch.autograd.function
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     _in_jvp = False             # NB: the user's jvp reads what save_for_forward saved
 
     @property

@@ -48,6 +48,15 @@ INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
 RETAIN_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
 EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+ONLY_INPUTS = ("only_inputs argument is deprecated and is ignored now (defaults to True). To "
+               "accumulate gradient for other parts of the graph, please use "
+               "torch.autograd.backward.")
+BATCHED_MISMATCH = (
+    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+    "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+    "corresponding output, but a mismatch was detected: grad_output[{}] has a shape of {} and "
+    "output[{}] has a shape of {}. If you only want some tensors in `grad_output` to be "
+    "considered batched, consider using vmap.")
 CREATE_GRAPH_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
     "and its gradient which can cause a memory leak. We recommend using autograd.grad when "

@@ -410,8 +410,15 @@ class Node:
         return self._next
 
     @property
-    def metadata(self) -> dict[str, Any]:
-        return {}
+    def metadata(self) -> dict[Any, Any]:
+        """A dict of the node's own (the same one on every read), for the user's annotations."""
+        from .graph_edges import node_metadata
+        return node_metadata(self)
+
+    @property
+    def _input_metadata(self) -> tuple[Any, ...]:
+        from .graph_edges import input_metadata
+        return input_metadata(self)
 
     @property
     def requires_grad(self) -> bool:

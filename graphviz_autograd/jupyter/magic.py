@@ -1,5 +1,6 @@
 """``%%autograd``: record a cell (``import torch`` is the native engine in it) and show the
-stepper. The recording is kept as ``_autograd`` in the notebook's namespace."""
+stepper. The recording is kept as ``_autograd`` in the notebook's namespace (from the start of
+the cell: ``_autograd.snapshot(label)`` inside it takes one by hand)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ class AutogradMagics(Magics):
                 print("%%autograd: --engine torch needs PyTorch (pip install torch)")
                 return
             with record(engine=TorchEngine(), keep_last=args.last) as rec:
+                ns["_autograd"] = rec       # NB: inside the cell too: _autograd.snapshot(label)
                 _run(shell, compiled, ns)
-            ns["_autograd"] = rec
         else:
             # NB: names bound to the real torch modules (imported in an earlier cell) stand for
             # the engine inside the cell, and are given back afterwards
@@ -56,13 +57,13 @@ class AutogradMagics(Magics):
             with native_torch(), record(keep_last=args.last) as rec:
                 for name, mod in rebound.items():
                     ns[name] = sys.modules[mod.__name__]
+                ns["_autograd"] = rec
                 try:
                     _run(shell, compiled, ns)
                 finally:
                     for name, mod in rebound.items():
                         if ns.get(name) is sys.modules[mod.__name__]:
                             ns[name] = mod
-            ns["_autograd"] = rec
         if not rec.snapshots:
             print("%%autograd: the cell ran no backward: nothing was recorded.")
             return

@@ -123,7 +123,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
     if targets is not None:
         target_uids = []
         for t in targets:
-            node = E.grad_fn(t) if E.is_tensor(t) else None
+            node = E.grad_fn(t) if E.is_tensor(t) else t[0] if isinstance(t, tuple) else None
             if node is not None:
                 starts.append(node)
                 target_uids.append(E.node_uid(node))

@@ -35,7 +35,7 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    kind: str                     # "freed" | "modified" | "no_derivative"
+    kind: str                     # "freed" | "modified" | "no_derivative" | "other"
     node: str
     node_name: str
     buffers: list[str]
@@ -46,6 +46,8 @@ class Diagnosis:
     snapshot: int | None = None
 
     def text(self) -> str:
+        if not self.fixes:
+            return self.summary
         lines = [self.summary, "", "Fixes, best first:"]
         lines += [f"  {i}. {f.title}\n     {f.detail}" for i, f in enumerate(self.fixes, 1)]
         return "\n".join(lines)
@@ -188,8 +190,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     if not pred.buffers:
         summary = f"{attempt} fails at {_what(node, names)}: {pred.reason}."
     # the cost of keeping them: what the failing graph needs that backward #k freed
-    cost = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
-               if s.state == "freed" and s.released_by in freed_by)
+    needed = [s for n in _subgraph(snap, root or node.id) for s in n.saved
+              if s.state == "freed" and s.released_by in freed_by]
+    cost = sum(s.nbytes for s in needed)
+    packed = sum(s.packed for s in needed)
     k = freed_by[0] if freed_by else None
     reused = (root_node is not None and k is not None and node.created_by < k
               and root_node.created_by >= k)
@@ -261,7 +265,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "
-                         "in use as long as the graph is referenced."))
+                         "in use as long as the graph is referenced."
+                         + (f" {packed} of them {'is' if packed == 1 else 'are'} packed by a "
+                            "saved-tensor hook (a non-reentrant `checkpoint`'s holders keep "
+                            "nothing: each backward recomputes them)." if packed else "")))
     return Diagnosis(backward, backward is None, "freed", node.id, node.name, list(pred.buffers),
                      freed_by, built, summary, fixes, snap.index)
 
@@ -331,6 +338,33 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
                      built, summary, fixes, snap.index)
 
 
+def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis:
+    """A backward that failed for another reason than a freed, modified or underivable saved
+    value (a non-reentrant checkpoint's recomputation, a hook's error): what it raised, where."""
+    assert b.error is not None
+    node = next((n for n in snap.nodes if n.id == b.failed_at), None) if b.failed_at else None
+    names = _names(recording, snap, node) if node is not None else ([], "")
+    where = f" at {_what(node, names)}" if node is not None else ""
+    message = b.error["message"].strip().splitlines()[0] if b.error["message"].strip() else ""
+    if not message.endswith((".", "!", "?")):
+        message += "."
+    summary = (f"{_call(b)} failed{where}: {b.error['type']}: {message} This is not a freed or "
+               "modified saved buffer.")
+    fixes = []
+    if b.error["type"] == "CheckpointError":
+        fixes.append(Fix(
+            "deterministic_checkpoint", "Make the checkpointed function recompute the same",
+            "A non-reentrant `checkpoint` runs its function again in the backward, which must "
+            "save the same tensors (as many, of the same shapes and dtypes) as the forward "
+            "did: keep what changes between the two runs (a counter, a random choice, a "
+            "mode switch) out of the function, or pass `determinism_check=\"none\"` where "
+            "only that check objects; read each saved tensor once in a custom `Function`."))
+    return Diagnosis(b.number, False, "other", node.id if node is not None else "",
+                     node.name if node is not None else "", [], [],
+                     {"labels": names[0], "source": node.source if node is not None else None},
+                     summary, fixes, snap.index)
+
+
 def diagnose(recording: Recording) -> list[Diagnosis]:
     """One diagnosis per failed backward of the recording, then one per live root that the
     last snapshot predicts would fail."""
@@ -344,8 +378,7 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
             continue
         d = _diagnose(recording, before, before.prediction, b.number,
                       b.roots[0] if b.roots else None)
-        if d is not None:
-            out.append(d)
+        out.append(d if d is not None else _other(recording, before, b))
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]

@@ -189,7 +189,8 @@ class Recording:
         number = self._n_backwards
         roots = []
         for t in info.roots:
-            fn = E.grad_fn(t) if E.is_tensor(t) else None
+            # NB: a root may be a gradient edge (node, output_nr, token): its node is the root
+            fn = E.grad_fn(t) if E.is_tensor(t) else t[0] if isinstance(t, tuple) else None
             if fn is None and E.is_tensor(t):
                 fn = E.accumulator(t)
             roots.append(f"n{E.node_uid(fn)}" if fn is not None else f"t{E.tensor_uid(t)}")

@@ -563,11 +563,16 @@ def _hooked_raws(n: Any, name: str) -> list[tuple[str, Any]] | None:
                       "_raw_saved_" + name)
     except (RuntimeError, AttributeError):
         return None
-    pairs = [(f"{name}[{i}]", r) for i, r in enumerate(raw)] \
-        if isinstance(raw, (tuple, list)) else [(name, raw)]
-    if not any(getattr(r, "unpack_hook", None) is not None for _, r in pairs):
-        return None
-    return [(slot, r) for slot, r in pairs if r.data is not None]
+    if type(raw) is not tuple and type(raw) is not list:
+        # NB: the common case, once per saved value of each node made: one attribute read
+        if getattr(raw, "unpack_hook", None) is None:
+            return None
+        return [(name, raw)] if raw.data is not None else []
+    pairs = [(f"{name}[{i}]", r) for i, r in enumerate(raw)]
+    for _, r in pairs:
+        if getattr(r, "unpack_hook", None) is not None:
+            return [(slot, r) for slot, r in pairs if r.data is not None]
+    return None
 
 
 def _packed_tensor(packed: Any) -> torch.Tensor | None:

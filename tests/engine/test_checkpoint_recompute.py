@@ -219,3 +219,24 @@ def test_a_backward_inside_the_region() -> None:
         rec.attempt("backward", y.backward)
         rec.grad("x", x=x)
     differential(snippet)
+
+
+def test_a_graph_exec_group_recomputes_once_for_its_backwards() -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        ckpt = _ckpt(rec)
+        runs: list[int] = []
+        x = torch.tensor([0.2, 0.5, -1.0], requires_grad=True)
+        y = ckpt.checkpoint(lambda t: runs.append(1) or (t.sin() * t.cos()).sum(), x,
+                            use_reentrant=False)
+        with ckpt.GraphExecGroup():
+            try:
+                with ckpt.GraphExecGroup():
+                    pass
+            except RuntimeError as e:       # NB: the text ends with the group's repr
+                rec.note("nested", str(e).split(" Already")[0])
+            rec.attempt("first", lambda: torch.autograd.grad(y, x, retain_graph=True))
+            rec.attempt("overlapping", lambda: torch.autograd.grad(y, x, retain_graph=True))
+        rec.attempt("outside again", lambda: torch.autograd.grad(y, x))
+        rec.note("runs", len(runs))
+    differential(snippet)

@@ -289,7 +289,11 @@ def test_save_on_cpu_keeps_the_tensor_on_a_cpu_graph() -> None:
         z.sum().backward()
         rec.grad("x", x=x)
         with torch.autograd.graph.save_on_cpu(pin_memory=True):
-            y = (x * x).sum()
+            b = x * 1
+            y = b.sin().sum()
+        packed = y.grad_fn.next_functions[0][0]._raw_saved_self.data
+        rec.note("pinned", {"same tensor": packed[1] is b, "value": packed[1],
+                            "grad_fn": packed[1].grad_fn})
         y.backward()
         rec.grad("pinned", x=x)
     differential(snippet)
@@ -415,3 +419,50 @@ def test_unpacked_values_of_another_shape_or_dtype() -> None:
             rec.grad(label, x=x)
             x.grad = None
     differential(snippet)
+
+
+def test_an_in_place_op_packs_its_inputs_before_it_writes() -> None:
+    """``h.addcmul_(h, h)`` saves ``h`` as it was: the pack hook sees its old version and
+    history, and a double backward goes through the op that made it (found by random
+    programs: the engine packed after the write, so the unpacked value's history was the
+    in-place op's own node)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        a = torch.tensor([[1.58, -0.46], [-0.94, 0.68], [-0.62, -0.74]], requires_grad=True)
+
+        def pack(t: Any) -> Any:
+            rec.note("pack", {"version": t._version, "grad_fn": t.grad_fn, "value": t})
+            return (t.detach(), 1)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda p: p[0]):
+            h = a.cummax(-1).values
+            h.addcmul_(h, h, value=0.5)
+            rec.note("unpacked", {"grad_fn": h.grad_fn._saved_tensor1.grad_fn,
+                                  "value": h.grad_fn._saved_tensor2})
+            torch.nn.functional.hardtanh_(h)
+            g, = torch.autograd.grad(h.sum(), [a], create_graph=True)
+            rec.note("g", g)
+            g.sum().backward()
+            rec.grad("a", a=a)
+            v = a[1:] * 1
+            v[0].mul_(v[0])              # through a view: a CopySlices
+            v.sum().backward()
+        rec.grad("a again", a=a)
+    differential(snippet)
+
+
+def test_a_custom_function_node_prints_as_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    shown = []
+    for module in (torch, ours):
+        class Square(module.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * x
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g
+
+        node = Square.apply(module.ones(2, requires_grad=True)).grad_fn
+        shown.append(repr(node).rsplit(" at ", 1)[0])
+    assert shown[0] == shown[1] == "<torch.autograd.function.SquareBackward object"

@@ -121,3 +121,77 @@ def test_a_packed_buffer_is_drawn_and_saved_as_such() -> None:
     again = graphviz_autograd.Recording.from_dict(rec.to_dict())
     assert [b.packed for n in again.snapshots[0].nodes for b in n.saved] == \
         [b.packed for n in rec.snapshots[0].nodes for b in n.saved]
+
+
+def _twice(torch: ModuleType) -> None:
+    torch.manual_seed(0)
+    block = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
+    x = torch.randn(3, 4, requires_grad=True)
+    h = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+    h.pow(2).mean().backward()
+    h.sum().backward()
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_the_diagnosis_says_a_checkpointed_part_keeps_nothing(engine: str) -> None:
+    if engine == "torch":
+        torch: ModuleType = pytest.importorskip("torch")
+        from graphviz_autograd.recording.torch_engine import TorchEngine
+        recorder: Any = TorchEngine()
+    else:
+        torch, recorder = native, None
+    with graphviz_autograd.record(engine=recorder) as rec, \
+            pytest.raises(RuntimeError, match="second time"):
+        _twice(torch)
+    found = graphviz_autograd.diagnose(rec)
+    assert len(found) == 1
+    retain = next(f for f in found[0].fixes if f.key == "retain_graph")
+    assert "(0 bytes here)" in retain.detail
+    # NB: the first Linear's saved input and weight, tanh's result, the second's input and
+    # weight: all packed as holders
+    assert "5 of them are packed by a saved-tensor hook" in retain.detail
+
+
+def _nondeterministic(torch: ModuleType) -> None:
+    runs = {"n": 0}
+
+    def block(t: Any) -> Any:
+        runs["n"] += 1
+        return (t.sin() if runs["n"] == 1 else t.double().sin()).sum()
+
+    x = torch.linspace(-1, 1, 3, requires_grad=True)
+    torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False).backward()
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_backward_failing_for_another_reason_is_said_so(engine: str) -> None:
+    """A failed backward the saved buffers do not explain (here a checkpoint's recomputation
+    that differs from its forward) is reported with its error, not as "no backward failed"."""
+    if engine == "torch":
+        torch: ModuleType = pytest.importorskip("torch")
+        from graphviz_autograd.recording.torch_engine import TorchEngine
+        recorder: Any = TorchEngine()
+    else:
+        torch, recorder = native, None
+    with graphviz_autograd.record(engine=recorder) as rec, \
+            pytest.raises(RuntimeError, match="different metadata"):
+        _nondeterministic(torch)
+    found = graphviz_autograd.diagnose(rec)
+    assert [(d.kind, d.backward, d.node_name) for d in found] == \
+        [("other", 1, "SinBackward0")]
+    assert "CheckpointError: torch.utils.checkpoint: Recomputed values" in found[0].summary
+    assert [f.key for f in found[0].fixes] == ["deterministic_checkpoint"]
+
+    def hook(g: Any) -> Any:
+        raise ValueError("a hook gave up")
+    with graphviz_autograd.record(engine=recorder) as rec, \
+            pytest.raises(ValueError, match="gave up"):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.register_hook(hook)
+        y.sum().backward()
+    text = graphviz_autograd.explain(rec)
+    assert "ValueError: a hook gave up. This is not a freed" in text and "Fixes" not in text
+    # NB: on real torch the tensor's hook runs before any hook the recorder can register on
+    # the node, so where it stopped is not known there
+    assert ("failed at MulBackward0" in text) == (engine == "native")

@@ -1,5 +1,5 @@
-"""``torch.autograd.graph``: the node type, for ``isinstance`` checks, and the saved-tensor hooks
-(``saved_tensors_hooks``, ``save_on_cpu``, ``disable_saved_tensors_hooks``)."""
+"""``torch.autograd.graph``: the node type, the saved-tensor hooks (``saved_tensors_hooks``,
+``save_on_cpu``, ``disable_saved_tensors_hooks``), gradient edges and multi-tensor hooks."""
 
 from __future__ import annotations
 
@@ -8,9 +8,23 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...engine import saved_hooks
-from ...engine.node import Node
+from ...engine.graph_edges import (
+           GradientEdge,
+           get_gradient_edge,
+           increment_version,
+           register_multi_grad_hook,
+)
+from .graph_node import Node
+from .graph_settings import (
+           region_activation_memory_budget,
+           set_override_stale_capture_stream,
+           set_warn_on_accumulate_grad_stream_mismatch,
+)
 
-__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "region_activation_memory_budget", "set_warn_on_accumulate_grad_stream_mismatch",
+           "set_override_stale_capture_stream"]
 
 
 class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
@@ -40,11 +54,17 @@ class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
     """Saved tensors are kept on the CPU: ``(device, tensor.cpu())``. On this engine every tensor
-    is on the CPU already, so the tensor itself is kept, as PyTorch does for a CPU graph."""
+    is on the CPU already, so the tensor itself is kept, as PyTorch does for a CPU graph; with
+    ``pin_memory=True`` a copy (PyTorch copies into memory it would pin if a device were
+    there)."""
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         def pack_to_cpu(tensor: Any) -> tuple[Any, Any]:
-            return (tensor.device, tensor.cpu())
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            packed = tensor.new_empty(tensor.size())
+            packed.copy_(tensor)
+            return (tensor.device, packed)
 
         def unpack_from_cpu(packed: tuple[Any, Any]) -> Any:
             device, tensor = packed

@@ -19,13 +19,14 @@ from ...engine.grad_mode import enable_grad, no_grad
 from ...engine.tensor import Tensor
 from .checkpoint_frames import (
     CheckpointError,
+    GraphExecGroup,
     run_checkpointed,
     set_checkpoint_debug_enabled,
     set_checkpoint_early_stop,
 )
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "detach_variable",
-           "check_backward_validity", "noop_context_fn", "CheckpointError",
+           "check_backward_validity", "noop_context_fn", "CheckpointError", "GraphExecGroup",
            "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
 
 

@@ -17,7 +17,7 @@ import contextlib
 import itertools
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from ...engine import random as _random
@@ -27,8 +27,8 @@ from ...engine.node import SavedTensor
 from ...engine.tensor import Tensor
 from ..autograd.graph import saved_tensors_hooks
 
-__all__ = ["CheckpointError", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled",
-           "run_checkpointed"]
+__all__ = ["CheckpointError", "GraphExecGroup", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled", "run_checkpointed"]
 
 DEBUG_TIP = """
 Tip: To see a more detailed error message, either pass `debug=True` to
@@ -54,6 +54,27 @@ _INTERNAL = ("Something went unexpectedly wrong in activation checkpoint. Please
 
 class CheckpointError(RuntimeError):
     """What a checkpointed region raises when its recomputation differs from its forward."""
+
+
+class GraphExecGroup:
+    """The backwards run inside it recompute each checkpointed region at most once (they must
+    need disjoint saved values)."""
+
+    _current: GraphExecGroup | None = None
+
+    def __enter__(self) -> GraphExecGroup:
+        if GraphExecGroup._current is not None:
+            raise RuntimeError("GraphExecGroup contexts cannot be nested. Already inside group "
+                               f"{GraphExecGroup._current!r}")
+        GraphExecGroup._current = self
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        GraphExecGroup._current = None
+
+    @classmethod
+    def _get_current_group(cls) -> GraphExecGroup | None:
+        return cls._current
 
 
 _early_stop: list[bool | None] = [None]
@@ -102,7 +123,8 @@ class _Holder:
     recomputed value (None once unpacked)."""
 
     def __init__(self) -> None:
-        self.handles: dict[int, _Handle | None] = {}
+        # NB: keyed by the backward (its graph task id, or a GraphExecGroup)
+        self.handles: dict[Hashable, _Handle | None] = {}
 
 
 class _StopRecomputationError(Exception):
@@ -120,10 +142,10 @@ class _Frame:
         self.metadata = metadata
         self.saved_args: list[Any] = []
         self.weak_holders: list[weakref.ref[_Holder]] = []
-        self.recomputed: defaultdict[int, weakref.WeakKeyDictionary[_Handle, Tensor]] = \
+        self.recomputed: defaultdict[Hashable, weakref.WeakKeyDictionary[_Handle, Tensor]] = \
             defaultdict(weakref.WeakKeyDictionary)
-        self.recomp_counter: defaultdict[int, int] = defaultdict(int)
-        self.is_recomputed: defaultdict[int, bool] = defaultdict(bool)
+        self.recomp_counter: defaultdict[Hashable, int] = defaultdict(int)
+        self.is_recomputed: defaultdict[Hashable, bool] = defaultdict(bool)
         self.x_metadatas: list[Any] = []
         self.forward_completed = False
         self.ignore_saved_mismatch = False
@@ -136,7 +158,7 @@ class _Frame:
     def get_inputs(self) -> list[Any]:
         return [a.unpack() if isinstance(a, SavedTensor) else a for a in self.saved_args]
 
-    def check_recomputed(self, gid: int) -> None:
+    def check_recomputed(self, gid: Hashable) -> None:
         if self.ignore_saved_mismatch:
             return
         if len(self.weak_holders) != self.recomp_counter[gid]:
@@ -182,7 +204,8 @@ class _CheckpointHooks(saved_tensors_hooks):
             return holder
 
         def unpack(holder: _Holder) -> Tensor:
-            gid = current_graph_task_id()
+            group = GraphExecGroup._current
+            gid: Any = group if group is not None else current_graph_task_id()
             if gid == -1:
                 gid = next(_UNPACK_IDS)
             if not frame.is_recomputed[gid]:
@@ -197,11 +220,15 @@ class _CheckpointHooks(saved_tensors_hooks):
             _check(gid in holder.handles)
             handle = holder.handles[gid]
             if handle is None:
+                extra = "" if group is None else (
+                    "Performing two backward calls that overlap (i.e. require the same saved "
+                    "activation in order to compute gradients) is not allowed while under the "
+                    "torch.utils.checkpoint.GraphExecGroup context. ")
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
-                    "already unpacked once. If you are calling ctx.saved_tensors in backward, make "
-                    "sure to do so only once. Otherwise please open an issue with details on your "
-                    "use case.")
+                    f"already unpacked once. {extra}If you are calling ctx.saved_tensors in "
+                    "backward, make sure to do so only once. Otherwise please open an issue with "
+                    "details on your use case.")
             _check(handle in frame.recomputed[gid])
             value = frame.recomputed[gid][handle]
             holder.handles[gid] = None
@@ -213,7 +240,7 @@ class _CheckpointHooks(saved_tensors_hooks):
 class _RecomputeHooks(saved_tensors_hooks):
     """The recomputation: each value saved goes to the holder of the same rank."""
 
-    def __init__(self, frame_ref: weakref.ref[_Frame], gid: int) -> None:
+    def __init__(self, frame_ref: weakref.ref[_Frame], gid: Hashable) -> None:
         def pack(x: Tensor) -> Tensor:
             x = x.detach() if x.requires_grad else x
             frame = frame_ref()
