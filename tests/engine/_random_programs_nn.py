@@ -1,8 +1,11 @@
 """A third family of random programs: small models of ``nn`` layers (linear, convolutions and
 pools, normalisations, embeddings, recurrent layers and cells, attention, activations), a loss,
 then backward patterns (retained graphs, a second backward that must fail, two losses sharing a
-trunk, a detached head, ``autograd.grad``) and optimizer steps between backwards. Parameters are
-set from a formula on both engines, so their random initialisations do not matter.
+trunk, a detached head, ``autograd.grad``) and optimizer steps between backwards. The trunk may
+run checkpointed (reentrant or not, nested, ``checkpoint_sequential``, with dropout, with its
+options) or under saved-tensor hooks (``saved_tensors_hooks`` of several styles, ``save_on_cpu``,
+around or inside a checkpoint). Parameters are set from a formula on both engines, so their
+random initialisations do not matter.
 
 ``program_nn(seed)`` is a function of its seed only.
 """
