@@ -171,11 +171,14 @@ class TorchEngine:
     def _new_nodes(self, node: Any, tensor: Any) -> None:
         """Give ids to the nodes an op made (a composite op makes several) and report them."""
         stack, made = [(node, tensor)], []
+        # NB: a node just made has hook-packed values only if saved-tensor hooks are set now
+        hooks = _top_hooks(False) is not None
         while stack:
             n, t = stack.pop()
             if n is None or _KEY in n.metadata:
                 continue
-            self._read_slots(n, self.node_uid(n))     # NB: now, before anything changes them
+            # NB: now, before anything changes them
+            self._read_slots(n, self.node_uid(n), hooks)
             if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
                 made.append((n, t))
             stack.extend((m, None) for m, _ in n.next_functions)
@@ -390,16 +393,18 @@ class TorchEngine:
                 for k in dir(n) if k.startswith("_raw_saved_"))
         return names
 
-    def _read_slots(self, n: Any, uid: int
+    def _read_slots(self, n: Any, uid: int, hooks: bool = True
                     ) -> tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]:
-        """Each saved tensor's name, shape, dtype and bytes, read while it is alive (once)."""
+        """Each saved tensor's name, shape, dtype and bytes, read while it is alive (once).
+        ``hooks=False``: the node was just made with no saved-tensor hooks set, so none of its
+        values is packed (a hook a user registers on one later is not seen)."""
         known = self._slots.get(uid)
         if known is not None:
             return known
         slots, counters = [], []
         hooked: set[str] = set()
         for name, attr in self._slot_names(n):
-            raws = _hooked_raws(n, name)
+            raws = _hooked_raws(n, name) if hooks else None
             if raws is not None:
                 # NB: kept as what a saved-tensor pack hook made of it (a checkpoint's empty
                 # holder, a copy): unpacking would call the user's unpack hook (and recompute a
@@ -553,6 +558,9 @@ def _custom_slot(n: Any, raw: str) -> tuple[str, str] | None:
     if raw == "_raw_saved_tensors" and isinstance(n, torch.autograd.function.BackwardCFunction):
         return ("saved_tensors", "saved_tensors")
     return None
+
+
+_top_hooks = torch._C._autograd._top_saved_tensors_default_hooks
 
 
 def _hooked_raws(n: Any, name: str) -> list[tuple[str, Any]] | None:
