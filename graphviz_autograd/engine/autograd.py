@@ -355,7 +355,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
 def _saved_inputs(op: Op, inputs: Sequence[Tensor | None], kw: dict[str, Any] | None,
                   edges: tuple[Edge, ...], original: Tensor | None) -> dict[str, Any]:
     """The slots of the inputs ``op`` saves, made now, in PyTorch's order (``record`` takes
-    them as they are)."""
+    them as they are). NB: ``record``'s loop makes them the same way, inline (the hot path)."""
     pre: dict[str, Any] = {}
     for name, needed_by, kind, i in op.pack_plan:
         if kind != INPUT and kind != KWARG:

@@ -258,8 +258,7 @@ class SavedTensor:
             (p for p in packed if isinstance(p, Tensor)), None) \
             if isinstance(packed, tuple | list) else None
         if kept is not None:
-            data = kept._data
-            owner = data if data.base is None else storage_of(data)
+            owner = storage_of(kept._data)
             self.nbytes, self.storage = owner.nbytes, id(owner)
         else:
             self.nbytes, self.storage = 0, id(self)

@@ -123,6 +123,15 @@ def test_a_packed_buffer_is_drawn_and_saved_as_such() -> None:
         [b.packed for n in rec.snapshots[0].nodes for b in n.saved]
 
 
+def _engine(engine: str) -> tuple[ModuleType, Any]:
+    """The torch module a test runs on and the recorder's engine for it."""
+    if engine == "native":
+        return native, None
+    torch: ModuleType = pytest.importorskip("torch")
+    from graphviz_autograd.recording.torch_engine import TorchEngine
+    return torch, TorchEngine()
+
+
 def _twice(torch: ModuleType) -> None:
     torch.manual_seed(0)
     block = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 4))
@@ -134,12 +143,7 @@ def _twice(torch: ModuleType) -> None:
 
 @pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
 def test_the_diagnosis_says_a_checkpointed_part_keeps_nothing(engine: str) -> None:
-    if engine == "torch":
-        torch: ModuleType = pytest.importorskip("torch")
-        from graphviz_autograd.recording.torch_engine import TorchEngine
-        recorder: Any = TorchEngine()
-    else:
-        torch, recorder = native, None
+    torch, recorder = _engine(engine)
     with graphviz_autograd.record(engine=recorder) as rec, \
             pytest.raises(RuntimeError, match="second time"):
         _twice(torch)
@@ -167,12 +171,7 @@ def _nondeterministic(torch: ModuleType) -> None:
 def test_a_backward_failing_for_another_reason_is_said_so(engine: str) -> None:
     """A failed backward the saved buffers do not explain (here a checkpoint's recomputation
     that differs from its forward) is reported with its error, not as "no backward failed"."""
-    if engine == "torch":
-        torch: ModuleType = pytest.importorskip("torch")
-        from graphviz_autograd.recording.torch_engine import TorchEngine
-        recorder: Any = TorchEngine()
-    else:
-        torch, recorder = native, None
+    torch, recorder = _engine(engine)
     with graphviz_autograd.record(engine=recorder) as rec, \
             pytest.raises(RuntimeError, match="different metadata"):
         _nondeterministic(torch)
