@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 from collections.abc import Container
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import frames
@@ -21,7 +23,18 @@ from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 if TYPE_CHECKING:
     from .recorder import Recording
 
-__all__ = ["Static", "Raw", "capture", "materialize", "static_of"]
+__all__ = ["Static", "Raw", "capture", "materialize", "static_of", "ALIVE", "FREED", "ALL_ALIVE"]
+
+_NEXT = itemgetter(1)            # a Static's next nodes
+
+# NB: a saved buffer's state as (state, version saved, version now, counter id); only a
+# modified one needs the last three, so the others share one tuple
+FREED = ("freed", 0, 0, 0)
+ALIVE = ("alive", 0, 0, 0)
+# NB: and a node whose buffers are all alive (most nodes, most of the time) shares one tuple of
+# them per count: no new object for the cycle collector to scan after each snapshot, and a
+# snapshot's reader knows them by identity
+ALL_ALIVE = [(ALIVE,) * k for k in range(64)]
 
 
 class Static(NamedTuple):
@@ -111,9 +124,14 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
         tensors.append((uid, names, described, fn_uid))
     starts: list[Any] = []
     dead = []
+    gone = []
     node_of = E.node_of_ref
     for uid, meta in rec._meta.items():
-        n = node_of(meta[0]())
+        obj = meta[0]()
+        if obj is None:
+            gone.append(uid)
+            continue
+        n = node_of(obj)
         if n is None:
             dead.append(uid)
         else:
@@ -130,11 +148,16 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 
     walked = E.walk(starts, rec._static, rec._meta)
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
+    metas = rec._meta
+    for uid in gone:
+        # NB: a way back whose tensor is gone gives nothing ever again: a node the walk
+        # reached has its static record (made by this walk) and is found through others
+        del metas[uid]
     for uid in dead:
-        # NB: a node with no way back of its own (an engine whose nodes take no weak
-        # references) is still alive if the walk reached it
+        # NB: a node with no way back of its own now (a view whose base changed: its way back
+        # gives the fresh grad_fn later) is still alive if the walk reached it
         if uid not in states:
-            del rec._meta[uid]
+            del metas[uid]
     known = {t[0] for t in tensors}
     for vid, var in leaves.items():
         if vid not in known:
@@ -168,9 +191,8 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     static = rec._static
     order = raw.live
     live = raw.states             # its keys: the live nodes
-    below: set[int | None] = set()
-    for uid in order:
-        below.update(static[uid].next)
+    # NB: every live node's next nodes, in one pass of C loops
+    below = set(chain.from_iterable(map(_NEXT, map(static.__getitem__, order))))
     roots = [uid for uid in order if uid not in below]
     # NB: in a graph (acyclic) every node is reached from a root: with one root, from it
     reach = _reach(static, order, live, roots) if len(roots) > 1 else {}
@@ -195,9 +217,13 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     only = by_bits[1] if len(roots) == 1 else None
     failing = 0                   # the roots that reach a freed, modified or dead-end node
     stops: list[int] = []         # nodes with no derivative (a backward raises there)
+    all_alive = ALL_ALIVE
+    last = rec._infos
+    last_get = last.get
     # NB: the hot loop of reading a snapshot: about a microsecond a node
     for uid in order:
         st = static[uid]
+        name, _, _, slots, var, src, created_by, recorded = st
         if only is not None:
             bits = 1
             root_ids, names = only
@@ -220,53 +246,63 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
                     # NB: a next node's uid is smaller (made before): its id is made already
                     got = made_of(n)
                     nxt.append(got[0] if got is not None else f"n{n}")
-            if st.slots:
+            if slots:
                 if len(known) > 4096:
                     known.clear()
                 alive: list[SavedInfo] = []
-                for slot in st.slots:
+                for slot in slots:
                     info = known.get(slot)
                     if info is None:
                         info = known[slot] = _alive_info(slot)
                     alive.append(info)
             else:
                 alive = []
-            src = st.source
             if src is None:
                 where = None
             else:
                 place = code_get((id(src[0]), src[1]))
                 where = place[1] if place is not None else source_dict(src)
-            var = st.variable
             m = made[uid] = (f"n{uid}", nxt, where, alive, None if var is None else f"t{var}",
-                             [], st.name == NO_DERIVATIVE)
+                             [], name == NO_DERIVATIVE)
         none = m[5]
-        ex = executed.get(uid)
+        ex = executed.get(uid) if executed else None
         if ex is None:
             ex, reused = none, False
         else:
-            reused = st.variable is None and any(
+            reused = var is None and any(
                 static[r].created_by >= k for k in ex for r in root_ids)
         saved = m[3]
         if saved:
-            for state in states[uid]:
-                if state[0] != "alive":
-                    saved = _saved(rec, uid, st, states[uid])
-                    failing |= bits
-                    break
-            saved_infos[uid] = saved
-        if uid in dead_ends or m[6]:
+            # NB: all alive (known by identity): the node's records as made; else the
+            # buffers' states, kept for the dry run
+            now = states[uid]
+            k = len(now)
+            if k >= 64 or now is not all_alive[k]:
+                for state in now:
+                    if state[0] != "alive":
+                        saved = saved_infos[uid] = _saved(rec, uid, st, now)
+                        failing |= bits
+                        break
+        if m[6]:
             failing |= bits
-            if m[6]:
-                stops.append(uid)
-        if st.variable is not None:
-            found = tensor_labels.get(st.variable)
+            stops.append(uid)
+        elif uid in dead_ends:
+            failing |= bits
+        if var is not None:
+            found = tensor_labels.get(var)
             labels = list(found) if found else none
         else:
-            found = node_labels.get(uid)
+            found = node_labels.get(uid) if node_labels else None
             labels = list(dict.fromkeys(found)) if found else none
-        append(NodeInfo(m[0], st.name, m[1], saved, labels, m[2], ex, names,
-                        len(root_ids) > 1 or reused, st.created_by, st.recorded, m[4]))
+        shared = len(root_ids) > 1 or reused
+        # NB: the node's record in the last snapshot that read it, when nothing in it changed
+        # (records are read-only): no new object for most nodes of a later snapshot
+        node = last_get(uid)
+        if node is None or node.saved is not saved or node.shared is not shared or \
+                node.roots != names or node.labels != labels or node.executed_by != ex:
+            node = last[uid] = NodeInfo(m[0], name, m[1], saved, labels, m[2], ex, names,
+                                        shared, created_by, recorded, m[4])
+        append(node)
     tensors = [TensorInfo(id=f"t{uid}", label=names[0] if names else None, shape=list(shape),
                           dtype=_text(dtype), requires_grad=bool(rg), is_leaf=bool(leaf),
                           grad_fn=f"n{fn}" if fn is not None else None,

@@ -11,20 +11,11 @@ from ..engine.node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
-from .capture import Static
+from .capture import ALIVE, ALL_ALIVE, FREED, Static
 
 __all__ = ["NativeEngine", "static_record"]
 
 _new = tuple.__new__
-
-# NB: a saved buffer's state as (state, version saved, version now, counter id); only a
-# modified one needs the last three, so the others share one tuple
-_FREED = ("freed", 0, 0, 0)
-_ALIVE = ("alive", 0, 0, 0)
-# NB: and a node whose buffers are all alive (most nodes, most of the time) shares one tuple of
-# them per count: no new object for the cycle collector to scan after each snapshot
-_ALL_ALIVE = [(_ALIVE,) * k for k in range(16)]
-
 
 class NativeEngine:
     """The recorder's view of ``graphviz_autograd.torch``."""
@@ -180,30 +171,20 @@ class NativeEngine:
                     static[uid] = static_record(n, meta[1], meta[2], True)
 
             if saved:
-                out = []
-                changed = False
-                for slot in saved.values():
-                    if slot is None:
-                        continue
-                    group: Any = (slot,) if type(slot) is not list else slot
-                    for s in group:
-                        if s is None:
-                            continue
-                        if s.released:
-                            out.append(_FREED)
-                            freed += s.nbytes
-                            changed = True
-                            continue
-                        vc = s.vc
-                        v = vc.v
-                        if v == s.version:
-                            out.append(_ALIVE)
-                        else:
-                            out.append(("modified", s.version, v, id(vc)))
-                            changed = True
-                        alive[s.storage] = s.nbytes
-                k = len(out)
-                states[uid] = tuple(out) if changed or k >= 16 else _ALL_ALIVE[k]
+                # NB: the usual case, every buffer a plain one and alive: counted, no list
+                k = 0
+                for s in saved.values():
+                    if type(s) is not SavedTensor or s.released or s.vc.v != s.version:
+                        k = -1
+                        break
+                    alive[s.storage] = s.nbytes
+                    k += 1
+                if k < 0:
+                    state, lost = _states(saved, alive)
+                    states[uid] = state
+                    freed += lost
+                else:
+                    states[uid] = ALL_ALIVE[k] if k < 64 else (ALIVE,) * k
             else:
                 states[uid] = none
             cls = type(n)
@@ -216,6 +197,36 @@ class NativeEngine:
                 if m is not None and m._uid not in states:
                     push(m)
         return states, dead_ends, leaves, alive, freed
+
+
+def _states(saved: dict[str, Any], alive: dict[int, int]) -> tuple[tuple[Any, ...], int]:
+    """A node's buffers' states where one is freed, modified, hook-packed or in a list (the
+    walk's slow path), and the bytes freed; alive storages are noted in ``alive``."""
+    out = []
+    freed = 0
+    changed = False
+    for slot in saved.values():
+        if slot is None:
+            continue
+        group: Any = (slot,) if type(slot) is not list else slot
+        for s in group:
+            if s is None:
+                continue
+            if s.released:
+                out.append(FREED)
+                freed += s.nbytes
+                changed = True
+                continue
+            vc = s.vc
+            v = vc.v
+            if v == s.version:
+                out.append(ALIVE)
+            else:
+                out.append(("modified", s.version, v, id(vc)))
+                changed = True
+            alive[s.storage] = s.nbytes
+    k = len(out)
+    return (tuple(out) if changed or k >= 64 else ALL_ALIVE[k]), freed
 
 
 def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,

@@ -17,7 +17,7 @@ from ..engine.events import RAN, RELEASED, Dispatch
 from . import frames
 from .capture import Raw, Static, capture, materialize
 from .native import NativeEngine, static_record
-from .snapshot import SavedInfo, Snapshot
+from .snapshot import NodeInfo, SavedInfo, Snapshot
 
 __all__ = ["record", "Recording", "BackwardRecord", "Step", "load", "RECORDING_FORMAT"]
 
@@ -87,6 +87,7 @@ class Recording:
         self._meta: dict[int, tuple[Any, ...]] = {}
         self._static: dict[int, Static] = {}
         self._ids: dict[int, tuple[Any, ...]] = {}   # capture._made, per node
+        self._infos: dict[int, NodeInfo] = {}        # per node, its last snapshot record
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
@@ -367,6 +368,7 @@ class Recording:
                 keep.update(r.live)
         self._static = {u: st for u, st in self._static.items() if u in keep}
         self._ids = {u: ids for u, ids in self._ids.items() if u in keep}
+        self._infos = {u: info for u, info in self._infos.items() if u in keep}
         self._released = {k: v for k, v in self._released.items() if k[0] in keep}
         self._compact_log(keep)
         forget = getattr(self.engine, "forget", None)
