@@ -225,7 +225,9 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
 
 
 def _saved_box(node: NodeInfo, s: SavedInfo) -> Box:
-    state = s.state
+    # NB: an alive buffer kept as a hook packed it (a checkpoint's holder) has a style of its
+    # own; freed or modified, it is drawn as any other
+    state = "packed" if s.packed and s.state == "alive" else s.state
     lines = {"title": s.name, "shape": f"{shape_text(s.shape)} {_dtype(s.dtype)}",
              "status": _saved_state_text(s)}
     tip = [f"{node.name}._saved_{s.name}", f"{shape_text(s.shape)} {_dtype(s.dtype)}, "

@@ -45,6 +45,9 @@ STYLES: dict[str, Style] = {
                    legend="saved buffer: freed by a backward (dashed, empty)"),
     "modified": Style("#FBF1A9", "#B07800", 2.0, dash="dotted", small=True,
                       legend="saved buffer: modified in place (dotted, yellow)"),
+    "packed": Style("#E9F6F0", "#007A5A", 1.5, rounded=True, small=True,
+                    legend="saved buffer: packed by a saved-tensor hook (rounded; a "
+                           "checkpoint's: 0 B, recomputed)"),
     "shared": Style("#F7E1EE", "#CC79A7", 3.0, rounded=True,
                     legend="shared: reached from several roots, or reused after a backward "
                            "(thick border)"),

@@ -15,6 +15,7 @@ from _markers import requires_torch
 import graphviz_autograd
 import graphviz_autograd.torch as native
 from graphviz_autograd.recording import Recording
+from graphviz_autograd.render.scene import scene_of
 
 from .test_torch_engine import story
 
@@ -121,6 +122,23 @@ def test_a_packed_buffer_is_drawn_and_saved_as_such() -> None:
     again = graphviz_autograd.Recording.from_dict(rec.to_dict())
     assert [b.packed for n in again.snapshots[0].nodes for b in n.saved] == \
         [b.packed for n in rec.snapshots[0].nodes for b in n.saved]
+
+
+@pytest.mark.parametrize("checkpointed", [True, False])
+def test_a_packed_buffer_has_a_style_of_its_own_while_alive(checkpointed: bool) -> None:
+    """Drawn rounded (its legend entry says what it is) while alive; freed, as any other."""
+    _, rec = _run(native, checkpointed, None)
+    assert rec is not None
+    for snap in rec.snapshots:
+        boxes = scene_of(snap).boxes
+        for n in snap.nodes:
+            for b in n.saved:
+                want = "packed" if b.packed and b.state == "alive" else b.state
+                assert boxes[f"{n.id}-{b.name}"].style == want
+    styles = {b.style for s in rec.snapshots for b in scene_of(s).boxes.values()}
+    assert "packed" in styles          # (the logging hooks pack in both programs)
+    assert "freed" in styles
+    assert "legend-packed" in rec.snapshots[0].to_dot()
 
 
 def _engine(engine: str) -> tuple[ModuleType, Any]:
