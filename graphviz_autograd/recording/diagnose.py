@@ -68,22 +68,31 @@ def _names(recording: Recording, snap: Snapshot, node: NodeInfo) -> tuple[list[s
             if m is not None:
                 parents.setdefault(m, []).append(n)
     seen, frontier = {node.id}, [node]
+    throwaway: list[str] | None = None
     while frontier:
         nxt = []
         named = []
         for n in frontier:
             for p in parents.get(n.id, []):
                 if p.labels:
-                    named.append(list(p.labels))
-                elif p.id not in seen:
+                    # NB: a node named only by throwaways (``_``, ``_h``) is passed through:
+                    # the name the user kept is further up (``out, _ = gru(x)``)
+                    kept = [x for x in p.labels if not x.startswith("_")]
+                    named.append(kept or list(p.labels))
+                    if kept:
+                        continue
+                if p.id not in seen:
                     seen.add(p.id)
                     nxt.append(p)
-        if named:
-            # NB: of names as near, one the user kept (not a throwaway ``_``), then by name:
-            # the same choice whatever order the engine listed the nodes in
-            return min(named, key=lambda labels: (labels[0].startswith("_"), labels)), "graph"
+        kept_names = [labels for labels in named if not labels[0].startswith("_")]
+        if kept_names:
+            # NB: of names as near, by name: the same choice whatever order the engine
+            # listed the nodes in
+            return min(kept_names), "graph"
+        if named and throwaway is None:
+            throwaway = min(named)
         frontier = nxt
-    return [], "none"
+    return (throwaway, "graph") if throwaway is not None else ([], "none")
 
 
 def _its_saved(names: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .native import NativeEngine
 
-__all__ = ["default_engine", "Both"]
+__all__ = ["default_engine", "engine_named", "Both"]
 
 # NB: real torch's ids start far above the native engine's, so the two never meet
 TORCH_UID_BASE = 1 << 40
@@ -29,6 +29,24 @@ def default_engine() -> Any:
         return native
     from .torch_engine import TorchEngine
     return Both(native, TorchEngine(uid_base=TORCH_UID_BASE))
+
+
+def engine_named(name: str | None) -> Any:
+    """The engine ``record(engine=...)`` names: None (the default: the native engine, and real
+    PyTorch too once imported), ``"native"`` or ``"torch"`` (real PyTorch only)."""
+    if name is None:
+        return default_engine()
+    if name == "native":
+        return NativeEngine()
+    if name == "torch":
+        try:
+            from .torch_engine import TorchEngine
+        except ImportError as e:
+            raise ImportError("record(engine='torch') needs PyTorch: pip install "
+                              "'graphviz-autograd[torch]' (or torch==2.13.0)") from e
+        return TorchEngine()
+    raise ValueError(f"record(engine={name!r}): the engine is 'native', 'torch', None (both, "
+                     "once torch is imported) or an engine object")
 
 
 class Both:

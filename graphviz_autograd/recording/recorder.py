@@ -69,9 +69,9 @@ class Recording:
 
     def __init__(self, engine: Any = None, names: bool = True, sources: bool = True,
                  keep_last: int | None = None) -> None:
-        if engine is None:
-            from .engines import default_engine
-            engine = default_engine()
+        if engine is None or isinstance(engine, str):
+            from .engines import engine_named
+            engine = engine_named(engine)
         self.engine = engine
         self.names = names
         self.sources = sources

@@ -141,6 +141,23 @@ def test_a_kept_intermediate_is_told_to_recompute_first() -> None:
     assert "fed back" not in d.summary
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_throwaway_name_is_passed_over_for_the_one_kept(engine: str) -> None:
+    """``out, _ = gru(x)``, ``out`` kept and reused: the freed node inside the GRU is nearer to
+    ``_`` (the final hidden state, thrown away) than to ``out``; the explanation names ``out``."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        gru = t.nn.GRU(3, 4, batch_first=True)
+        out, _ = gru(t.randn(2, 5, 3))
+        out.pow(2).mean().backward()
+        with contextlib.suppress(RuntimeError):
+            out.sum().backward()
+    (d,) = diagnose(rec)
+    assert "in the graph of `out`" in d.summary
+    assert d.fixes[1].title == "Use `out.detach()` where you reuse it"
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []

@@ -415,3 +415,20 @@ def test_random_programs_tell_the_same_story_on_both_engines(case: int, tmp_path
         if changed:
             failures.append(f"seed {seed}: recording changed the program: {changed[:3]}")
     assert not failures, "\n".join(failures)
+
+
+def test_record_takes_an_engine_by_name() -> None:
+    """``record(engine="torch")`` hears real PyTorch only, ``"native"`` the engine only; the
+    default both (torch is imported here); another name is refused, saying which exist."""
+    def program() -> None:
+        for t in (torch, native):
+            x = t.ones(3, requires_grad=True)
+            (x * x).sum().backward()
+    counts = {}
+    for name in ("torch", "native", None):
+        with graphviz_autograd.record(engine=name) as rec:
+            program()
+        counts[name] = len(rec.backwards)
+    assert counts == {"torch": 1, "native": 1, None: 2}
+    with pytest.raises(ValueError, match="'native', 'torch'"):
+        graphviz_autograd.record(engine="jax").__enter__()
