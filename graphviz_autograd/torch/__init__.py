@@ -754,6 +754,7 @@ from . import (  # noqa: E402
     accelerator,
     compiler,
     distributed,
+    jit,
     overrides,
     profiler,
     random,
