@@ -23,7 +23,8 @@ from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 if TYPE_CHECKING:
     from .recorder import Recording
 
-__all__ = ["Static", "Raw", "capture", "materialize", "static_of", "ALIVE", "FREED", "ALL_ALIVE"]
+__all__ = ["Static", "Raw", "capture", "materialize", "static_of", "ALIVE", "FREED", "ALL_ALIVE",
+           "ALL_FREED"]
 
 _NEXT = itemgetter(1)            # a Static's next nodes
 
@@ -35,6 +36,8 @@ ALIVE = ("alive", 0, 0, 0)
 # them per count: no new object for the cycle collector to scan after each snapshot, and a
 # snapshot's reader knows them by identity
 ALL_ALIVE = [(ALIVE,) * k for k in range(64)]
+# NB: and one whose buffers are all freed (every node a backward ran): its records are made once
+ALL_FREED = [(FREED,) * k for k in range(64)]
 
 
 class Static(NamedTuple):
@@ -212,12 +215,16 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     code_get, source_dict = rec._code.get, rec._source_dict
     # NB: nodes reached from the same roots share one list of their ids (read-only)
     root_names = [f"n{r}" for r in roots]
-    by_bits = {1 << i: ([r], [name]) for i, (r, name) in enumerate(zip(roots, root_names,
-                                                                        strict=True))}
+    # NB: and the last backward count when one of them was made (a node run by a backward
+    # before that is reused by their graph)
+    by_bits = {1 << i: ([r], [name], static[r].created_by)
+               for i, (r, name) in enumerate(zip(roots, root_names, strict=True))}
     only = by_bits[1] if len(roots) == 1 else None
     failing = 0                   # the roots that reach a freed, modified or dead-end node
     stops: list[int] = []         # nodes with no derivative (a backward raises there)
-    all_alive = ALL_ALIVE
+    all_alive, all_freed = ALL_ALIVE, ALL_FREED
+    freed = rec._freed_saved
+    freed_of = freed.get
     last = rec._infos
     last_get = last.get
     # NB: the hot loop of reading a snapshot: about a microsecond a node
@@ -226,15 +233,16 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         name, _, _, slots, var, src, created_by, recorded = st
         if only is not None:
             bits = 1
-            root_ids, names = only
+            root_ids, names, made_after = only
         else:
             bits = reach[uid]
             one = by_bits.get(bits)
             if one is None:
+                ids = [roots[i] for i in range(len(roots)) if bits >> i & 1]
                 one = by_bits[bits] = (
-                    [roots[i] for i in range(len(roots)) if bits >> i & 1],
-                    [root_names[i] for i in range(len(roots)) if bits >> i & 1])
-            root_ids, names = one
+                    ids, [root_names[i] for i in range(len(roots)) if bits >> i & 1],
+                    max(static[r].created_by for r in ids))
+            root_ids, names, made_after = one
         m = made_of(uid)
         if m is None:
             # NB: _made, inline (once per node of a recording)
@@ -269,20 +277,31 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         if ex is None:
             ex, reused = none, False
         else:
-            reused = var is None and any(
-                static[r].created_by >= k for k in ex for r in root_ids)
+            # NB: run (first, the list is in order) by a backward before a root was made
+            reused = var is None and ex[0] <= made_after
         saved = m[3]
         if saved:
-            # NB: all alive (known by identity): the node's records as made; else the
-            # buffers' states, kept for the dry run
+            # NB: all alive (known by identity): the node's records as made; all freed: as
+            # made the first time; else the buffers' states. Kept for the dry run
             now = states[uid]
             k = len(now)
             if k >= 64 or now is not all_alive[k]:
-                for state in now:
-                    if state[0] != "alive":
-                        saved = saved_infos[uid] = _saved(rec, uid, st, now)
-                        failing |= bits
-                        break
+                if k < 64 and now is all_freed[k]:
+                    saved = freed_of(uid)
+                    if saved is None:
+                        saved = _saved(rec, uid, st, now)
+                        # NB: (unless read during the backward that frees them, before its
+                        # log says which it is)
+                        if None not in [b.released_by for b in saved]:
+                            freed[uid] = saved
+                    saved_infos[uid] = saved
+                    failing |= bits
+                else:
+                    for state in now:
+                        if state[0] != "alive":
+                            saved = saved_infos[uid] = _saved(rec, uid, st, now)
+                            failing |= bits
+                            break
         if m[6]:
             failing |= bits
             stops.append(uid)
@@ -371,13 +390,27 @@ def _alive_info(slot: tuple[str, tuple[int, ...], Any, int, bool]) -> SavedInfo:
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]
            ) -> list[SavedInfo]:
     out = []
-    for (name, shape, dtype, nbytes, packed), (state, saved_v, v, counter) in zip(st.slots, states,
-                                                                          strict=False):
-        text = _text(dtype)
+    shared = rec._freed_infos
+    if len(shared) > 4096:
+        shared.clear()
+    for slot, (state, saved_v, v, counter) in zip(st.slots, states, strict=False):
         if state == "alive":
-            out.append(SavedInfo(name, state, list(shape), text, int(nbytes), packed=packed))
+            info = rec._alive_infos.get(slot)
+            out.append(info if info is not None else _alive_info(slot))
             continue
-        released = rec._released.get((uid, name)) if state == "freed" else None
+        name, shape, dtype, nbytes, packed = slot
+        if state == "freed":
+            # NB: alike freed buffers share one record (read-only), as alive ones do
+            released = rec._released.get((uid, name))
+            key = (slot, released)
+            info = shared.get(key)
+            if info is None:
+                info = shared[key] = SavedInfo(name, state, list(shape), _text(dtype),
+                                               int(nbytes), released, packed=packed)
+            out.append(info)
+            continue
+        text = _text(dtype)
+        released = None
         versions = [saved_v, v] if state == "modified" else None
         edits = rec._edits_since(counter, saved_v) if state == "modified" else None
         out.append(SavedInfo(name, state, list(shape), text, int(nbytes), released, versions,

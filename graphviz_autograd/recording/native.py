@@ -11,7 +11,7 @@ from ..engine.node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from ..engine.tensor import Tensor
 from ..torch.nn.modules import Module
 from ..torch.nn.parameter import Parameter
-from .capture import ALIVE, ALL_ALIVE, FREED, Static
+from .capture import ALIVE, ALL_ALIVE, ALL_FREED, FREED, Static
 
 __all__ = ["NativeEngine", "static_record"]
 
@@ -226,7 +226,12 @@ def _states(saved: dict[str, Any], alive: dict[int, int]) -> tuple[tuple[Any, ..
                 changed = True
             alive[s.storage] = s.nbytes
     k = len(out)
-    return (tuple(out) if changed or k >= 64 else ALL_ALIVE[k]), freed
+    if k >= 64:
+        return tuple(out), freed
+    if not changed:
+        return ALL_ALIVE[k], freed
+    # NB: all freed (shared, known by identity), or a mix
+    return (ALL_FREED[k] if out.count(FREED) == k else tuple(out)), freed
 
 
 def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,

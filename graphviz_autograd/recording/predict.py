@@ -28,6 +28,17 @@ def predict(static: dict[int, Any], dead_ends: set[int], starts: list[int],
     """Dry-run a backward from the nodes ``starts`` over a snapshot's graph (no live object):
     ``static`` gives each node's name, next nodes and sequence number, ``saved`` its buffers."""
     root = f"n{starts[0]}" if len(starts) == 1 else None
+    none: list[SavedInfo] = []
+    if root is not None and starts[0] in static:
+        # NB: one start runs first: where it fails (the graph a backward just ran: every node
+        # freed), no need to count the dependencies of the rest
+        first = starts[0]
+        slots = saved.get(first, none)
+        if slots or first in dead_ends:
+            verdict = _check(static[first].name, first in dead_ends, slots)
+            if verdict is not None:
+                kind, reason, buffers = verdict
+                return Prediction(True, root, reason, root, kind, buffers)
     deps: dict[int, int] = {}
     stack = list(starts)
     while stack:
@@ -46,7 +57,6 @@ def predict(static: dict[int, Any], dead_ends: set[int], starts: list[int],
     heapq.heapify(ready)
     tick = len(ready)
     push, pop = heapq.heappush, heapq.heappop
-    none: list[SavedInfo] = []
     while ready:
         _, _, uid = pop(ready)
         st = static[uid]

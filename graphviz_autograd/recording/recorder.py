@@ -88,6 +88,8 @@ class Recording:
         self._static: dict[int, Static] = {}
         self._ids: dict[int, tuple[Any, ...]] = {}   # capture._made, per node
         self._infos: dict[int, NodeInfo] = {}        # per node, its last snapshot record
+        self._freed_saved: dict[int, list[SavedInfo]] = {}   # per node: all freed, its records
+        self._freed_infos: dict[tuple[Any, ...], SavedInfo] = {}   # (slot, released) -> record
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
@@ -369,6 +371,7 @@ class Recording:
         self._static = {u: st for u, st in self._static.items() if u in keep}
         self._ids = {u: ids for u, ids in self._ids.items() if u in keep}
         self._infos = {u: info for u, info in self._infos.items() if u in keep}
+        self._freed_saved = {u: saved for u, saved in self._freed_saved.items() if u in keep}
         self._released = {k: v for k, v in self._released.items() if k[0] in keep}
         self._compact_log(keep)
         forget = getattr(self.engine, "forget", None)

@@ -30,7 +30,7 @@ from torch.overrides import TorchFunctionMode
 
 from ..engine.events import ACCUMULATED, RAN, RELEASED
 from . import frames
-from .capture import ALL_ALIVE, static_of
+from .capture import ALL_ALIVE, ALL_FREED, FREED, static_of
 
 __all__ = ["TorchEngine"]
 
@@ -436,8 +436,8 @@ class TorchEngine:
                 ) -> tuple[tuple[tuple[Any, ...], ...], list[tuple[int, int, bool]]]:
         slots = self._read_slots(n, uid)
         if uid in self._freed:         # NB: freed stays freed: no need to ask PyTorch again
-            return (tuple(("freed", 0, 0, 0) for _ in slots),
-                    [(0, s[3], True) for s in slots])
+            k = len(slots)
+            return (ALL_FREED[k] if k < 64 else (FREED,) * k), [(0, s[3], True) for s in slots]
         counters = self._slot_counters.get(uid, ())
         out, mem = [], []
         unpacked: dict[str, Any] = {}          # attribute -> its value
@@ -453,7 +453,7 @@ class TorchEngine:
                 raws = _hooked_raws(n, attr)
                 raw = dict(raws).get(name) if raws is not None else None
                 if raw is None or raw.unpack_hook is None:
-                    out.append(("freed", 0, 0, 0))
+                    out.append(FREED)
                     mem.append((0, nbytes, True))
                 else:
                     out.append(("alive", 0, 0, 0))
@@ -477,7 +477,7 @@ class TorchEngine:
                     out.append(("modified", *versions, cid))
                     mem.append((c.key if c is not None else 0, nbytes, False))
                 else:
-                    out.append(("freed", 0, 0, cid))
+                    out.append(FREED)
                     mem.append((0, nbytes, True))
                 continue
             t = unpacked[attr]
@@ -488,6 +488,8 @@ class TorchEngine:
         k = len(out)
         if k < 64 and all(s[0] == "alive" for s in out):
             return ALL_ALIVE[k], mem        # NB: as the native engine's (known by identity)
+        if k < 64 and all(s == FREED for s in out):
+            return ALL_FREED[k], mem
         return tuple(out), mem
 
     def tensor_facts(self, t: Any) -> tuple[int, Any, int | None, tuple[Any, ...]]:
