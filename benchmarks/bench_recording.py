@@ -131,32 +131,38 @@ def chain(nodes: int) -> Any:
 
 
 def bench_snapshots(sizes: list[int], repeats: int
-                    ) -> list[tuple[int, int, float, float, float, float]]:
-    """Per size: nodes, then the first snapshot's take and derive (every node new to the
-    snapshots: its ids and records are made; its static record was made with the node), then the
-    medians of ``repeats`` more."""
+                    ) -> list[tuple[int, int, list[tuple[float, float]]]]:
+    """Per size: nodes, and (take, derive) for: the graph's first snapshot (every node new to
+    the snapshots: its ids and records are made; its static record was made with the node), the
+    median of ``repeats`` more, the first after a backward through the graph (every buffer
+    freed: each node's records are made again), and the median of ``repeats`` more after it."""
     rows = []
     for size in sizes:
         with graphviz_autograd.record(names=False) as rec:
             out = chain(size)
-            take, derive = [], []
-            for _ in range(repeats + 1):
-                t0 = time.perf_counter()
-                rec._take("manual", "bench", None)
-                t1 = time.perf_counter()
-                snap = rec.snapshots[-1]
-                t2 = time.perf_counter()
-                take.append(t1 - t0)
-                derive.append(t2 - t1)
+            cases = []
+            for phase in range(2):
+                if phase:
+                    out.sum().backward()
+                take, derive = [], []
+                for _ in range(repeats + 1):
+                    t0 = time.perf_counter()
+                    rec._take("manual", "bench", None)
+                    t1 = time.perf_counter()
+                    snap = rec.snapshots[-1]
+                    t2 = time.perf_counter()
+                    take.append(t1 - t0)
+                    derive.append(t2 - t1)
+                cases += [(take[0], derive[0]),
+                          (statistics.median(take[1:]), statistics.median(derive[1:]))]
             count = len(snap.nodes)
             del out
-        rows.append((size, count, take[0], derive[0], statistics.median(take[1:]),
-                     statistics.median(derive[1:])))
+        rows.append((size, count, cases))
     return rows
 
 
 def table(steps: list[tuple[str, float, float, float]],
-          snaps: list[tuple[int, int, float, float, float, float]],
+          snaps: list[tuple[int, int, list[tuple[float, float]]]],
           command: str) -> str:
     lines = [START, "## Recording overhead", "",
              "The engine's training step (4-layer tanh MLP + MSE, forward, backward, SGD "
@@ -171,21 +177,26 @@ def table(steps: list[tuple[str, float, float, float]],
     lines += [f"| {n} | {off * 1e6:.0f} | {floor * 1e6:.0f} | {on * 1e6:.0f} | "
               f"{floor / off:.2f}x | {on / off:.2f}x |"
               for n, off, floor, on in steps]
-    lines += ["", "One snapshot of a chain of `tanh(h * w + 1)` layers: taking it (reading what "
-              "changed: live nodes, buffer states, names) and deriving its plain data (roots, "
-              "sharing, predictions) when it is first read. *first*: the graph's first "
-              "snapshot (each node is new to the snapshots: its ids and records are made when "
-              "the snapshot is first read; what a node is, its static record, was read when the "
-              "node was made, in the forward, and is counted in the recording overhead above); "
-              "*again*: a later snapshot of the same graph (median of repeats). Goal: <= "
-              "20 ms at 10,000 nodes, linear growth.", "",
-              "| graph nodes | snapshot nodes | take ms, first / again | derive ms, first / again "
-              "| total ms, first / again | total us/node, first / again |",
-              "|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {size:,} | {count:,} | {t0 * 1e3:.1f} / {t * 1e3:.1f} | "
-              f"{d0 * 1e3:.1f} / {d * 1e3:.1f} | {(t0 + d0) * 1e3:.1f} / {(t + d) * 1e3:.1f} | "
-              f"{(t0 + d0) / max(count, 1) * 1e6:.2f} / {(t + d) / max(count, 1) * 1e6:.2f} |"
-              for size, count, t0, d0, t, d in snaps]
+    lines += ["", "One snapshot of a chain of `tanh(h * w + 1)` layers, in ms: taking it (reading "
+              "what changed: live nodes, buffer states, names) + deriving its plain data "
+              "(roots, sharing, predictions, records) when it is first read = total. *first*: "
+              "the graph's first snapshot (each node is new to the snapshots: its ids and "
+              "records are made when the snapshot is first read; what a node is, its static "
+              "record, was read when the node was made, in the forward, and is counted in the "
+              "recording overhead above); *again*: a later snapshot of the same graph (median "
+              "of repeats); *after backward*: the first snapshot after a backward through the "
+              "graph (every buffer freed, as in the snapshot after each backward of a training "
+              "loop), then again. Goal: <= 20 ms at 10,000 nodes, linear growth.", "",
+              "| graph nodes | snapshot nodes | first | again | after backward | again after "
+              "backward | us/node: first / again / after / again |",
+              "|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def cell(take: float, derive: float) -> str:
+        return f"{take * 1e3:.1f} + {derive * 1e3:.1f} = **{(take + derive) * 1e3:.1f}**"
+    for size, count, cases in snaps:
+        per = " / ".join(f"{(t + d) / max(count, 1) * 1e6:.2f}" for t, d in cases)
+        lines.append(f"| {size:,} | {count:,} | " + " | ".join(cell(t, d) for t, d in cases)
+                     + f" | {per} |")
     lines += ["", f"- command: `{command}`",
               f"- Python {platform.python_version()}, numpy {np.__version__}, "
               f"{machine()}, "
