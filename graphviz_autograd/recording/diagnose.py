@@ -26,7 +26,8 @@ __all__ = ["Fix", "Diagnosis", "diagnose", "explain", "by_snapshot"]
 @dataclass(frozen=True)
 class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
-    #                    backward_before_step, differentiable_form, item
+    #                    backward_before_step, differentiable_form, item,
+    #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss
     title: str
     detail: str
 
@@ -347,6 +348,11 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
                      built, summary, fixes, snap.index)
 
 
+# NB: PyTorch's errors for a backward from a tensor with no graph, and from many values
+NO_GRAD = "does not require grad and does not have a grad_fn"
+NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+
+
 def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis:
     """A backward that failed for another reason than a freed, modified or underivable saved
     value (a non-reentrant checkpoint's recomputation, a hook's error): what it raised, where."""
@@ -360,6 +366,35 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
     summary = (f"{_call(b)} failed{where}: {b.error['type']}: {message} This is not a freed or "
                "modified saved buffer.")
     fixes = []
+    # NB: the user's names of the backward's roots (a tensor with no graph, or a node)
+    labels = {t.id: [t.label] for t in snap.tensors if t.label}
+    labels.update((n.id, n.labels) for n in snap.nodes if n.labels)
+    named = [labels[r][0] for r in b.roots if r in labels]
+    what = " and ".join(f"`{x}`" for x in named) or "the tensor"
+    if node is None and NO_GRAD in message:
+        summary = (f"{_call(b)} failed before running any node: {what} does not require grad, "
+                   "so no graph was recorded for it. It was computed with gradients off "
+                   "(inside `torch.no_grad()` or `torch.inference_mode()`), from tensors none of "
+                   "which requires grad, or from a detached value (`.detach()`, `.data`, "
+                   "`.item()`, a round trip through numpy).")
+        fixes += [
+            Fix("grad_enabled", f"Compute {what} with gradients on",
+                "Build it outside `torch.no_grad()` / `torch.inference_mode()`, from the "
+                "tensors themselves: not from `.detach()`, `.data`, `.item()` or numpy values, "
+                "which carry no graph."),
+            Fix("requires_grad", "Make what it depends on require grad",
+                "Create the leaves with `requires_grad=True` (or call `x.requires_grad_()`), "
+                "and check that no parameter it uses was frozen (`p.requires_grad = False`).")]
+    elif NOT_SCALAR in message:
+        summary = (f"{_call(b)} failed before running any node: {what} holds more than one "
+                   "value, and a backward from it needs the gradient of each (a loss is one "
+                   "number).")
+        x = named[0] if len(named) == 1 else None
+        fixes.append(Fix(
+            "scalar_loss", "Reduce it to one number, or pass its gradient",
+            (f"Call `{x}.sum().backward()` or `{x}.mean().backward()`" if x else
+             "Call the backward on its `.sum()` or `.mean()`")
+            + " (a loss), or pass `gradient=` (a tensor of its shape) to `backward`."))
     if b.error["type"] == "CheckpointError":
         fixes.append(Fix(
             "deterministic_checkpoint", "Make the checkpointed function recompute the same",
@@ -383,10 +418,11 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         if b.error is None or b.snapshot_before is None:
             continue
         before = by_index.get(b.snapshot_before)
-        if before is None or before.prediction is None:
+        if before is None:
             continue
+        # NB: no prediction: its roots have no graph (a loss that does not require grad)
         d = _diagnose(recording, before, before.prediction, b.number,
-                      b.roots[0] if b.roots else None)
+                      b.roots[0] if b.roots else None) if before.prediction is not None else None
         out.append(d if d is not None else _other(recording, before, b))
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now

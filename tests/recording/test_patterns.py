@@ -158,6 +158,46 @@ def test_a_throwaway_name_is_passed_over_for_the_one_kept(engine: str) -> None:
     assert d.fixes[1].title == "Use `out.detach()` where you reuse it"
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@pytest.mark.parametrize("how", ["no_grad", "detach", "item"])
+def test_a_loss_with_no_graph_is_explained(engine: str, how: str) -> None:
+    """``loss.backward()`` on a tensor that does not require grad fails before any node runs:
+    no saved buffer is to blame; the diagnosis names the tensor and says how to get a graph."""
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        w = t.ones(3, requires_grad=True)
+        if how == "no_grad":
+            with t.no_grad():
+                loss = (w * 2).sum()
+        elif how == "detach":
+            loss = (w * 2).sum().detach()
+        else:
+            loss = t.tensor((w * 2).sum().item())
+        with pytest.raises(RuntimeError, match="does not require grad") as raised:
+            loss.backward()
+    (d,) = diagnose(rec)
+    assert d.backward == 1 and d.kind == "other" and d.node == ""
+    assert "failed before running any node: `loss` does not require grad" in d.summary
+    assert fix_keys(d) == ["grad_enabled", "requires_grad"]
+    assert d.fixes[0].title == "Compute `loss` with gradients on"
+    assert rec.snapshots[-1].kind == "backward_failed"
+    assert rec.snapshots[-1].error == {"type": "RuntimeError", "message": str(raised.value)}
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_backward_from_many_values_is_explained(engine: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        w = t.ones(3, requires_grad=True)
+        out = w * 2
+        with pytest.raises(RuntimeError, match="only for scalar outputs"):
+            out.backward()
+    (d,) = diagnose(rec)
+    assert "`out` holds more than one value" in d.summary
+    assert fix_keys(d) == ["scalar_loss"]
+    assert "`out.sum().backward()`" in d.fixes[0].detail
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
