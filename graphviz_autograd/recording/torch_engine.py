@@ -18,6 +18,7 @@ read through PyTorch's public mechanisms, without changing what the program does
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import re
 import weakref
@@ -78,13 +79,21 @@ class _Mode(TorchFunctionMode):
         return out
 
 
-# NB: per function: does its name say it changes its first argument in place (``add_``)?
-_INPLACE: dict[Any, bool] = {}
+# NB: per function: does it change its first argument in place: always (its name says so,
+# ``add_``; or ``x[i] = v``), never (-1), or when its ``inplace`` argument, at this position,
+# is true (``F.relu(x, inplace=True)``: PyTorch's modes see the functional call only)
+_INPLACE: dict[Any, bool | int] = {}
 
 
-def _is_inplace(func: Any) -> bool:
+def _is_inplace(func: Any) -> bool | int:
     name = getattr(func, "__name__", "")
-    return name.endswith("_") and not name.endswith("__")
+    if (name.endswith("_") and not name.endswith("__")) or name == "__setitem__":
+        return True
+    try:
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return -1
+    return params.index("inplace") if "inplace" in params else -1
 
 
 class TorchEngine:
@@ -163,7 +172,10 @@ class TorchEngine:
         inplace = _INPLACE.get(func)
         if inplace is None:
             inplace = _INPLACE[func] = _is_inplace(func)
-        if inplace or "out" in kwargs:
+        if inplace is not True and inplace >= 0:
+            inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
+                           len(args) > inplace and args[inplace])
+        if inplace is True or "out" in kwargs:
             target = kwargs.get("out", args[0] if args else None)
             if isinstance(target, torch.Tensor):
                 self._emit("tensor_modified", target, target.grad_fn)

@@ -432,3 +432,38 @@ def test_record_takes_an_engine_by_name() -> None:
     assert counts == {"torch": 1, "native": 1, None: 2}
     with pytest.raises(ValueError, match="'native', 'torch'"):
         graphviz_autograd.record(engine="jax").__enter__()
+
+
+def _inplace_program(t: ModuleType) -> None:
+    """Saved results changed in place by each kind of in-place call a program makes."""
+    F = t.nn.functional
+    w = t.ones(3, requires_grad=True)
+    h = w.sigmoid()
+    h += 1
+    a = w.exp()
+    a[0] = 5
+    b = w.tanh()
+    F.relu(b, inplace=True)
+    d = (w.sin() * 1).sigmoid()
+    F.leaky_relu(d, 0.1, True)
+    e = w.cos().exp()
+    t.nn.ReLU(inplace=True)(e)
+    for x in (h, a, b, d, e):
+        with contextlib.suppress(RuntimeError):
+            x.sum().backward()
+
+
+def test_every_kind_of_in_place_call_is_seen_on_real_torch() -> None:
+    """``x += 1``, ``x[i] = v``, and functional or module calls with ``inplace=True`` (PyTorch's
+    modes see only the functional call): the diagnosis names the line that changed the saved
+    value, as on the native engine."""
+    said = []
+    for t, engine in ((native, "native"), (torch, "torch")):
+        with graphviz_autograd.record(engine=engine) as rec:
+            _inplace_program(t)
+        said.append([d.summary.split("The in-place op was ")[-1]
+                     for d in graphviz_autograd.diagnose(rec)])
+    assert said[0] == said[1]
+    assert [s.split(": ", 1)[1] for s in said[1]] == [
+        "`h += 1`.", "`a[0] = 5`.", "`F.relu(b, inplace=True)`.",
+        "`F.leaky_relu(d, 0.1, True)`.", "`t.nn.ReLU(inplace=True)(e)`."]
