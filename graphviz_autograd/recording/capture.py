@@ -200,9 +200,14 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     # NB: in a graph (acyclic) every node is reached from a root: with one root, from it
     reach = _reach(static, order, live, roots) if len(roots) > 1 else {}
     executed: dict[int, list[int]] = {}
+    get_executed = executed.get
     for uid, k in rec._executed_log[:raw.executed_until]:
         if uid in live:
-            executed.setdefault(uid, []).append(k)
+            runs = get_executed(uid)
+            if runs is None:
+                executed[uid] = [k]
+            else:
+                runs.append(k)
     tensor_labels = {t[0]: t[1] for t in raw.tensors}
     saved_infos: dict[int, list[SavedInfo]] = {}
     nodes: list[NodeInfo] = []
@@ -225,6 +230,12 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     all_alive, all_freed = ALL_ALIVE, ALL_FREED
     freed = rec._freed_saved
     freed_of = freed.get
+    released_of = rec._released.get
+    # NB: by the alive record's id, kept with it (so the id is not reused while here)
+    twins_by_id = rec._freed_infos
+    if len(twins_by_id) > 4096:
+        twins_by_id.clear()
+    twins_of = twins_by_id.get
     last = rec._infos
     last_get = last.get
     # NB: the hot loop of reading a snapshot: about a microsecond a node
@@ -287,14 +298,26 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
             k = len(now)
             if k >= 64 or now is not all_alive[k]:
                 if k < 64 and now is all_freed[k]:
-                    saved = freed_of(uid)
-                    if saved is None:
-                        saved = _saved(rec, uid, st, now)
-                        # NB: (unless read during the backward that frees them, before its
-                        # log says which it is)
-                        if None not in [b.released_by for b in saved]:
-                            freed[uid] = saved
-                    saved_infos[uid] = saved
+                    twins_now = freed_of(uid)
+                    if twins_now is None:
+                        # NB: each alive record's freed twin, per backward that freed it (shared,
+                        # as the alive ones are); kept per node unless read during the backward
+                        # that frees them, before its log says which it is
+                        twins_now = []
+                        complete = True
+                        for info in saved:
+                            released = released_of((uid, info.name))
+                            twins = twins_of(id(info))
+                            if twins is None:
+                                twins = twins_by_id[id(info)] = (info, {})
+                            twin = twins[1].get(released)
+                            if twin is None:
+                                twin = twins[1][released] = _freed_twin(info, released)
+                            twins_now.append(twin)
+                            complete = complete and released is not None
+                        if complete:
+                            freed[uid] = twins_now
+                    saved = saved_infos[uid] = twins_now
                     failing |= bits
                 else:
                     for state in now:
@@ -387,30 +410,23 @@ def _alive_info(slot: tuple[str, tuple[int, ...], Any, int, bool]) -> SavedInfo:
     return SavedInfo(name, "alive", list(shape), _text(dtype), int(nbytes), packed=packed)
 
 
+def _freed_twin(info: SavedInfo, released: int | None) -> SavedInfo:
+    """An alive buffer's record once freed (by backward ``released``)."""
+    return SavedInfo(info.name, "freed", info.shape, info.dtype, info.nbytes, released,
+                     packed=info.packed)
+
+
 def _saved(rec: Recording, uid: int, st: Static, states: tuple[tuple[Any, ...], ...]
            ) -> list[SavedInfo]:
     out = []
-    shared = rec._freed_infos
-    if len(shared) > 4096:
-        shared.clear()
     for slot, (state, saved_v, v, counter) in zip(st.slots, states, strict=False):
         if state == "alive":
             info = rec._alive_infos.get(slot)
             out.append(info if info is not None else _alive_info(slot))
             continue
         name, shape, dtype, nbytes, packed = slot
-        if state == "freed":
-            # NB: alike freed buffers share one record (read-only), as alive ones do
-            released = rec._released.get((uid, name))
-            key = (slot, released)
-            info = shared.get(key)
-            if info is None:
-                info = shared[key] = SavedInfo(name, state, list(shape), _text(dtype),
-                                               int(nbytes), released, packed=packed)
-            out.append(info)
-            continue
         text = _text(dtype)
-        released = None
+        released = rec._released.get((uid, name)) if state == "freed" else None
         versions = [saved_v, v] if state == "modified" else None
         edits = rec._edits_since(counter, saved_v) if state == "modified" else None
         out.append(SavedInfo(name, state, list(shape), text, int(nbytes), released, versions,

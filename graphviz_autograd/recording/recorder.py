@@ -89,7 +89,8 @@ class Recording:
         self._ids: dict[int, tuple[Any, ...]] = {}   # capture._made, per node
         self._infos: dict[int, NodeInfo] = {}        # per node, its last snapshot record
         self._freed_saved: dict[int, list[SavedInfo]] = {}   # per node: all freed, its records
-        self._freed_infos: dict[tuple[Any, ...], SavedInfo] = {}   # (slot, released) -> record
+        # per alive record (by id, kept with it): its freed twins, per backward that freed it
+        self._freed_infos: dict[int, tuple[SavedInfo, dict[int | None, SavedInfo]]] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
