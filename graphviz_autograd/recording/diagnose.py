@@ -27,7 +27,8 @@ __all__ = ["Fix", "Diagnosis", "diagnose", "explain", "by_snapshot"]
 class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
-    #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss
+    #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
+    #                    already_included
     title: str
     detail: str
 
@@ -261,16 +262,29 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          "Compute the loss again (a fresh graph) if you need a second "
                          "backward, or call backward once."))
     elif k is not None:
-        summary += (f" Backward #{k} and this one share that part of the graph (it is "
-                    "reached from more than one loss).")
+        inside = root_node is not None and k in root_node.executed_by
+        if not inside:
+            summary += (f" Backward #{k} and this one share that part of the graph (it is "
+                        "reached from more than one loss).")
         by_id = {n.id: n for n in snap.nodes}
         earlier = [by_id[r].labels[0] for r in (first.roots if first else [])
                    if r in by_id and by_id[r].labels]
         now = root_node.labels[0] if root_node is not None and root_node.labels else None
         a, b = (earlier[0] if earlier else "loss1"), (now or "loss2")
-        fixes.append(Fix("sum_losses", "Sum the losses and backward once",
-                         f"`({a} + {b}).backward()` runs the shared part once and gives each "
-                         "parameter the sum of both gradients, with no buffer kept."))
+        if inside:
+            # NB: this loss is inside the earlier one (``loss = main + 10 * gp``, then
+            # ``gp.backward()``): summing again would count it twice
+            summary += (f" `{b}` is itself part of the graph of `{a}`: backward #{k} ran "
+                        "through it, so its gradients are already accumulated.")
+            fixes.append(Fix("already_included", f"Drop this backward: `{a}` already "
+                             f"includes `{b}`",
+                             f"Backward #{k} from `{a}` ran through `{b}` and added its "
+                             "gradients; another backward from it would add them a second "
+                             f"time. To weight `{b}` differently, change how `{a}` is built."))
+        else:
+            fixes.append(Fix("sum_losses", "Sum the losses and backward once",
+                             f"`({a} + {b}).backward()` runs the shared part once and gives "
+                             "each parameter the sum of both gradients, with no buffer kept."))
     if k is not None:
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "

@@ -198,6 +198,26 @@ def test_a_backward_from_many_values_is_explained(engine: str) -> None:
     assert "`out.sum().backward()`" in d.fixes[0].detail
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_loss_inside_the_loss_already_backwarded_is_told_to_drop_its_backward(
+        engine: str) -> None:
+    """``loss = main + 0.1 * penalty``; ``loss.backward()`` then ``penalty.backward()``: the
+    penalty's graph was run (and freed) as part of ``loss``; summing again would count it
+    twice, so the fix is to drop the second backward."""
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        w = t.ones(3, requires_grad=True)
+        penalty = (w * w).sum()
+        loss = w.exp().sum() + 0.1 * penalty
+        loss.backward()
+        with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+            penalty.backward()
+    (d,) = diagnose(rec)
+    assert "`penalty` is itself part of the graph of `loss`" in d.summary
+    assert "reached from more than one loss" not in d.summary
+    assert fix_keys(d) == ["already_included", "retain_graph"]
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
