@@ -38,6 +38,7 @@ __all__ = ["TorchEngine"]
 _KEY = "graphviz_autograd.uid"
 _FREED = "Trying to backward through the graph a second time"
 _MODIFIED = re.compile(r"is at version (\d+); expected version (\d+) instead")
+_COPY_SLICES = "torch::autograd::CopySlices"
 _VIEW_BASE_MODIFIED = "is a view and its base or another view of its base has been modified"
 _BACKWARDS = {torch.Tensor.backward: "backward", torch.autograd.backward: "backward",
               torch.autograd.grad: "grad"}
@@ -74,8 +75,13 @@ class _Mode(TorchFunctionMode):
         if api is not None:
             return self.engine._backward(func, api, args, kwargs)
         out = func(*args, **kwargs)
-        if self.engine._listeners and torch.is_grad_enabled():
-            self.engine._after_op(func, args, kwargs, out)
+        if self.engine._listeners:
+            if torch.is_grad_enabled():
+                self.engine._after_op(func, args, kwargs, out)
+            else:
+                # NB: no node is made, but an in-place op may change a saved tensor
+                # (``optimizer.step()``, ``with torch.no_grad(): p -= lr * p.grad``)
+                self.engine._after_no_grad_op(func, args, kwargs)
         return out
 
 
@@ -96,6 +102,26 @@ def _is_inplace(func: Any) -> bool | int:
     return params.index("inplace") if "inplace" in params else -1
 
 
+def _inplace_target(func: Any, args: Any, kwargs: Any) -> Any:
+    """What an op changes in place (its first argument, or ``out=``), or None."""
+    inplace = _INPLACE.get(func)
+    if inplace is None:
+        inplace = _INPLACE[func] = _is_inplace(func)
+    if inplace is not True and inplace >= 0:
+        inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
+                       len(args) > inplace and args[inplace])
+    if inplace is True or "out" in kwargs:
+        return kwargs.get("out", args[0] if args else None)
+    return None
+
+
+def _storage_key(t: torch.Tensor) -> int:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except RuntimeError:
+        return id(t)
+
+
 class TorchEngine:
     """The recorder's adapter for real ``torch`` tensors (``record(engine=TorchEngine())``)."""
 
@@ -114,6 +140,9 @@ class TorchEngine:
         self._hooked: dict[int, set[str]] = {}     # per node, its slots a pack hook packed
         self._names: dict[type, tuple[tuple[str, str], ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
+        # NB: CopySlices nodes a backward ran without retaining the graph: PyTorch drops the
+        # op they wrap, and running one again raises, though it saves nothing
+        self._dead: set[int] = set()
         self._trace: list[tuple[Any, ...]] | None = None
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
@@ -125,6 +154,7 @@ class TorchEngine:
         self._slot_counters = {u: c for u, c in self._slot_counters.items() if u in keep}
         self._hooked = {u: h for u, h in self._hooked.items() if u in keep}
         self._freed = {u for u in self._freed if u in keep}
+        self._dead = {u for u in self._dead if u in keep}
         used = {id(c) for cs in self._slot_counters.values() for c, _ in cs}
         self._counters = {k: c for k, c in self._counters.items() if id(c) in used}
 
@@ -169,16 +199,21 @@ class TorchEngine:
             for t in out:
                 if isinstance(t, torch.Tensor) and t.grad_fn is not None:
                     self._new_nodes(t.grad_fn, t)
-        inplace = _INPLACE.get(func)
-        if inplace is None:
-            inplace = _INPLACE[func] = _is_inplace(func)
-        if inplace is not True and inplace >= 0:
-            inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
-                           len(args) > inplace and args[inplace])
-        if inplace is True or "out" in kwargs:
-            target = kwargs.get("out", args[0] if args else None)
-            if isinstance(target, torch.Tensor):
-                self._emit("tensor_modified", target, target.grad_fn)
+        target = _inplace_target(func, args, kwargs)
+        if isinstance(target, torch.Tensor):
+            self._emit("tensor_modified", target, target.grad_fn)
+
+    def _after_no_grad_op(self, func: Any, args: Any, kwargs: Any) -> None:
+        """An op run with grad mode off: an in-place change of a tensor whose storage a saved
+        tensor shares (as the native engine, which tells only those); a ``_foreach_*_`` op's
+        each tensor."""
+        target = _inplace_target(func, args, kwargs)
+        if target is None:
+            return
+        counters = self._counters
+        for x in (target,) if isinstance(target, torch.Tensor) else target:
+            if isinstance(x, torch.Tensor) and _storage_key(x) in counters:
+                self._emit("tensor_modified", x, None)
 
     def _new_nodes(self, node: Any, tensor: Any) -> None:
         """Give ids to the nodes an op made (a composite op makes several) and report them."""
@@ -266,6 +301,7 @@ class TorchEngine:
         var = getattr(node, "variable", None)
         leaf = self.tensor_uid(var) if var is not None else None
         retain = info.retain_graph
+        dead = self._dead if name == _COPY_SLICES and not retain else None
 
         def hook(grad_inputs: Any, grad_outputs: Any) -> None:
             if running and running[-1] is node:
@@ -283,6 +319,8 @@ class TorchEngine:
                     trace.append((RELEASED, uid, slot, nbytes))
             if leaf is not None and shape is not None:
                 trace.append((ACCUMULATED, leaf, shape))
+            if dead is not None:
+                dead.add(uid)
         return hook
 
     def _reachable(self, roots: list[Any]) -> list[Any]:
@@ -337,10 +375,7 @@ class TorchEngine:
         return None          # NB: asking PyTorch for it would make one; the walk finds it
 
     def counter(self, t: torch.Tensor) -> _Counter:
-        try:
-            key = t.untyped_storage().data_ptr()
-        except RuntimeError:
-            key = id(t)
+        key = _storage_key(t)
         c = self._counters.get(key)
         if c is None:
             c = self._counters[key] = _Counter(key)
@@ -518,6 +553,8 @@ class TorchEngine:
         leaves: dict[int, Any] = {}
         alive: dict[int, int] = {}
         freed = 0
+        dead = self._dead
+        dead_ends: set[int] = set()
         stack = list(starts)
         while stack:
             n = stack.pop()
@@ -530,6 +567,8 @@ class TorchEngine:
                 static[uid] = static_of(metas.get(uid), *self.static_facts(n, uid))
             st, mem = self._states(n, uid)
             states[uid] = st
+            if dead and uid in dead:
+                dead_ends.add(uid)
             for key, nbytes, was_freed in mem:
                 if was_freed:
                     freed += nbytes
@@ -539,7 +578,7 @@ class TorchEngine:
             if var is not None:
                 leaves[self.tensor_uid(var)] = var
             stack.extend(m for m, _ in n.next_functions if m is not None)
-        return states, set(), leaves, alive, freed
+        return states, dead_ends, leaves, alive, freed
 
 
 _UNREADABLE = object()

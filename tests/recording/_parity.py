@@ -1,0 +1,114 @@
+"""Recording one program on both engines and comparing what the recordings say (the fuzz's
+``full_story``: ``test_torch_engine.story`` plus errors, memory, collected counts and the
+diagnoses)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import graphviz_autograd
+import graphviz_autograd.torch as native
+from graphviz_autograd.recording import Recording
+
+__all__ = ["run_both", "full_story", "first_difference"]
+
+_ID = re.compile(r"\bn?\d+\b")
+
+
+def _run(path: Path, t: Any, engine: str) -> tuple[Recording, Any]:
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    scope: dict[str, Any] = {"t": t, "nn": t.nn, "F": t.nn.functional, "__name__": "__main__"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with graphviz_autograd.record(engine=engine) as rec:
+            scope["rec"] = rec
+            try:
+                exec(code, scope)
+            except Exception as e:  # noqa: BLE001
+                scope.setdefault("errors", []).append(("uncaught", type(e).__name__, str(e)))
+    return rec, scope.get("errors")
+
+
+def run_both(path: Path) -> tuple[tuple[Recording, Any], tuple[Recording, Any]]:
+    import torch
+    return _run(path, native, "native"), _run(path, torch, "torch")
+
+
+def _noid(s: str, ids: set[str]) -> str:
+    for i in sorted(ids, key=len, reverse=True):
+        s = s.replace(i, "#")
+    return s
+
+
+def _accumulators_sorted(steps: list[Any]) -> list[Any]:
+    """Steps with each run of leaf accumulators in a sorted order: PyTorch's ready queue runs
+    accumulators (all of the same, highest, priority) in its heap's order for ties, the native
+    engine in the order they became ready (a known difference)."""
+    out: list[Any] = []
+    run: list[Any] = []
+    for st in [*steps, None]:
+        if st is not None and st[0] == "torch::autograd::AccumulateGrad":
+            run.append(st)
+            continue
+        out += sorted(run, key=repr)
+        run = []
+        if st is not None:
+            out.append(st)
+    return out
+
+
+def full_story(rec: Recording) -> list[Any]:
+    """What the recording says, the engines' ids left out."""
+    empty = {b.snapshot_before for b in rec.backwards if not b.roots} | \
+        {b.snapshot_after for b in rec.backwards if not b.roots}
+    out: list[Any] = []
+    ids = {n.id for s in rec.snapshots for n in s.nodes}
+    for s in rec.snapshots:
+        if s.index in empty:
+            continue
+        names = {n.id: n.name for n in s.nodes}
+        nodes = sorted((n.name, tuple(sorted(n.labels)),
+                        tuple(sorted((b.name, b.state, b.released_by, tuple(b.versions or ()))
+                                     for b in n.saved)),
+                        n.shared) for n in s.nodes)
+        p = s.prediction
+        preds = sorted((q.will_fail, names.get(q.node or ""), q.kind) for q in s.predictions)
+        err = (s.error or {}).get("message", "").split("\n")[0] if s.error else None
+        mem = (s.memory.get("saved_bytes_alive"), s.memory.get("saved_bytes_freed"))
+        out.append(("snapshot", s.kind, s.label if s.kind == "manual" else "", nodes,
+                    (p.will_fail, names.get(p.node or ""), p.kind) if p else None, preds,
+                    err, mem, len(s.collected), names.get(s.failed_at or "")))
+    node_names = {n.id: n.name for s in rec.snapshots for n in s.nodes}
+    for b in rec.backwards:
+        if not b.roots:
+            continue
+        out.append(("backward", b.api, b.retain_graph, b.create_graph,
+                    _accumulators_sorted([(st.name, st.grad_shape,
+                                           sorted(r["name"] for r in st.released))
+                                          for st in b.steps]), node_names.get(b.failed_at or ""),
+                    (b.error or {}).get("type") if b.error else None))
+    for d in graphviz_autograd.diagnose(rec):
+        out.append(("diagnosis", d.kind, d.predicted, d.node_name, sorted(d.buffers),
+                    d.freed_by, _noid(d.summary, ids), [f.key for f in d.fixes],
+                    [_noid(f.detail, ids) for f in d.fixes]))
+    return out
+
+
+def first_difference(a: list[Any], b: list[Any]) -> str | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            if isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y):
+                parts = []
+                for j, (u, v) in enumerate(zip(x, y, strict=True)):
+                    if u != v:
+                        if isinstance(u, list) and isinstance(v, list):
+                            u, v = [e for e in u if e not in v], [e for e in v if e not in u]
+                        parts.append(f"field {j}:\n  native: {u}\n  torch:  {v}")
+                return f"item {i} ({x[0]}, {x[1]}): " + "\n".join(parts)
+            return f"item {i}:\n  native: {x}\n  torch:  {y}"
+    if len(a) != len(b):
+        return f"lengths {len(a)} vs {len(b)}: extra {(a if len(a) > len(b) else b)[len(b if len(a) > len(b) else a):][:2]}"
+    return None
