@@ -513,6 +513,10 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
         kept.view_grad_fn = weakref.ref(view._grad_fn)
     if events.listeners:
         events.emit("node_created", cs, base)
+        if view._grad_fn is not None:
+            # NB: and the view's fresh grad_fn, made by this op too (PyTorch's is made when
+            # the view's grad_fn is next read: at once, by whoever uses the op's result)
+            events.emit("node_created", view._grad_fn, view)
 
 
 def _as_strided_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:

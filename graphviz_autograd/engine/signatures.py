@@ -380,17 +380,23 @@ def recover(fn: Callable[..., Any], name: str, args: tuple[Any, ...], kw: dict[s
     """After ``fn(*args, **kw)`` raised ``error``: PyTorch's TypeError where the call does not
     fit its signature, else the call again with PyTorch's keywords given by position, else
     ``error`` itself."""
-    given = args[1:] if method else args
-    text = check(name, given, kw, method)
-    if text is not None:
-        raise TypeError(text) from None
-    again = rebind(name, given, kw, method) if isinstance(error, TypeError) else None
-    if again is None:
-        raise error
+    # NB: ``error`` is let go of on the way out: raised from here, it would hold this frame
+    # (its traceback), and the frame it (a cycle), keeping the call's tensors alive until a
+    # garbage collection; PyTorch's errors keep nothing
     try:
-        return fn(*args[:1], *again[0], **again[1]) if method else fn(*again[0], **again[1])
-    except TypeError:
-        raise error from None
+        given = args[1:] if method else args
+        text = check(name, given, kw, method)
+        if text is not None:
+            raise TypeError(text) from None
+        again = rebind(name, given, kw, method) if isinstance(error, TypeError) else None
+        if again is None:
+            raise error
+        try:
+            return fn(*args[:1], *again[0], **again[1]) if method else fn(*again[0], **again[1])
+        except TypeError:
+            raise error from None
+    finally:
+        del error
 
 
 # -- PyTorch's "invalid combination of arguments" (a name of several signatures) ----------------

@@ -201,7 +201,12 @@ class TorchEngine:
                     self._new_nodes(t.grad_fn, t)
         target = _inplace_target(func, args, kwargs)
         if isinstance(target, torch.Tensor):
-            self._emit("tensor_modified", target, target.grad_fn)
+            fn = _grad_fn(target)
+            if fn is not None and out is not target:
+                # NB: ``x[i] = v`` returns nothing: the node it made (a CopySlices) is found
+                # through the tensor it changed
+                self._new_nodes(fn, target)
+            self._emit("tensor_modified", target, fn)
 
     def _after_no_grad_op(self, func: Any, args: Any, kwargs: Any) -> None:
         """An op run with grad mode off: an in-place change of a tensor whose storage a saved

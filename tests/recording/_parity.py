@@ -73,14 +73,19 @@ def full_story(rec: Recording) -> list[Any]:
         nodes = sorted((n.name, tuple(sorted(n.labels)),
                         tuple(sorted((b.name, b.state, b.released_by, tuple(b.versions or ()))
                                      for b in n.saved)),
-                        n.shared) for n in s.nodes)
+                        n.shared, (n.source or {}).get("line"), n.recorded, n.created_by,
+                        tuple(n.executed_by)) for n in s.nodes)
+        tensors = sorted((x.label or "", tuple(x.shape), x.dtype, x.requires_grad, x.is_leaf,
+                          names.get(x.grad_fn or ""), repr(x.grad), x.version)
+                         for x in s.tensors)
         p = s.prediction
         preds = sorted((q.will_fail, names.get(q.node or ""), q.kind) for q in s.predictions)
         err = (s.error or {}).get("message", "").split("\n")[0] if s.error else None
         mem = (s.memory.get("saved_bytes_alive"), s.memory.get("saved_bytes_freed"))
         out.append(("snapshot", s.kind, s.label if s.kind == "manual" else "", nodes,
                     (p.will_fail, names.get(p.node or ""), p.kind) if p else None, preds,
-                    err, mem, len(s.collected), names.get(s.failed_at or "")))
+                    err, mem, len(s.collected), names.get(s.failed_at or ""), tensors,
+                    (s.source or {}).get("line")))
     node_names = {n.id: n.name for s in rec.snapshots for n in s.nodes}
     for b in rec.backwards:
         if not b.roots:
