@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
+from . import events
 from . import functional as F
 from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
@@ -237,15 +238,21 @@ def _view_inplace(t: Tensor, key: str, kw: dict[str, Any] | None = None, **given
     check_inplace(t)
     out = F.as_given(apply(TABLE[key], (t,), kw, dtype=t._dtype), **given)
     t._data = out._data
-    t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+    # NB: with grad mode off, no node is made and the tensor keeps its history (a view's is
+    # made afresh, an AsStridedBackward0, when next read), as PyTorch's
+    recorded = grad_state.enabled
+    if recorded:
+        t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
     if grad_state.dual and t._fw_grad is not None:
         from .forward_ad import set_tangent, tangent_of
         set_tangent(t, tangent_of(out))     # NB: its tangent is made the same view of itself
     if t._base is not None:
         t._view_fn = out._view_fn
     t._vc.v += 1
-    if t._base is not None:
+    if t._base is not None and recorded:
         t._view_version = t._vc.v
+    if events.listeners and t._vc.saves:
+        events.emit("tensor_modified", t, None)
     return t
 
 

@@ -111,7 +111,13 @@ def _inplace_target(func: Any, args: Any, kwargs: Any) -> Any:
         inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
                        len(args) > inplace and args[inplace])
     if inplace is True or "out" in kwargs:
-        return kwargs.get("out", args[0] if args else None)
+        if "out" in kwargs:
+            return kwargs["out"]
+        if args:
+            return args[0]
+        # NB: a Python function passing itself on by keyword (``nn.init.constant_(tensor=t,
+        # val=v)``): its first argument
+        return next(iter(kwargs.values()), None)
     return None
 
 

@@ -43,6 +43,25 @@ _INPLACE = [
     "{v}.detach().add_(1)",
     "{v}.detach_()",
     "{v}.requires_grad_(False)",
+    "{v}.scatter_(0, t.zeros_like({v}, dtype=t.long), 1.0)",
+    "{v}.index_add_(0, t.tensor([0]), t.ones_like({v}[:1]))",
+    "{v}.addcmul_({v}.detach(), {v}.detach())",
+    "{v}.lerp_(t.zeros_like({v}), 0.5)",
+    "t.clamp({v}, 0, 1, out={v})",
+    "t.nn.init.normal_({v})",
+    "t.nn.init.constant_({v}, 0.3)",
+    "{v}.t_()",
+    "{v}.unsqueeze_(0)",
+    "{v}.squeeze_()",
+    "{v}.data = t.zeros_like({v})",
+    "{v}.masked_scatter_({v} > 0, t.ones_like({v}))",
+    "{v}.neg_()",
+    "{v}.abs_()",
+    "{v}.tanh_()",
+    "{v}.pow_(2)",
+    "{v}.div_(2)",
+    "{v}.addmm_({v}.detach()[:, :1] if {v}.dim() == 2 else {v}.detach(), "
+    "t.ones(1, {v}.shape[-1]) if {v}.dim() == 2 else {v}.detach())",
 ]
 
 _UNARY = ["exp", "sigmoid", "tanh", "sin", "relu", "cos", "log_softmax(1)", "softmax(0)",
@@ -73,6 +92,10 @@ def _inplace_block(r: random.Random) -> str:
         v = "hv"
     else:
         v = where
+    if v == "hv" and kind.startswith("t.nn.init"):
+        # NB: PyTorch's init functions run with grad mode off inside, unseen by the recorder
+        # on real torch, which reads the view's grad_fn (made afresh) after the call
+        kind = "{v}.fill_(0.3)"
     stmt = kind.format(v=v)
     if stmt.startswith(f"{v}.mul_(t.ones(2, 3))") and v == "hv":
         stmt = f"{v}.mul_(2)"
@@ -399,9 +422,81 @@ def _leaf_ops(r: random.Random) -> str:
                       "w.grad = None", "y2 = (w * w).sum()", "y2.backward()"])
 
 
+def _loop_errors(r: random.Random) -> str:
+    bad = r.choice(["loss.backward()\n        loss.backward()",
+                    "loss.backward()\n        if step == 1:\n            raise ValueError('x')",
+                    "out.backward()", "loss.backward(retain_graph=step == 0)",
+                    "hidden = hidden + loss\n        hidden.backward()"])
+    return "\n".join([
+        "hidden = t.zeros(())",
+        "for step in range(3):",
+        "    try:",
+        "        opt.zero_grad()",
+        f"        out = mlp(t.randn(2, 3)).{_u(r)}",
+        "        loss = out.mean()",
+        f"        {bad}",
+        "        opt.step()",
+        "    except (RuntimeError, ValueError) as err:",
+        "        errors.append(('loop', step, str(err)[:60]))",
+        "        continue",
+        r.choice(["rec.snapshot('loop over')", "pass", "del out\nrec.snapshot()"]),
+    ])
+
+
+def _grads_misc(r: random.Random) -> str:
+    kind = r.choice(["two_roots", "grad_twice", "double", "clip", "leaf_grad_data",
+                     "grad_create_loop", "retain_loop"])
+    if kind == "two_roots":
+        return "\n".join([
+            "feat = lin(t.randn(3, 3))", f"l1 = feat.{_u(r)}.sum()", f"l2 = feat.{_u(r)}.mean()",
+            r.choice(["t.autograd.backward([l1, l2])", "t.autograd.backward([l1, l2])\nl1.backward()",
+                      "t.autograd.grad([l1, l2], [lin.weight])\nl2.backward()"])])
+    if kind == "grad_twice":
+        return "\n".join([
+            "y = (w * w).sum()",
+            "(g,) = t.autograd.grad(y, w, create_graph=True)",
+            f"z = g.{_u(r)}.sum()",
+            r.choice(["z.backward()", "z.backward()\nz.backward()",
+                      "t.autograd.grad(z, w)\ny.backward()", "y.backward()\nz.backward()"])])
+    if kind == "double":
+        return "\n".join([
+            "wd = t.randn(3, 2, dtype=t.float64, requires_grad=True)",
+            f"y = (wd @ wd.t()).{_u(r)}",
+            "y.sum().backward()",
+            r.choice(["y.sum().backward()", "rec.snapshot()", "y.mean().backward()"])])
+    if kind == "clip":
+        return "\n".join([
+            "loss = mlp(t.randn(2, 3)).pow(2).sum()", "loss.backward(retain_graph=True)",
+            "t.nn.utils.clip_grad_norm_(mlp.parameters(), 0.1)", "opt.step()",
+            r.choice(["loss.backward()", "rec.snapshot()"])])
+    if kind == "leaf_grad_data":
+        return "\n".join([
+            "y = (w.exp() * 2).sum()", "y.backward(retain_graph=True)",
+            r.choice(["w.grad.data.zero_()", "w.grad.zero_()", "w.grad = None",
+                      "w.data = w.data * 0.5", "w.data.copy_(t.zeros(2, 3))"]),
+            "y.backward()"])
+    if kind == "grad_create_loop":
+        return "\n".join([
+            "x0 = t.randn(3, requires_grad=True)",
+            "for step in range(2):",
+            f"    e = (x0 * x0).{_u(r)}.sum()",
+            "    (gx,) = t.autograd.grad(e, x0, create_graph=True)",
+            "    pen = gx.pow(2).sum()",
+            r.choice(["    pen.backward()", "    (e + pen).backward()",
+                      "    pen.backward(retain_graph=True)\n    e.backward()"])])
+    return "\n".join([
+        "acc = None",
+        "for step in range(3):",
+        f"    y = lin(t.randn(2, 3)).{_u(r)}",
+        "    acc = y if acc is None else acc + y",
+        "    acc.sum().backward(retain_graph=True)",
+        r.choice(["acc.sum().backward()\nacc.sum().backward()", "rec.snapshot()",
+                  "del y\nrec.snapshot()"])])
+
+
 BLOCKS = [_inplace_block, _kept_losses, _rnn, _retain, _two_heads, _gan, _step_between,
           _views, _grad_penalty, _inputs_hooks, _no_graph, _del_snapshot, _containers,
-          _models, _leaf_ops]
+          _models, _leaf_ops, _loop_errors, _grads_misc]
 
 _PRELUDE = """\
 t.manual_seed({seed})
