@@ -430,18 +430,24 @@ def _write_changed(target: np.ndarray, res: np.ndarray) -> None:
 def _writable_alias(view: Tensor) -> np.ndarray:
     """A writable array over the memory of ``view`` (an expanded view, read-only in numpy): its
     base's memory, with the view's offset, shape and strides."""
-    if view._base is None:
-        raise RuntimeError(msg.OVERLAPPING_WRITE)
-    return writable_alias(view._base._data, view._data)
+    base = view._base._data if view._base is not None else None
+    if base is None or not (base.flags.writeable and base.flags.c_contiguous):
+        # NB: a detached view, or a view of a base that is a view: the memory's owner (numpy's
+        # chain of bases ends at the array that holds it)
+        base = view._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+    return writable_alias(base, view._data)
 
 
 def writable_alias(base: np.ndarray, data: np.ndarray) -> np.ndarray:
     """A writable array over the memory of ``data``, a read-only view into ``base`` (a
-    contiguous, writable array): ``data``'s offset, shape and strides on ``base``."""
-    if not (base.flags.writeable and base.flags.c_contiguous):
+    contiguous, writable array, in C's order or Fortran's): ``data``'s offset, shape and strides on ``base``."""
+    if not (base.flags.writeable and (base.flags.c_contiguous or base.flags.f_contiguous)):
         raise RuntimeError(msg.OVERLAPPING_WRITE)
     offset = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    flat = base.reshape(-1)                    # NB: a view: the base is contiguous
+    # NB: a view: the base is contiguous (in its own order: a transposed clone's is Fortran's)
+    flat = base.reshape(-1, order="C" if base.flags.c_contiguous else "F")
     start = flat[offset // base.itemsize:]
     return np.lib.stride_tricks.as_strided(start, shape=data.shape, strides=data.strides)
 

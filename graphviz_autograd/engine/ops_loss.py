@@ -21,15 +21,20 @@ def _reduce(loss: Any, reduction: int) -> Any:
     return loss
 
 
+def _contiguous(r: np.ndarray) -> np.ndarray:
+    """PyTorch's softmax result is contiguous whatever its input's layout (a transposed one)."""
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)
+
+
 def _log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
     m = np.max(x, axis=dim, keepdims=True)
     shifted = x - m
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    return _contiguous(shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True)))
 
 
 def _softmax(x: np.ndarray, dim: int) -> np.ndarray:
     e = np.exp(x - np.max(x, axis=dim, keepdims=True))
-    return e / np.sum(e, axis=dim, keepdims=True)
+    return _contiguous(e / np.sum(e, axis=dim, keepdims=True))
 
 
 def _log_softmax_bw(c: Any, g: Any, D: Any) -> tuple[Any, ...]:
