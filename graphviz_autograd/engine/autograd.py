@@ -442,7 +442,8 @@ def _writable_alias(view: Tensor) -> np.ndarray:
 
 def writable_alias(base: np.ndarray, data: np.ndarray) -> np.ndarray:
     """A writable array over the memory of ``data``, a read-only view into ``base`` (a
-    contiguous, writable array, in C's order or Fortran's): ``data``'s offset, shape and strides on ``base``."""
+    contiguous, writable array, in C's order or Fortran's): ``data``'s offset, shape and
+    strides on ``base``."""
     if not (base.flags.writeable and (base.flags.c_contiguous or base.flags.f_contiguous)):
         raise RuntimeError(msg.OVERLAPPING_WRITE)
     offset = data.__array_interface__["data"][0] - base.__array_interface__["data"][0]

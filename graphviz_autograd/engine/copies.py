@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from . import events, ops_order, ops_shape, ops_shaping  # noqa: F401 -- the view ops, registered first
 from . import functional as F
-from . import ops_order, ops_shape, ops_shaping  # noqa: F401 -- the view ops, registered first
 from .autograd import apply
 from .ops_pointwise import _not_implemented
 from .optable import TABLE, Op, register
@@ -88,6 +88,8 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
     self._vc.v += 1
     if self._base is not None:
         self._view_version = self._vc.v
+    if events.listeners and self._vc.saves:
+        events.emit("tensor_modified", self, None)
     return self
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as dt
+from . import events
 from . import functional as F
 from . import messages as msg
 from .autograd import apply_inplace, check_inplace
@@ -99,6 +100,8 @@ def _write(self: Tensor, values: np.ndarray) -> None:
         raise RuntimeError(msg.OVERLAPPING_WRITE)
     self._data[...] = values
     self._vc.v += 1
+    if events.listeners and self._vc.saves:
+        events.emit("tensor_modified", self, None)
 
 
 def _bitwise_not_(self: Tensor) -> Tensor:

@@ -11,6 +11,7 @@ from . import (
     conj_views,
     copies,
     creation_extra,
+    events,
     factories,
     indexing,
     linalg,
@@ -283,6 +284,8 @@ def _random_(fill: Any) -> Any:
                                  {"values": buf._data})
         fill(rnd.resolve(generator), self, *args, **kw)
         self._vc.v += 1
+        if events.listeners and self._vc.saves:
+            events.emit("tensor_modified", self, None)
         return self
     return m
 

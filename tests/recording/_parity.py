@@ -27,7 +27,7 @@ def _run(path: Path, t: Any, engine: str) -> tuple[Recording, Any]:
             scope["rec"] = rec
             try:
                 exec(code, scope)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 scope.setdefault("errors", []).append(("uncaught", type(e).__name__, str(e)))
     return rec, scope.get("errors")
 
@@ -115,5 +115,6 @@ def first_difference(a: list[Any], b: list[Any]) -> str | None:
                 return f"item {i} ({x[0]}, {x[1]}): " + "\n".join(parts)
             return f"item {i}:\n  native: {x}\n  torch:  {y}"
     if len(a) != len(b):
-        return f"lengths {len(a)} vs {len(b)}: extra {(a if len(a) > len(b) else b)[len(b if len(a) > len(b) else a):][:2]}"
+        longer, n = (a, len(b)) if len(a) > len(b) else (b, len(a))
+        return f"lengths {len(a)} vs {len(b)}: the longer goes on with {longer[n:][:2]}"
     return None

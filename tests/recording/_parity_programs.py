@@ -47,7 +47,6 @@ _INPLACE = [
     "{v}.index_add_(0, t.tensor([0]), t.ones_like({v}[:1]))",
     "{v}.addcmul_({v}.detach(), {v}.detach())",
     "{v}.lerp_(t.zeros_like({v}), 0.5)",
-    "t.clamp({v}, 0, 1, out={v})",
     "t.nn.init.normal_({v})",
     "t.nn.init.constant_({v}, 0.3)",
     "{v}.t_()",
@@ -82,7 +81,7 @@ def _inplace_block(r: random.Random) -> str:
     second = _u(r)
     kind = r.choice(_INPLACE)
     where = r.choice(["h", "a", "view"])
-    lines = [f"x = t.randn(2, 3)",
+    lines = ["x = t.randn(2, 3)",
              f"h = ({src}).{first}",
              f"a = h.{second}"]
     if where == "view":
@@ -449,7 +448,8 @@ def _grads_misc(r: random.Random) -> str:
     if kind == "two_roots":
         return "\n".join([
             "feat = lin(t.randn(3, 3))", f"l1 = feat.{_u(r)}.sum()", f"l2 = feat.{_u(r)}.mean()",
-            r.choice(["t.autograd.backward([l1, l2])", "t.autograd.backward([l1, l2])\nl1.backward()",
+            r.choice(["t.autograd.backward([l1, l2])",
+                      "t.autograd.backward([l1, l2])\nl1.backward()",
                       "t.autograd.grad([l1, l2], [lin.weight])\nl2.backward()"])])
     if kind == "grad_twice":
         return "\n".join([

@@ -1,0 +1,226 @@
+"""Random training-loop programs (``_parity_programs``) recorded on the native engine and on
+real PyTorch tell the same story: snapshots (nodes, labels, lines, saved-buffer states, shared
+flags, predictions, tensors, errors, memory, collected counts), each backward's steps, and the
+diagnoses word for word but for node ids; and the differences the fuzz found, each shrunk to a
+program of a few lines."""
+
+from __future__ import annotations
+
+import gc
+import textwrap
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _markers import requires_torch
+
+import graphviz_autograd
+import graphviz_autograd.torch as native
+
+pytestmark = requires_torch
+torch = pytest.importorskip("torch")
+
+from recording._parity import first_difference, full_story, run_both  # noqa: E402
+from recording._parity_programs import program  # noqa: E402
+
+
+def _both(tmp_path: Path, src: str) -> tuple[Any, Any]:
+    """The program recorded on both engines; their stories (and the program's errors) equal."""
+    # NB: a file per program (line caches key on the path)
+    path = tmp_path / f"program_{len(list(tmp_path.iterdir()))}.py"
+    path.write_text(textwrap.dedent(src), encoding="utf-8")
+    (on_native, errors_native), (on_torch, errors_torch) = run_both(path)
+    assert errors_native == errors_torch
+    diff = first_difference(full_story(on_native), full_story(on_torch))
+    assert diff is None, diff
+    return on_native, on_torch
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_random_training_loops_tell_the_same_story_on_both_engines(chunk: int,
+                                                                   tmp_path: Path) -> None:
+    failures = []
+    for seed in range(chunk * 15, (chunk + 1) * 15):
+        path = tmp_path / f"fuzz_{seed}.py"
+        path.write_text(program(seed), encoding="utf-8")
+        (on_native, errors_native), (on_torch, errors_torch) = run_both(path)
+        if errors_native != errors_torch:
+            failures.append(f"seed {seed}: the program's errors differ: {errors_native} vs "
+                            f"{errors_torch}")
+            continue
+        diff = first_difference(full_story(on_native), full_story(on_torch))
+        if diff is not None:
+            failures.append(f"seed {seed}: {diff}")
+    assert not failures, "\n".join(failures)
+
+
+def _said(rec: Any) -> list[str]:
+    return [d.summary for d in graphviz_autograd.diagnose(rec)]
+
+
+def test_an_optimizer_step_between_backwards_is_named_on_both_engines(tmp_path: Path) -> None:
+    """``optimizer.step()`` and ``p -= lr * p.grad`` run with grad mode off: on real torch
+    too, the diagnosis names their line and tells to step after the backwards."""
+    manual = "with t.no_grad():\n    for p in model.parameters():\n        p -= 0.1 * p.grad"
+    manual = "with t.no_grad():\n    for p in model.parameters():\n        p -= 0.1 * p.grad"
+    for line, update in ((5, "o.step()"), (7, manual)):
+        _, on_torch = _both(tmp_path, "\n".join([
+            "model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))",
+            "o = t.optim.SGD(model.parameters(), lr=0.1)",
+            "loss = model(t.randn(2, 3)).pow(2).mean()",
+            "loss.backward(retain_graph=True)",
+            update,
+            "try:",
+            "    loss.backward()",
+            "except RuntimeError:",
+            "    pass"]))
+        (d,) = graphviz_autograd.diagnose(on_torch)
+        assert f"The in-place op was at line {line}" in d.summary
+        assert d.fixes[0].key == "backward_before_step"
+
+
+def test_a_copy_slices_run_once_is_a_dead_end_on_both_engines(tmp_path: Path) -> None:
+    """A CopySlices node a backward ran without retaining the graph raises if run again,
+    though it saves nothing: real torch's recording predicts it too."""
+    _, on_torch = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = w.clamp(-0.3, 0.3)
+        a = h.log_softmax(1)
+        h.view(-1).add_(1)
+        loss = (a + h.sum()).sum()
+        loss.backward()
+        """)
+    p = on_torch.snapshots[-1].prediction
+    assert p is not None and p.will_fail
+    assert on_torch.snapshots[-1].node(p.node or "").name == "torch::autograd::CopySlices"
+
+
+def test_the_node_an_item_assignment_makes_has_its_line_on_real_torch(tmp_path: Path) -> None:
+    """``x[i] = v`` returns nothing: its CopySlices is found through ``x``, made at its line
+    (and before the nodes made after it: the newest root's prediction comes first)."""
+    _on_native, on_torch = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = w[0:2].sin()
+        a = h.exp()
+        h[0] = 0.5
+        loss = a.sum()
+        loss.backward()
+        """)
+    (cs,) = [n for n in on_torch.snapshots[0].nodes if n.name.endswith("CopySlices")]
+    assert cs.recorded and cs.source is not None and cs.source["line"] == 4
+    s = on_torch.snapshots[-1]
+    assert s.prediction is not None and s.node(s.prediction.node or "").name == "ExpBackward0"
+
+
+def test_an_in_place_op_on_a_view_makes_its_fresh_grad_fn_on_both_engines(tmp_path: Path
+                                                                          ) -> None:
+    """The view an in-place op changed gets a new grad_fn (AsStridedBackward0), made at the
+    op's line on both engines."""
+    on_native, _ = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = (w * 1).relu()
+        hv = h[0]
+        hv.index_fill_(0, t.tensor([0]), 1.0)
+        rec.snapshot("after")
+        """)
+    (node,) = on_native.snapshots[-1].nodes_labelled("hv")
+    assert node.name == "AsStridedBackward0" and node.recorded
+    assert node.source is not None and node.source["line"] == 4
+
+
+def test_an_init_function_changing_a_saved_tensor_is_named_on_real_torch(tmp_path: Path
+                                                                         ) -> None:
+    _on_native, on_torch = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        a = w.sigmoid()
+        t.nn.init.constant_(a, 0.3)
+        try:
+            a.sum().backward()
+        except RuntimeError:
+            pass
+        """)
+    assert _said(on_torch)[0].endswith("The in-place op was at line 3: "
+                                       "`t.nn.init.constant_(a, 0.3)`.")
+
+
+def test_an_in_place_view_op_with_grad_mode_off_keeps_the_history(tmp_path: Path) -> None:
+    """``squeeze_``/``unsqueeze_``/``t_`` under ``no_grad``: the tensor keeps its grad_fn (a
+    view's made afresh), as PyTorch's; and the change is seen by the recorder."""
+    def seen(t: Any) -> tuple[Any, ...]:
+        w = t.randn(2, 3, requires_grad=True)
+        h = (w * 1).log_softmax(1)
+        hv = h.narrow(0, 0, 1)
+        with t.no_grad():
+            hv.squeeze_()
+        b = w * 1
+        with t.no_grad():
+            b.unsqueeze_(0)
+        b.sum().backward()
+        return (hv.requires_grad, hv.is_leaf, hv.grad_fn.name(), h._version,
+                b.grad_fn.name(), tuple(b.shape), w.grad.tolist())
+    assert seen(native) == seen(torch)
+    on_native, _on_torch = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = w.sigmoid()
+        a = h.exp()
+        hv = h[:, 1:]
+        hv.unsqueeze_(0)
+        try:
+            (a * h).sum().backward()
+        except RuntimeError:
+            pass
+        """)
+    assert _said(on_native)[0].endswith("The in-place op was at line 5: `hv.unsqueeze_(0)`.")
+
+
+def test_a_failed_call_keeps_no_tensor_alive(tmp_path: Path) -> None:
+    """An engine error (here raised after a retry with PyTorch's keywords) holds no cycle: the
+    call's tensors go when the user drops them, as on real torch; so both recordings show the
+    same graph after it."""
+    def kept(t: Any) -> bool:
+        v = t.randn(2, 2, requires_grad=True).exp()
+        gone = weakref.ref(v)
+        with pytest.raises(RuntimeError):
+            v.expand(4, 2, 3)
+        del v
+        return gone() is not None
+    gc.disable()
+    try:
+        assert not kept(native) and not kept(torch)
+    finally:
+        gc.enable()
+    _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        try:
+            v = (w * 2).relu()[:2]
+            v.expand(4, 2, 4)
+        except RuntimeError:
+            pass
+        v = None
+        rec.snapshot("after")
+        """)
+
+
+def test_in_place_writes_into_part_of_an_expanded_view() -> None:
+    """A non-overlapping part of an expanded tensor takes in-place writes (through a detached
+    view too, and over a transposed clone), as PyTorch's; the whole expanded one refuses."""
+    def seen(t: Any) -> tuple[Any, ...]:
+        w = t.arange(6.0).view(2, 3).requires_grad_()
+        h = w.neg()
+        h.expand(2, 2, 3)[0].detach().add_(1)
+        c = w.view(3, 2).t().clone()
+        t.nn.functional.relu(c.expand(2, 2, 3)[0].sub_(2), inplace=True)
+        (c * 2).sum().backward()
+        with pytest.raises(RuntimeError, match="more than one element of the written-to"):
+            t.ones(3).expand(2, 3).detach().add_(1)
+        return (h.detach().tolist(), h._version, c.tolist(), c.grad_fn.name(), w.grad.tolist())
+    assert seen(native) == seen(torch)
+
+
+def test_softmax_results_are_contiguous() -> None:
+    for t in (native, torch):
+        x = t.randn(2, 3, 4)
+        for v in (x.permute(2, 0, 1), x.transpose(0, 1), x[:, ::2]):
+            assert v.softmax(0).is_contiguous() and v.log_softmax(-1).is_contiguous()
+            v.log_softmax(1).view(-1)
