@@ -78,7 +78,7 @@ class _Mode(TorchFunctionMode):
         if self.engine._listeners:
             if torch.is_grad_enabled():
                 self.engine._after_op(func, args, kwargs, out)
-            else:
+            elif _INPLACE.get(func) != -1 or "out" in kwargs:
                 # NB: no node is made, but an in-place op may change a saved tensor
                 # (``optimizer.step()``, ``with torch.no_grad(): p -= lr * p.grad``)
                 self.engine._after_no_grad_op(func, args, kwargs)
@@ -398,7 +398,7 @@ class TorchEngine:
 
     @staticmethod
     def version(t: torch.Tensor) -> int:
-        return int(t._version)
+        return _version(t)
 
     @staticmethod
     def describe(t: torch.Tensor) -> tuple[Any, ...]:
@@ -408,7 +408,7 @@ class TorchEngine:
         leaf = fn is None
         g = t.grad if leaf or (fn is not _UNREADABLE and t.retains_grad) else None
         return (tuple(t.shape), t.dtype, t.requires_grad, leaf,
-                tuple(g.shape) if g is not None else None, int(t._version))
+                tuple(g.shape) if g is not None else None, _version(t))
 
     # -- nodes --------------------------------------------------------------------------------
     def node_uid(self, n: Any) -> int:
@@ -602,6 +602,15 @@ def _grad_fn(t: torch.Tensor, unreadable: Any = None) -> Any:
         return t.grad_fn
     except RuntimeError:
         return unreadable
+
+
+def _version(t: torch.Tensor) -> int:
+    """``t._version``; 0 for an inference tensor (made under ``inference_mode``), which has
+    none: PyTorch raises, the native engine's stays 0."""
+    try:
+        return int(t._version)
+    except RuntimeError:
+        return 0
 
 
 def _root_node(t: torch.Tensor) -> Any:

@@ -494,9 +494,69 @@ def _grads_misc(r: random.Random) -> str:
                   "del y\nrec.snapshot()"])])
 
 
+def _losses_misc(r: random.Random) -> str:
+    kind = r.choice(["losses", "function", "checkpoint", "modes", "zero_grad", "to_dtype"])
+    if kind == "losses":
+        loss = r.choice(["F.cross_entropy(out, t.tensor([0, 2]))",
+                         "F.nll_loss(out.log_softmax(1), t.tensor([1, 0]))",
+                         "F.mse_loss(out, t.zeros(2, 4))",
+                         "F.binary_cross_entropy_with_logits(out, t.ones(2, 4))",
+                         "F.smooth_l1_loss(out, t.ones(2, 4))",
+                         "F.kl_div(out.log_softmax(1), t.full((2, 4), 0.25), "
+                         "reduction='batchmean')"])
+        return "\n".join(["out = mlp(t.randn(2, 3))", f"loss = {loss}",
+                          r.choice(["loss.backward()", "loss.backward()\nloss.backward()",
+                                    "loss.backward(retain_graph=True)\nopt.step()\n"
+                                    "loss.backward()"])])
+    if kind == "function":
+        return "\n".join([
+            "class Square(t.autograd.Function):",
+            "    @staticmethod",
+            "    def forward(ctx, x):",
+            "        ctx.save_for_backward(x)",
+            "        return x * x",
+            "    @staticmethod",
+            "    def backward(ctx, g):",
+            "        (x,) = ctx.saved_tensors",
+            "        return 2 * x * g",
+            f"y = Square.apply(w.{_u(r)})",
+            "loss = y.sum()",
+            r.choice(["loss.backward()", "loss.backward()\nloss.backward()",
+                      "rec.snapshot('function')\nloss.backward()"])])
+    if kind == "checkpoint":
+        return "\n".join([
+            "checkpoint = t.utils.checkpoint.checkpoint",
+            "block = nn.Sequential(nn.Linear(3, 3), nn.Tanh())",
+            "xin = t.randn(2, 3, requires_grad=True)",
+            "y = checkpoint(block, xin, use_reentrant=False)",
+            f"loss = y.{_u(r)}.sum()",
+            r.choice(["loss.backward()", "loss.backward()\nloss.backward()",
+                      "rec.snapshot('checkpointed')\nloss.backward()"])])
+    if kind == "modes":
+        return "\n".join([
+            "with t.no_grad():",
+            "    with t.enable_grad():",
+            f"        y = (w * 2).{_u(r)}",
+            "    z = y * 2",
+            r.choice(["with t.inference_mode():\n    q = w * 3", "q = z"]),
+            "loss = y.sum()",
+            "loss.backward()",
+            r.choice(["z.sum().backward()", "q.sum().backward()", "rec.snapshot()"])])
+    if kind == "zero_grad":
+        return "\n".join([
+            "loss = mlp(t.randn(2, 3)).sum()", "loss.backward()",
+            r.choice(["mlp.zero_grad(set_to_none=False)", "mlp.zero_grad()",
+                      "opt.zero_grad(set_to_none=False)"]),
+            "rec.snapshot('zeroed')", "loss2 = mlp(t.randn(2, 3)).mean()", "loss2.backward()"])
+    return "\n".join([
+        f"y = lin(t.randn(2, 3)).{r.choice(['double()', 'half().float()', 'to(t.float64)'])}",
+        f"loss = y.{_u(r)}.sum()", "loss.backward()",
+        r.choice(["loss.backward()", "rec.snapshot()", "y.sum().backward()"])])
+
+
 BLOCKS = [_inplace_block, _kept_losses, _rnn, _retain, _two_heads, _gan, _step_between,
           _views, _grad_penalty, _inputs_hooks, _no_graph, _del_snapshot, _containers,
-          _models, _leaf_ops, _loop_errors, _grads_misc]
+          _models, _leaf_ops, _loop_errors, _grads_misc, _losses_misc]
 
 _PRELUDE = """\
 t.manual_seed({seed})

@@ -224,3 +224,21 @@ def test_softmax_results_are_contiguous() -> None:
         for v in (x.permute(2, 0, 1), x.transpose(0, 1), x[:, ::2]):
             assert v.softmax(0).is_contiguous() and v.log_softmax(-1).is_contiguous()
             v.log_softmax(1).view(-1)
+
+
+def test_an_inference_tensor_in_scope_breaks_no_torch_recording(tmp_path: Path) -> None:
+    """A tensor made under ``inference_mode`` has no version counter (PyTorch raises when
+    asked): the recorder reads it as version 0, as the native engine's, and the program's own
+    error (a backward from it) is the one it sees."""
+    on_native, on_torch = _both(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        with t.inference_mode():
+            q = w * 3
+        try:
+            q.sum().backward()
+        except RuntimeError as e:
+            errors = [str(e)]
+        rec.snapshot("after")
+        """)
+    (q,) = [x for x in on_torch.snapshots[-1].tensors if x.label == "q"]
+    assert q.version == 0
