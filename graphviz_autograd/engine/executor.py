@@ -734,6 +734,7 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
     in validate_outputs); the one place broadcasting is undone."""
     metas = node._in_meta
     edges = node._next
+    changed = LeafData.changed
     out = None
     i = -1
     for g in grads:
@@ -746,6 +747,10 @@ def _validate(node: Node, grads: Any, mode: Any) -> Any:
         nxt = edges[i][0] if i < len(edges) else None
         if type(nxt) is AccumulateGrad:
             meta = nxt._meta[0]   # NB: the leaf's shape when its accumulator was made (.data)
+        elif changed and nxt is not None and edges[i][1] < len(nxt._meta):
+            # NB: a tensor whose shape changed under no_grad (``x.unsqueeze_(0)``): the shape
+            # its grad_fn made, as PyTorch checks each gradient against the next node's
+            meta = nxt._meta[edges[i][1]] or meta
         shape, dtype = meta
         if mode is NP:
             if type(g) is np.ndarray and g.shape == shape and g.dtype is dtype.np:

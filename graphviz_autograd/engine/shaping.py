@@ -17,7 +17,7 @@ from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
 from .grad_mode import state as grad_state
 from .optable import TABLE
-from .tensor import Tensor
+from .tensor import LeafData, Tensor
 
 __all__ = ["block_diag", "cartesian_prod", "combinations", "diagflat", "fliplr", "flipud",
            "ravel", "rot90", "select_scatter", "slice_scatter", "diagonal_scatter", "index_put",
@@ -237,12 +237,16 @@ def _view_inplace(t: Tensor, key: str, kw: dict[str, Any] | None = None, **given
     changed), as PyTorch's in-place view ops (``t_``, ``squeeze_``, ``transpose_``) do."""
     check_inplace(t)
     out = F.as_given(apply(TABLE[key], (t,), kw, dtype=t._dtype), **given)
+    shape = t._data.shape
     t._data = out._data
     # NB: with grad mode off, no node is made and the tensor keeps its history (a view's is
     # made afresh, an AsStridedBackward0, when next read), as PyTorch's
     recorded = grad_state.enabled
     if recorded:
         t._grad_fn, t._output_nr = out._grad_fn, out._output_nr
+    elif t._grad_fn is not None and out._data.shape != shape:
+        # NB: its grad_fn expects its old shape: from now on every gradient is checked
+        LeafData.changed = True
     if grad_state.dual and t._fw_grad is not None:
         from .forward_ad import set_tangent, tangent_of
         set_tangent(t, tangent_of(out))     # NB: its tangent is made the same view of itself

@@ -157,8 +157,15 @@ def test_an_in_place_view_op_with_grad_mode_off_keeps_the_history(tmp_path: Path
         with t.no_grad():
             b.unsqueeze_(0)
         b.sum().backward()
+        # NB: the gradient into a's grad_fn has the shape a had when it was made
+        a = (w * 2).clone()
+        with t.no_grad():
+            a.unsqueeze_(0)
+        flowed: list[tuple[int, ...]] = []
+        a.grad_fn.register_prehook(lambda g: flowed.append(tuple(g[0].shape)))
+        (a * w.detach()).sum().backward()
         return (hv.requires_grad, hv.is_leaf, hv.grad_fn.name(), h._version,
-                b.grad_fn.name(), tuple(b.shape), w.grad.tolist())
+                b.grad_fn.name(), tuple(b.shape), w.grad.tolist(), flowed)
     assert seen(native) == seen(torch)
     on_native, _on_torch = _both(tmp_path, """\
         w = t.randn(2, 3, requires_grad=True)
