@@ -148,7 +148,7 @@ def test_an_in_place_view_op_with_grad_mode_off_keeps_the_history(tmp_path: Path
     """``squeeze_``/``unsqueeze_``/``t_`` under ``no_grad``: the tensor keeps its grad_fn (a
     view's made afresh), as PyTorch's; and the change is seen by the recorder."""
     def seen(t: Any) -> tuple[Any, ...]:
-        w = t.randn(2, 3, requires_grad=True)
+        w = t.arange(6.0).view(2, 3).requires_grad_()
         h = (w * 1).log_softmax(1)
         hv = h.narrow(0, 0, 1)
         with t.no_grad():
