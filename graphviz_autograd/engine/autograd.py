@@ -463,13 +463,17 @@ class CopySlices(Node):
     viewed part of the base's gradient. Releasing it drops the op's node, so a second backward
     through it fails although it saves no tensor (as in PyTorch)."""
 
-    __slots__ = ("fn", "view_fn")
+    __slots__ = ("fn", "view_fn", "order")
     _name = "torch::autograd::CopySlices"
 
     def __init__(self, fn: Node, view_fn: Callable[[Any], Any]) -> None:
         super().__init__()
         self.fn: Node | None = fn
         self.view_fn = view_fn
+        # NB: the base's dims, outermost in memory first, where not C's order (a transposed
+        # clone): the gradient is laid out as the base, so that the view's function (a
+        # ``view``) applies to it, as PyTorch's (``new_empty_strided`` of the base's strides)
+        self.order: tuple[int, ...] | None = None
 
     def release_variables(self) -> None:
         if self.fn is not None:
@@ -497,6 +501,9 @@ def _copy_slices(op: Op, view: Tensor, inputs: Sequence[Tensor | None],
                     wiring, pre)
     _saved_before_write(fn, view, inputs[1:])
     cs = CopySlices(fn, view._view_fn)
+    if not base._data.flags.c_contiguous and base._data.ndim > 1:
+        strides = base._data.strides
+        cs.order = tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
     cs._next = (edge(base), *fn._next[1:])
     # NB: the op's edge to the view's old grad_fn is never followed (the CopySlices takes the
     # base's): dropped, so that node is kept by no hidden reference

@@ -831,7 +831,14 @@ def _copy_slices_backward(task: _Task, node: CopySlices, inputs: list[Any], mode
                 for r, m in zip(out, node._in_meta, strict=False)]
     fn = node.fn
     g = inputs[0] if inputs[0] is not None else _zeros(node._meta[0], mode)
-    result = np.array(g, copy=True)
+    order = node.order
+    if order is None:
+        result = np.array(g, copy=True)
+    else:
+        g = np.asarray(g)
+        result = np.empty(tuple(g.shape[d] for d in order), g.dtype).transpose(
+            tuple(order.index(d) for d in range(len(order))))
+        result[...] = g
     part = node.view_fn(result)
     fn_needs = (True, *needs[1:])
     assert fn.op is not None

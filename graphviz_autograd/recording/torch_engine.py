@@ -256,7 +256,13 @@ class TorchEngine:
 
         def get() -> Any:
             t = ref()
-            return _grad_fn(t) if t is not None else None
+            if t is None:
+                return None
+            fn = _grad_fn(t)
+            # NB: a view whose base changed since gets a fresh grad_fn when read (here): not a
+            # node the program made, and no longer the way back to this one (as the native
+            # engine's, whose way back is the node itself)
+            return fn if fn is not None and _KEY in fn.metadata else None
         return get
 
     @staticmethod

@@ -554,9 +554,60 @@ def _losses_misc(r: random.Random) -> str:
         r.choice(["loss.backward()", "rec.snapshot()", "y.sum().backward()"])])
 
 
+def _in_function(r: random.Random) -> str:
+    """Another block, as a training step: a function's locals (and a nested call) hold the
+    tensors; called twice, with a snapshot after."""
+    inner = r.choice([b for b in BLOCKS if b is not _in_function])(r)
+    body = "\n".join("    " + ln for ln in inner.splitlines())
+    return "\n".join([
+        "def train_step(step_no):",
+        "    global errors",
+        body,
+        "    return locals().get('loss')",
+        "kept = []",
+        "for call in range(2):",
+        "    try:",
+        "        kept.append(train_step(call))",
+        "    except (RuntimeError, ValueError) as err:",
+        "        errors.append(('step', call, str(err)[:60]))",
+        r.choice(["rec.snapshot('after the steps')", "pass", "del kept\nrec.snapshot()"]),
+    ])
+
+
+def _leaf_and_anomaly(r: random.Random) -> str:
+    kind = r.choice(["leaf_backward", "anomaly", "unused", "grad_nonleaf", "hook_inplace"])
+    if kind == "leaf_backward":
+        return r.choice(["w.backward(t.ones_like(w))", "w.sum().backward()\nw.sum().backward()",
+                         "w[0].sum().backward()"])
+    if kind == "anomaly":
+        return "\n".join([
+            "with t.autograd.set_detect_anomaly(True):",
+            f"    y = (w * 2).{_u(r)}",
+            f"    z = y.{_u(r)}",
+            r.choice(["    y.add_(1)", "    pass", "    z.sum().backward()"]),
+            "    z.sum().backward()"])
+    if kind == "unused":
+        return "\n".join([
+            "b = t.randn(3, requires_grad=True)",
+            f"y = (w * 2).{_u(r)}.sum()",
+            "gs = t.autograd.grad(y, [w, b], allow_unused=True, retain_graph=True)",
+            "y.backward()"])
+    if kind == "grad_nonleaf":
+        return "\n".join([
+            f"m = (w * 2).{_u(r)}", f"y = m.{_u(r)}.sum()",
+            "(gm,) = t.autograd.grad(y, m)",
+            r.choice(["y.backward()", "rec.snapshot()", "t.autograd.grad(y, w)"])])
+    return "\n".join([
+        f"m = (w * 2).{_u(r)}",
+        "hd = m.register_hook(lambda g: g * 0.5)",
+        f"y = m.{_u(r)}.sum()",
+        "y.backward(retain_graph=True)", "hd.remove()", "y.backward()"])
+
+
 BLOCKS = [_inplace_block, _kept_losses, _rnn, _retain, _two_heads, _gan, _step_between,
           _views, _grad_penalty, _inputs_hooks, _no_graph, _del_snapshot, _containers,
-          _models, _leaf_ops, _loop_errors, _grads_misc, _losses_misc]
+          _models, _leaf_ops, _loop_errors, _grads_misc, _losses_misc,
+          _in_function, _leaf_and_anomaly]
 
 _PRELUDE = """\
 t.manual_seed({seed})
