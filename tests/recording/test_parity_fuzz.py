@@ -237,7 +237,7 @@ def test_an_inference_tensor_in_scope_breaks_no_torch_recording(tmp_path: Path) 
     """A tensor made under ``inference_mode`` has no version counter (PyTorch raises when
     asked): the recorder reads it as version 0, as the native engine's, and the program's own
     error (a backward from it) is the one it sees."""
-    on_native, on_torch = _both(tmp_path, """\
+    _, on_torch = _both(tmp_path, """\
         w = t.randn(2, 3, requires_grad=True)
         with t.inference_mode():
             q = w * 3
