@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .predict import modified_in_unpack_order
@@ -28,7 +29,7 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included
+    #                    already_included, no_retain_graph
     title: str
     detail: str
 
@@ -37,7 +38,7 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    kind: str                     # "freed" | "modified" | "no_derivative" | "other"
+    kind: str                     # "freed" | "modified" | "no_derivative" | "other" | "growth"
     node: str
     node_name: str
     buffers: list[str]
@@ -454,7 +455,95 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
             d = _diagnose(recording, last, p, None, p.root)
             if d is not None:
                 out.append(d)
+    growth = _growth(recording)
+    if growth is not None:
+        out.append(growth)
     return out
+
+
+def _growth(recording: Recording) -> Diagnosis | None:
+    """Graphs of earlier steps kept alive, step after step: the saved bytes or the nodes alive
+    after each backward grow over the last backwards (at least 4), and nodes built steps ago
+    are still alive, held by a tensor the loop carries over (a hidden state not detached, a
+    running total of losses, graphs kept by ``retain_graph=True``)."""
+    afters = [s for s in recording.snapshots if s.kind == "after_backward"][-8:]
+    if len(afters) < 4:
+        return None
+    alive = [s.memory.get("saved_bytes_alive", 0) for s in afters]
+    counts = [len(s.nodes) for s in afters]
+    if not (all(a < b for a, b in pairwise(alive)) or all(a < b for a, b in pairwise(counts))):
+        return None
+    last = afters[-1]
+    now = last.backward or 0
+    old = [n for n in last.nodes if n.recorded and n.variable is None and n.created_by < now - 1]
+    if not old:
+        return None
+    # NB: what holds them: the tensor of an earlier step that this step's graph uses (the
+    # old node the newest nodes point to: ``h`` fed back, ``total`` added to); where they
+    # were built: the line that built most of them
+    by_id = {n.id: n for n in last.nodes}
+    ids = {n.id for n in old}
+    newest = max(n.created_by for n in last.nodes)
+    edges = [m for n in last.nodes if n.created_by == newest for m in n.next if m in ids]
+
+    def carries(m: str) -> bool:
+        """Built by a line that feeds a variable back (``h = f(x, h)``, ``total += loss``)."""
+        src = by_id[m].source
+        code = src["code"] if src else None
+        return bool(code and (_fed_back(code) or _accumulates(code)))
+    holder = by_id[max(edges, key=lambda m: (carries(m), edges.count(m), by_id[m].created_by,
+                                             m))] if edges else None
+    holder_id = holder.id if holder is not None else ""
+    held = _names(recording, last, holder)[0] if holder is not None else []
+    name = held[0] if held else "a tensor kept from an earlier step"
+    lines = [n.source for n in old if n.source]
+    src = max(lines, key=lambda x: (lines.count(x), -x["line"])) if lines else None
+    code = holder.source["code"] if holder is not None and holder.source else None
+    first, steps = afters[0].backward, len({n.created_by for n in old})
+    summary = (f"Memory grows with each backward: after backward #{first} "
+               f"{_bytes(alive[0])} of saved buffers and {counts[0]} graph nodes were alive, "
+               f"after backward #{now} {_bytes(alive[-1])} and {counts[-1]} nodes. "
+               f"{len(old)} nodes built before backward #{now - 1} are still alive, from "
+               f"{steps} earlier step{'s' if steps != 1 else ''}"
+               + (f" (most built at line {src['line']}: `{src['code']}`)" if src else "")
+               + (f", held by `{name}`." if held else "."))
+    fixes: list[Fix] = []
+    fed_back = _fed_back(code)
+    # NB: a number (a loss) is kept as the tensor now bound to that name
+    scalar = any(t.shape == [] for t in last.tensors if t.label == name)
+    if code and (scalar and (fed_back or _accumulates(code))):
+        fixes.append(Fix("item", f"Accumulate numbers, not `{name}`'s graph",
+                         f"`{name}` adds each step's loss tensor, so it holds every step's "
+                         f"graph: add `loss.item()` (a number) instead, e.g. `{name} += "
+                         "loss.item()`."))
+    elif fed_back:
+        n = fed_back[0]
+        fixes.append(Fix("detach", f"Detach `{n}` before feeding it back",
+                         f"`{n} = {n}.detach()` at the start of each step cuts the graph "
+                         "between steps, as a hidden state is carried in truncated "
+                         "backpropagation through time."))
+    if any(b.retain_graph for b in recording.backwards[-len(afters):]):
+        fixes.append(Fix("no_retain_graph", "Drop `retain_graph=True`",
+                         "It keeps every buffer a backward ran through: with a graph that "
+                         "reaches earlier steps, all of theirs, step after step. Keep it only "
+                         "for a second backward through the same graph."))
+    if not fixes:
+        fixes.append(Fix("detach", f"Do not keep `{name}` with its graph",
+                         f"Keep `{name}.detach()` (or `.item()` for a number) from one step "
+                         "to the next, so each step's graph can be freed."))
+    return Diagnosis(None, False, "growth", holder_id,
+                     holder.name if holder is not None else "", [], [],
+                     {"labels": held, "source": holder.source if holder is not None else None},
+                     summary, fixes, last.index)
+
+
+def _accumulates(code: str) -> bool:
+    """``total += loss`` (an augmented assignment)."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return False
+    return len(tree.body) == 1 and isinstance(tree.body[0], ast.AugAssign)
 
 
 def explain(recording: Recording) -> str:

@@ -218,6 +218,59 @@ def test_a_loss_inside_the_loss_already_backwarded_is_told_to_drop_its_backward(
     assert fix_keys(d) == ["already_included", "retain_graph"]
 
 
+def _carried(t: Any, how: str, steps: int = 8) -> None:
+    """A loop that carries something from step to step: a hidden state, with
+    ``retain_graph=True`` to get past the error (``"hidden"``); a running total of the losses
+    (``"total"``); or, flat, the state detached (``"detached"``)."""
+    t.manual_seed(0)
+    W = t.randn(4, 4, requires_grad=True)
+    h = t.zeros(1, 4)
+    total = 0
+    for _ in range(steps):
+        if how == "detached":
+            h = h.detach()
+        h = t.tanh(t.randn(1, 4) @ W + h)
+        loss = h.pow(2).sum()
+        loss.backward(retain_graph=how == "hidden")
+        if how == "total":
+            total += loss
+            h = h.detach()
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@pytest.mark.parametrize("how", ["hidden", "total"])
+def test_memory_that_grows_step_after_step_is_explained(engine: str, how: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        _carried(t, how)
+    # NB: (a running total is also a loss whose backward would fail: diagnosed first)
+    *_, d = diagnose(rec)
+    assert [x.kind for x in diagnose(rec)] == (["growth"] if how == "hidden" else
+                                               ["freed", "growth"])
+    assert d.kind == "growth" and d.backward is None and not d.predicted
+    assert d.summary.startswith("Memory grows with each backward: after backward #1 ")
+    afters = [s for s in rec.snapshots if s.kind == "after_backward"]
+    grew = [len(s.nodes) for s in afters]
+    assert f"{grew[0]} graph nodes were alive, after backward #8" in d.summary
+    assert f"and {grew[-1]} nodes" in d.summary
+    if how == "hidden":
+        assert "held by `h`" in d.summary
+        assert fix_keys(d) == ["detach", "no_retain_graph"]
+    else:
+        assert "held by `total`" in d.summary
+        assert fix_keys(d) == ["item"] and "`total += loss.item()`" in d.fixes[0].detail
+
+
+@pytest.mark.parametrize("steps", [3, 8])
+def test_a_flat_loop_or_a_short_one_has_no_growth_to_explain(steps: int) -> None:
+    with record() as rec:
+        _carried(torch, "detached", steps)
+    assert diagnose(rec) == []
+    with record() as short:
+        _carried(torch, "hidden", 3)
+    assert diagnose(short) == []
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
