@@ -38,7 +38,8 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    kind: str                     # "freed" | "modified" | "no_derivative" | "other" | "growth"
+    # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain"
+    kind: str
     node: str
     node_name: str
     buffers: list[str]
@@ -458,6 +459,8 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     growth = _growth(recording)
     if growth is not None:
         out.append(growth)
+    elif recording.backwards:
+        out += _unneeded_retains(recording)
     return out
 
 
@@ -535,6 +538,57 @@ def _growth(recording: Recording) -> Diagnosis | None:
                      holder.name if holder is not None else "", [], [],
                      {"labels": held, "source": holder.source if holder is not None else None},
                      summary, fixes, last.index)
+
+
+def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
+    """``retain_graph=True`` where no later backward of the recording ran through what it kept
+    (one diagnosis per line that asked for it): the buffers stayed alive for nothing. The last
+    backward is not judged (a later one may come after the recording), nor a ``create_graph``
+    one (it keeps the graph for the gradients' own backward), nor one before a backward that
+    failed."""
+    backwards = recording.backwards
+    by_index = {s.index: s for s in recording.snapshots}
+    ran = [{st.node for st in b.steps} for b in backwards]
+    by_line: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    # NB: not before a backward that failed: it might have run through them, had it gone on
+    judged = next((i for i in range(len(backwards) - 1, -1, -1) if backwards[i].error), -1)
+    for i, b in enumerate(backwards[:-1]):
+        if i <= judged:
+            continue
+        after = by_index.get(b.snapshot_after if b.snapshot_after is not None else -1)
+        if not b.retain_graph or b.create_graph or b.error is not None or after is None:
+            continue
+        # NB: what it kept: the buffers of the nodes it ran (a leaf's accumulator keeps none,
+        # and every step's backward runs it)
+        kept = {n.id: sum(s.nbytes for s in n.saved if s.state == "alive")
+                for n in after.nodes if n.id in ran[i] and n.saved}
+        if not kept or any(kept.keys() & later for later in ran[i + 1:]):
+            continue
+        line = b.source or {}
+        by_line.setdefault((line.get("file"), line.get("line")), []).append(
+            (i, sum(kept.values())))
+    out = []
+    for found in by_line.values():
+        indices = [i for i, _ in found]
+        kept_bytes = [n for _, n in found]
+        b = backwards[indices[0]]
+        numbers = [backwards[i].number for i in indices]
+        which = (f"backward #{numbers[0]}" if len(numbers) == 1 else
+                 f"{len(numbers)} backwards (#{', #'.join(map(str, numbers))})")
+        src = b.source
+        where = f" at line {src['line']} (`{src['code']}`)" if src else ""
+        most = max(kept_bytes, default=0)
+        summary = (f"`retain_graph=True`{where} was not needed: {which} kept the buffers of "
+                   f"the graph {'it' if len(numbers) == 1 else 'each'} ran "
+                   f"({_bytes(most)}{' at most' if len(kept_bytes) > 1 else ''}) alive, and no "
+                   "later backward ran through them.")
+        fixes = [Fix("no_retain_graph", "Drop `retain_graph=True`",
+                     "A backward frees the buffers of the graph it ran, which is what you want "
+                     "unless a second backward goes through the same graph; keep them for "
+                     "that case only (and then prefer one backward over the summed losses).")]
+        out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
+                             {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
+    return out
 
 
 def _accumulates(code: str) -> bool:

@@ -271,6 +271,42 @@ def test_a_flat_loop_or_a_short_one_has_no_growth_to_explain(steps: int) -> None
     assert diagnose(short) == []
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_retain_graph_that_no_later_backward_needed_is_pointed_out(engine: str) -> None:
+    """A training loop with ``loss.backward(retain_graph=True)`` out of habit: each step's
+    graph is new, so what each backward kept was never used; the last backward is not judged
+    (another could follow the recording)."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        m = t.nn.Linear(8, 1)
+        opt = t.optim.SGD(m.parameters(), 0.1)
+        for _ in range(5):
+            loss = m(t.randn(16, 8)).tanh().pow(2).mean()
+            opt.zero_grad()
+            loss.backward(retain_graph=True)
+            opt.step()
+    (d,) = diagnose(rec)
+    assert d.kind == "unneeded_retain" and d.backward == 1
+    assert d.summary.startswith("`retain_graph=True` at line ")
+    assert "was not needed: 4 backwards (#1, #2, #3, #4) kept the buffers" in d.summary
+    after1 = rec.snapshots[rec.backwards[0].snapshot_after]
+    kept = sum(s.nbytes for n in after1.nodes for s in n.saved if s.state == "alive")
+    assert f"({kept} bytes at most)" in d.summary
+    assert fix_keys(d) == ["no_retain_graph"]
+
+
+def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
+    with record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        z = (x * 3).exp().sum()
+        z.backward(retain_graph=True)    # (the last: not judged)
+    assert diagnose(rec) == []
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
