@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included, no_retain_graph
+    #                    already_included, no_retain_graph, fresh_list
     title: str
     detail: str
 
@@ -226,6 +227,21 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      f"stored intermediate, a generator output), reuse `{name}.detach()`.")
         fed_back = _fed_back(code)
         kept = _kept_losses(snap, root, first)
+        # NB: an entry of a list kept across backwards (``log_probs.append(...)`` each step,
+        # the list never emptied): the list is what to start afresh
+        entry = re.fullmatch(r"([A-Za-z_]\w*)\[\d+\]", name)
+        items = entry.group(1) if entry is not None else ""
+        # NB: ... when this graph reads several of its entries from before backward #k (a
+        # stack of them all, as a policy gradient's log-probabilities); one entry kept on
+        # purpose (seed 003's ``temp[0]``) is to detach or recompute instead
+        olds = {label for n in _subgraph(snap, root or node.id) if n.created_by < (k or 0)
+                for label in n.labels if label.startswith(f"{items}[")} if items else set()
+        if len(olds) > 1 and not kept and not fed_back:
+            fixes.append(Fix("fresh_list", f"Start `{items}` afresh for each backward",
+                             f"`{items}` still holds entries made before backward #{k}, which "
+                             f"ran their graphs and freed them: create it inside the loop "
+                             f"(`{items} = []` before each batch or episode), or "
+                             f"`{items}.clear()` after each backward."))
         if kept:
             # NB: a loss an earlier backward already ran is inside this graph (``total +=
             # loss``, a list of losses summed later): recomputing or detaching cannot help

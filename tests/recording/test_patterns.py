@@ -307,6 +307,28 @@ def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
     assert diagnose(rec) == []
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) -> None:
+    """REINFORCE with the episode's ``log_probs`` list created once, outside the loop: the
+    second episode's loss stacks the first episode's entries too, whose graphs are freed."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+        log_probs = []
+        for _ in range(2):
+            for _ in range(3):
+                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
+                log_probs.append(dist.log_prob(dist.sample()))
+            loss = -t.stack(log_probs).sum()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    d = diagnose(rec)[0]
+    assert d.backward == 2 and "in the graph of `log_probs[" in d.summary
+    assert fix_keys(d)[0] == "fresh_list"
+    assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
