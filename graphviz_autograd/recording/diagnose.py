@@ -139,7 +139,8 @@ def _bytes(n: int) -> str:
 def _fed_back(code: str | None) -> list[str]:
     """The variables a line both assigns and reads: ``h = torch.tanh(x @ W + h @ U)`` gives
     ``h``; ``out, state = lstm(x, state)`` gives ``state``; ``out, (h, c) = lstm(x, (h, c))``
-    gives ``h`` and ``c``."""
+    gives ``h`` and ``c``; ``out, self.hidden = self.lstm(x, self.hidden)`` gives
+    ``self.hidden``."""
     try:
         tree = ast.parse((code or "").strip())
     except SyntaxError:
@@ -147,10 +148,20 @@ def _fed_back(code: str | None) -> list[str]:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
         return []
     line = tree.body[0]
-    read = {n.id for n in ast.walk(line.value) if isinstance(n, ast.Name)}
-    names = [n.id for t in line.targets for n in ast.walk(t)
-             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    read = {name for n in ast.walk(line.value) if (name := _dotted(n))}
+    names = [name for t in line.targets for n in ast.walk(t)
+             if isinstance(getattr(n, "ctx", None), ast.Store) and (name := _dotted(n))]
     return [n for n in dict.fromkeys(names) if n in read]
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``h`` or ``self.hidden`` (a name, or attributes of a name), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
 
 
 def _kept_losses(snap: Snapshot, root: str | None, first: BackwardRecord | None) -> list[str]:
@@ -463,7 +474,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
         for p in last.predictions:
             root = by_id.get(p.root or "")
-            if root is None or root.executed_by or not root.recorded:
+            # NB: a root the user holds by no name (an LSTM's final state kept in a module's
+            # tuple) is no loss they will backward
+            if root is None or root.executed_by or not root.recorded or not root.labels:
                 continue
             if math.prod(shapes.get(root.id, [])) != 1:
                 # NB: a named root of many values (an RNN's final state) is no loss: a

@@ -329,6 +329,36 @@ def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) 
     assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
+    """``out, self.hidden = self.lstm(x, self.hidden)`` in a module's forward: the state fed
+    back is an attribute; detaching it comes first (not the loss, which is all that names the
+    failing node)."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+
+    class Model(t.nn.Module):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = t.nn.LSTM(3, 5, batch_first=True)
+            self.hidden = None
+
+        def forward(self, x: Any) -> Any:
+            out, self.hidden = self.lstm(x, self.hidden)
+            return out[:, -1]
+
+    with record(engine=engine) as rec:
+        model = Model()
+        for _ in range(2):
+            loss = model(t.randn(2, 4, 3)).pow(2).mean()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    (d,) = diagnose(rec)
+    assert "`self.hidden` is fed back into the line that builds it" in d.summary
+    assert d.fixes[0].title == "Detach `self.hidden` before feeding it back"
+    assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
