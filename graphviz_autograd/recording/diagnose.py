@@ -30,7 +30,7 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included, no_retain_graph, fresh_list
+    #                    already_included, no_retain_graph, fresh_list, one_grad_call
     title: str
     detail: str
 
@@ -287,6 +287,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
+        together = _grad_inputs(first, current)
+        if together is not None:
+            # NB: two ``autograd.grad`` calls, one per input: one call gives both
+            fixes.append(Fix("one_grad_call", "One `autograd.grad` call for all the inputs",
+                             f"`{together}` runs the graph once and gives each gradient."))
         fixes.append(Fix("backward_once", "Backward once",
                          "Compute the loss again (a fresh graph) if you need a second "
                          "backward, or call backward once."))
@@ -618,6 +623,31 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
                              {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
     return out
+
+
+def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:
+    """Two ``autograd.grad`` calls from one output, for other inputs (``gx = grad(y, x)``,
+    ``gw = grad(y, w)``): the one call that gives both (``gx, gw = grad(y, (x, w))``)."""
+    calls = []
+    for b in (first, then):
+        if b is None or b.api != "grad" or not b.source:
+            return None
+        try:
+            tree = ast.parse(b.source["code"].strip())
+        except SyntaxError:
+            return None
+        line = tree.body[0] if len(tree.body) == 1 else None
+        call = line.value if isinstance(line, (ast.Assign, ast.Expr)) else None
+        if not isinstance(call, ast.Call) or len(call.args) < 2:
+            return None
+        target = ast.unparse(line.targets[0]) if isinstance(line, ast.Assign) else None
+        calls.append((ast.unparse(call.func), ast.unparse(call.args[0]), target,
+                      ast.unparse(call.args[1])))
+    (func, out, t1, in1), (_, out2, t2, in2) = calls
+    if out != out2 or in1 == in2:
+        return None
+    targets = f"{t1}, {t2} = " if t1 and t2 and "," not in t1 + t2 else ""
+    return f"{targets}{func}({out}, ({in1}, {in2}))"
 
 
 def _accumulates(code: str) -> bool:

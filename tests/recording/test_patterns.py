@@ -359,6 +359,22 @@ def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
     assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        x = t.ones(3, requires_grad=True)
+        w = t.ones(3, requires_grad=True)
+        y = (x * w).sin().sum()
+        gx = t.autograd.grad(y, x)
+        with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+            gw = t.autograd.grad(y, w)  # noqa: F841
+    assert gx
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["one_grad_call", "backward_once", "retain_graph"]
+    assert "`gx, gw = t.autograd.grad(y, (x, w))`" in d.fixes[0].detail
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
