@@ -355,11 +355,52 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
                          "optimizer.step() updates the parameters in place, so a graph built "
                          "before the step cannot be backwarded after it: do all backwards "
                          "first (sum the losses), or run the forward again after the step."))
+    # NB: (an optimizer's step writes inside its own code: the generic advice)
+    src = edits[0].get("source") if edits and not edits[0].get("parameter") else None
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
-                     "Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or "
-                     "modify a `.clone()` of it, so the value the backward needs stays intact."))
+                     _out_of_place(src["code"] if src else None)
+                     + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _out_of_place(code: str | None) -> str:
+    """How to write the in-place line ``code`` out of place (the generic advice if unknown)."""
+    generic = ("Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or modify a "
+               "`.clone()` of it")
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return generic
+    line = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(line, ast.AugAssign):
+        x, op, y = ast.unparse(line.target), _BINOPS.get(type(line.op)), ast.unparse(line.value)
+        if op is not None:
+            return f"Write `{x} = {x} {op} {y}` (a new tensor) instead of `{ast.unparse(line)}`"
+    if isinstance(line, ast.Assign) and isinstance(line.targets[0], ast.Subscript):
+        x = ast.unparse(line.targets[0].value)
+        return (f"Write into a copy instead of into `{x}` (`{x} = {x}.clone()` first, or build "
+                "the new values with `torch.where`)")
+    calls = [n for n in ast.walk(line) if isinstance(n, ast.Call)] if line is not None else []
+    for call in calls:
+        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+            return f"Drop `inplace=True` from `{ast.unparse(call)}`"
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr.endswith("_") and \
+                not func.attr.endswith("__"):
+            return (f"Call `{func.attr[:-1]}` (out of place, a new tensor) instead of "
+                    f"`{func.attr}` in `{ast.unparse(call)}`")
+    if calls:
+        # NB: the change happened inside something this line calls (a module's forward)
+        return ("The change happens inside what this line calls: look there for an "
+                "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
+                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
+    return generic
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+           ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
 def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | None,

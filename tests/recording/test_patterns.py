@@ -375,6 +375,39 @@ def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None
     assert "`gx, gw = t.autograd.grad(y, (x, w))`" in d.fixes[0].detail
 
 
+@pytest.mark.parametrize(("how", "advice"), [
+    ("augmented", "Write `y = y * 2` (a new tensor) instead of `y *= 2`"),
+    ("item", "Write into a copy instead of into `y` (`y = y.clone()` first"),
+    ("inplace", "Drop `inplace=True` from `F.relu(y, inplace=True)`"),
+    ("method", "Call `clamp` (out of place, a new tensor) instead of `clamp_` in "
+               "`y.clamp_(0, 1)`"),
+    ("module", "The change happens inside what this line calls: look there for an "
+               "`inplace=True` layer"),
+])
+def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str,
+                                                                         advice: str) -> None:
+    F = torch.nn.functional
+    relu = torch.nn.Sequential(torch.nn.ReLU(inplace=True))
+    with record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = x.sigmoid()
+        if how == "augmented":
+            y *= 2
+        elif how == "item":
+            y[0] = 5
+        elif how == "inplace":
+            F.relu(y, inplace=True)
+        elif how == "method":
+            y.clamp_(0, 1)
+        else:
+            relu(y)
+        with pytest.raises(RuntimeError, match=INPLACE):
+            y.sum().backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and fix_keys(d) == ["out_of_place"]
+    assert d.fixes[0].detail.startswith(advice)
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
