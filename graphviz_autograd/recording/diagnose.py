@@ -116,15 +116,24 @@ def _what(node: NodeInfo, names: tuple[list[str], str]) -> str:
     else:
         label = f"of `{labels[0]}`"
     src = node.source
-    where = f" (line {src['line']}: `{src['code']}`)" if src else ""
+    where = f" ({_line(src, ': ')})" if src else ""
     return f"{node.name} {label}{where}"
+
+
+def _line(src: dict[str, Any], sep: str = " ") -> str:
+    """``line 7 (`loss.backward()`)``, or ``line 7: `...` `` with ``sep=": "``; the line alone
+    where its text is unknown (code typed at a prompt)."""
+    code = src.get("code")
+    if not code:
+        return f"line {src['line']}"
+    return f"line {src['line']}: `{code}`" if sep == ": " else f"line {src['line']} (`{code}`)"
 
 
 def _call(rec: BackwardRecord | None) -> str:
     if rec is None:
         return "an earlier backward"
     src = rec.source
-    where = f" at line {src['line']} (`{src['code']}`)" if src else ""
+    where = f" at {_line(src)}" if src else ""
     return f"backward #{rec.number}{where}"
 
 
@@ -319,6 +328,23 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes.append(Fix("sum_losses", "Sum the losses and backward once",
                              f"`({a} + {b}).backward()` runs the shared part once and gives "
                              "each parameter the sum of both gradients, with no buffer kept."))
+    elif pred.buffers and not reused:
+        # NB: freed by a backward the recording did not see (in a notebook: a cell run before
+        # the one recorded, the loss built in another cell)
+        loss = (root_node.labels[0] if root_node is not None and root_node.labels else
+                names[0][0] if names[0] else "the loss")
+        what = f"`{loss}`" if loss != "the loss" else loss
+        summary += (" That backward ran before the recording began (in a notebook: a cell run "
+                    "earlier).")
+        fixes.append(Fix("recompute", f"Build {what} again before this backward",
+                         f"A backward frees the graph it ran, so each backward needs {what} "
+                         "freshly built: run the line that computes it (in a notebook, the "
+                         "cell that builds it) again first."))
+        freed = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
+                    if s.state == "freed")
+        fixes.append(Fix("retain_graph", "`retain_graph=True` on the earlier backward",
+                         "keeps these buffers" + (f" ({_bytes(freed)} here)" if freed else "")
+                         + " alive after it, for a second backward through the same graph."))
     if k is not None:
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
@@ -348,7 +374,7 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
         e = edits[0]
         src = e.get("source")
         if src:
-            summary += f" The in-place op was at line {src['line']}: `{src['code']}`."
+            summary += f" The in-place op was at {_line(src, ': ')}."
     fixes: list[Fix] = []
     if any(e.get("parameter") for e in edits):
         fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
@@ -583,7 +609,7 @@ def _growth(recording: Recording) -> Diagnosis | None:
                f"after backward #{now} {_bytes(alive[-1])} and {counts[-1]} nodes. "
                f"{len(old)} nodes built before backward #{now - 1} are still alive, from "
                f"{steps} earlier step{'s' if steps != 1 else ''}"
-               + (f" (most built at line {src['line']}: `{src['code']}`)" if src else "")
+               + (f" (most built at {_line(src, ': ')})" if src else "")
                + (f", held by `{name}`." if held else "."))
     fixes: list[Fix] = []
     fed_back = _fed_back(code)
@@ -651,7 +677,7 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         which = (f"backward #{numbers[0]}" if len(numbers) == 1 else
                  f"{len(numbers)} backwards (#{', #'.join(map(str, numbers))})")
         src = b.source
-        where = f" at line {src['line']} (`{src['code']}`)" if src else ""
+        where = f" at {_line(src)}" if src else ""
         most = max(kept_bytes, default=0)
         summary = (f"`retain_graph=True`{where} was not needed: {which} kept the buffers of "
                    f"the graph {'it' if len(numbers) == 1 else 'each'} ran "

@@ -408,6 +408,32 @@ def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str
     assert d.fixes[0].detail.startswith(advice)
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_graph_freed_before_the_recording_began_is_explained(engine: str) -> None:
+    """A notebook: one cell builds ``loss`` and backwards; the next, recorded, backwards it
+    again. The freeing backward was not seen; the fixes still apply."""
+    t = torch if engine == "native" else _real_torch()
+    w = t.ones(3, requires_grad=True)
+    loss = (w.exp() * 2).sum()
+    loss.backward()
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        loss.backward()
+    (d,) = diagnose(rec)
+    assert "freed by an earlier backward. That backward ran before the recording began" in \
+        d.summary
+    assert fix_keys(d) == ["recompute", "retain_graph"]
+    assert d.fixes[0].title == "Build `loss` again before this backward"
+    snap = rec.snapshots[0]
+    freed = [b for n in snap.nodes for b in n.saved if b.state == "freed"]
+    assert freed
+    if engine == "native":
+        assert f"({sum(b.nbytes for b in freed)} bytes here)" in d.fixes[1].detail
+    else:
+        # NB: PyTorch keeps no shape of a value freed before the recording saw its node
+        assert {b.dtype for b in freed} == {"unknown"} and "here)" not in d.fixes[1].detail
+        assert "shape unknown" in snap.to_dot()
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
