@@ -15,6 +15,8 @@ from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
 from .optable import EXTRA, INPUT, KWARG, NP, RESULT, TABLE, Op, build_backends, register
 from .saved_hooks import STACK as _HOOKS
+from .saved_mutation import WATCH as _WATCH
+from .saved_mutation import before_write
 from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",
@@ -274,6 +276,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         other = arrays[1]
         if (type(other) is np.ndarray and other.dtype is target.dtype) \
                 or np.result_type(*arrays) == target.dtype:
+            if _WATCH:
+                before_write(self)
             try:
                 op.forward(arrays[0], other, out=target)
             except ValueError:
@@ -315,6 +319,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                            f"desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if not needs_graph:
+        if _WATCH:
+            before_write(self)
         if partial:
             _write_changed(target, res)
         else:
@@ -332,6 +338,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     # NB: PyTorch saves an in-place op's inputs before it writes: saved-tensor pack hooks see
     # them as they were (their version, their history, their values)
     pre = _saved_inputs(op, inputs, kw, wiring[0], original) if _HOOKS else None
+    if _WATCH:
+        before_write(self)      # NB: after the op packed its inputs: it may clone one of them
     if partial:
         _write_changed(target, res)
     else:

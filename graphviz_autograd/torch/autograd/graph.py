@@ -1,5 +1,6 @@
 """``torch.autograd.graph``: the node type, the saved-tensor hooks (``saved_tensors_hooks``,
-``save_on_cpu``, ``disable_saved_tensors_hooks``), gradient edges and multi-tensor hooks."""
+``save_on_cpu``, ``disable_saved_tensors_hooks``, ``allow_mutation_on_saved_tensors``),
+gradient edges and multi-tensor hooks."""
 
 from __future__ import annotations
 
@@ -7,21 +8,24 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ...engine import saved_hooks
+from ...engine import saved_hooks, saved_mutation
 from ...engine.graph_edges import (
-           GradientEdge,
-           get_gradient_edge,
-           increment_version,
-           register_multi_grad_hook,
+    GradientEdge,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
 )
+from ...engine.saved_mutation import Handle as _Handle
+from ...engine.saved_mutation import MutationContext as _AllowMutationOnSavedContext
 from .graph_node import Node
 from .graph_settings import (
-           region_activation_memory_budget,
-           set_override_stale_capture_stream,
-           set_warn_on_accumulate_grad_stream_mismatch,
+    region_activation_memory_budget,
+    set_override_stale_capture_stream,
+    set_warn_on_accumulate_grad_stream_mismatch,
 )
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors",
            "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
            "region_activation_memory_budget", "set_warn_on_accumulate_grad_stream_mismatch",
            "set_override_stale_capture_stream"]
@@ -86,3 +90,88 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
             saved_hooks.enable()
         else:
             saved_hooks.disable(before)
+
+
+# NB: PyTorch's names: True while a context is open; the unpack hook of every graph recorded in
+# one refuses to run when it is False
+_allow_mutation_on_saved_tensors_enabled: bool = False
+_MUTATION_MESSAGE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                     "contextin which the graph was originally recorded.")
+
+
+class _swap_with_cloned(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
+    """The hooks of ``allow_mutation_on_saved_tensors``: a saved tensor is packed as a handle
+    (one per tensor and version), unpacked as its clone if a write cloned it, else as itself."""
+
+    def __init__(self, ctx: _AllowMutationOnSavedContext) -> None:
+        def pack_hook(tensor: Any) -> _Handle:
+            tid = saved_mutation.tensor_id(tensor)
+            ctx.sid_to_tid[saved_mutation.storage_id(tensor)].add(tid)
+            # NB: the same tensor (of the same version) saved twice shares one handle
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = tensor
+            return handle
+
+        def unpack_hook(handle: _Handle) -> Any:
+            if not _allow_mutation_on_saved_tensors_enabled:
+                raise AssertionError(_MUTATION_MESSAGE)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(_MUTATION_MESSAGE)
+            return ctx.original[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+class _CloneArgBeforeMutateMode:
+    """While it is entered, every write into a tensor first clones the saved tensors it would
+    change (PyTorch's dispatch mode of that name; here the engine's writes call
+    ``saved_mutation.before_write``)."""
+
+    def __init__(self, ctx: _AllowMutationOnSavedContext) -> None:
+        self.ctx = ctx
+
+    def __enter__(self) -> _CloneArgBeforeMutateMode:
+        saved_mutation.WATCH.append(self.ctx)
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        saved_mutation.WATCH.remove(self.ctx)
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
+    """Inside it, a tensor saved for backward that an in-place op is about to change is cloned
+    first, and the backward reads the clone: the value as it was saved. The forward and the
+    backward must both run inside the same context; it cannot be nested.
+
+    >>> from graphviz_autograd import torch
+    >>> with allow_mutation_on_saved_tensors():
+    ...     a = torch.ones(2, 3, requires_grad=True)
+    ...     b = a.clone()
+    ...     out = (b**2).sum()
+    ...     b.sin_()
+    ...     out.sum().backward()
+    ...     a.grad
+    tensor([[0.8415, 0.8415, 0.8415],
+            [0.8415, 0.8415, 0.8415]], grad_fn=<SinBackward0>)
+    tensor([[2., 2., 2.],
+            [2., 2., 2.]])
+    """
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx), _CloneArgBeforeMutateMode(ctx):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            # NB: as PyTorch's, a refused nested context also ends the one around it: its
+            # graphs can no longer be unpacked
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
