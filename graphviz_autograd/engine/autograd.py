@@ -14,9 +14,9 @@ from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
 from .optable import EXTRA, INPUT, KWARG, NP, RESULT, TABLE, Op, build_backends, register
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .saved_hooks import STACK as _HOOKS
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
 from .tensor import Tensor, new_uid
 
 __all__ = ["apply", "apply_inplace", "edge", "CopySlices", "regenerate_view_grad_fn",

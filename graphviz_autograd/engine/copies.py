@@ -16,8 +16,8 @@ from . import ops_order, ops_shape, ops_shaping  # noqa: F401 -- the view ops, r
 from .autograd import apply
 from .ops_pointwise import _not_implemented
 from .optable import TABLE, Op, register
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS", "as_strided_"]

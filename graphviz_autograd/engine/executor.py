@@ -30,8 +30,8 @@ from .grad_mode import state as grad_state
 from .graph_edges import GradientEdge
 from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import LeafData, Tensor
 
 __all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id", "will_engine_execute_node"]

@@ -20,8 +20,8 @@ from .device import CPU, device
 from .grad_mode import state as grad_state
 from .node import storage_of
 from .optable import TABLE
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_window",

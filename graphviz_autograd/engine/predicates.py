@@ -15,8 +15,8 @@ from . import functional as F
 from . import messages as msg
 from .autograd import apply_inplace, check_inplace
 from .optable import Op, register
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["METHODS", "COMPARISONS", "bitwise_", "is_nonzero", "storage_offset", "layout",

@@ -16,8 +16,8 @@ from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
 from .grad_mode import state as grad_state
 from .optable import TABLE
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["block_diag", "cartesian_prod", "combinations", "diagflat", "fliplr", "flipud",

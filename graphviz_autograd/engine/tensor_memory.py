@@ -17,8 +17,8 @@ from . import functional as F
 from .autograd import apply, check_inplace
 from .function import Function
 from .optable import TABLE
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["frombuffer", "get_device", "nonzero_static", "METHODS", "FUNCTIONS"]

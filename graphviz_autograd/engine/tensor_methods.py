@@ -45,8 +45,8 @@ from .device import device
 from .grad_mode import is_grad_enabled
 from .grad_mode import state as grad_state
 from .optable import TABLE
-from .saved_mutation import WATCH as _WATCH
-from .saved_mutation import before_write
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 _UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)

@@ -17,8 +17,8 @@ import numpy as np
 from ..engine import dtypes as _dt
 from ..engine import messages as _msg
 from ..engine.autocast import state as _state
-from ..engine.saved_mutation import WATCH as _WATCH
-from ..engine.saved_mutation import before_write
+from ..engine.pre_write import WATCH as _WATCH
+from ..engine.pre_write import before_write
 from ..engine.tensor import Tensor
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd",

@@ -487,11 +487,11 @@ def test_a_saved_gradient_accumulated_into() -> None:
 
 
 def test_the_engine_stops_watching_writes_after_the_context() -> None:
-    from graphviz_autograd.engine import saved_mutation
+    from graphviz_autograd.engine import pre_write
     x = ours.tensor([1.0, 2.0], requires_grad=True)
     with ours.autograd.graph.allow_mutation_on_saved_tensors():
-        assert saved_mutation.WATCH
-    assert not saved_mutation.WATCH
+        assert pre_write.WATCH
+    assert not pre_write.WATCH
     a = x.clone()
     b = a.sin()
     a.mul_(2)

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...engine.grad_mode import no_grad
-from ...engine.saved_mutation import WATCH as _WATCH
-from ...engine.saved_mutation import before_write
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from .modules import Module, ModuleDict, ModuleList
 from .parameter import Parameter

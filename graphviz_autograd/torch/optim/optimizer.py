@@ -16,8 +16,8 @@ import numpy as np
 
 from ...engine import events
 from ...engine.grad_mode import enable_grad, no_grad
-from ...engine.saved_mutation import WATCH as _WATCH
-from ...engine.saved_mutation import before_write
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from ..nn.hooks import HookTable, RemovableHandle
 
