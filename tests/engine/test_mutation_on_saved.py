@@ -53,6 +53,7 @@ def test_a_saved_input_and_a_saved_output_changed_in_place() -> None:
             rec.note("before", {"value": s, "is a": s is a, "version": s._version,
                                 "shares": s.data_ptr() == a.data_ptr(), "grad_fn": s.grad_fn})
             rec.note("ctx before", _ctx_sizes(ctx))
+            rec.attempt("register_hooks", lambda: raw.register_hooks(lambda t: t, lambda t: t))
             a.mul_(10)
             rec.note("a", {"value": a, "version": a._version, "grad_fn": a.grad_fn})
             s = b.grad_fn._saved_self
@@ -62,6 +63,8 @@ def test_a_saved_input_and_a_saved_output_changed_in_place() -> None:
             rec.note("ctx after", _ctx_sizes(ctx))
             rec.attempt("backward", lambda: b.sum().backward())
             rec.grad("x", x=x)
+            rec.note("raw after", {"data": raw.data, "hook": raw.unpack_hook})
+            rec.attempt("saved after", lambda: b.grad_fn._saved_self)
             x.grad = None
             e = x.clone().exp()
             rec.note("result", e.grad_fn._saved_result)
@@ -236,9 +239,10 @@ def test_a_module_trained_inside_the_context() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
         torch.manual_seed(0)
-        net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+        net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+                                  torch.nn.Tanh(), torch.nn.Linear(4, 1))
         opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
-        x = torch.linspace(-1, 1, 6).reshape(2, 3)
+        x = torch.linspace(-1, 1, 12).reshape(4, 3)
         with _amst(rec):
             loss = net(x).pow(2).sum()
             loss.backward(retain_graph=True)
@@ -249,6 +253,7 @@ def test_a_module_trained_inside_the_context() -> None:
             rec.note("grads", [p.grad for p in net.parameters()])
             opt.step()
         rec.note("params", list(net.parameters()))
+        rec.note("running stats", [net[1].running_mean, net[1].running_var])
     differential(snippet)
 
 
