@@ -179,6 +179,9 @@ WRITES = {
     "zero_": lambda torch, a: a.zero_(),
     "fill_": lambda torch, a: a.fill_(3),
     "setitem": lambda torch, a: a.__setitem__(0, 9.0),
+    "setitem at 1": lambda torch, a: a.__setitem__(1, 9.0),
+    "setitem with a mask": lambda torch, a: a.__setitem__(a > 1.5, 0.0),
+    "a view's copy_": lambda torch, a: a[:1].copy_(torch.tensor([5.0])),
     "t_": lambda torch, a: a.t_(),
     "unsqueeze_": lambda torch, a: a.unsqueeze_(0),
     "squeeze_": lambda torch, a: a.squeeze_(),
@@ -189,6 +192,12 @@ WRITES = {
     "add_ with alpha": lambda torch, a: a.add_(torch.ones(2), alpha=3),
     "index_add_": lambda torch, a: a.index_add_(0, torch.tensor([1]), torch.ones(1)),
     "masked_fill_": lambda torch, a: a.masked_fill_(torch.tensor([True, False]), 0.0),
+    "+=": lambda torch, a: a.__iadd__(1),
+    "nn.init.zeros_": lambda torch, a: torch.nn.init.zeros_(a.detach()),
+    "nn.init.normal_": lambda torch, a: torch.nn.init.normal_(a.detach()),
+    # NB: not a write: a later one no longer finds the saved tensor at its version
+    "increment_version, then mul_": lambda torch, a: (
+        torch.autograd.graph.increment_version(a), a.mul_(2)),
 }
 
 
