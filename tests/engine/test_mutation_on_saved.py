@@ -350,6 +350,22 @@ def test_two_graphs_sharing_a_saved_tensor() -> None:
     differential(snippet)
 
 
+def test_a_dropped_graph_that_saved_its_output_lives_until_the_context_ends() -> None:
+    def snippet(rec: Recorder) -> None:
+        import gc
+        torch = rec.torch
+        with _amst(rec) as ctx:
+            x = torch.tensor([1.0, 2.0], requires_grad=True)
+            y = x.exp()
+            z = x.clone().sin()
+            rec.note("both", _ctx_sizes(ctx))
+            del y, z
+            gc.collect()
+            rec.note("dropped", _ctx_sizes(ctx))
+        rec.note("exited", _ctx_sizes(ctx))
+    differential(snippet)
+
+
 def test_retain_graph_and_create_graph() -> None:
     def snippet(rec: Recorder) -> None:
         torch = rec.torch
@@ -409,9 +425,10 @@ def test_custom_functions_saving_tensors() -> None:
             rec.grad("x", x=x)
             x.grad = None
             b = x.clone()
-            z = b.exp()
+            z = b.sin()
             w = Double.apply(b)
-            rec.note("dirty", {"b": b, "version": b._version, "w": w})
+            rec.note("dirty", {"b": b, "version": b._version, "w": w,
+                               "saved": z.grad_fn._saved_self})
             rec.attempt("backward dirty", lambda: (z.sum() + w.sum()).backward())
             rec.grad("x dirty", x=x)
     differential(snippet)
