@@ -11,7 +11,7 @@ import pytest
 
 import graphviz_autograd.torch as ours
 
-from ._support import Recorder, differential
+from ._support import Recorder, differential, real_torch
 
 pytestmark = pytest.mark.torch
 
@@ -101,6 +101,13 @@ def test_in_place_ops_that_save_their_own_operand() -> None:
             w = a.exp()
             a.sin_()
             rec.attempt("backward 3", lambda: (z + w.sum()).backward())
+            rec.grad("x", x=x)
+            x.grad = None
+            a = x.clone()
+            e = a.exp_()
+            a.mul_(2)
+            rec.note("exp_'s saved result", e.grad_fn.next_functions[0][0]._saved_result)
+            rec.attempt("backward 4", lambda: e.sum().backward())
             rec.grad("x", x=x)
     differential(snippet)
 
@@ -529,3 +536,15 @@ def test_the_engine_stops_watching_writes_after_the_context() -> None:
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         b.sum().backward()
     assert "allow_mutation_on_saved_tensors" in ours.autograd.graph.__all__
+
+
+def test_the_pair_it_pushes_is_pytorchs() -> None:
+    from graphviz_autograd.engine import saved_hooks
+    torch = real_torch()
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        theirs = [h.__qualname__ for h in
+                  torch._C._autograd._top_saved_tensors_default_hooks(False)]
+    with ours.autograd.graph.allow_mutation_on_saved_tensors():
+        mine = [h.__qualname__ for h in saved_hooks.STACK[-1]]
+    assert mine == theirs
+    assert not saved_hooks.STACK
