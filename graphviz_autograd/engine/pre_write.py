@@ -18,7 +18,16 @@ WATCH: list[Callable[[Tensor], None]] = []
 
 
 def before_write(t: Tensor | Any) -> None:
-    """Call every hook on ``t``, which something is about to write into."""
+    """Call every hook on ``t``, which something is about to write into.
+
+    >>> from graphviz_autograd import torch
+    >>> seen = []
+    >>> WATCH.append(seen.append)
+    >>> t = torch.zeros(2).add_(1)
+    >>> WATCH.remove(seen.append)
+    >>> seen[0] is t
+    True
+    """
     if isinstance(t, Tensor):
         for hook in list(WATCH):
             hook(t)
