@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included, no_retain_graph
+    #                    already_included, no_retain_graph, fresh_list, one_grad_call
     title: str
     detail: str
 
@@ -138,7 +139,8 @@ def _bytes(n: int) -> str:
 def _fed_back(code: str | None) -> list[str]:
     """The variables a line both assigns and reads: ``h = torch.tanh(x @ W + h @ U)`` gives
     ``h``; ``out, state = lstm(x, state)`` gives ``state``; ``out, (h, c) = lstm(x, (h, c))``
-    gives ``h`` and ``c``."""
+    gives ``h`` and ``c``; ``out, self.hidden = self.lstm(x, self.hidden)`` gives
+    ``self.hidden``."""
     try:
         tree = ast.parse((code or "").strip())
     except SyntaxError:
@@ -146,10 +148,20 @@ def _fed_back(code: str | None) -> list[str]:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
         return []
     line = tree.body[0]
-    read = {n.id for n in ast.walk(line.value) if isinstance(n, ast.Name)}
-    names = [n.id for t in line.targets for n in ast.walk(t)
-             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    read = {name for n in ast.walk(line.value) if (name := _dotted(n))}
+    names = [name for t in line.targets for n in ast.walk(t)
+             if isinstance(getattr(n, "ctx", None), ast.Store) and (name := _dotted(n))]
     return [n for n in dict.fromkeys(names) if n in read]
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``h`` or ``self.hidden`` (a name, or attributes of a name), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
 
 
 def _kept_losses(snap: Snapshot, root: str | None, first: BackwardRecord | None) -> list[str]:
@@ -226,6 +238,21 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      f"stored intermediate, a generator output), reuse `{name}.detach()`.")
         fed_back = _fed_back(code)
         kept = _kept_losses(snap, root, first)
+        # NB: an entry of a list kept across backwards (``log_probs.append(...)`` each step,
+        # the list never emptied): the list is what to start afresh
+        entry = re.fullmatch(r"([A-Za-z_]\w*)\[\d+\]", name)
+        items = entry.group(1) if entry is not None else ""
+        # NB: ... when this graph reads several of its entries from before backward #k (a
+        # stack of them all, as a policy gradient's log-probabilities); one entry kept on
+        # purpose (seed 003's ``temp[0]``) is to detach or recompute instead
+        olds = {label for n in _subgraph(snap, root or node.id) if n.created_by < (k or 0)
+                for label in n.labels if label.startswith(f"{items}[")} if items else set()
+        if len(olds) > 1 and not kept and not fed_back:
+            fixes.append(Fix("fresh_list", f"Start `{items}` afresh for each backward",
+                             f"`{items}` still holds entries made before backward #{k}, which "
+                             f"ran their graphs and freed them: create it inside the loop "
+                             f"(`{items} = []` before each batch or episode), or "
+                             f"`{items}.clear()` after each backward."))
         if kept:
             # NB: a loss an earlier backward already ran is inside this graph (``total +=
             # loss``, a list of losses summed later): recomputing or detaching cannot help
@@ -260,6 +287,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
+        together = _grad_inputs(first, current)
+        if together is not None:
+            # NB: two ``autograd.grad`` calls, one per input: one call gives both
+            fixes.append(Fix("one_grad_call", "One `autograd.grad` call for all the inputs",
+                             f"`{together}` runs the graph once and gives each gradient."))
         fixes.append(Fix("backward_once", "Backward once",
                          "Compute the loss again (a fresh graph) if you need a second "
                          "backward, or call backward once."))
@@ -323,11 +355,52 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
                          "optimizer.step() updates the parameters in place, so a graph built "
                          "before the step cannot be backwarded after it: do all backwards "
                          "first (sum the losses), or run the forward again after the step."))
+    # NB: (an optimizer's step writes inside its own code: the generic advice)
+    src = edits[0].get("source") if edits and not edits[0].get("parameter") else None
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
-                     "Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or "
-                     "modify a `.clone()` of it, so the value the backward needs stays intact."))
+                     _out_of_place(src["code"] if src else None)
+                     + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _out_of_place(code: str | None) -> str:
+    """How to write the in-place line ``code`` out of place (the generic advice if unknown)."""
+    generic = ("Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or modify a "
+               "`.clone()` of it")
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return generic
+    line = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(line, ast.AugAssign):
+        x, op, y = ast.unparse(line.target), _BINOPS.get(type(line.op)), ast.unparse(line.value)
+        if op is not None:
+            return f"Write `{x} = {x} {op} {y}` (a new tensor) instead of `{ast.unparse(line)}`"
+    if isinstance(line, ast.Assign) and isinstance(line.targets[0], ast.Subscript):
+        x = ast.unparse(line.targets[0].value)
+        return (f"Write into a copy instead of into `{x}` (`{x} = {x}.clone()` first, or build "
+                "the new values with `torch.where`)")
+    calls = [n for n in ast.walk(line) if isinstance(n, ast.Call)] if line is not None else []
+    for call in calls:
+        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+            return f"Drop `inplace=True` from `{ast.unparse(call)}`"
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr.endswith("_") and \
+                not func.attr.endswith("__"):
+            return (f"Call `{func.attr[:-1]}` (out of place, a new tensor) instead of "
+                    f"`{func.attr}` in `{ast.unparse(call)}`")
+    if calls:
+        # NB: the change happened inside something this line calls (a module's forward)
+        return ("The change happens inside what this line calls: look there for an "
+                "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
+                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
+    return generic
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+           ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
 def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | None,
@@ -447,7 +520,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
         for p in last.predictions:
             root = by_id.get(p.root or "")
-            if root is None or root.executed_by or not root.recorded:
+            # NB: a root the user holds by no name (an LSTM's final state kept in a module's
+            # tuple) is no loss they will backward
+            if root is None or root.executed_by or not root.recorded or not root.labels:
                 continue
             if math.prod(shapes.get(root.id, [])) != 1:
                 # NB: a named root of many values (an RNN's final state) is no loss: a
@@ -589,6 +664,31 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
                              {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
     return out
+
+
+def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:
+    """Two ``autograd.grad`` calls from one output, for other inputs (``gx = grad(y, x)``,
+    ``gw = grad(y, w)``): the one call that gives both (``gx, gw = grad(y, (x, w))``)."""
+    calls = []
+    for b in (first, then):
+        if b is None or b.api != "grad" or not b.source:
+            return None
+        try:
+            tree = ast.parse(b.source["code"].strip())
+        except SyntaxError:
+            return None
+        line = tree.body[0] if len(tree.body) == 1 else None
+        call = line.value if isinstance(line, (ast.Assign, ast.Expr)) else None
+        if not isinstance(call, ast.Call) or len(call.args) < 2:
+            return None
+        target = ast.unparse(line.targets[0]) if isinstance(line, ast.Assign) else None
+        calls.append((ast.unparse(call.func), ast.unparse(call.args[0]), target,
+                      ast.unparse(call.args[1])))
+    (func, out, t1, in1), (_, out2, t2, in2) = calls
+    if out != out2 or in1 == in2:
+        return None
+    targets = f"{t1}, {t2} = " if t1 and t2 and "," not in t1 + t2 else ""
+    return f"{targets}{func}({out}, ({in1}, {in2}))"
 
 
 def _accumulates(code: str) -> bool:

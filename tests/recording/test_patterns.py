@@ -307,6 +307,107 @@ def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
     assert diagnose(rec) == []
 
 
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) -> None:
+    """REINFORCE with the episode's ``log_probs`` list created once, outside the loop: the
+    second episode's loss stacks the first episode's entries too, whose graphs are freed."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+        log_probs = []
+        for _ in range(2):
+            for _ in range(3):
+                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
+                log_probs.append(dist.log_prob(dist.sample()))
+            loss = -t.stack(log_probs).sum()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    d = diagnose(rec)[0]
+    assert d.backward == 2 and "in the graph of `log_probs[" in d.summary
+    assert fix_keys(d)[0] == "fresh_list"
+    assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
+    """``out, self.hidden = self.lstm(x, self.hidden)`` in a module's forward: the state fed
+    back is an attribute; detaching it comes first (not the loss, which is all that names the
+    failing node)."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+
+    class Model(t.nn.Module):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = t.nn.LSTM(3, 5, batch_first=True)
+            self.hidden = None
+
+        def forward(self, x: Any) -> Any:
+            out, self.hidden = self.lstm(x, self.hidden)
+            return out[:, -1]
+
+    with record(engine=engine) as rec:
+        model = Model()
+        for _ in range(2):
+            loss = model(t.randn(2, 4, 3)).pow(2).mean()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    (d,) = diagnose(rec)
+    assert "`self.hidden` is fed back into the line that builds it" in d.summary
+    assert d.fixes[0].title == "Detach `self.hidden` before feeding it back"
+    assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        x = t.ones(3, requires_grad=True)
+        w = t.ones(3, requires_grad=True)
+        y = (x * w).sin().sum()
+        gx = t.autograd.grad(y, x)
+        with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+            gw = t.autograd.grad(y, w)  # noqa: F841
+    assert gx
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["one_grad_call", "backward_once", "retain_graph"]
+    assert "`gx, gw = t.autograd.grad(y, (x, w))`" in d.fixes[0].detail
+
+
+@pytest.mark.parametrize(("how", "advice"), [
+    ("augmented", "Write `y = y * 2` (a new tensor) instead of `y *= 2`"),
+    ("item", "Write into a copy instead of into `y` (`y = y.clone()` first"),
+    ("inplace", "Drop `inplace=True` from `F.relu(y, inplace=True)`"),
+    ("method", "Call `clamp` (out of place, a new tensor) instead of `clamp_` in "
+               "`y.clamp_(0, 1)`"),
+    ("module", "The change happens inside what this line calls: look there for an "
+               "`inplace=True` layer"),
+])
+def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str,
+                                                                         advice: str) -> None:
+    F = torch.nn.functional
+    relu = torch.nn.Sequential(torch.nn.ReLU(inplace=True))
+    with record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = x.sigmoid()
+        if how == "augmented":
+            y *= 2
+        elif how == "item":
+            y[0] = 5
+        elif how == "inplace":
+            F.relu(y, inplace=True)
+        elif how == "method":
+            y.clamp_(0, 1)
+        else:
+            relu(y)
+        with pytest.raises(RuntimeError, match=INPLACE):
+            y.sum().backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and fix_keys(d) == ["out_of_place"]
+    assert d.fixes[0].detail.startswith(advice)
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
