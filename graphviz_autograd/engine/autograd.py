@@ -299,6 +299,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                 break
     if arrays is None:
         arrays = [t._data if t is not None else None for t in inputs]
+    if _WATCH:
+        # NB: as PyTorch's, before the kernel runs: a write that then fails has cloned
+        before_write(self)
     res = _forward(op, arrays, kw)
     extras = None
     if op.extras:
@@ -319,8 +322,6 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                            f"desired output type "
                            f"{msg.SCALAR_NAME.get(self._dtype.name, self._dtype.name)}")
     if not needs_graph:
-        if _WATCH:
-            before_write(self)
         if partial:
             _write_changed(target, res)
         else:
@@ -339,7 +340,7 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     # them as they were (their version, their history, their values)
     pre = _saved_inputs(op, inputs, kw, wiring[0], original) if _HOOKS else None
     if _WATCH:
-        before_write(self)      # NB: after the op packed its inputs: it may clone one of them
+        before_write(self)      # NB: again once the op packed its inputs: one may be self
     if partial:
         _write_changed(target, res)
     else:
