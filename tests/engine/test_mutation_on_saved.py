@@ -195,7 +195,13 @@ WRITES = {
     "resize_": lambda torch, a: a.detach().resize_(1),
     "set_": lambda torch, a: a.detach().set_(torch.tensor([4.0, 5.0])),
     "uniform_": lambda torch, a: a.detach().uniform_(),
-    "bitwise": lambda torch, a: a.detach().clamp_(max=0.0),
+    "clamp_": lambda torch, a: a.detach().clamp_(max=0.0),
+    "scatter_": lambda torch, a: a.scatter_(0, torch.tensor([1]), torch.zeros(1)),
+    "index_copy_": lambda torch, a: a.index_copy_(0, torch.tensor([0]), torch.zeros(1)),
+    "put_": lambda torch, a: a.detach().put_(torch.tensor([1]), torch.zeros(1)),
+    "addcmul_": lambda torch, a: a.addcmul_(torch.ones(2), torch.ones(2)),
+    "exponential_": lambda torch, a: a.detach().exponential_(),
+    "bernoulli_": lambda torch, a: a.detach().bernoulli_(0.5),
     "add_ with alpha": lambda torch, a: a.add_(torch.ones(2), alpha=3),
     "index_add_": lambda torch, a: a.index_add_(0, torch.tensor([1]), torch.ones(1)),
     "masked_fill_": lambda torch, a: a.masked_fill_(torch.tensor([True, False]), 0.0),
@@ -220,6 +226,25 @@ def test_every_kind_of_write_clones_first(write: str) -> None:
             rec.attempt("write", lambda: WRITES[write](torch, a) is not None)
             rec.note("saved", {"value": c.grad_fn._saved_self, "version": a._version})
             rec.attempt("backward", lambda: c.sum().backward())
+            rec.grad("x", x=x)
+    differential(snippet)
+
+
+@pytest.mark.parametrize("write", ["logical_not_", "bitwise_and_", "fill_"])
+def test_a_saved_mask_changed_in_place(write: str) -> None:
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        with _amst(rec):
+            x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            m = torch.tensor([True, False, True])
+            y = torch.where(m, x * 2, x * x)
+            if write == "bitwise_and_":
+                m.bitwise_and_(torch.tensor([False, False, True]))
+            else:
+                getattr(m, write)(*((False,) if write == "fill_" else ()))
+            rec.note("mask", {"m": m, "version": m._version,
+                              "saved": y.grad_fn._saved_condition})
+            y.sum().backward()
             rec.grad("x", x=x)
     differential(snippet)
 
