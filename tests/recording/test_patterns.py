@@ -354,6 +354,10 @@ def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
             with contextlib.suppress(RuntimeError):
                 loss.backward()
     (d,) = diagnose(rec)
+    # NB: the state the module keeps as a plain attribute is named, one level into its tuple
+    labels = {label for n in before(rec, 2).nodes for label in n.labels}
+    assert {"model.hidden[0]", "model.hidden[1]"} <= labels
+    assert "in the graph of `model.hidden[0]`" in d.summary
     assert "`self.hidden` is fed back into the line that builds it" in d.summary
     assert d.fixes[0].title == "Detach `self.hidden` before feeding it back"
     assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
