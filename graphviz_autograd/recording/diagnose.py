@@ -650,6 +650,10 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
     backwards = recording.backwards
     by_index = {s.index: s for s in recording.snapshots}
     ran = [{st.node for st in b.steps} for b in backwards]
+    last_run: dict[str, int] = {}             # node -> the last backward (index) that ran it
+    for i, nodes in enumerate(ran):
+        for nid in nodes:
+            last_run[nid] = i
     by_line: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     # NB: not before a backward that failed: it might have run through them, had it gone on
     judged = next((i for i in range(len(backwards) - 1, -1, -1) if backwards[i].error), -1)
@@ -663,7 +667,7 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         # and every step's backward runs it)
         kept = {n.id: sum(s.nbytes for s in n.saved if s.state == "alive")
                 for n in after.nodes if n.id in ran[i] and n.saved}
-        if not kept or any(kept.keys() & later for later in ran[i + 1:]):
+        if not kept or any(last_run[nid] > i for nid in kept):
             continue
         line = b.source or {}
         by_line.setdefault((line.get("file"), line.get("line")), []).append(
