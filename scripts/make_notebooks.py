@@ -393,6 +393,45 @@ for batch in range(3):
     loss.backward()
 """),
         code("assert all(b.error is None for b in _autograd.backwards)"),
+        md("## 7. `retain_graph=True` to make the error go away\n\n"
+           "Section 1's loop with `retain_graph=True`: nothing fails now, but each backward "
+           "runs through every earlier batch again (their gradients are added again too) and "
+           "keeps all their buffers, so memory grows batch after batch. No error, yet the "
+           "explanation says what is wrong: step through the snapshots and watch the saved "
+           "bytes in each picture's header."),
+        code("""
+%%autograd
+h = torch.zeros(1, 4)
+for batch in range(6):
+    x = torch.randn(1, 4)
+    h = torch.tanh(x @ W_x + h @ W_h)
+    loss = h.sum()
+    loss.backward(retain_graph=True)    # silences the error; the graph keeps growing
+"""),
+        code(EXPLAIN),
+        code("""
+alive = [s.memory["saved_bytes_alive"] for s in _autograd.snapshots if s.kind == "after_backward"]
+print(alive)
+assert alive == sorted(alive) and alive[-1] > alive[0]
+"""),
+        md("Fix: section 1's, `h.detach()` at the start of each batch, and no `retain_graph`."),
+        md("## 8. `retain_graph=True` out of habit\n\n"
+           "Here each step builds a new graph, so no second backward ever goes through what a "
+           "backward kept: `retain_graph=True` only keeps each step's buffers alive until the "
+           "next step rebinds `loss`."),
+        code("""
+%%autograd
+net = nn.Linear(8, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(4):
+    loss = net(torch.randn(16, 8)).tanh().pow(2).mean()
+    opt.zero_grad()
+    loss.backward(retain_graph=True)
+    opt.step()
+"""),
+        code(EXPLAIN),
+        md("Fix: `loss.backward()`; keep `retain_graph=True` for a second backward through the "
+           "same graph (and even then, one backward over the summed losses is better)."),
     ]
 
 
@@ -516,7 +555,10 @@ NOTEBOOKS = {"seed000_shared_y.ipynb": seed000, "seed001_retain_graph.ipynb": se
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     for name, cells in NOTEBOOKS.items():
-        nb = new_notebook(cells=cells(), metadata={
+        made = cells()
+        for i, cell in enumerate(made):
+            cell["id"] = f"cell-{i:03d}"      # NB: stable ids: regenerating changes nothing else
+        nb = new_notebook(cells=made, metadata={
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"}})
         nbformat.write(nb, OUT / name)

@@ -14,6 +14,8 @@ from . import messages as msg
 from .grad_mode import state as grad_state
 from .node import Node, RemovableHandle, SavedTensor, get_accumulator, node_class
 from .optable import EXTRA, INPUT, KWARG, NP, RESULT, TABLE, Op, build_backends, register
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .saved_hooks import STACK as _HOOKS
 from .tensor import Tensor, new_uid
 
@@ -274,6 +276,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
         other = arrays[1]
         if (type(other) is np.ndarray and other.dtype is target.dtype) \
                 or np.result_type(*arrays) == target.dtype:
+            if _WATCH:
+                before_write(self)
             try:
                 op.forward(arrays[0], other, out=target)
             except ValueError:
@@ -295,6 +299,9 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
                 break
     if arrays is None:
         arrays = [t._data if t is not None else None for t in inputs]
+    if _WATCH:
+        # NB: as PyTorch's, before the kernel runs: a write that then fails has cloned
+        before_write(self)
     res = _forward(op, arrays, kw)
     extras = None
     if op.extras:
@@ -332,6 +339,8 @@ def apply_inplace(op: Op, self: Tensor, others: Sequence[Tensor | None] = (),
     # NB: PyTorch saves an in-place op's inputs before it writes: saved-tensor pack hooks see
     # them as they were (their version, their history, their values)
     pre = _saved_inputs(op, inputs, kw, wiring[0], original) if _HOOKS else None
+    if _WATCH:
+        before_write(self)      # NB: again once the op packed its inputs: one may be self
     if partial:
         _write_changed(target, res)
     else:

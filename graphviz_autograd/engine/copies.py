@@ -16,6 +16,8 @@ from . import functional as F
 from .autograd import apply
 from .ops_pointwise import _not_implemented
 from .optable import TABLE, Op, register
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["FUNCTIONS", "METHODS", "as_strided_"]
@@ -81,6 +83,8 @@ def as_strided_(self: Tensor, size: Any, stride: Any, storage_offset: Any = None
         out = as_strided(self, size, stride, storage_offset)
     finally:
         TABLE["as_strided_view"] = saved
+    if _WATCH:
+        before_write(self)
     self._data = out._data
     self._grad_fn, self._output_nr = out._grad_fn, out._output_nr
     if self._base is not None:

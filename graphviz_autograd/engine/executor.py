@@ -30,6 +30,8 @@ from .grad_mode import state as grad_state
 from .graph_edges import GradientEdge
 from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import LeafData, Tensor
 
 __all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id", "will_engine_execute_node"]
@@ -954,6 +956,8 @@ def _accumulate(task: _Task, node: AccumulateGrad, g: Any, hooked: bool = False)
         var._grad._vc.v = bumps
     else:
         old = var._grad
+        if _WATCH:
+            before_write(old)
         old._data += g
         old._vc.v += 1
     trace = events.trace

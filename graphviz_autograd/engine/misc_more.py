@@ -20,6 +20,8 @@ from .device import CPU, device
 from .grad_mode import state as grad_state
 from .node import storage_of
 from .optable import TABLE
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage", "frexp", "hann_window", "hamming_window",
@@ -194,6 +196,8 @@ def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
         data = np.zeros(n, self._data.dtype)
         data[:flat.size] = flat
         data = data.reshape(shape)
+    if _WATCH:
+        before_write(self)
     self._data = data
     self._vc.v += 1
     return self

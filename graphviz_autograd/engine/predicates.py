@@ -16,6 +16,8 @@ from . import functional as F
 from . import messages as msg
 from .autograd import apply_inplace, check_inplace
 from .optable import Op, register
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["METHODS", "COMPARISONS", "bitwise_", "is_nonzero", "storage_offset", "layout",
@@ -98,6 +100,8 @@ def _write(self: Tensor, values: np.ndarray) -> None:
     check_inplace(self)
     if not self._data.flags.writeable:
         raise RuntimeError(msg.OVERLAPPING_WRITE)
+    if _WATCH:
+        before_write(self)
     self._data[...] = values
     self._vc.v += 1
     if events.listeners and self._vc.saves:

@@ -17,6 +17,8 @@ from . import messages as msg
 from .autograd import apply, apply_inplace, check_inplace
 from .grad_mode import state as grad_state
 from .optable import TABLE
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import LeafData, Tensor
 
 __all__ = ["block_diag", "cartesian_prod", "combinations", "diagflat", "fliplr", "flipud",
@@ -237,6 +239,8 @@ def _view_inplace(t: Tensor, key: str, kw: dict[str, Any] | None = None, **given
     changed), as PyTorch's in-place view ops (``t_``, ``squeeze_``, ``transpose_``) do."""
     check_inplace(t)
     out = F.as_given(apply(TABLE[key], (t,), kw, dtype=t._dtype), **given)
+    if _WATCH:
+        before_write(t)
     shape = t._data.shape
     t._data = out._data
     # NB: with grad mode off, no node is made and the tensor keeps its history (a view's is

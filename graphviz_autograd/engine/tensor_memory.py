@@ -17,6 +17,8 @@ from . import functional as F
 from .autograd import apply, check_inplace
 from .function import Function
 from .optable import TABLE
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 __all__ = ["frombuffer", "get_device", "nonzero_static", "METHODS", "FUNCTIONS"]
@@ -101,6 +103,8 @@ def _set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any =
         item = flat.itemsize
         data = np.lib.stride_tricks.as_strided(
             flat[int(storage_offset):], shape, tuple(int(s) * item for s in stride))
+    if _WATCH:
+        before_write(self)
     self._data = data
     self.__dict__["_set_to"] = data
     self._vc.v += 1

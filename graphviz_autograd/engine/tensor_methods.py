@@ -46,6 +46,8 @@ from .device import device
 from .grad_mode import is_grad_enabled
 from .grad_mode import state as grad_state
 from .optable import TABLE
+from .pre_write import WATCH as _WATCH
+from .pre_write import before_write
 from .tensor import Tensor
 
 _UNSET: Any = object()          # an argument not given (where PyTorch tells it from None)
@@ -282,6 +284,8 @@ def _random_(fill: Any) -> Any:
                                      {"values": buf._data, "p_shape": tuple(p.shape)})
             return apply_inplace(TABLE[_random_key(fill, args, kw)], self, (),
                                  {"values": buf._data})
+        if _WATCH:
+            before_write(self)
         fill(rnd.resolve(generator), self, *args, **kw)
         self._vc.v += 1
         if events.listeners and self._vc.saves:

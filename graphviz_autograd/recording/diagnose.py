@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .predict import modified_in_unpack_order
@@ -28,7 +30,7 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included
+    #                    already_included, no_retain_graph, fresh_list, one_grad_call
     title: str
     detail: str
 
@@ -37,7 +39,8 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    kind: str                     # "freed" | "modified" | "no_derivative" | "other"
+    # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain"
+    kind: str
     node: str
     node_name: str
     buffers: list[str]
@@ -113,15 +116,24 @@ def _what(node: NodeInfo, names: tuple[list[str], str]) -> str:
     else:
         label = f"of `{labels[0]}`"
     src = node.source
-    where = f" (line {src['line']}: `{src['code']}`)" if src else ""
+    where = f" ({_line(src, ': ')})" if src else ""
     return f"{node.name} {label}{where}"
+
+
+def _line(src: dict[str, Any], sep: str = " ") -> str:
+    """``line 7 (`loss.backward()`)``, or ``line 7: `...` `` with ``sep=": "``; the line alone
+    where its text is unknown (code typed at a prompt)."""
+    code = src.get("code")
+    if not code:
+        return f"line {src['line']}"
+    return f"line {src['line']}: `{code}`" if sep == ": " else f"line {src['line']} (`{code}`)"
 
 
 def _call(rec: BackwardRecord | None) -> str:
     if rec is None:
         return "an earlier backward"
     src = rec.source
-    where = f" at line {src['line']} (`{src['code']}`)" if src else ""
+    where = f" at {_line(src)}" if src else ""
     return f"backward #{rec.number}{where}"
 
 
@@ -136,7 +148,8 @@ def _bytes(n: int) -> str:
 def _fed_back(code: str | None) -> list[str]:
     """The variables a line both assigns and reads: ``h = torch.tanh(x @ W + h @ U)`` gives
     ``h``; ``out, state = lstm(x, state)`` gives ``state``; ``out, (h, c) = lstm(x, (h, c))``
-    gives ``h`` and ``c``."""
+    gives ``h`` and ``c``; ``out, self.hidden = self.lstm(x, self.hidden)`` gives
+    ``self.hidden``."""
     try:
         tree = ast.parse((code or "").strip())
     except SyntaxError:
@@ -144,10 +157,20 @@ def _fed_back(code: str | None) -> list[str]:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
         return []
     line = tree.body[0]
-    read = {n.id for n in ast.walk(line.value) if isinstance(n, ast.Name)}
-    names = [n.id for t in line.targets for n in ast.walk(t)
-             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    read = {name for n in ast.walk(line.value) if (name := _dotted(n))}
+    names = [name for t in line.targets for n in ast.walk(t)
+             if isinstance(getattr(n, "ctx", None), ast.Store) and (name := _dotted(n))]
     return [n for n in dict.fromkeys(names) if n in read]
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``h`` or ``self.hidden`` (a name, or attributes of a name), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
 
 
 def _kept_losses(snap: Snapshot, root: str | None, first: BackwardRecord | None) -> list[str]:
@@ -224,6 +247,21 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      f"stored intermediate, a generator output), reuse `{name}.detach()`.")
         fed_back = _fed_back(code)
         kept = _kept_losses(snap, root, first)
+        # NB: an entry of a list kept across backwards (``log_probs.append(...)`` each step,
+        # the list never emptied): the list is what to start afresh
+        entry = re.fullmatch(r"([A-Za-z_]\w*)\[\d+\]", name)
+        items = entry.group(1) if entry is not None else ""
+        # NB: ... when this graph reads several of its entries from before backward #k (a
+        # stack of them all, as a policy gradient's log-probabilities); one entry kept on
+        # purpose (seed 003's ``temp[0]``) is to detach or recompute instead
+        olds = {label for n in _subgraph(snap, root or node.id) if n.created_by < (k or 0)
+                for label in n.labels if label.startswith(f"{items}[")} if items else set()
+        if len(olds) > 1 and not kept and not fed_back:
+            fixes.append(Fix("fresh_list", f"Start `{items}` afresh for each backward",
+                             f"`{items}` still holds entries made before backward #{k}, which "
+                             f"ran their graphs and freed them: create it inside the loop "
+                             f"(`{items} = []` before each batch or episode), or "
+                             f"`{items}.clear()` after each backward."))
         if kept:
             # NB: a loss an earlier backward already ran is inside this graph (``total +=
             # loss``, a list of losses summed later): recomputing or detaching cannot help
@@ -258,6 +296,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
+        together = _grad_inputs(first, current)
+        if together is not None:
+            # NB: two ``autograd.grad`` calls, one per input: one call gives both
+            fixes.append(Fix("one_grad_call", "One `autograd.grad` call for all the inputs",
+                             f"`{together}` runs the graph once and gives each gradient."))
         fixes.append(Fix("backward_once", "Backward once",
                          "Compute the loss again (a fresh graph) if you need a second "
                          "backward, or call backward once."))
@@ -285,6 +328,23 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes.append(Fix("sum_losses", "Sum the losses and backward once",
                              f"`({a} + {b}).backward()` runs the shared part once and gives "
                              "each parameter the sum of both gradients, with no buffer kept."))
+    elif pred.buffers and not reused:
+        # NB: freed by a backward the recording did not see (in a notebook: a cell run before
+        # the one recorded, the loss built in another cell)
+        loss = (root_node.labels[0] if root_node is not None and root_node.labels else
+                names[0][0] if names[0] else "the loss")
+        what = f"`{loss}`" if loss != "the loss" else loss
+        summary += (" That backward ran before the recording began (in a notebook: a cell run "
+                    "earlier).")
+        fixes.append(Fix("recompute", f"Build {what} again before this backward",
+                         f"A backward frees the graph it ran, so each backward needs {what} "
+                         "freshly built: run the line that computes it (in a notebook, the "
+                         "cell that builds it) again first."))
+        freed = sum(s.nbytes for n in _subgraph(snap, root or node.id) for s in n.saved
+                    if s.state == "freed")
+        fixes.append(Fix("retain_graph", "`retain_graph=True` on the earlier backward",
+                         "keeps these buffers" + (f" ({_bytes(freed)} here)" if freed else "")
+                         + " alive after it, for a second backward through the same graph."))
     if k is not None:
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
@@ -314,18 +374,59 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
         e = edits[0]
         src = e.get("source")
         if src:
-            summary += f" The in-place op was at line {src['line']}: `{src['code']}`."
+            summary += f" The in-place op was at {_line(src, ': ')}."
     fixes: list[Fix] = []
     if any(e.get("parameter") for e in edits):
         fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
                          "optimizer.step() updates the parameters in place, so a graph built "
                          "before the step cannot be backwarded after it: do all backwards "
                          "first (sum the losses), or run the forward again after the step."))
+    # NB: (an optimizer's step writes inside its own code: the generic advice)
+    src = edits[0].get("source") if edits and not edits[0].get("parameter") else None
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
-                     "Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or "
-                     "modify a `.clone()` of it, so the value the backward needs stays intact."))
+                     _out_of_place(src["code"] if src else None)
+                     + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _out_of_place(code: str | None) -> str:
+    """How to write the in-place line ``code`` out of place (the generic advice if unknown)."""
+    generic = ("Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or modify a "
+               "`.clone()` of it")
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return generic
+    line = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(line, ast.AugAssign):
+        x, op, y = ast.unparse(line.target), _BINOPS.get(type(line.op)), ast.unparse(line.value)
+        if op is not None:
+            return f"Write `{x} = {x} {op} {y}` (a new tensor) instead of `{ast.unparse(line)}`"
+    if isinstance(line, ast.Assign) and isinstance(line.targets[0], ast.Subscript):
+        x = ast.unparse(line.targets[0].value)
+        return (f"Write into a copy instead of into `{x}` (`{x} = {x}.clone()` first, or build "
+                "the new values with `torch.where`)")
+    calls = [n for n in ast.walk(line) if isinstance(n, ast.Call)] if line is not None else []
+    for call in calls:
+        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+            return f"Drop `inplace=True` from `{ast.unparse(call)}`"
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr.endswith("_") and \
+                not func.attr.endswith("__"):
+            return (f"Call `{func.attr[:-1]}` (out of place, a new tensor) instead of "
+                    f"`{func.attr}` in `{ast.unparse(call)}`")
+    if calls:
+        # NB: the change happened inside something this line calls (a module's forward)
+        return ("The change happens inside what this line calls: look there for an "
+                "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
+                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
+    return generic
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+           ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%"}
 
 
 def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | None,
@@ -445,7 +546,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
         for p in last.predictions:
             root = by_id.get(p.root or "")
-            if root is None or root.executed_by or not root.recorded:
+            # NB: a root the user holds by no name (an LSTM's final state kept in a module's
+            # tuple) is no loss they will backward
+            if root is None or root.executed_by or not root.recorded or not root.labels:
                 continue
             if math.prod(shapes.get(root.id, [])) != 1:
                 # NB: a named root of many values (an RNN's final state) is no loss: a
@@ -454,7 +557,177 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
             d = _diagnose(recording, last, p, None, p.root)
             if d is not None:
                 out.append(d)
+    growth = _growth(recording)
+    if growth is not None:
+        out.append(growth)
+    elif recording.backwards:
+        out += _unneeded_retains(recording)
     return out
+
+
+def _growth(recording: Recording) -> Diagnosis | None:
+    """Graphs of earlier steps kept alive, step after step: the saved bytes or the nodes alive
+    after each backward grow over the last backwards (at least 4), and nodes built steps ago
+    are still alive, held by a tensor the loop carries over (a hidden state not detached, a
+    running total of losses, graphs kept by ``retain_graph=True``)."""
+    afters = [s for s in recording.snapshots if s.kind == "after_backward"][-8:]
+    if len(afters) < 4:
+        return None
+    alive = [s.memory.get("saved_bytes_alive", 0) for s in afters]
+    counts = [len(s.nodes) for s in afters]
+    if not (all(a < b for a, b in pairwise(alive)) or all(a < b for a, b in pairwise(counts))):
+        return None
+    last = afters[-1]
+    now = last.backward or 0
+    old = [n for n in last.nodes if n.recorded and n.variable is None and n.created_by < now - 1]
+    if not old:
+        return None
+    # NB: what holds them: the tensor of an earlier step that this step's graph uses (the
+    # old node the newest nodes point to: ``h`` fed back, ``total`` added to); where they
+    # were built: the line that built most of them
+    by_id = {n.id: n for n in last.nodes}
+    ids = {n.id for n in old}
+    newest = max(n.created_by for n in last.nodes)
+    edges = [m for n in last.nodes if n.created_by == newest for m in n.next if m in ids]
+
+    def carries(m: str) -> bool:
+        """Built by a line that feeds a variable back (``h = f(x, h)``, ``total += loss``)."""
+        src = by_id[m].source
+        code = src["code"] if src else None
+        return bool(code and (_fed_back(code) or _accumulates(code)))
+    holder = by_id[max(edges, key=lambda m: (carries(m), edges.count(m), by_id[m].created_by,
+                                             m))] if edges else None
+    holder_id = holder.id if holder is not None else ""
+    held = _names(recording, last, holder)[0] if holder is not None else []
+    name = held[0] if held else "a tensor kept from an earlier step"
+    lines = [n.source for n in old if n.source]
+    src = max(lines, key=lambda x: (lines.count(x), -x["line"])) if lines else None
+    code = holder.source["code"] if holder is not None and holder.source else None
+    first, steps = afters[0].backward, len({n.created_by for n in old})
+    summary = (f"Memory grows with each backward: after backward #{first} "
+               f"{_bytes(alive[0])} of saved buffers and {counts[0]} graph nodes were alive, "
+               f"after backward #{now} {_bytes(alive[-1])} and {counts[-1]} nodes. "
+               f"{len(old)} nodes built before backward #{now - 1} are still alive, from "
+               f"{steps} earlier step{'s' if steps != 1 else ''}"
+               + (f" (most built at {_line(src, ': ')})" if src else "")
+               + (f", held by `{name}`." if held else "."))
+    fixes: list[Fix] = []
+    fed_back = _fed_back(code)
+    # NB: a number (a loss) is kept as the tensor now bound to that name
+    scalar = any(t.shape == [] for t in last.tensors if t.label == name)
+    if code and (scalar and (fed_back or _accumulates(code))):
+        fixes.append(Fix("item", f"Accumulate numbers, not `{name}`'s graph",
+                         f"`{name}` adds each step's loss tensor, so it holds every step's "
+                         f"graph: add `loss.item()` (a number) instead, e.g. `{name} += "
+                         "loss.item()`."))
+    elif fed_back:
+        n = fed_back[0]
+        fixes.append(Fix("detach", f"Detach `{n}` before feeding it back",
+                         f"`{n} = {n}.detach()` at the start of each step cuts the graph "
+                         "between steps, as a hidden state is carried in truncated "
+                         "backpropagation through time."))
+    if any(b.retain_graph for b in recording.backwards[-len(afters):]):
+        fixes.append(Fix("no_retain_graph", "Drop `retain_graph=True`",
+                         "It keeps every buffer a backward ran through: with a graph that "
+                         "reaches earlier steps, all of theirs, step after step. Keep it only "
+                         "for a second backward through the same graph."))
+    if not fixes:
+        fixes.append(Fix("detach", f"Do not keep `{name}` with its graph",
+                         f"Keep `{name}.detach()` (or `.item()` for a number) from one step "
+                         "to the next, so each step's graph can be freed."))
+    return Diagnosis(None, False, "growth", holder_id,
+                     holder.name if holder is not None else "", [], [],
+                     {"labels": held, "source": holder.source if holder is not None else None},
+                     summary, fixes, last.index)
+
+
+def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
+    """``retain_graph=True`` where no later backward of the recording ran through what it kept
+    (one diagnosis per line that asked for it): the buffers stayed alive for nothing. The last
+    backward is not judged (a later one may come after the recording), nor a ``create_graph``
+    one (it keeps the graph for the gradients' own backward), nor one before a backward that
+    failed."""
+    backwards = recording.backwards
+    by_index = {s.index: s for s in recording.snapshots}
+    ran = [{st.node for st in b.steps} for b in backwards]
+    last_run: dict[str, int] = {}             # node -> the last backward (index) that ran it
+    for i, nodes in enumerate(ran):
+        for nid in nodes:
+            last_run[nid] = i
+    by_line: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    # NB: not before a backward that failed: it might have run through them, had it gone on
+    judged = next((i for i in range(len(backwards) - 1, -1, -1) if backwards[i].error), -1)
+    for i, b in enumerate(backwards[:-1]):
+        if i <= judged:
+            continue
+        after = by_index.get(b.snapshot_after if b.snapshot_after is not None else -1)
+        if not b.retain_graph or b.create_graph or b.error is not None or after is None:
+            continue
+        # NB: what it kept: the buffers of the nodes it ran (a leaf's accumulator keeps none,
+        # and every step's backward runs it)
+        kept = {n.id: sum(s.nbytes for s in n.saved if s.state == "alive")
+                for n in after.nodes if n.id in ran[i] and n.saved}
+        if not kept or any(last_run[nid] > i for nid in kept):
+            continue
+        line = b.source or {}
+        by_line.setdefault((line.get("file"), line.get("line")), []).append(
+            (i, sum(kept.values())))
+    out = []
+    for found in by_line.values():
+        indices = [i for i, _ in found]
+        kept_bytes = [n for _, n in found]
+        b = backwards[indices[0]]
+        numbers = [backwards[i].number for i in indices]
+        which = (f"backward #{numbers[0]}" if len(numbers) == 1 else
+                 f"{len(numbers)} backwards (#{', #'.join(map(str, numbers))})")
+        src = b.source
+        where = f" at {_line(src)}" if src else ""
+        most = max(kept_bytes, default=0)
+        summary = (f"`retain_graph=True`{where} was not needed: {which} kept the buffers of "
+                   f"the graph {'it' if len(numbers) == 1 else 'each'} ran "
+                   f"({_bytes(most)}{' at most' if len(kept_bytes) > 1 else ''}) alive, and no "
+                   "later backward ran through them.")
+        fixes = [Fix("no_retain_graph", "Drop `retain_graph=True`",
+                     "A backward frees the buffers of the graph it ran, which is what you want "
+                     "unless a second backward goes through the same graph; keep them for "
+                     "that case only (and then prefer one backward over the summed losses).")]
+        out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
+                             {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
+    return out
+
+
+def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:
+    """Two ``autograd.grad`` calls from one output, for other inputs (``gx = grad(y, x)``,
+    ``gw = grad(y, w)``): the one call that gives both (``gx, gw = grad(y, (x, w))``)."""
+    calls = []
+    for b in (first, then):
+        if b is None or b.api != "grad" or not b.source:
+            return None
+        try:
+            tree = ast.parse(b.source["code"].strip())
+        except SyntaxError:
+            return None
+        line = tree.body[0] if len(tree.body) == 1 else None
+        call = line.value if isinstance(line, (ast.Assign, ast.Expr)) else None
+        if not isinstance(call, ast.Call) or len(call.args) < 2:
+            return None
+        target = ast.unparse(line.targets[0]) if isinstance(line, ast.Assign) else None
+        calls.append((ast.unparse(call.func), ast.unparse(call.args[0]), target,
+                      ast.unparse(call.args[1])))
+    (func, out, t1, in1), (_, out2, t2, in2) = calls
+    if out != out2 or in1 == in2:
+        return None
+    targets = f"{t1}, {t2} = " if t1 and t2 and "," not in t1 + t2 else ""
+    return f"{targets}{func}({out}, ({in1}, {in2}))"
+
+
+def _accumulates(code: str) -> bool:
+    """``total += loss`` (an augmented assignment)."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return False
+    return len(tree.body) == 1 and isinstance(tree.body[0], ast.AugAssign)
 
 
 def explain(recording: Recording) -> str:

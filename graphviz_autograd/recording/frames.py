@@ -114,6 +114,21 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
                     return
             for pname, p in params:
                 add(p, f"{name}.{pname}")
+            # NB: and the tensors a module keeps as plain attributes (a state it carries
+            # between calls: ``self.hidden = (h, c)``), into a tuple or list of them too
+            try:
+                attrs = list(vars(v).items())[:_MAX_ITEMS]
+            except TypeError:
+                return
+            for k, x in attrs:
+                if k.startswith("_"):
+                    continue
+                if isinstance(x, tensor_types):
+                    add(x, f"{name}.{k}")
+                elif type(x) is tuple or type(x) is list:
+                    for i, y in enumerate(x[:_MAX_ITEMS]):
+                        if isinstance(y, tensor_types):
+                            add(y, f"{name}.{k}[{i}]")
         elif tv.__module__ == "__main__" and hasattr(v, "__dict__"):
             # an object of a class the user's script defines: its tensor attributes
             for i, (k, x) in enumerate(vars(v).items()):

@@ -483,7 +483,13 @@ class TorchEngine:
                 continue
             try:
                 t = getattr(n, attr)
-            except (RuntimeError, AttributeError):
+            except (RuntimeError, AttributeError) as e:
+                if _FREED in str(e):
+                    # NB: freed before the recording saw the node (a backward run before it
+                    # began): freed, of a shape and dtype no longer known
+                    slots.append((name, (), "unknown", 0, False))
+                    counters.append((None, 0))
+                    self._freed.add(uid)
                 continue
             # NB: a list (``indices``): a slot per member, named by position, as the native
             # engine names them

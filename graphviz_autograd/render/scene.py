@@ -93,6 +93,14 @@ def _is_leaf(node: NodeInfo) -> bool:
     return node.name.endswith("AccumulateGrad")
 
 
+def _shape_dtype(s: SavedInfo) -> str:
+    """``(2, 3) float32``; "shape unknown" for a buffer freed before a real-torch recording saw
+    it (PyTorch keeps no shape of a freed value)."""
+    if s.dtype == "unknown":
+        return "shape unknown"
+    return f"{shape_text(s.shape)} {_dtype(s.dtype)}"
+
+
 def _saved_state_text(s: SavedInfo) -> str:
     if s.state == "freed":
         return f"freed by backward #{s.released_by}" if s.released_by else "freed"
@@ -200,7 +208,7 @@ def _node_box(node: NodeInfo, tensors_by_fn: Mapping[str, Any], tensors: Mapping
         tip.append(f"line {node.source['line']} of {node.source['file']}: "   # type: ignore[index]
                    f"{node.source.get('code') or ''}")                        # type: ignore[union-attr]
     for s in node.saved:
-        tip.append(f"saved {s.name}: {shape_text(s.shape)} {_dtype(s.dtype)}, "
+        tip.append(f"saved {s.name}: {_shape_dtype(s)}, "
                    f"{_kept_text(s)}, {s.state}")
     if node.executed_by:
         tip.append("run by backward " + ", ".join(f"#{b}" for b in node.executed_by))
@@ -228,9 +236,8 @@ def _saved_box(node: NodeInfo, s: SavedInfo) -> Box:
     # NB: an alive buffer kept as a hook packed it (a checkpoint's holder) has a style of its
     # own; freed or modified, it is drawn as any other
     state = "packed" if s.packed and s.state == "alive" else s.state
-    lines = {"title": s.name, "shape": f"{shape_text(s.shape)} {_dtype(s.dtype)}",
-             "status": _saved_state_text(s)}
-    tip = [f"{node.name}._saved_{s.name}", f"{shape_text(s.shape)} {_dtype(s.dtype)}, "
+    lines = {"title": s.name, "shape": _shape_dtype(s), "status": _saved_state_text(s)}
+    tip = [f"{node.name}._saved_{s.name}", f"{_shape_dtype(s)}, "
            f"{_kept_text(s)}", lines["status"]]
     for edit in s.modified_by or []:
         src = edit.get("source") or {}

@@ -17,6 +17,8 @@ import numpy as np
 from ..engine import dtypes as _dt
 from ..engine import messages as _msg
 from ..engine.autocast import state as _state
+from ..engine.pre_write import WATCH as _WATCH
+from ..engine.pre_write import before_write
 from ..engine.tensor import Tensor
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "custom_fwd", "custom_bwd",
@@ -233,6 +235,8 @@ class GradScaler:
                 if g._dtype is _dt.float16:
                     raise ValueError("Attempting to unscale FP16 gradients.")
                 found = found or not bool(np.isfinite(g._data).all())
+                if _WATCH:
+                    before_write(g)
                 if g._data.flags.writeable:
                     g._data *= inv
                 else:                   # NB: a broadcast array, read-only: a new one

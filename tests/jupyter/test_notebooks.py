@@ -19,6 +19,9 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 # the broken versions each notebook shows, and what they raise
 EXPECTED = {"seed000_shared_y": 1, "seed001_retain_graph": 1, "seed002_two_losses": 1,
             "seed003_temp_append_h": 1, "patterns": 6, "memory": 1}
+# explanations with fixes for programs that raised nothing (memory that grows, a
+# retain_graph=True no backward needed)
+NO_ERROR_EXPLAINED = {"patterns": 2}
 
 
 def test_every_notebook_is_listed_and_saved_without_outputs() -> None:
@@ -52,4 +55,4 @@ def test_notebook_runs_and_tells_its_story(name: str) -> None:
     assert all(e.ename == "RuntimeError" for e in errors)
     assert widgets >= 1 + (name != "seed001_retain_graph")
     failing = [t for t in explained if "Fixes, best first:" in t]
-    assert len(failing) == EXPECTED[name]
+    assert len(failing) == EXPECTED[name] + NO_ERROR_EXPLAINED.get(name, 0)

@@ -218,6 +218,226 @@ def test_a_loss_inside_the_loss_already_backwarded_is_told_to_drop_its_backward(
     assert fix_keys(d) == ["already_included", "retain_graph"]
 
 
+def _carried(t: Any, how: str, steps: int = 8) -> None:
+    """A loop that carries something from step to step: a hidden state, with
+    ``retain_graph=True`` to get past the error (``"hidden"``); a running total of the losses
+    (``"total"``); or, flat, the state detached (``"detached"``)."""
+    t.manual_seed(0)
+    W = t.randn(4, 4, requires_grad=True)
+    h = t.zeros(1, 4)
+    total = 0
+    for _ in range(steps):
+        if how == "detached":
+            h = h.detach()
+        h = t.tanh(t.randn(1, 4) @ W + h)
+        loss = h.pow(2).sum()
+        loss.backward(retain_graph=how == "hidden")
+        if how == "total":
+            total += loss
+            h = h.detach()
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@pytest.mark.parametrize("how", ["hidden", "total"])
+def test_memory_that_grows_step_after_step_is_explained(engine: str, how: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        _carried(t, how)
+    # NB: (a running total is also a loss whose backward would fail: diagnosed first)
+    *_, d = diagnose(rec)
+    assert [x.kind for x in diagnose(rec)] == (["growth"] if how == "hidden" else
+                                               ["freed", "growth"])
+    assert d.kind == "growth" and d.backward is None and not d.predicted
+    assert d.summary.startswith("Memory grows with each backward: after backward #1 ")
+    afters = [s for s in rec.snapshots if s.kind == "after_backward"]
+    grew = [len(s.nodes) for s in afters]
+    assert f"{grew[0]} graph nodes were alive, after backward #8" in d.summary
+    assert f"and {grew[-1]} nodes" in d.summary
+    if how == "hidden":
+        assert "held by `h`" in d.summary
+        assert fix_keys(d) == ["detach", "no_retain_graph"]
+    else:
+        assert "held by `total`" in d.summary
+        assert fix_keys(d) == ["item"] and "`total += loss.item()`" in d.fixes[0].detail
+
+
+@pytest.mark.parametrize("steps", [3, 8])
+def test_a_flat_loop_or_a_short_one_has_no_growth_to_explain(steps: int) -> None:
+    with record() as rec:
+        _carried(torch, "detached", steps)
+    assert diagnose(rec) == []
+    with record() as short:
+        _carried(torch, "hidden", 3)
+    assert diagnose(short) == []
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_retain_graph_that_no_later_backward_needed_is_pointed_out(engine: str) -> None:
+    """A training loop with ``loss.backward(retain_graph=True)`` out of habit: each step's
+    graph is new, so what each backward kept was never used; the last backward is not judged
+    (another could follow the recording)."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        m = t.nn.Linear(8, 1)
+        opt = t.optim.SGD(m.parameters(), 0.1)
+        for _ in range(5):
+            loss = m(t.randn(16, 8)).tanh().pow(2).mean()
+            opt.zero_grad()
+            loss.backward(retain_graph=True)
+            opt.step()
+    (d,) = diagnose(rec)
+    assert d.kind == "unneeded_retain" and d.backward == 1
+    assert d.summary.startswith("`retain_graph=True` at line ")
+    assert "was not needed: 4 backwards (#1, #2, #3, #4) kept the buffers" in d.summary
+    after1 = rec.snapshots[rec.backwards[0].snapshot_after]
+    kept = sum(s.nbytes for n in after1.nodes for s in n.saved if s.state == "alive")
+    assert f"({kept} bytes at most)" in d.summary
+    assert fix_keys(d) == ["no_retain_graph"]
+
+
+def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
+    with record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        z = (x * 3).exp().sum()
+        z.backward(retain_graph=True)    # (the last: not judged)
+    assert diagnose(rec) == []
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) -> None:
+    """REINFORCE with the episode's ``log_probs`` list created once, outside the loop: the
+    second episode's loss stacks the first episode's entries too, whose graphs are freed."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+        log_probs = []
+        for _ in range(2):
+            for _ in range(3):
+                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
+                log_probs.append(dist.log_prob(dist.sample()))
+            loss = -t.stack(log_probs).sum()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    d = diagnose(rec)[0]
+    assert d.backward == 2 and "in the graph of `log_probs[" in d.summary
+    assert fix_keys(d)[0] == "fresh_list"
+    assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
+    """``out, self.hidden = self.lstm(x, self.hidden)`` in a module's forward: the state fed
+    back is an attribute; detaching it comes first (not the loss, which is all that names the
+    failing node)."""
+    t = torch if engine == "native" else _real_torch()
+    t.manual_seed(0)
+
+    class Model(t.nn.Module):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = t.nn.LSTM(3, 5, batch_first=True)
+            self.hidden = None
+
+        def forward(self, x: Any) -> Any:
+            out, self.hidden = self.lstm(x, self.hidden)
+            return out[:, -1]
+
+    with record(engine=engine) as rec:
+        model = Model()
+        for _ in range(2):
+            loss = model(t.randn(2, 4, 3)).pow(2).mean()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    (d,) = diagnose(rec)
+    # NB: the state the module keeps as a plain attribute is named, one level into its tuple
+    labels = {label for n in before(rec, 2).nodes for label in n.labels}
+    assert {"model.hidden[0]", "model.hidden[1]"} <= labels
+    assert "in the graph of `model.hidden[0]`" in d.summary
+    assert "`self.hidden` is fed back into the line that builds it" in d.summary
+    assert d.fixes[0].title == "Detach `self.hidden` before feeding it back"
+    assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None:
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        x = t.ones(3, requires_grad=True)
+        w = t.ones(3, requires_grad=True)
+        y = (x * w).sin().sum()
+        gx = t.autograd.grad(y, x)
+        with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+            gw = t.autograd.grad(y, w)  # noqa: F841
+    assert gx
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["one_grad_call", "backward_once", "retain_graph"]
+    assert "`gx, gw = t.autograd.grad(y, (x, w))`" in d.fixes[0].detail
+
+
+@pytest.mark.parametrize(("how", "advice"), [
+    ("augmented", "Write `y = y * 2` (a new tensor) instead of `y *= 2`"),
+    ("item", "Write into a copy instead of into `y` (`y = y.clone()` first"),
+    ("inplace", "Drop `inplace=True` from `F.relu(y, inplace=True)`"),
+    ("method", "Call `clamp` (out of place, a new tensor) instead of `clamp_` in "
+               "`y.clamp_(0, 1)`"),
+    ("module", "The change happens inside what this line calls: look there for an "
+               "`inplace=True` layer"),
+])
+def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str,
+                                                                         advice: str) -> None:
+    F = torch.nn.functional
+    relu = torch.nn.Sequential(torch.nn.ReLU(inplace=True))
+    with record() as rec:
+        x = torch.ones(3, requires_grad=True)
+        y = x.sigmoid()
+        if how == "augmented":
+            y *= 2
+        elif how == "item":
+            y[0] = 5
+        elif how == "inplace":
+            F.relu(y, inplace=True)
+        elif how == "method":
+            y.clamp_(0, 1)
+        else:
+            relu(y)
+        with pytest.raises(RuntimeError, match=INPLACE):
+            y.sum().backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and fix_keys(d) == ["out_of_place"]
+    assert d.fixes[0].detail.startswith(advice)
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_graph_freed_before_the_recording_began_is_explained(engine: str) -> None:
+    """A notebook: one cell builds ``loss`` and backwards; the next, recorded, backwards it
+    again. The freeing backward was not seen; the fixes still apply."""
+    t = torch if engine == "native" else _real_torch()
+    w = t.ones(3, requires_grad=True)
+    loss = (w.exp() * 2).sum()
+    loss.backward()
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        loss.backward()
+    (d,) = diagnose(rec)
+    assert "freed by an earlier backward. That backward ran before the recording began" in \
+        d.summary
+    assert fix_keys(d) == ["recompute", "retain_graph"]
+    assert d.fixes[0].title == "Build `loss` again before this backward"
+    snap = rec.snapshots[0]
+    freed = [b for n in snap.nodes for b in n.saved if b.state == "freed"]
+    assert freed
+    if engine == "native":
+        assert f"({sum(b.nbytes for b in freed)} bytes here)" in d.fixes[1].detail
+    else:
+        # NB: PyTorch keeps no shape of a value freed before the recording saw its node
+        assert {b.dtype for b in freed} == {"unknown"} and "here)" not in d.fixes[1].detail
+        assert "shape unknown" in snap.to_dot()
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []

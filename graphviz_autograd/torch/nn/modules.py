@@ -11,6 +11,8 @@ from ...engine import dtypes as _dt
 from ...engine import functional as _F
 from ...engine.factories import ones, tensor, zeros
 from ...engine.grad_mode import no_grad
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from ..environment import typename
 from . import functional as F
@@ -176,6 +178,8 @@ class Module(ModuleHooks):
                 if set_to_none:
                     p._grad = None
                 else:
+                    if _WATCH:
+                        before_write(p._grad)
                     p._grad._data[...] = 0
 
     def train(self, mode: bool = True) -> Module:

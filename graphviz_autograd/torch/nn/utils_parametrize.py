@@ -11,6 +11,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...engine.grad_mode import no_grad
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from .modules import Module, ModuleDict, ModuleList
 from .parameter import Parameter
@@ -45,6 +47,8 @@ def _register_parameter_or_buffer(module: Module, name: str, x: Tensor) -> None:
 
 def _set_data(dest: Tensor, src: Tensor) -> None:
     """PyTorch's ``dest.set_(src)``: ``dest`` keeps its object and takes ``src``'s values."""
+    if _WATCH:
+        before_write(dest)
     dest.data = src.detach()
     dest._vc.v += 1
 

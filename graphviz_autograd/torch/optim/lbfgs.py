@@ -12,6 +12,8 @@ import numpy as np
 
 from ...engine import events
 from ...engine.grad_mode import enable_grad, no_grad
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from . import Optimizer, _check, _tensor
 from .more import _fma
@@ -191,6 +193,8 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.numel()
+            if _WATCH:
+                before_write(p)
             p._data[...] = _fma(p._data, float(step_size),
                                 update[offset:offset + n].reshape(p._data.shape))
             self._bump(p)
@@ -198,6 +202,8 @@ class LBFGS(Optimizer):
 
     def _set_param(self, saved: list[np.ndarray]) -> None:
         for p, data in zip(self._params, saved):
+            if _WATCH:
+                before_write(p)
             p._data[...] = data
             self._bump(p)
 

@@ -16,6 +16,8 @@ import numpy as np
 
 from ...engine import events
 from ...engine.grad_mode import enable_grad, no_grad
+from ...engine.pre_write import WATCH as _WATCH
+from ...engine.pre_write import before_write
 from ...engine.tensor import Tensor
 from ..nn.hooks import HookTable, RemovableHandle
 
@@ -213,6 +215,8 @@ class Optimizer:
                     continue
                 for p in group["params"]:
                     if p._grad is not None:
+                        if _WATCH:
+                            before_write(p)
                         # NB: an overflow gives inf silently, as PyTorch's kernels
                         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                             bumps = self._update(p, p._grad._data, group)
@@ -296,6 +300,8 @@ class Optimizer:
                     g.detach_()
                 else:
                     g.requires_grad_(False)
+                if _WATCH:
+                    before_write(g)
                 g._data[...] = 0
                 g._vc.v += 1
 
