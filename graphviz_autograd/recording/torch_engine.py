@@ -143,6 +143,9 @@ class TorchEngine:
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]] = {}
         # per node, per saved slot: its storage's counter and its version when read
         self._slot_counters: dict[int, tuple[tuple[_Counter | None, int], ...]] = {}
+        # per storage: how many saved values read alive and not released by a backward use it
+        # (an in-place op with grad mode off is told only for these, as the native engine's)
+        self._live: dict[int, int] = {}
         self._hooked: dict[int, set[str]] = {}     # per node, its slots a pack hook packed
         self._names: dict[type, tuple[tuple[str, str], ...]] = {}
         self._freed: set[int] = set()          # nodes whose saved tensors a backward released
@@ -163,6 +166,13 @@ class TorchEngine:
         self._dead = {u for u in self._dead if u in keep}
         used = {id(c) for cs in self._slot_counters.values() for c, _ in cs}
         self._counters = {k: c for k, c in self._counters.items() if id(c) in used}
+        live: dict[int, int] = {}
+        for u, cs in self._slot_counters.items():
+            if u not in self._freed:
+                for c, _ in cs:
+                    if c is not None:
+                        live[c.key] = live.get(c.key, 0) + 1
+        self._live = live
 
     # -- events -------------------------------------------------------------------------------
     def subscribe(self, fn: Callable[..., None]) -> None:
@@ -216,14 +226,14 @@ class TorchEngine:
 
     def _after_no_grad_op(self, func: Any, args: Any, kwargs: Any) -> None:
         """An op run with grad mode off: an in-place change of a tensor whose storage a saved
-        tensor shares (as the native engine, which tells only those); a ``_foreach_*_`` op's
-        each tensor."""
+        value not yet released shares (as the native engine, which tells only those); a
+        ``_foreach_*_`` op's each tensor."""
         target = _inplace_target(func, args, kwargs)
         if target is None:
             return
-        counters = self._counters
+        live = self._live
         for x in (target,) if isinstance(target, torch.Tensor) else target:
-            if isinstance(x, torch.Tensor) and _storage_key(x) in counters:
+            if isinstance(x, torch.Tensor) and _storage_key(x) in live:
                 self._emit("tensor_modified", x, None)
 
     def _new_nodes(self, node: Any, tensor: Any) -> None:
@@ -310,6 +320,17 @@ class TorchEngine:
         self._emit("backward_finished", info)
         return out
 
+    def _released(self, uid: int) -> None:
+        """A backward released the node's saved values: their storages are used one less."""
+        live = self._live
+        for c, _ in self._slot_counters.get(uid, ()):
+            if c is not None:
+                n = live.get(c.key, 0) - 1
+                if n > 0:
+                    live[c.key] = n
+                else:
+                    live.pop(c.key, None)
+
     def _post_hook(self, node: Any, uid: int, running: list[Any], info: _Info
                    ) -> Callable[..., None]:
         """The node's step, once it has run: the gradient that flowed in, the buffers released,
@@ -330,8 +351,9 @@ class TorchEngine:
             trace.append((RAN, uid, name, shape))
             if not retain:
                 slots = self._read_slots(node, uid)
-                if slots:
+                if slots and uid not in self._freed:
                     self._freed.add(uid)
+                    self._released(uid)
                 for slot, _shape, _dtype, nbytes, _packed in slots:
                     trace.append((RELEASED, uid, slot, nbytes))
             if leaf is not None and shape is not None:
@@ -495,7 +517,9 @@ class TorchEngine:
             # engine names them
             for slot, x in _members(name, t):
                 slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x), False))
-                counters.append((self.counter(x), int(x._version)))
+                c = self.counter(x)
+                counters.append((c, int(x._version)))
+                self._live[c.key] = self._live.get(c.key, 0) + 1
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
         if hooked:
