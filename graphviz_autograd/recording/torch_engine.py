@@ -55,12 +55,19 @@ class _Info:
 
 
 class _Counter:
-    """Stands for a storage's version counter (tensors sharing a storage share one)."""
+    """Stands for a storage's version counter (tensors sharing a storage share one). ``owner``:
+    where first met as a view (a parameter's ``weight.t()``), its base, weakly: once that is
+    gone, a tensor met at the same address has new memory, whose edits are not the old one's
+    (a tensor met by itself may be one PyTorch made to unpack a saved value: not kept)."""
 
-    __slots__ = ("key", "__weakref__")
+    __slots__ = ("key", "owner", "__weakref__")
 
-    def __init__(self, key: int) -> None:
+    def __init__(self, key: int, owner: torch.Tensor | None) -> None:
         self.key = key
+        self.owner = weakref.ref(owner) if owner is not None else None
+
+    def stale(self) -> bool:
+        return self.owner is not None and self.owner() is None
 
 
 class _Mode(TorchFunctionMode):
@@ -416,8 +423,8 @@ class TorchEngine:
     def counter(self, t: torch.Tensor) -> _Counter:
         key = _storage_key(t)
         c = self._counters.get(key)
-        if c is None:
-            c = self._counters[key] = _Counter(key)
+        if c is None or c.stale():
+            c = self._counters[key] = _Counter(key, t._base)
         return c
 
     @staticmethod

@@ -279,3 +279,19 @@ def test_a_stale_view_read_by_the_recorder_is_no_new_root(tmp_path: Path) -> Non
         rec.snapshot("after")
         """)
     assert "AsStridedBackward0" not in {n.name for n in on_torch.snapshots[-1].nodes}
+
+
+def test_memory_met_again_after_its_tensor_is_gone_is_new_memory() -> None:
+    """The torch recorder keys a storage by its address, which PyTorch reuses once freed: a
+    counter first met through a view (a parameter's ``weight.t()``, saved by ``addmm``) is
+    the base's; once the base is gone, the address stands for new memory (the old edits, an
+    optimizer's step, are not told of a tensor made there later)."""
+    from graphviz_autograd.recording.torch_engine import TorchEngine
+    engine = TorchEngine()
+    base = torch.ones(3, 3)
+    first = engine.counter(base.t())
+    assert engine.counter(base) is first and engine.counter(base[0]) is first
+    alias = base.detach()              # the same memory, kept alive without the base
+    del base
+    gc.collect()
+    assert engine.counter(alias) is not first
