@@ -245,19 +245,26 @@ class TorchEngine:
 
     def _new_nodes(self, node: Any, tensor: Any) -> None:
         """Give ids to the nodes an op made (a composite op makes several) and report them."""
-        stack, made = [(node, tensor)], []
+        stack, found, seen = [(node, tensor)], [], set()
         # NB: a node just made has hook-packed values only if saved-tensor hooks are set now
         hooks = _top_hooks(False) is not None
         while stack:
             n, t = stack.pop()
-            if n is None or _KEY in n.metadata:
+            if n is None or _KEY in n.metadata or id(n) in seen:
                 continue
+            seen.add(id(n))
+            found.append((n, t))
+            stack.extend((m, None) for m, _ in n.next_functions)
+        if len(found) > 1:
+            # NB: ids in the order the nodes were made (as the native engine's), not the walk's
+            found.sort(key=lambda e: self.seq(e[0]))
+        made = []
+        for n, t in found:
             # NB: now, before anything changes them
             self._read_slots(n, self.node_uid(n), hooks)
             if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
                 made.append((n, t))
-            stack.extend((m, None) for m, _ in n.next_functions)
-        for n, t in reversed(made):
+        for n, t in made:
             if t is None and isinstance(n, torch.autograd.function.BackwardCFunction):
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
                 # function mode sees: found only now, behind this op; its line is not this one

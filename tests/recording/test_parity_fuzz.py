@@ -295,3 +295,21 @@ def test_memory_met_again_after_its_tensor_is_gone_is_new_memory() -> None:
     del base
     gc.collect()
     assert engine.counter(alias) is not first
+
+
+def test_nodes_an_op_makes_at_once_get_ids_in_the_order_made(tmp_path: Path) -> None:
+    """An LSTM cell makes its cell state's node before its hidden state's: on real torch too
+    (whose recorder finds them walking from the first output), so the growing graph is said to
+    be held by the same name on both engines."""
+    on_native, on_torch = _both(tmp_path, """\
+        t.manual_seed(0)
+        cell = nn.LSTMCell(3, 4)
+        head = nn.Linear(4, 1)
+        h = None
+        for step in range(7):
+            h = cell(t.randn(1, 3), h)
+            loss = head(h[0]).sin().sum()
+            loss.backward(retain_graph=True)
+        """)
+    said = [s for s in _said(on_torch) if s.startswith("Memory grows")]
+    assert said and said == [s for s in _said(on_native) if s.startswith("Memory grows")]
