@@ -199,15 +199,8 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     roots = [uid for uid in order if uid not in below]
     # NB: in a graph (acyclic) every node is reached from a root: with one root, from it
     reach = _reach(static, order, live, roots) if len(roots) > 1 else {}
-    executed: dict[int, list[int]] = {}
-    get_executed = executed.get
-    for uid, k in rec._executed_log[:raw.executed_until]:
-        if uid in live:
-            runs = get_executed(uid)
-            if runs is None:
-                executed[uid] = [k]
-            else:
-                runs.append(k)
+    runs_of = rec._runs.get
+    until = raw.executed_until
     tensor_labels = {t[0]: t[1] for t in raw.tensors}
     saved_infos: dict[int, list[SavedInfo]] = {}
     nodes: list[NodeInfo] = []
@@ -284,8 +277,16 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
             m = made[uid] = (f"n{uid}", nxt, where, alive, None if var is None else f"t{var}",
                              [], name == NO_DERIVATIVE)
         none = m[5]
-        ex = executed.get(uid) if executed else None
-        if ex is None:
+        # NB: the backwards that had run it when the snapshot was taken (its entries of the
+        # run log before the snapshot's place in it)
+        runs = runs_of(uid)
+        if runs is None:
+            ex = None
+        elif len(runs) == 1:
+            ex = [runs[0][1]] if runs[0][0] < until else None
+        else:
+            ex = [k for pos, k in runs if pos < until]
+        if not ex:
             ex, reused = none, False
         else:
             # NB: run (first, the list is in order) by a backward before a root was made

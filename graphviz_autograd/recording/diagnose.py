@@ -10,6 +10,7 @@ plain numbers (``loss.item()``) where losses already backwarded are kept and sum
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import re
 from dataclasses import dataclass, field
@@ -412,6 +413,10 @@ def _out_of_place(code: str | None) -> str:
         flag = next((k for k in call.keywords if k.arg == "inplace"), None)
         if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
             return f"Drop `inplace=True` from `{ast.unparse(call)}`"
+        at = _inplace_position(call)
+        if at is not None:
+            return (f"Pass `inplace=False` (its argument {at + 1}, `True` here) to "
+                    f"`{ast.unparse(call)}`")
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr.endswith("_") and \
                 not func.attr.endswith("__"):
@@ -423,6 +428,27 @@ def _out_of_place(code: str | None) -> str:
                 "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
                 "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
     return generic
+
+
+def _inplace_position(call: ast.Call) -> int | None:
+    """Where a call to a functional (``F.leaky_relu(x, 0.1, True)``) passes a true
+    ``inplace`` by position: found by the function's name in ``torch.nn.functional``."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else \
+        func.id if isinstance(func, ast.Name) else None
+    if name is None:
+        return None
+    from ..torch.nn import functional
+    fn = getattr(functional, name, None)
+    try:
+        params = list(inspect.signature(fn).parameters) if callable(fn) else []
+    except (TypeError, ValueError):
+        return None
+    at = params.index("inplace") if "inplace" in params else None
+    if at is None or len(call.args) <= at:
+        return None
+    arg = call.args[at]
+    return at if isinstance(arg, ast.Constant) and arg.value is True else None
 
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",

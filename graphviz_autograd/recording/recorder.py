@@ -93,6 +93,9 @@ class Recording:
         self._freed_infos: dict[int, tuple[SavedInfo, dict[int | None, SavedInfo]]] = {}
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
+        # per node, its entries of the log: (position, backward), so a snapshot reads only its
+        # live nodes' runs (not the whole log, which grows with every backward)
+        self._runs: dict[int, list[tuple[int, int]]] = {}
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
         # parameter?), made into dicts only when a snapshot that shows them is read
         self._edits: dict[int, tuple[Any, list[tuple[Any, ...]]]] = {}
@@ -228,11 +231,16 @@ class Recording:
         a step per node run; its releases and accumulation go on the step before them."""
         log = self._log
         assert log is not None
-        executed, released = self._executed_log, self._released
+        executed, released, runs_of = self._executed_log, self._released, self._runs
         for entry in entries:
             kind = entry[0]
             if kind == RAN:                # uid, name, grad shape
                 log.append([entry[1], entry[2], entry[3], None, None])
+                runs = runs_of.get(entry[1])
+                if runs is None:
+                    runs_of[entry[1]] = [(len(executed), number)]
+                else:
+                    runs.append((len(executed), number))
                 executed.append((entry[1], number))
             elif kind == RELEASED:         # uid, slot name, nbytes
                 uid = entry[1]
@@ -400,6 +408,9 @@ class Recording:
                 if isinstance(r, Raw):
                     r.executed_until = kept[r.executed_until]
             self._executed_log = log
+            self._runs = {}
+            for pos, (uid, k) in enumerate(log):
+                self._runs.setdefault(uid, []).append((pos, k))
 
     # -- persistence ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -493,3 +504,8 @@ class _Snapshots(Sequence[Snapshot]):
         if isinstance(item, Snapshot):
             return item
         return materialize(self._rec, item)
+
+    def __iter__(self) -> Iterator[Snapshot]:
+        rec = self._rec
+        for item in list(rec._raws):
+            yield item if isinstance(item, Snapshot) else materialize(rec, item)

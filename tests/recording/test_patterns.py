@@ -383,6 +383,8 @@ def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None
     ("augmented", "Write `y = y * 2` (a new tensor) instead of `y *= 2`"),
     ("item", "Write into a copy instead of into `y` (`y = y.clone()` first"),
     ("inplace", "Drop `inplace=True` from `F.relu(y, inplace=True)`"),
+    ("positional", "Pass `inplace=False` (its argument 3, `True` here) to "
+                   "`F.leaky_relu(y, 0.1, True)`"),
     ("method", "Call `clamp` (out of place, a new tensor) instead of `clamp_` in "
                "`y.clamp_(0, 1)`"),
     ("module", "The change happens inside what this line calls: look there for an "
@@ -401,6 +403,8 @@ def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str
             y[0] = 5
         elif how == "inplace":
             F.relu(y, inplace=True)
+        elif how == "positional":
+            F.leaky_relu(y, 0.1, True)
         elif how == "method":
             y.clamp_(0, 1)
         else:
