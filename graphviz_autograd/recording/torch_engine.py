@@ -56,9 +56,9 @@ class _Info:
 
 class _Counter:
     """Stands for a storage's version counter (tensors sharing a storage share one). ``owner``:
-    where first met as a view (a parameter's ``weight.t()``), its base, weakly: once that is
-    gone, a tensor met at the same address has new memory, whose edits are not the old one's
-    (a tensor met by itself may be one PyTorch made to unpack a saved value: not kept)."""
+    the user's tensor whose memory it is (a view's base), weakly: once that is gone, a tensor
+    met at the same address has new memory, whose edits are not the old one's (a tensor met
+    only by unpacking a saved value is one PyTorch made just then: not an owner)."""
 
     __slots__ = ("key", "owner", "__weakref__")
 
@@ -224,11 +224,17 @@ class TorchEngine:
                     self._new_nodes(t.grad_fn, t)
         target = _inplace_target(func, args, kwargs)
         if isinstance(target, torch.Tensor):
-            fn = _grad_fn(target)
-            if fn is not None and out is not target:
-                # NB: ``x[i] = v`` returns nothing: the node it made (a CopySlices) is found
-                # through the tensor it changed
-                self._new_nodes(fn, target)
+            if out is target:
+                self._emit("tensor_modified", target, _grad_fn(target))
+                return
+            # NB: ``x[i] = v`` returns nothing: the node it made is found through the tensor
+            # it changed; of a view, through its base (its CopySlices): the view's own
+            # grad_fn is made afresh only when next read, as on the native engine
+            base = target._base
+            owner = base if base is not None else target
+            fn = _grad_fn(owner)
+            if fn is not None:
+                self._new_nodes(fn, owner)
             self._emit("tensor_modified", target, fn)
 
     def _after_no_grad_op(self, func: Any, args: Any, kwargs: Any) -> None:
@@ -427,11 +433,18 @@ class TorchEngine:
     def accumulator(t: torch.Tensor) -> Any:
         return None          # NB: asking PyTorch for it would make one; the walk finds it
 
-    def counter(self, t: torch.Tensor) -> _Counter:
+    def counter(self, t: torch.Tensor, kept: bool = True) -> _Counter:
+        """The counter of ``t``'s storage; ``kept=False``: ``t`` may be a tensor PyTorch made
+        just now (to unpack a saved value), which says nothing of the memory's life."""
         key = _storage_key(t)
         c = self._counters.get(key)
         if c is None or c.stale():
-            c = self._counters[key] = _Counter(key, t._base)
+            base = t._base
+            c = self._counters[key] = _Counter(key, base if base is not None or not kept
+                                               else t)
+        elif c.owner is None and kept:
+            base = t._base
+            c.owner = weakref.ref(base if base is not None else t)
         return c
 
     @staticmethod
@@ -515,7 +528,8 @@ class TorchEngine:
                     slots.append((slot, tuple(packed.shape) if packed is not None else (),
                                   packed.dtype if packed is not None else "packed",
                                   _nbytes(packed) if packed is not None else 0, True))
-                    counters.append((self.counter(packed) if packed is not None else None, 0))
+                    counters.append((self.counter(packed, False) if packed is not None
+                                     else None, 0))
                 continue
             try:
                 t = getattr(n, attr)
@@ -531,7 +545,7 @@ class TorchEngine:
             # engine names them
             for slot, x in _members(name, t):
                 slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x), False))
-                c = self.counter(x)
+                c = self.counter(x, False)
                 counters.append((c, int(x._version)))
                 self._live[c.key] = self._live.get(c.key, 0) + 1
         found = self._slots[uid] = tuple(slots)
