@@ -295,6 +295,17 @@ def test_memory_met_again_after_its_tensor_is_gone_is_new_memory() -> None:
     del base
     gc.collect()
     assert engine.counter(alias) is not first
+    # a tensor the user changed in place (``nn.init`` on a parameter) owns its memory too
+    param = torch.ones(2, 2)
+    mine = engine.counter(param)
+    alias = param.detach()
+    del param
+    gc.collect()
+    assert engine.counter(alias) is not mine
+    # one met only unpacking a saved value owns nothing
+    unpacked = torch.ones(2)
+    theirs = engine.counter(unpacked, False)
+    assert engine.counter(unpacked.detach(), False) is theirs
 
 
 def test_nodes_an_op_makes_at_once_get_ids_in_the_order_made(tmp_path: Path) -> None:
@@ -313,14 +324,3 @@ def test_nodes_an_op_makes_at_once_get_ids_in_the_order_made(tmp_path: Path) -> 
         """)
     said = [s for s in _said(on_torch) if s.startswith("Memory grows")]
     assert said and said == [s for s in _said(on_native) if s.startswith("Memory grows")]
-    # a tensor the user changed in place (``nn.init`` on a parameter) owns its memory too
-    param = torch.ones(2, 2)
-    mine = engine.counter(param)
-    alias = param.detach()
-    del param
-    gc.collect()
-    assert engine.counter(alias) is not mine
-    # one met only unpacking a saved value owns nothing
-    unpacked = torch.ones(2)
-    theirs = engine.counter(unpacked, False)
-    assert engine.counter(unpacked.detach(), False) is theirs
