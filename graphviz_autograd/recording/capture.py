@@ -199,7 +199,7 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     roots = [uid for uid in order if uid not in below]
     # NB: in a graph (acyclic) every node is reached from a root: with one root, from it
     reach = _reach(static, order, live, roots) if len(roots) > 1 else {}
-    runs_of = rec._runs.get
+    runs_of = rec.runs_index().get
     until = raw.executed_until
     tensor_labels = {t[0]: t[1] for t in raw.tensors}
     saved_infos: dict[int, list[SavedInfo]] = {}

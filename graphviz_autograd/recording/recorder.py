@@ -94,8 +94,10 @@ class Recording:
         self._released: dict[tuple[int, str], int] = {}
         self._executed_log: list[tuple[int, int]] = []
         # per node, its entries of the log: (position, backward), so a snapshot reads only its
-        # live nodes' runs (not the whole log, which grows with every backward)
+        # live nodes' runs (not the whole log, which grows with every backward); made from the
+        # log when a snapshot is read (``runs_index``), up to ``_runs_upto`` entries
         self._runs: dict[int, list[tuple[int, int]]] = {}
+        self._runs_upto = 0
         # in-place edits, per version counter: (version, after_backward, source, tensor uid,
         # parameter?), made into dicts only when a snapshot that shows them is read
         self._edits: dict[int, tuple[Any, list[tuple[Any, ...]]]] = {}
@@ -231,16 +233,11 @@ class Recording:
         a step per node run; its releases and accumulation go on the step before them."""
         log = self._log
         assert log is not None
-        executed, released, runs_of = self._executed_log, self._released, self._runs
+        executed, released = self._executed_log, self._released
         for entry in entries:
             kind = entry[0]
             if kind == RAN:                # uid, name, grad shape
                 log.append([entry[1], entry[2], entry[3], None, None])
-                runs = runs_of.get(entry[1])
-                if runs is None:
-                    runs_of[entry[1]] = [(len(executed), number)]
-                else:
-                    runs.append((len(executed), number))
                 executed.append((entry[1], number))
             elif kind == RELEASED:         # uid, slot name, nbytes
                 uid = entry[1]
@@ -387,6 +384,20 @@ class Recording:
         if forget is not None:
             forget(keep)              # NB: an engine that keeps records of its own nodes
 
+    def runs_index(self) -> dict[int, list[tuple[int, int]]]:
+        """Per node, its entries of the run log, (position, backward): the log's new entries
+        indexed now (nothing is paid while recording; a snapshot read indexes what it needs)."""
+        log, runs = self._executed_log, self._runs
+        for pos in range(self._runs_upto, len(log)):
+            uid, k = log[pos]
+            got = runs.get(uid)
+            if got is None:
+                runs[uid] = [(pos, k)]
+            else:
+                got.append((pos, k))
+        self._runs_upto = len(log)
+        return runs
+
     def _compact_log(self, keep: set[int]) -> None:
         """Keep the log entries the kept snapshots can show: nodes still known, run by a kept
         backward, or a node's first run (all that reuse needs: run before a root was made). A
@@ -408,9 +419,7 @@ class Recording:
                 if isinstance(r, Raw):
                     r.executed_until = kept[r.executed_until]
             self._executed_log = log
-            self._runs = {}
-            for pos, (uid, k) in enumerate(log):
-                self._runs.setdefault(uid, []).append((pos, k))
+            self._runs, self._runs_upto = {}, 0      # (made again when next read)
 
     # -- persistence ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
