@@ -7,6 +7,7 @@ import linecache
 import os
 import sys
 from collections.abc import Callable, Iterator
+from itertools import islice
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
@@ -116,16 +117,16 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
                 add(p, f"{name}.{pname}")
             # NB: and the tensors a module keeps as plain attributes (a state it carries
             # between calls: ``self.hidden = (h, c)``), into a tuple or list of them too
-            try:
-                attrs = list(vars(v).items())[:_MAX_ITEMS]
-            except TypeError:
+            attrs = getattr(v, "__dict__", None)
+            if type(attrs) is not dict:
                 return
-            for k, x in attrs:
-                if k.startswith("_"):
+            for k, x in islice(attrs.items(), 4 * _MAX_ITEMS):
+                tx = type(x)
+                if tx in skip or k[0] == "_":
                     continue
                 if isinstance(x, tensor_types):
                     add(x, f"{name}.{k}")
-                elif type(x) is tuple or type(x) is list:
+                elif tx is tuple or tx is list:
                     for i, y in enumerate(x[:_MAX_ITEMS]):
                         if isinstance(y, tensor_types):
                             add(y, f"{name}.{k}[{i}]")

@@ -31,7 +31,7 @@ from torch.overrides import TorchFunctionMode
 
 from ..engine.events import ACCUMULATED, RAN, RELEASED
 from . import frames
-from .capture import ALL_ALIVE, ALL_FREED, FREED, static_of
+from .capture import ALIVE, ALL_ALIVE, ALL_FREED, FREED, static_of
 
 __all__ = ["TorchEngine"]
 
@@ -578,7 +578,7 @@ class TorchEngine:
                     out.append(FREED)
                     mem.append((0, nbytes, True))
                 else:
-                    out.append(("alive", 0, 0, 0))
+                    out.append(ALIVE)
                     mem.append((c.key if c is not None else 0, nbytes, False))
                 continue
             if attr not in unpacked and attr not in refused:
@@ -602,16 +602,17 @@ class TorchEngine:
                     out.append(FREED)
                     mem.append((0, nbytes, True))
                 continue
-            t = unpacked[attr]
-            x = t[int(member[:-1])] if member else t
-            v = int(x._version) if isinstance(x, torch.Tensor) else 0
-            out.append(("alive", v, v, cid))
+            out.append(ALIVE)               # NB: (unpacked: neither freed nor modified)
             mem.append((c.key if c is not None else 0, nbytes, False))
         k = len(out)
-        if k < 64 and all(s[0] == "alive" for s in out):
-            return ALL_ALIVE[k], mem        # NB: as the native engine's (known by identity)
-        if k < 64 and all(s == FREED for s in out):
-            return ALL_FREED[k], mem
+        if k < 64:
+            # NB: all alive, or all freed: shared tuples, as the native engine's (known by
+            # identity)
+            alive = out.count(ALIVE)
+            if alive == k:
+                return ALL_ALIVE[k], mem
+            if alive == 0 and out.count(FREED) == k:
+                return ALL_FREED[k], mem
         return tuple(out), mem
 
     def tensor_facts(self, t: Any) -> tuple[int, Any, int | None, tuple[Any, ...]]:
