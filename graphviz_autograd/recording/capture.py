@@ -364,6 +364,10 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     if raw.kind == "before_backward" and raw.targets:
         prediction = predict(static, dead_ends, raw.targets, saved_infos) if failing else \
             Prediction(False, None, "", f"n{raw.targets[0]}" if len(raw.targets) == 1 else None)
+    elif raw.kind == "before_backward" and raw.targets is not None:
+        # NB: a backward whose roots have no node (a loss with no graph, a leaf): it fails at
+        # no node of this graph, whatever another root's backward would do
+        prediction = Prediction(False, None, "", None)
     elif predictions:
         prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
     snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,

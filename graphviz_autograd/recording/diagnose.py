@@ -518,6 +518,16 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                    "(inside `torch.no_grad()` or `torch.inference_mode()`), from tensors none of "
                    "which requires grad, or from a detached value (`.detach()`, `.data`, "
                    "`.item()`, a round trip through numpy).")
+        made = _made_by_grad(recording, b, named)
+        if made is not None:
+            # NB: gradients an ``autograd.grad`` call made without ``create_graph=True``: a
+            # backward through them (a gradient penalty, a Hessian-vector product) needs it
+            summary = (f"{_call(b)} failed before running any node: {what} does not require "
+                       f"grad: it was made by {_call(made)} without `create_graph=True`, so "
+                       "no graph was recorded for it.")
+            fixes.append(Fix("create_graph", f"`create_graph=True` on {_call(made)}",
+                             "makes the gradients part of a graph, so a backward can go through "
+                             "them (a gradient penalty, a Hessian-vector product)."))
         fixes += [
             Fix("grad_enabled", f"Compute {what} with gradients on",
                 "Build it outside `torch.no_grad()` / `torch.inference_mode()`, from the "
@@ -720,6 +730,27 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
                              {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
     return out
+
+
+def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]
+                  ) -> BackwardRecord | None:
+    """The earlier ``autograd.grad`` call whose line assigned the variable ``named[0]`` is
+    (or is an item of): ``grads = torch.autograd.grad(loss, w)``, then ``grads[0]``."""
+    if not named:
+        return None
+    base = re.split(r"[\[.]", named[0], maxsplit=1)[0]
+    for earlier in reversed(recording.backwards[:b.number - 1]):
+        if earlier.api != "grad" or not earlier.source:
+            continue
+        try:
+            tree = ast.parse(earlier.source["code"].strip())
+        except SyntaxError:
+            continue
+        line = tree.body[0] if len(tree.body) == 1 else None
+        if isinstance(line, ast.Assign) and base in {
+                n.id for t in line.targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            return earlier
+    return None
 
 
 def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:

@@ -185,6 +185,27 @@ def test_a_loss_with_no_graph_is_explained(engine: str, how: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_a_backward_through_gradients_made_without_create_graph_is_explained(
+        engine: str) -> None:
+    """``grads = autograd.grad(loss, w)`` then ``grads[0].backward()``: the gradients have no
+    graph; the other live graph (``loss``'s, freed) is not what failed."""
+    t = torch if engine == "native" else _real_torch()
+    with record(engine=engine) as rec:
+        w = t.ones(3, requires_grad=True)
+        z = t.ones(3, requires_grad=True)
+        loss = (w * z).sum()
+        grads = t.autograd.grad(loss, w)
+        with pytest.raises(RuntimeError, match="does not require grad"):
+            grads[0].backward()
+    before_second = rec.snapshots[rec.backwards[1].snapshot_before]
+    assert before_second.prediction is not None and not before_second.prediction.will_fail
+    (d,) = diagnose(rec)
+    assert d.kind == "other" and "`grads[0]` does not require grad: it was made by backward #1" \
+        in d.summary
+    assert fix_keys(d) == ["create_graph", "grad_enabled", "requires_grad"]
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
 def test_a_backward_from_many_values_is_explained(engine: str) -> None:
     t = torch if engine == "native" else _real_torch()
     with record(engine=engine) as rec:
