@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+from types import ModuleType
 from typing import Any
 
+import pytest
+from _markers import requires_torch
+
+import graphviz_autograd.torch as native
 from graphviz_autograd.recording import NodeInfo, Recording, Snapshot
 
 __all__ = ["here", "before", "after", "snap", "only_labelled", "reachable", "fix_keys",
-           "is_accumulate"]
+           "is_accumulate", "ON_BOTH_ENGINES", "torch_of"]
+
+# a test run on the native engine and on real torch (skipped without it): its ``engine``
+# argument is the name ``record(engine=...)`` takes
+ON_BOTH_ENGINES = pytest.mark.parametrize(
+    "engine", ["native", pytest.param("torch", marks=requires_torch)])
+
+
+def torch_of(engine: str) -> ModuleType:
+    """The torch module a program runs on for ``engine``: the native one, or real torch."""
+    return native if engine == "native" else importlib.import_module("torch")
 
 
 def here() -> int:

@@ -18,7 +18,16 @@ from _markers import requires_torch
 import graphviz_autograd.torch as torch
 from graphviz_autograd import diagnose, record
 
-from ._support import after, before, fix_keys, is_accumulate, only_labelled, reachable
+from ._support import (
+    ON_BOTH_ENGINES,
+    after,
+    before,
+    fix_keys,
+    is_accumulate,
+    only_labelled,
+    reachable,
+    torch_of,
+)
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 INPLACE = "one of the variables needed for gradient computation has been modified by an inplace"
@@ -141,11 +150,11 @@ def test_a_kept_intermediate_is_told_to_recompute_first() -> None:
     assert "fed back" not in d.summary
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_throwaway_name_is_passed_over_for_the_one_kept(engine: str) -> None:
     """``out, _ = gru(x)``, ``out`` kept and reused: the freed node inside the GRU is nearer to
     ``_`` (the final hidden state, thrown away) than to ``out``; the explanation names ``out``."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     t.manual_seed(0)
     with record(engine=engine) as rec:
         gru = t.nn.GRU(3, 4, batch_first=True)
@@ -158,12 +167,12 @@ def test_a_throwaway_name_is_passed_over_for_the_one_kept(engine: str) -> None:
     assert d.fixes[1].title == "Use `out.detach()` where you reuse it"
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 @pytest.mark.parametrize("how", ["no_grad", "detach", "item"])
 def test_a_loss_with_no_graph_is_explained(engine: str, how: str) -> None:
     """``loss.backward()`` on a tensor that does not require grad fails before any node runs:
     no saved buffer is to blame; the diagnosis names the tensor and says how to get a graph."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         w = t.ones(3, requires_grad=True)
         if how == "no_grad":
@@ -184,12 +193,12 @@ def test_a_loss_with_no_graph_is_explained(engine: str, how: str) -> None:
     assert rec.snapshots[-1].error == {"type": "RuntimeError", "message": str(raised.value)}
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_backward_through_gradients_made_without_create_graph_is_explained(
         engine: str) -> None:
     """``grads = autograd.grad(loss, w)`` then ``grads[0].backward()``: the gradients have no
     graph; the other live graph (``loss``'s, freed) is not what failed."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         w = t.ones(3, requires_grad=True)
         z = t.ones(3, requires_grad=True)
@@ -205,9 +214,9 @@ def test_a_backward_through_gradients_made_without_create_graph_is_explained(
     assert fix_keys(d) == ["create_graph", "grad_enabled", "requires_grad"]
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_backward_from_many_values_is_explained(engine: str) -> None:
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         w = t.ones(3, requires_grad=True)
         out = w * 2
@@ -219,13 +228,13 @@ def test_a_backward_from_many_values_is_explained(engine: str) -> None:
     assert "`out.sum().backward()`" in d.fixes[0].detail
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_loss_inside_the_loss_already_backwarded_is_told_to_drop_its_backward(
         engine: str) -> None:
     """``loss = main + 0.1 * penalty``; ``loss.backward()`` then ``penalty.backward()``: the
     penalty's graph was run (and freed) as part of ``loss``; summing again would count it
     twice, so the fix is to drop the second backward."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         w = t.ones(3, requires_grad=True)
         penalty = (w * w).sum()
@@ -258,10 +267,10 @@ def _carried(t: Any, how: str, steps: int = 8) -> None:
             h = h.detach()
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 @pytest.mark.parametrize("how", ["hidden", "total"])
 def test_memory_that_grows_step_after_step_is_explained(engine: str, how: str) -> None:
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         _carried(t, how)
     # NB: (a running total is also a loss whose backward would fail: diagnosed first)
@@ -292,12 +301,12 @@ def test_a_flat_loop_or_a_short_one_has_no_growth_to_explain(steps: int) -> None
     assert diagnose(short) == []
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_retain_graph_that_no_later_backward_needed_is_pointed_out(engine: str) -> None:
     """A training loop with ``loss.backward(retain_graph=True)`` out of habit: each step's
     graph is new, so what each backward kept was never used; the last backward is not judged
     (another could follow the recording)."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     t.manual_seed(0)
     with record(engine=engine) as rec:
         m = t.nn.Linear(8, 1)
@@ -328,11 +337,11 @@ def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
     assert diagnose(rec) == []
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) -> None:
     """REINFORCE with the episode's ``log_probs`` list created once, outside the loop: the
     second episode's loss stacks the first episode's entries too, whose graphs are freed."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     t.manual_seed(0)
     with record(engine=engine) as rec:
         policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
@@ -350,12 +359,12 @@ def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) 
     assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
     """``out, self.hidden = self.lstm(x, self.hidden)`` in a module's forward: the state fed
     back is an attribute; detaching it comes first (not the loss, which is all that names the
     failing node)."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     t.manual_seed(0)
 
     class Model(t.nn.Module):  # type: ignore[name-defined,misc]
@@ -384,9 +393,9 @@ def test_a_state_kept_on_the_module_is_told_to_detach(engine: str) -> None:
     assert fix_keys(d) == ["detach", "recompute", "retain_graph"]
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None:
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     with record(engine=engine) as rec:
         x = t.ones(3, requires_grad=True)
         w = t.ones(3, requires_grad=True)
@@ -437,11 +446,11 @@ def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str
     assert d.fixes[0].detail.startswith(advice)
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_graph_freed_before_the_recording_began_is_explained(engine: str) -> None:
     """A notebook: one cell builds ``loss`` and backwards; the next, recorded, backwards it
     again. The freeing backward was not seen; the fixes still apply."""
-    t = torch if engine == "native" else _real_torch()
+    t = torch_of(engine)
     w = t.ones(3, requires_grad=True)
     loss = (w.exp() * 2).sum()
     loss.backward()

@@ -17,6 +17,7 @@ import graphviz_autograd.torch as native
 from graphviz_autograd.recording import Recording
 from graphviz_autograd.render.scene import scene_of
 
+from ._support import ON_BOTH_ENGINES
 from .test_torch_engine import story
 
 
@@ -159,7 +160,7 @@ def _twice(torch: ModuleType) -> None:
     h.sum().backward()
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_the_diagnosis_says_a_checkpointed_part_keeps_nothing(engine: str) -> None:
     torch, recorder = _engine(engine)
     with graphviz_autograd.record(engine=recorder) as rec, \
@@ -185,7 +186,7 @@ def _nondeterministic(torch: ModuleType) -> None:
     torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False).backward()
 
 
-@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+@ON_BOTH_ENGINES
 def test_a_backward_failing_for_another_reason_is_said_so(engine: str) -> None:
     """A failed backward the saved buffers do not explain (here a checkpoint's recomputation
     that differs from its forward) is reported with its error, not as "no backward failed"."""
