@@ -41,10 +41,11 @@ def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:
         f = f.f_back
 
 
-def where(depth: int = 2) -> tuple[CodeType, int] | None:
+def where(depth: int = 2, start: FrameType | None = None) -> tuple[CodeType, int] | None:
     """(code, offset of the instruction running) of the innermost user frame, cheaply: called
-    once per op while recording. ``line_of`` makes the line number from it when it is read."""
-    f: FrameType | None = sys._getframe(depth)
+    once per op while recording. ``line_of`` makes the line number from it when it is read.
+    ``start``: the frame to look from, instead of ``depth`` frames up."""
+    f: FrameType | None = start if start is not None else sys._getframe(depth)
     while f is not None:
         code = f.f_code
         if not code.co_filename.startswith(_INTERNAL):

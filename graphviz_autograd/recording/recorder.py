@@ -145,15 +145,16 @@ class Recording:
             self._active = False
 
     # -- events ---------------------------------------------------------------------------------
-    def _node_created(self, node: Any, tensor: Any, here: bool = True) -> None:
+    def _node_created(self, node: Any, tensor: Any, here: Any = True) -> None:
         # NB: the hot path while recording: once per op; the rest is read at the next snapshot
-        # (``here``: False where the node was made at some earlier line, unknown)
+        # (``here``: False where the node was made at some earlier line, unknown; or that
+        # line, as ``frames.where`` gives it)
         ref = self._ref(node, tensor) if self._ref is not None else weakref.ref(node)
         # NB: the three frames above the caller are always the engines' own, skipped unread
         # (real torch: _emit, _new_nodes, _after_op or _backward, before __torch_function__;
         # the native engine: as in _native_node_created)
-        self._meta[self._uid(node)] = (ref, frames.where(6) if self.sources and here else None,
-                                       self._n_backwards)
+        src = (frames.where(6) if here is True else here or None) if self.sources else None
+        self._meta[self._uid(node)] = (ref, src, self._n_backwards)
 
     def _native_node_created(self, node: Any, tensor: Any) -> None:
         # NB: the same for the native engine's nodes: their id is an attribute, and they take

@@ -21,6 +21,7 @@ import functools
 import inspect
 import os
 import re
+import sys
 import weakref
 from collections.abc import Callable, Container
 from dataclasses import dataclass
@@ -42,6 +43,11 @@ _COPY_SLICES = "torch::autograd::CopySlices"
 _VIEW_BASE_MODIFIED = "is a view and its base or another view of its base has been modified"
 _BACKWARDS = {torch.Tensor.backward: "backward", torch.autograd.backward: "backward",
               torch.autograd.grad: "grad"}
+# NB: ``Function.apply`` runs a custom Function's forward (with grad mode off), out of any torch
+# function mode's sight: its node is found through the ops of that forward, which are seen
+_APPLY = torch.autograd.Function.apply.__func__.__code__    # type: ignore[attr-defined]
+_CUSTOM = torch.autograd.function.BackwardCFunction
+_MAX_APPLIES = 1024       # custom Functions' lines kept until their nodes are found
 
 
 @dataclass
@@ -85,10 +91,12 @@ class _Mode(TorchFunctionMode):
         if self.engine._listeners:
             if torch.is_grad_enabled():
                 self.engine._after_op(func, args, kwargs, out)
-            elif _INPLACE.get(func) != -1 or "out" in kwargs:
-                # NB: no node is made, but an in-place op may change a saved tensor
-                # (``optimizer.step()``, ``with torch.no_grad(): p -= lr * p.grad``)
-                self.engine._after_no_grad_op(func, args, kwargs)
+            else:
+                if _INPLACE.get(func) != -1 or "out" in kwargs:
+                    # NB: no node is made, but an in-place op may change a saved tensor
+                    # (``optimizer.step()``, ``with torch.no_grad(): p -= lr * p.grad``)
+                    self.engine._after_no_grad_op(func, args, kwargs)
+                self.engine._in_custom_forward(sys._getframe(1))
         return out
 
 
@@ -160,6 +168,11 @@ class TorchEngine:
         # op they wrap, and running one again raises, though it saves nothing
         self._dead: set[int] = set()
         self._trace: list[tuple[Any, ...]] | None = None
+        # NB: nodes made before this sequence number were made before the recording began
+        self._seq_start = 0
+        # per custom Function node (by sequence number) whose forward ran an op seen here: its
+        # forward's code and the user's line that applied it, until the node is found
+        self._applies: dict[int, tuple[Any, Any]] = {}
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
     def forget(self, keep: Container[int]) -> None:
@@ -185,6 +198,7 @@ class TorchEngine:
     def subscribe(self, fn: Callable[..., None]) -> None:
         self._listeners.append(fn)
         if self._mode is None:
+            self._seq_start = torch._C._autograd._get_sequence_nr()
             self._mode = _Mode(self)
             self._mode.__enter__()
 
@@ -249,8 +263,27 @@ class TorchEngine:
             if isinstance(x, torch.Tensor) and _storage_key(x) in live:
                 self._emit("tensor_modified", x, None)
 
-    def _new_nodes(self, node: Any, tensor: Any) -> None:
-        """Give ids to the nodes an op made (a composite op makes several) and report them."""
+    def _in_custom_forward(self, f: Any) -> None:
+        """An op with grad mode off, called from ``f``: if a custom Function's forward runs it
+        (directly or through a few calls), note the line that applied that Function for its
+        node (made before the forward runs: the last sequence number taken)."""
+        below = f
+        for _ in range(5):
+            if f is None:
+                return
+            if f.f_code is _APPLY:
+                seq = torch._C._autograd._get_sequence_nr() - 1
+                if seq not in self._applies:
+                    if len(self._applies) >= _MAX_APPLIES:
+                        for old in list(self._applies)[:_MAX_APPLIES // 2]:
+                            del self._applies[old]
+                    self._applies[seq] = (below.f_code, frames.where(start=f.f_back))
+                return
+            below, f = f, f.f_back
+
+    def _new_nodes(self, node: Any, tensor: Any, here: bool = True) -> None:
+        """Give ids to the nodes an op made (a composite op makes several) and report them
+        (``here``: made by the op running now; False for a backward's roots)."""
         stack, found, seen = [(node, tensor)], [], set()
         # NB: a node just made has hook-packed values only if saved-tensor hooks are set now
         hooks = _top_hooks(False) is not None
@@ -271,12 +304,21 @@ class TorchEngine:
             if getattr(n, "variable", None) is None:     # a leaf's accumulator is no new op
                 made.append((n, t))
         for n, t in made:
-            if t is None and isinstance(n, torch.autograd.function.BackwardCFunction):
+            seq = self.seq(n)
+            if t is None and seq < self._seq_start:
+                continue          # made before the recording began (an earlier notebook cell)
+            if isinstance(n, _CUSTOM):
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
-                # function mode sees: found only now, behind this op; its line is not this one
-                self._emit("node_created", n, t, False)
+                # function mode sees: found only now, behind this op; its line is the one noted
+                # when its forward ran an op, if it ran one
+                made_at = self._applies.pop(seq, None)
+                forward = getattr(getattr(n, "_forward_cls", None), "forward", None)
+                if made_at is not None and made_at[0] is getattr(forward, "__code__", None):
+                    self._emit("node_created", n, t, made_at[1])
+                else:
+                    self._emit("node_created", n, t, here and t is not None)
             else:
-                self._emit("node_created", n, t)
+                self._emit("node_created", n, t, here)
 
     def node_ref(self, node: Any, tensor: Any) -> Callable[[], Any]:
         """A weak way back to a node (nodes take no weak references): through its tensor."""
@@ -309,6 +351,11 @@ class TorchEngine:
         if retain is None:
             retain = create
         info = _Info(roots, api, bool(retain), create)
+        for t in roots:
+            # NB: a root's node no op seen here made (``loss = MyLoss.apply(out, y)``)
+            fn = _grad_fn(t) if isinstance(t, torch.Tensor) else None
+            if fn is not None and _KEY not in fn.metadata:
+                self._new_nodes(fn, t, False)
         self._emit("backward_started", info)
         running: list[Any] = []                # the nodes started and not yet finished
         handles = []

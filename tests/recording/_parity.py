@@ -61,10 +61,6 @@ def _accumulators_sorted(steps: list[Any]) -> list[Any]:
 
 
 def _line(n: Any) -> int | None:
-    """A node's line; none for a custom Function's: on real torch its ``apply`` is seen by no
-    mode, its node found later, behind an op (a known difference)."""
-    if not (n.name[-1:].isdigit() or n.name.startswith("torch::")):
-        return None
     return (n.source or {}).get("line")
 
 

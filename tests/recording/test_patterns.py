@@ -23,6 +23,7 @@ from ._support import (
     after,
     before,
     fix_keys,
+    here,
     is_accumulate,
     only_labelled,
     reachable,
@@ -1231,3 +1232,74 @@ def test_prediction_names_the_buffer_pytorch_unpacks_first() -> None:
     roots = {n.id: n.labels for n in last.nodes}
     (p,) = [p for p in last.predictions if "r" in roots.get(p.root or "", [])]
     assert p.will_fail and p.kind == "modified"
+
+
+# -- where a node was made: before the recording, or by a custom Function's apply ----------------
+@ON_BOTH_ENGINES
+def test_nodes_made_before_the_recording_have_no_line(engine: str) -> None:
+    """A graph built before ``record()`` (an earlier notebook cell) and used inside it: its
+    nodes are not the recording's, and have no line (on real torch they were once given the
+    line of the first op that used them)."""
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    h = (x * 2).exp()
+    with record(engine=engine) as rec:
+        line = here() + 1
+        loss = h.sum()
+        loss.backward()
+    by_name = {n.name: n for n in before(rec, 1).nodes}
+    assert {(name, n.recorded, n.source is None) for name, n in by_name.items()
+            if not is_accumulate(n)} == {("MulBackward0", False, True),
+                                         ("ExpBackward0", False, True),
+                                         ("SumBackward0", True, False)}
+    assert (by_name["SumBackward0"].source or {})["line"] == line
+    assert "loss" in by_name["SumBackward0"].labels and "h" in by_name["ExpBackward0"].labels
+
+
+@ON_BOTH_ENGINES
+def test_a_custom_functions_node_has_the_line_that_applied_it(engine: str) -> None:
+    """Two applies of one Function before either output is used, a Function with
+    ``setup_context``, and one whose output is the loss: each node has its ``apply`` line (on
+    real torch no mode sees ``apply``: the node is found through the ops its forward runs)."""
+    t = torch_of(engine)
+
+    class Square(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return t.nn.functional.relu(x * x)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    class ExpSum(t.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return x.exp().sum()
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return x.exp() * g
+
+    x = t.randn(5, requires_grad=True)
+    with record(engine=engine) as rec:
+        first = here() + 1
+        a = Square.apply(x)
+        b = Square.apply(x)
+        with t.no_grad():
+            Square.apply(x)          # no node: takes no line from the others
+        c = a + b
+        loss = ExpSum.apply(c)
+        loss.backward()
+    lines = sorted((n.name, (n.source or {}).get("line")) for n in before(rec, 1).nodes
+                   if not is_accumulate(n))
+    assert lines == [("AddBackward0", first + 4), ("ExpSumBackward", first + 5),
+                     ("SquareBackward", first), ("SquareBackward", first + 1)]
+    assert all(n.recorded for n in before(rec, 1).nodes if not is_accumulate(n))
