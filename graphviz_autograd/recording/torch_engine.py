@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 import re
 import sys
@@ -36,7 +37,10 @@ from .capture import ALIVE, ALL_ALIVE, ALL_FREED, FREED, static_of
 
 __all__ = ["TorchEngine"]
 
+# NB: a node's id is kept in its metadata under a key of the engine's own: a graph an earlier
+# recording saw is, to a later one, a graph made before it began (their ids would collide)
 _KEY = "graphviz_autograd.uid"
+_ENGINES = itertools.count(1)
 _FREED = "Trying to backward through the graph a second time"
 _MODIFIED = re.compile(r"is at version (\d+); expected version (\d+) instead")
 _COPY_SLICES = "torch::autograd::CopySlices"
@@ -153,6 +157,7 @@ class TorchEngine:
         self._listeners: list[Callable[..., None]] = []
         self._mode: _Mode | None = None
         self._next_uid = uid_base
+        self._key = f"{_KEY}.{next(_ENGINES)}"
         self._tensor_uids: dict[int, tuple[weakref.ref[torch.Tensor], int]] = {}
         self._counters: dict[int, _Counter] = {}
         self._slots: dict[int, tuple[tuple[str, tuple[int, ...], Any, int, bool], ...]] = {}
@@ -285,11 +290,12 @@ class TorchEngine:
         """Give ids to the nodes an op made (a composite op makes several) and report them
         (``here``: made by the op running now; False for a backward's roots)."""
         stack, found, seen = [(node, tensor)], [], set()
+        key = self._key
         # NB: a node just made has hook-packed values only if saved-tensor hooks are set now
         hooks = _top_hooks(False) is not None
         while stack:
             n, t = stack.pop()
-            if n is None or _KEY in n.metadata or id(n) in seen:
+            if n is None or key in n.metadata or id(n) in seen:
                 continue
             seen.add(id(n))
             found.append((n, t))
@@ -325,6 +331,7 @@ class TorchEngine:
         if tensor is None:
             return lambda: None
         ref = weakref.ref(tensor)
+        key = self._key
 
         def get() -> Any:
             t = ref()
@@ -334,7 +341,7 @@ class TorchEngine:
             # NB: a view whose base changed since gets a fresh grad_fn when read (here): not a
             # node the program made, and no longer the way back to this one (as the native
             # engine's, whose way back is the node itself)
-            return fn if fn is not None and _KEY in fn.metadata else None
+            return fn if fn is not None and key in fn.metadata else None
         return get
 
     @staticmethod
@@ -354,7 +361,7 @@ class TorchEngine:
         for t in roots:
             # NB: a root's node no op seen here made (``loss = MyLoss.apply(out, y)``)
             fn = _grad_fn(t) if isinstance(t, torch.Tensor) else None
-            if fn is not None and _KEY not in fn.metadata:
+            if fn is not None and self._key not in fn.metadata:
                 self._new_nodes(fn, t, False)
         self._emit("backward_started", info)
         running: list[Any] = []                # the nodes started and not yet finished
@@ -514,10 +521,10 @@ class TorchEngine:
 
     # -- nodes --------------------------------------------------------------------------------
     def node_uid(self, n: Any) -> int:
-        uid = n.metadata.get(_KEY)
+        uid = n.metadata.get(self._key)
         if uid is None:
             self._next_uid += 1
-            uid = n.metadata[_KEY] = self._next_uid
+            uid = n.metadata[self._key] = self._next_uid
         return int(uid)
 
     @staticmethod

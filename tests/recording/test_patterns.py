@@ -1303,3 +1303,29 @@ def test_a_custom_functions_node_has_the_line_that_applied_it(engine: str) -> No
     assert lines == [("AddBackward0", first + 4), ("ExpSumBackward", first + 5),
                      ("SquareBackward", first), ("SquareBackward", first + 1)]
     assert all(n.recorded for n in before(rec, 1).nodes if not is_accumulate(n))
+
+
+@ON_BOTH_ENGINES
+def test_a_second_recording_over_the_first_ones_graph(engine: str) -> None:
+    """Two recordings in a row (two notebook cells run under ``%%autograd``), the second using
+    a graph the first recorded: to the second, that graph was made before it began. On real
+    torch the two recordings' node ids once collided, and reading the snapshot raised."""
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    with record(engine=engine) as first:
+        h = (x * 2).exp()
+        h.sum().backward(retain_graph=True)
+    with record(engine=engine) as second:
+        line = here() + 1
+        loss = (h * x.sin()).sum()
+        loss.backward()
+    nodes = before(second, 1).nodes
+    assert sorted((n.name, n.recorded) for n in nodes if not is_accumulate(n)) == [
+        ("ExpBackward0", False), ("MulBackward0", False), ("MulBackward0", True),
+        ("SinBackward0", True), ("SumBackward0", True)]
+    assert {(n.source or {}).get("line") for n in nodes if n.recorded} == {line}
+    assert len({n.id for n in nodes}) == len(nodes)
+    # the first recording still reads as it was: its graph, recorded, retained
+    assert sorted(n.name for n in after(first, 1).nodes if n.recorded) == \
+        ["ExpBackward0", "MulBackward0", "SumBackward0"]
+    assert all(s.state == "alive" for n in after(first, 1).nodes for s in n.saved)

@@ -27,7 +27,7 @@ from graphviz_autograd.torch_alias import native_torch
 
 pytestmark = requires_torch
 torch = pytest.importorskip("torch")
-from graphviz_autograd.recording.torch_engine import _KEY, TorchEngine  # noqa: E402
+from graphviz_autograd.recording.torch_engine import TorchEngine  # noqa: E402
 from recording.test_torch_engine import story  # noqa: E402
 
 MODELS = Path(__file__).parent / "real_models"
@@ -51,7 +51,7 @@ class _Checked(TorchEngine):
             if n is None or id(n) in seen:
                 continue
             seen.add(id(n))
-            said = sorted(s[0] for s in out[0].get(n.metadata.get(_KEY), ()))
+            said = sorted(s[0] for s in out[0].get(self.node_uid(n), ()))
             if sorted(_unpacked(n, said)) != said:
                 self.mismatches.append((n.name(), said))
             stack.extend(m for m, _ in n.next_functions)
