@@ -135,7 +135,8 @@ def _call(rec: BackwardRecord | None) -> str:
         return "an earlier backward"
     src = rec.source
     where = f" at {_line(src)}" if src else ""
-    return f"backward #{rec.number}{where}"
+    via = f", run by `{rec.via}`," if rec.via else ""
+    return f"backward #{rec.number}{via}{where}"
 
 
 def _bytes(n: int) -> str:
@@ -605,8 +606,11 @@ def _growth(recording: Recording) -> Diagnosis | None:
     """Graphs of earlier steps kept alive, step after step: the saved bytes or the nodes alive
     after each backward grow over the last backwards (at least 4), and nodes built steps ago
     are still alive, held by a tensor the loop carries over (a hidden state not detached, a
-    running total of losses, graphs kept by ``retain_graph=True``)."""
-    afters = [s for s in recording.snapshots if s.kind == "after_backward"][-8:]
+    running total of losses, graphs kept by ``retain_graph=True``). The steps are the user's
+    own backwards: not those a library function runs (``hessian``, a ``vmap``)."""
+    direct = {b.number for b in recording.backwards if b.via is None}
+    afters = [s for s in recording.snapshots
+              if s.kind == "after_backward" and s.backward in direct][-8:]
     if len(afters) < 4:
         return None
     alive = [s.memory.get("saved_bytes_alive", 0) for s in afters]
@@ -662,7 +666,8 @@ def _growth(recording: Recording) -> Diagnosis | None:
                          f"`{n} = {n}.detach()` at the start of each step cuts the graph "
                          "between steps, as a hidden state is carried in truncated "
                          "backpropagation through time."))
-    if any(b.retain_graph for b in recording.backwards[-len(afters):]):
+    if any(b.retain_graph and b.via is None and b.number >= (first or 0)
+           for b in recording.backwards):
         fixes.append(Fix("no_retain_graph", "Drop `retain_graph=True`",
                          "It keeps every buffer a backward ran through: with a graph that "
                          "reaches earlier steps, all of theirs, step after step. Keep it only "
@@ -682,7 +687,7 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
     (one diagnosis per line that asked for it): the buffers stayed alive for nothing. The last
     backward is not judged (a later one may come after the recording), nor a ``create_graph``
     one (it keeps the graph for the gradients' own backward), nor one before a backward that
-    failed."""
+    failed, nor one a library function ran (``hessian``: the user's line asks for none)."""
     backwards = recording.backwards
     by_index = {s.index: s for s in recording.snapshots}
     ran = [{st.node for st in b.steps} for b in backwards]
@@ -697,7 +702,8 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         if i <= judged:
             continue
         after = by_index.get(b.snapshot_after if b.snapshot_after is not None else -1)
-        if not b.retain_graph or b.create_graph or b.error is not None or after is None:
+        if not b.retain_graph or b.create_graph or b.error is not None or after is None or \
+                b.via is not None:
             continue
         # NB: what it kept: the buffers of the nodes it ran (a leaf's accumulator keeps none,
         # and every step's backward runs it)

@@ -12,7 +12,7 @@ from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 __all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "find_names",
-           "add_internal"]
+           "add_internal", "entry"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
@@ -53,6 +53,26 @@ def where(depth: int = 2, start: FrameType | None = None) -> tuple[CodeType, int
             return code, f.f_lasti
         f = f.f_back
     return None
+
+
+# the functions a user calls to run a backward (qualified names, on both engines)
+_BACKWARD_APIS = frozenset({"Tensor.backward", "backward", "grad"})
+
+
+def entry(depth: int = 2) -> tuple[tuple[CodeType, int] | None, str | None]:
+    """Where the innermost user frame is (as ``where``), and the library function its line
+    called that led here (its qualified name: ``hessian``), or None where that line called
+    ``backward`` or ``grad`` itself."""
+    f: FrameType | None = sys._getframe(depth)
+    below: CodeType | None = None
+    while f is not None:
+        code = f.f_code
+        if not code.co_filename.startswith(_INTERNAL):
+            called = below.co_qualname if below is not None else None
+            return (code, f.f_lasti), None if called in _BACKWARD_APIS else called
+        below = code
+        f = f.f_back
+    return None, None
 
 
 def line_of(code: CodeType, offset: int) -> int:

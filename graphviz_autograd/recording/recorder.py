@@ -50,6 +50,9 @@ class BackwardRecord:
     error: dict[str, str] | None = None
     snapshot_before: int | None = None
     snapshot_after: int | None = None
+    # NB: the library function the user's line called that ran this backward (``hessian``,
+    # ``vmap``'s wrapper), or None where the line called ``backward`` / ``grad`` itself
+    via: str | None = None
 
 
 class Recording:
@@ -204,9 +207,9 @@ class Recording:
             if fn is None and E.is_tensor(t):
                 fn = E.accumulator(t)
             roots.append(f"n{E.node_uid(fn)}" if fn is not None else f"t{E.tensor_uid(t)}")
-        src = frames.where(3)
+        src, via = frames.entry(3)
         rec = BackwardRecord(number, info.api, bool(info.retain_graph), bool(info.create_graph),
-                             roots, self._source_dict(src))
+                             roots, self._source_dict(src), via=via)
         self._backwards.append(rec)
         self._read_trace()             # a backward inside a backward: the outer's steps so far
         self._current = rec

@@ -7,14 +7,18 @@ from __future__ import annotations
 import contextlib
 import importlib
 import itertools
+import json
 import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import jsonschema
 import pytest
 from _markers import requires_torch
 
+import graphviz_autograd
+import graphviz_autograd.recording
 import graphviz_autograd.torch as torch
 from graphviz_autograd import diagnose, record
 
@@ -1329,3 +1333,44 @@ def test_a_second_recording_over_the_first_ones_graph(engine: str) -> None:
     assert sorted(n.name for n in after(first, 1).nodes if n.recorded) == \
         ["ExpBackward0", "MulBackward0", "SumBackward0"]
     assert all(s.state == "alive" for n in after(first, 1).nodes for s in n.saved)
+
+
+# -- a backward a library function runs (``hessian``, ``vmap``) is not the user's line's ----------
+@ON_BOTH_ENGINES
+def test_a_backward_a_library_function_runs_says_which(engine: str, tmp_path: Any) -> None:
+    """``hessian`` runs four backwards with ``retain_graph=True``, none of which a later one
+    needs: the user's line asks for no ``retain_graph``, so there is nothing to drop. Each
+    backward says which function the user's line called (``via``), kept by save and load."""
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    with record(engine=engine) as rec:
+        t.autograd.functional.hessian(lambda v: (v ** 3).sum(), x)
+        t.autograd.grad((x * x).sum(), x)
+        (x * 2).sum().backward()
+        t.autograd.backward([(x * 3).sum()])
+    assert [(b.via, b.retain_graph) for b in rec.backwards] == \
+        [("hessian", True)] * 4 + [(None, False)] * 3
+    assert diagnose(rec) == []
+    rec.save(tmp_path / "r.json")
+    again = graphviz_autograd.load(tmp_path / "r.json")
+    assert [b.via for b in again.backwards] == [b.via for b in rec.backwards]
+    jsonschema.validate(json.loads((tmp_path / "r.json").read_text()),
+                        graphviz_autograd.recording.schema())
+
+
+def test_backwards_a_vmap_runs_are_not_steps_of_a_loop() -> None:
+    """On the native engine ``vmap(grad(f))`` runs one backward per sample, each leaving the
+    sample's graph alive (the parameters require grad): five backwards with ever more nodes,
+    at one line, which is no loop's growth (real PyTorch runs one batched backward)."""
+    model = torch.nn.Linear(3, 1)
+    params = dict(model.named_parameters())
+
+    def loss_fn(p: Any, xb: Any, yb: Any) -> Any:
+        return ((torch.func.functional_call(model, p, (xb,)) - yb) ** 2).mean()
+
+    x, y = torch.randn(5, 1, 3), torch.randn(5, 1, 1)
+    with record() as rec:
+        per = torch.func.vmap(torch.func.grad(loss_fn), in_dims=(None, 0, 0))(params, x, y)
+        loss_fn(params, x[:, 0], y[:, 0]).backward()
+    assert [b.via for b in rec.backwards] == ["vmap.<locals>.wrapped"] * 5 + [None]
+    assert len(per["weight"].grad_fn.next_functions) == 5 and diagnose(rec) == []

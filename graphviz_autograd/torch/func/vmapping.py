@@ -99,7 +99,7 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         name = _name(func)
         where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
         if not args:
@@ -130,7 +130,7 @@ def vmap(func: Callable[..., Any], in_dims: Any = 0, out_dims: Any = 0,
                 one = [v if s is None else s[i] for v, s in zip(leaves, slices, strict=True)]
                 samples.append(func(*unflatten(one, spec), **kwargs))
         return _stack_outputs(name, samples, out_dims, empty=size == 0)
-    return wrapper
+    return wrapped
 
 
 def _batch_size(where: str, leaves: list[Any], dims: list[Any]) -> int:
