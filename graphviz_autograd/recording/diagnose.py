@@ -186,6 +186,36 @@ def _kept_losses(snap: Snapshot, root: str | None, first: BackwardRecord | None)
             if inside[r].labels else "loss" for r in first.roots if r != root and r in inside]
 
 
+def _total_not_reset(snap: Snapshot, root: NodeInfo | None, first: BackwardRecord | None
+                     ) -> str | None:
+    """The variable a line adds losses to (``running += loss``, ``running = running + loss``),
+    where both this graph's root and a root of backward ``first`` were built by that line, and
+    the line added to it more than once since: a total backwarded once per several steps (as
+    in gradient accumulation), then added to again. (A total backwarded at every step is a
+    log of the losses kept with their graphs: to keep as numbers.)"""
+    if root is None or root.source is None or first is None:
+        return None
+    src = root.source
+
+    def here(n: NodeInfo) -> bool:
+        return n.source is not None and (n.source["file"], n.source["line"]) == \
+            (src["file"], src["line"])
+    by_id = {n.id: n for n in snap.nodes}
+    same = any(here(by_id[r]) for r in first.roots if r in by_id and r != root.id)
+    added = sum(here(n) and n.created_by >= first.number for n in _subgraph(snap, root.id))
+    code = src.get("code") or ""
+    if not same or added < 2:
+        return None
+    try:
+        line = ast.parse(code.strip()).body
+    except SyntaxError:
+        return None
+    if len(line) == 1 and isinstance(line[0], ast.AugAssign):
+        return _dotted(line[0].target)
+    fed = _fed_back(code)
+    return fed[0] if fed else None
+
+
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     by_id = {n.id: n for n in snap.nodes}
     seen, stack, out = set(), [root], []
@@ -237,6 +267,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     name = names[0][0] if names[0] else "the shared tensor"
     code = node.source["code"] if node.source else None
     fixes: list[Fix] = []
+    total: str | None = None          # a running total backwarded, then added to again
     if reused:
         summary += (f" That node was built before backward #{k} and is reused by the graph of "
                     f"this backward; backward #{k} ran it and freed its buffers.")
@@ -264,7 +295,17 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              f"ran their graphs and freed them: create it inside the loop "
                              f"(`{items} = []` before each batch or episode), or "
                              f"`{items}.clear()` after each backward."))
-        if kept:
+        total = _total_not_reset(snap, root_node, first) if kept else None
+        if total:
+            # NB: the total an earlier backward ran is added to again (gradient accumulation,
+            # ``running = running + loss``, never reset after its backward)
+            summary += (f" `{total}` still holds the total backward #{k} already ran "
+                        "through: it was not started afresh after that backward.")
+            fixes.append(Fix("fresh_total", f"Start `{total}` afresh after each backward",
+                             f"Set `{total} = 0` right after `{total}.backward()`, so the "
+                             "next total holds only the losses added since (one backward per "
+                             "total, as in gradient accumulation)."))
+        elif kept:
             # NB: a loss an earlier backward already ran is inside this graph (``total +=
             # loss``, a list of losses summed later): recomputing or detaching cannot help
             them = ", ".join(f"`{n}`" for n in kept)
@@ -294,7 +335,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          "back", f"{how} cuts the graph between steps, as a hidden state is "
                          "carried in truncated backpropagation through time.")
             fixes += [detach, recompute]
-        else:
+        elif not total:
+            # NB: (a total not reset: detaching or retaining would change the gradients)
             fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
@@ -347,7 +389,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         fixes.append(Fix("retain_graph", "`retain_graph=True` on the earlier backward",
                          "keeps these buffers" + (f" ({_bytes(freed)} here)" if freed else "")
                          + " alive after it, for a second backward through the same graph."))
-    if k is not None:
+    if k is not None and not total:
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "

@@ -1374,3 +1374,44 @@ def test_backwards_a_vmap_runs_are_not_steps_of_a_loop() -> None:
         loss_fn(params, x[:, 0], y[:, 0]).backward()
     assert [b.via for b in rec.backwards] == ["vmap.<locals>.wrapped"] * 5 + [None]
     assert len(per["weight"].grad_fn.next_functions) == 5 and diagnose(rec) == []
+
+
+# -- gradient accumulation whose running total is never reset -------------------------------------
+def _accumulate(t: Any, how: str) -> None:
+    """Four steps' losses added up and backwarded once per update; ``how``: the line that adds
+    (``"plus"``: ``running = running + loss``; ``"augmented"``: ``running += loss``), or
+    ``"reset"``: the total started afresh after each backward (the fix)."""
+    t.manual_seed(0)
+    model = t.nn.Linear(4, 1)
+    opt = t.optim.SGD(model.parameters(), lr=0.1)
+    running: Any = 0
+    for step in range(8):
+        loss = t.nn.functional.mse_loss(model(t.randn(2, 4)), t.randn(2, 1)) / 4
+        if how == "augmented":
+            running += loss
+        else:
+            running = running + loss
+        if (step + 1) % 4 == 0:
+            running.backward()
+            opt.step()
+            opt.zero_grad()
+            if how == "reset":
+                running = 0
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("how", ["plus", "augmented"])
+def test_a_running_total_not_reset_is_told_to_start_afresh(engine: str, how: str) -> None:
+    """The second update's backward runs into the first update's losses, which backward #1
+    freed: the fix is to reset the total, not to keep ``loss.item()`` (no gradient would be
+    left) nor to detach or retain (the old losses' gradients would be added again)."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _accumulate(t, how)
+    (d,) = diagnose(rec)
+    assert d.backward == 2 and fix_keys(d) == ["fresh_total"]
+    assert d.fixes[0].title == "Start `running` afresh after each backward"
+    assert "`running` still holds the total backward #1 already ran through" in d.summary
+    with record(engine=engine) as fixed:
+        _accumulate(t, "reset")
+    assert [b.error for b in fixed.backwards] == [None, None] and diagnose(fixed) == []
