@@ -369,7 +369,16 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
         # no node of this graph, whatever another root's backward would do
         prediction = Prediction(False, None, "", None)
     elif predictions:
-        prediction = max(predictions, key=lambda p: int(p.root[1:]) if p.root else -1)
+        # NB: the newest root's, by sequence number: nodes made before the recording began
+        # get their ids on real torch in the order its walks meet them
+        def made(p: Prediction) -> tuple[int, int]:
+            if not p.root:
+                return (-2, -1)
+            uid = int(p.root[1:])
+            st = static.get(uid)
+            seq = st.seq if st is not None else -1
+            return (seq if 0 <= seq < 1 << 62 else -1, uid)
+        prediction = max(predictions, key=made)
     snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,
                     error=raw.error, nodes=nodes, tensors=tensors, prediction=prediction,
                     memory=raw.memory, predictions=predictions,

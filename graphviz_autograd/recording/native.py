@@ -182,7 +182,8 @@ class NativeEngine:
                 if k < 0:
                     state, lost = _states(saved, alive)
                     states[uid] = state
-                    freed += lost
+                    if lost and static[uid][3][0][3]:      # (of a size known: see static_record)
+                        freed += lost
                 else:
                     states[uid] = ALL_ALIVE[k] if k < 64 else (ALIVE,) * k
             else:
@@ -246,7 +247,12 @@ def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,
         slots = []
         for key, s in saved.items():
             if type(s) is SavedTensor:
-                slots.append((key, s.shape, s.dtype, s.nbytes, False))
+                if s.released and not recorded:
+                    # NB: freed by a backward run before the recording found the node: what it
+                    # was is not known (as on real torch, which keeps nothing of it)
+                    slots.append((key, (), "unknown", 0, False))
+                else:
+                    slots.append((key, s.shape, s.dtype, s.nbytes, False))
             elif s is not None:
                 # NB: a list of saved tensors (rare): named as saved_slots names them, all
                 # slots again

@@ -311,8 +311,10 @@ class TorchEngine:
                 made.append((n, t))
         for n, t in made:
             seq = self.seq(n)
-            if t is None and seq < self._seq_start:
-                continue          # made before the recording began (an earlier notebook cell)
+            if seq < self._seq_start and (t is None or not here):
+                # NB: made before the recording began (an earlier notebook cell): found behind
+                # an op, or a backward's root built then
+                continue
             if isinstance(n, _CUSTOM):
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
                 # function mode sees: found only now, behind this op; its line is the one noted
@@ -585,22 +587,33 @@ class TorchEngine:
                     counters.append((self.counter(packed, False) if packed is not None
                                      else None, 0))
                 continue
+            at = None                   # the version it was saved at, if not now's
             try:
                 t = getattr(n, attr)
             except (RuntimeError, AttributeError) as e:
-                if _FREED in str(e):
+                text = str(e)
+                if _FREED in text:
                     # NB: freed before the recording saw the node (a backward run before it
                     # began): freed, of a shape and dtype no longer known
                     slots.append((name, (), "unknown", 0, False))
                     counters.append((None, 0))
                     self._freed.add(uid)
-                continue
+                    continue
+                # NB: changed in place before the recording saw the node: read unchecked; the
+                # version it was saved at is the one PyTorch expects
+                m = _MODIFIED.search(text)
+                t = _unchecked(n, name) if m is not None or _VIEW_BASE_MODIFIED in text \
+                    else None
+                if t is None:
+                    continue
+                at = int(m.group(2)) if m is not None else -1
             # NB: a list (``indices``): a slot per member, named by position, as the native
             # engine names them
             for slot, x in _members(name, t):
                 slots.append((slot, tuple(x.shape), x.dtype, _nbytes(x), False))
                 c = self.counter(x, False)
-                counters.append((c, int(x._version)))
+                v = int(x._version)
+                counters.append((c, v if at is None else at if at >= 0 else max(v - 1, 0)))
                 self._live[c.key] = self._live.get(c.key, 0) + 1
         found = self._slots[uid] = tuple(slots)
         self._slot_counters[uid] = tuple(counters)
@@ -785,6 +798,18 @@ def _packed_tensor(packed: Any) -> torch.Tensor | None:
     if isinstance(packed, (tuple, list)):
         return next((p for p in packed if isinstance(p, torch.Tensor)), None)
     return None
+
+
+def _unchecked(n: Any, name: str) -> Any:
+    """A saved value read without PyTorch's version check (its ``SavedTensor``'s data), or
+    None."""
+    try:
+        raw = getattr(n, "_raw_saved_" + name)
+        if isinstance(raw, (tuple, list)):
+            return [r.data for r in raw]
+        return raw.data
+    except (RuntimeError, AttributeError):
+        return None
 
 
 def _version_now(n: Any, attr: str, member: str, saved_v: int) -> int:

@@ -74,11 +74,11 @@ def full_story(rec: Recording) -> list[Any]:
         if s.index in empty:
             continue
         names = {n.id: n.name for n in s.nodes}
-        nodes = sorted((n.name, tuple(sorted(n.labels)),
+        nodes = sorted(((n.name, tuple(sorted(n.labels)),
                         tuple(sorted((b.name, b.state, b.released_by, tuple(b.versions or ()))
                                      for b in n.saved)),
                         n.shared, _line(n), n.recorded, n.created_by,
-                        tuple(n.executed_by)) for n in s.nodes)
+                        tuple(n.executed_by)) for n in s.nodes), key=repr)
         tensors = sorted((x.label or "", tuple(x.shape), x.dtype, x.requires_grad, x.is_leaf,
                           names.get(x.grad_fn or ""), repr(x.grad), x.version)
                          for x in s.tensors)
@@ -124,4 +124,61 @@ def first_difference(a: list[Any], b: list[Any]) -> str | None:
     if len(a) != len(b):
         longer, n = (a, len(b)) if len(a) > len(b) else (b, len(a))
         return f"lengths {len(a)} vs {len(b)}: the longer goes on with {longer[n:][:2]}"
+    return None
+
+
+def _run_segments(path: Path, t: Any, engine: str) -> tuple[list[Recording], list[Any], Any]:
+    """A program that opens its own recordings (``record()``, as many as it likes, nested or
+    one after another, with code outside any): each recording, its story read right after its
+    block ended, and the program's errors."""
+    import contextlib
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    recs: list[Recording] = []
+    stories: list[Any] = []
+
+    @contextlib.contextmanager
+    def record(**kw: Any) -> Any:
+        with graphviz_autograd.record(engine=engine, **kw) as rec:
+            recs.append(rec)
+            i = len(recs) - 1
+            try:
+                yield rec
+            finally:
+                rec.stop()
+                stories.append((i, full_story(rec)))
+
+    scope: dict[str, Any] = {"t": t, "nn": t.nn, "F": t.nn.functional, "__name__": "__main__",
+                             "record": record, "rec": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(code, scope)
+        except Exception as e:
+            scope.setdefault("errors", []).append(("uncaught", type(e).__name__, str(e)))
+    return recs, stories, scope
+
+
+def run_both_segments(path: Path) -> tuple[tuple[list[Recording], list[Any], Any],
+                                           tuple[list[Recording], list[Any], Any]]:
+    import torch
+    return _run_segments(path, native, "native"), _run_segments(path, torch, "torch")
+
+
+def segments_difference(a: tuple[list[Recording], list[Any], Any],
+                        b: tuple[list[Recording], list[Any], Any]) -> str | None:
+    """Where two runs of a program with its own recordings differ: its errors, the number of
+    recordings, each recording's story as read right after its block and as read at the end."""
+    (recs_a, early_a, scope_a), (recs_b, early_b, scope_b) = a, b
+    if scope_a.get("errors") != scope_b.get("errors"):
+        return f"errors: {scope_a.get('errors')} vs {scope_b.get('errors')}"
+    if len(recs_a) != len(recs_b):
+        return f"recordings: {len(recs_a)} vs {len(recs_b)}"
+    for (i, x), (_, y) in zip(early_a, early_b, strict=True):
+        diff = first_difference(x, y)
+        if diff is not None:
+            return f"recording {i}, read when it ended: {diff}"
+    for i, (ra, rb) in enumerate(zip(recs_a, recs_b, strict=True)):
+        diff = first_difference(full_story(ra), full_story(rb))
+        if diff is not None:
+            return f"recording {i}, read at the end: {diff}"
     return None
