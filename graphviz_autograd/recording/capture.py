@@ -151,6 +151,11 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 
     walked = E.walk(starts, rec._static, rec._meta)
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
+    if dead_ends:
+        # NB: a node a backward run before the recording released (no saved value tells it,
+        # a CopySlices): not known to be one on real torch, so on neither
+        runs = rec.runs_index()
+        dead_ends = {u for u in dead_ends if u in runs}
     metas = rec._meta
     for uid in gone:
         # NB: a way back whose tensor is gone gives nothing ever again: a node the walk

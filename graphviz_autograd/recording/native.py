@@ -182,8 +182,7 @@ class NativeEngine:
                 if k < 0:
                     state, lost = _states(saved, alive)
                     states[uid] = state
-                    if lost and static[uid][3][0][3]:      # (of a size known: see static_record)
-                        freed += lost
+                    freed += lost
                 else:
                     states[uid] = ALL_ALIVE[k] if k < 64 else (ALIVE,) * k
             else:
@@ -247,12 +246,7 @@ def static_record(n: Node, source: tuple[Any, int] | None, created_by: int,
         slots = []
         for key, s in saved.items():
             if type(s) is SavedTensor:
-                if s.released and not recorded:
-                    # NB: freed by a backward run before the recording found the node: what it
-                    # was is not known (as on real torch, which keeps nothing of it)
-                    slots.append((key, (), "unknown", 0, False))
-                else:
-                    slots.append((key, s.shape, s.dtype, s.nbytes, False))
+                slots.append((key, s.shape, s.dtype, s.nbytes, False))
             elif s is not None:
                 # NB: a list of saved tensors (rare): named as saved_slots names them, all
                 # slots again

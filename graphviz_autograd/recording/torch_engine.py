@@ -263,10 +263,14 @@ class TorchEngine:
         target = _inplace_target(func, args, kwargs)
         if target is None:
             return
-        live = self._live
+        live, known = self._live, self._counters
         for x in (target,) if isinstance(target, torch.Tensor) else target:
-            if isinstance(x, torch.Tensor) and _storage_key(x) in live:
-                self._emit("tensor_modified", x, None)
+            if isinstance(x, torch.Tensor):
+                key = _storage_key(x)
+                # NB: or memory never met, of a tensor that requires grad (a parameter an
+                # optimizer steps): a graph built before the recording may have saved it
+                if key in live or (key not in known and x.requires_grad):
+                    self._emit("tensor_modified", x, None)
 
     def _in_custom_forward(self, f: Any) -> None:
         """An op with grad mode off, called from ``f``: if a custom Function's forward runs it
@@ -375,12 +379,17 @@ class TorchEngine:
             handles.append(node.register_hook(self._post_hook(node, self.node_uid(node), running,
                                                               info)))
         leaves = [n.variable for n in nodes if getattr(n, "variable", None) is not None]
+        trace = self._trace
+        start = len(trace) if trace is not None else 0
         try:
             out = func(*args, **kwargs)
         except BaseException as e:
             # NB: the node that raised (its post-hook never ran): where the backward stopped,
-            # not a step it ran
-            failed = running[-1] if running else None
+            # not a step it ran; or, where a hook on its gradient raised before it started
+            # (a tensor's hook runs before a node's pre-hooks), the next node to run; none for
+            # PyTorch's own errors raised outside any node (an input that needs no grad)
+            failed = running[-1] if running else None if isinstance(e, RuntimeError) else \
+                _next_to_run(self, nodes, trace[start:] if trace is not None else [])
             self._emit("backward_failed", info, failed, e)
             raise
         finally:
@@ -754,6 +763,28 @@ def _root_node(t: torch.Tensor) -> Any:
     if fn is None and t.requires_grad:
         return torch.autograd.graph.get_gradient_edge(t).node
     return fn
+
+
+def _next_to_run(engine: TorchEngine, nodes: list[Any], trace: list[tuple[Any, ...]]) -> Any:
+    """The node a backward would have run next, given the steps it ran (``trace``): of those
+    whose every user in the graph has run, the first in PyTorch's order (an accumulator first,
+    then the highest sequence number). For an error no node raised and PyTorch did not (a
+    hook's on a tensor's gradient, which runs before the node's pre-hooks)."""
+    done = {e[1] for e in trace if e[0] == RAN}
+    waiting: dict[int, int] = {}
+    for n in nodes:
+        if engine.node_uid(n) in done:
+            continue
+        for m, _ in n.next_functions:
+            if m is not None:
+                u = engine.node_uid(m)
+                waiting[u] = waiting.get(u, 0) + 1
+    ready = [n for n in nodes if engine.node_uid(n) not in done and
+             not waiting.get(engine.node_uid(n))]
+    if not ready:
+        return None
+    return max(ready, key=lambda n: (1 << 63) if getattr(n, "variable", None) is not None
+               else engine.seq(n))
 
 
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:

@@ -60,6 +60,20 @@ def _accumulators_sorted(steps: list[Any]) -> list[Any]:
     return out
 
 
+_HERE = re.compile(r" \([^()]* here\)")
+
+
+def _freed_unseen(b: Any) -> bool:
+    """A buffer freed by a backward before the recording found its node: the native engine
+    knows its size (and a list's members); real torch keeps nothing of it (a known
+    difference)."""
+    return bool(b.state == "freed" and b.released_by is None)
+
+
+def _slot(b: Any) -> str:
+    return str(b.name.partition("[")[0] if _freed_unseen(b) else b.name)
+
+
 def _line(n: Any) -> int | None:
     return (n.source or {}).get("line")
 
@@ -75,8 +89,8 @@ def full_story(rec: Recording) -> list[Any]:
             continue
         names = {n.id: n.name for n in s.nodes}
         nodes = sorted(((n.name, tuple(sorted(n.labels)),
-                        tuple(sorted((b.name, b.state, b.released_by, tuple(b.versions or ()))
-                                     for b in n.saved)),
+                        tuple(sorted({(_slot(b), b.state, b.released_by,
+                                       tuple(b.versions or ())) for b in n.saved})),
                         n.shared, _line(n), n.recorded, n.created_by,
                         tuple(n.executed_by)) for n in s.nodes), key=repr)
         tensors = sorted((x.label or "", tuple(x.shape), x.dtype, x.requires_grad, x.is_leaf,
@@ -85,7 +99,8 @@ def full_story(rec: Recording) -> list[Any]:
         p = s.prediction
         preds = sorted((q.will_fail, names.get(q.node or ""), q.kind) for q in s.predictions)
         err = (s.error or {}).get("message", "").split("\n")[0] if s.error else None
-        mem = (s.memory.get("saved_bytes_alive"), s.memory.get("saved_bytes_freed"))
+        unseen = sum(b.nbytes for n in s.nodes for b in n.saved if _freed_unseen(b))
+        mem = (s.memory.get("saved_bytes_alive"), s.memory.get("saved_bytes_freed") - unseen)
         out.append(("snapshot", s.kind, s.label if s.kind == "manual" else "", nodes,
                     (p.will_fail, names.get(p.node or ""), p.kind) if p else None, preds,
                     err, mem, len(s.collected), names.get(s.failed_at or ""), tensors,
@@ -103,9 +118,13 @@ def full_story(rec: Recording) -> list[Any]:
         summary = _noid(d.summary, ids)
         if not (d.node_name[-1:].isdigit() or d.node_name.startswith("torch::")):
             summary = _BUILT_AT.sub("", summary)      # (see ``_line``)
-        out.append(("diagnosis", d.kind, d.predicted, d.node_name, sorted(d.buffers),
-                    d.freed_by, summary, [f.key for f in d.fixes],
-                    [_noid(f.detail, ids) for f in d.fixes]))
+        keys = [f.key for f in d.fixes]
+        details = [_noid(f.detail, ids) for f in d.fixes]
+        if "recompute" in keys:
+            details = [_HERE.sub("", x) for x in details]    # (see ``_freed_unseen``)
+        out.append(("diagnosis", d.kind, d.predicted, d.node_name,
+                    sorted({b.partition("[")[0] for b in d.buffers}), d.freed_by, summary,
+                    keys, details))
     return out
 
 

@@ -72,7 +72,7 @@ def _pre_graph(r: random.Random) -> str:
             "opt.step()",
             "opt.zero_grad()",
             "pre_hd = pre_h.register_hook(lambda g: g * 2)",
-            "pre_hw = w.register_hook(lambda g: g * 0.5)",
+            "pre_hw = w.register_hook(lambda g: None)",
             "del pre_a",
             "pre_h = None",
             "pre_a.retain_grad()",
