@@ -151,11 +151,6 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
 
     walked = E.walk(starts, rec._static, rec._meta)
     states, dead_ends, leaves, alive_bytes, freed_bytes = walked
-    if dead_ends:
-        # NB: a node a backward run before the recording released (no saved value tells it,
-        # a CopySlices): not known to be one on real torch, so on neither
-        runs = rec.runs_index()
-        dead_ends = {u for u in dead_ends if u in runs}
     metas = rec._meta
     for uid in gone:
         # NB: a way back whose tensor is gone gives nothing ever again: a node the walk
@@ -376,14 +371,14 @@ def materialize(rec: Recording, raw: Raw) -> Snapshot:
     elif predictions:
         # NB: the newest root's, by sequence number: nodes made before the recording began
         # get their ids on real torch in the order its walks meet them
-        def made(p: Prediction) -> tuple[int, int]:
+        def made_when(p: Prediction) -> tuple[int, int]:
             if not p.root:
                 return (-2, -1)
             uid = int(p.root[1:])
             st = static.get(uid)
             seq = st.seq if st is not None else -1
             return (seq if 0 <= seq < 1 << 62 else -1, uid)
-        prediction = max(predictions, key=made)
+        prediction = max(predictions, key=made_when)
     snap = Snapshot(index=raw.index, label=raw.label, kind=raw.kind, backward=raw.backward,
                     error=raw.error, nodes=nodes, tensors=tensors, prediction=prediction,
                     memory=raw.memory, predictions=predictions,

@@ -4,8 +4,10 @@ diagnoses)."""
 
 from __future__ import annotations
 
+import gc
 import re
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +148,13 @@ def first_difference(a: list[Any], b: list[Any]) -> str | None:
     return None
 
 
-def _run_segments(path: Path, t: Any, engine: str) -> tuple[list[Recording], list[Any], Any]:
+class _NotRecording:
+    def snapshot(self, label: str | None = None) -> None:
+        return None
+
+
+def _run_segments(path: Path, t: Any, engine: str, recording: bool = True
+                  ) -> tuple[list[Recording], list[Any], Any]:
     """A program that opens its own recordings (``record()``, as many as it likes, nested or
     one after another, with code outside any): each recording, its story read right after its
     block ended, and the program's errors."""
@@ -157,6 +165,9 @@ def _run_segments(path: Path, t: Any, engine: str) -> tuple[list[Recording], lis
 
     @contextlib.contextmanager
     def record(**kw: Any) -> Any:
+        if not recording:
+            yield _NotRecording()
+            return
         with graphviz_autograd.record(engine=engine, **kw) as rec:
             recs.append(rec)
             i = len(recs) - 1
@@ -174,7 +185,25 @@ def _run_segments(path: Path, t: Any, engine: str) -> tuple[list[Recording], lis
             exec(code, scope)
         except Exception as e:
             scope.setdefault("errors", []).append(("uncaught", type(e).__name__, str(e)))
-    return recs, stories, scope
+    # NB: no recording keeps the program's tensors alive once it drops them
+    refs = []
+    for v in list(scope.values()):
+        for x in v if isinstance(v, (list, tuple)) else v.values() if isinstance(v, dict) \
+                else (v,):
+            if isinstance(x, t.Tensor):
+                refs.append(weakref.ref(x))
+            elif isinstance(x, t.nn.Module):
+                refs += [weakref.ref(p) for p in x.parameters()]
+    kept = {"errors": scope.get("errors")}
+    scope.clear()
+    del v, x
+    gc.collect()
+    kept["alive"] = sum(r() is not None for r in refs)
+    if kept["alive"] and recording:
+        # NB: what the program keeps alive unrecorded (a failed backward on real torch can
+        # keep its graph's leaves) is not the recording's doing
+        kept["alive"] -= _run_segments(path, t, engine, False)[2]["alive"]
+    return recs, stories, kept
 
 
 def run_both_segments(path: Path) -> tuple[tuple[list[Recording], list[Any], Any],
@@ -190,6 +219,8 @@ def segments_difference(a: tuple[list[Recording], list[Any], Any],
     (recs_a, early_a, scope_a), (recs_b, early_b, scope_b) = a, b
     if scope_a.get("errors") != scope_b.get("errors"):
         return f"errors: {scope_a.get('errors')} vs {scope_b.get('errors')}"
+    if scope_a["alive"] or scope_b["alive"]:
+        return f"tensors kept alive: {scope_a['alive']} vs {scope_b['alive']}"
     if len(recs_a) != len(recs_b):
         return f"recordings: {len(recs_a)} vs {len(recs_b)}"
     for (i, x), (_, y) in zip(early_a, early_b, strict=True):
@@ -197,7 +228,18 @@ def segments_difference(a: tuple[list[Recording], list[Any], Any],
         if diff is not None:
             return f"recording {i}, read when it ended: {diff}"
     for i, (ra, rb) in enumerate(zip(recs_a, recs_b, strict=True)):
-        diff = first_difference(full_story(ra), full_story(rb))
+        a, b = full_story(ra), full_story(rb)
+        diff = first_difference(a, b)
         if diff is not None:
             return f"recording {i}, read at the end: {diff}"
+        # NB: saved and loaded back, each tells the same story still
+        for rec, story in ((ra, a), (rb, b)):
+            diff = first_difference(story, full_story(_reloaded(rec)))
+            if diff is not None:
+                return f"recording {i} ({rec.engine.name}), saved and loaded: {diff}"
     return None
+
+
+def _reloaded(rec: Recording) -> Recording:
+    import json
+    return Recording.from_dict(json.loads(json.dumps(rec.to_dict())))

@@ -21,8 +21,15 @@ import graphviz_autograd.torch as native
 pytestmark = requires_torch
 torch = pytest.importorskip("torch")
 
-from recording._parity import first_difference, full_story, run_both  # noqa: E402
+from recording._parity import (  # noqa: E402
+    first_difference,
+    full_story,
+    run_both,
+    run_both_segments,
+    segments_difference,
+)
 from recording._parity_programs import program  # noqa: E402
+from recording._parity_segments import SHAPES, segmented  # noqa: E402
 
 
 def _both(tmp_path: Path, src: str) -> tuple[Any, Any]:
@@ -324,3 +331,152 @@ def test_nodes_an_op_makes_at_once_get_ids_in_the_order_made(tmp_path: Path) -> 
         """)
     said = [s for s in _said(on_torch) if s.startswith("Memory grows")]
     assert said and said == [s for s in _said(on_native) if s.startswith("Memory grows")]
+
+
+# -- across recording boundaries (``_parity_segments``): a notebook's cells, one after another --
+
+def _segments(tmp_path: Path, src: str) -> tuple[list[Any], list[Any]]:
+    """A program that opens its own recordings (``record()``) run on both engines: each
+    recording tells the same story (read when its block ended, and at the end; saved and
+    loaded back) and none keeps a tensor alive. Their recordings, per engine."""
+    path = tmp_path / f"program_{len(list(tmp_path.iterdir()))}.py"
+    path.write_text(textwrap.dedent(src), encoding="utf-8")
+    on_native, on_torch = run_both_segments(path)
+    diff = segments_difference(on_native, on_torch)
+    assert diff is None, diff
+    return on_native[0], on_torch[0]
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_programs_across_recordings_tell_the_same_story_on_both_engines(shape: str,
+                                                                        tmp_path: Path) -> None:
+    failures = []
+    for seed in range(4):
+        path = tmp_path / f"{shape}_{seed}.py"
+        path.write_text(segmented(seed, shape), encoding="utf-8")
+        diff = segments_difference(*run_both_segments(path))
+        if diff is not None:
+            failures.append(f"seed {seed}: {diff}")
+    assert not failures, "\n".join(failures)
+
+
+def test_a_loss_built_before_the_recording_is_not_the_recordings(tmp_path: Path) -> None:
+    """A cell builds ``loss``, a later one records its backward: the root's node was made
+    before, at no line the recording saw, on real torch too."""
+    _, (rec,) = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        loss = (w * 2).exp().sum()
+        loss.backward(retain_graph=True)
+        with record() as rec:
+            loss.backward()
+        """)
+    (root,) = rec.snapshots[0].nodes_labelled("loss")
+    assert not root.recorded and root.source is None
+
+
+def test_a_saved_value_changed_before_the_recording_is_read_as_modified(tmp_path: Path
+                                                                        ) -> None:
+    """Changed in place before the recording met its node: PyTorch refuses to unpack it; it
+    is read unchecked, modified since the version PyTorch expects."""
+    _, (rec,) = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = (w * 2).abs()
+        a = h.pow(2)
+        h.add_(1)
+        with record() as rec:
+            try:
+                a.sum().backward()
+            except RuntimeError:
+                pass
+        """)
+    (pow_,) = rec.snapshots[0].nodes_labelled("a")
+    assert [(b.name, b.state, b.versions, b.shape) for b in pow_.saved] == \
+        [("self", "modified", [0, 1], [2, 3])]
+    assert graphviz_autograd.diagnose(rec)[0].kind == "modified"
+
+
+def test_the_newest_root_is_the_one_made_last_not_met_first(tmp_path: Path) -> None:
+    """Two graphs built before the recording, the later one failing: after its failed
+    backward, the snapshot's prediction is the newest root's (real torch gives ids to nodes
+    made before the recording in the order it meets them: the loss first)."""
+    _, (rec,) = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        old = (w * 2).tanh()
+        loss = (w * 3).exp().sum()
+        loss.backward()
+        with record() as rec:
+            try:
+                loss.backward()
+            except RuntimeError:
+                pass
+        """)
+    p = rec.snapshots[-1].prediction
+    assert p is not None and p.will_fail and p.kind == "freed"
+
+
+def test_a_step_over_a_graph_built_before_the_recording_is_named(tmp_path: Path) -> None:
+    """``optimizer.step()`` recorded, over a graph built before the recording: the edit is
+    seen on real torch too (its memory was never met, and a parameter's), so the diagnosis
+    names the step's line."""
+    _, (rec,) = _segments(tmp_path, """\
+        lin = nn.Linear(3, 2)
+        opt = t.optim.SGD(lin.parameters(), lr=0.1)
+        x = t.randn(2, 3, requires_grad=True)
+        loss = lin(x).pow(2).sum()
+        loss.backward(retain_graph=True)
+        with record() as rec:
+            opt.step()
+            try:
+                loss.backward()
+            except RuntimeError:
+                pass
+        """)
+    (d,) = graphviz_autograd.diagnose(rec)
+    assert d.summary.endswith("The in-place op was at line 7: `opt.step()`.")
+    assert d.fixes[0].key == "backward_before_step"
+
+
+def test_a_hook_raising_stops_the_backward_at_the_node_it_guards(tmp_path: Path) -> None:
+    """A hook on ``y`` raises (no RuntimeError): the backward stopped at ``y``'s node, which
+    PyTorch would have run next, on real torch too (the tensor's hook runs before any hook
+    the recorder can put on the node)."""
+    _, (rec,) = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        def bad(g):
+            raise ValueError('a hook raised')
+        try:
+            with record() as rec:
+                y = (w * 2).exp()
+                z = y.sin()
+                y.register_hook(bad)
+                (z.sum() + y.sum()).backward()
+        except ValueError:
+            pass
+        """)
+    (b,) = rec.backwards
+    assert rec.snapshots[-1].node(b.failed_at or "").name == "ExpBackward0"
+
+
+def test_successive_and_nested_recordings_over_one_graph(tmp_path: Path) -> None:
+    """Recordings one after another, one inside another, a snapshot taken after one ended:
+    each is a recording of its own on both engines (the graph of the first is, to the next,
+    made before it began)."""
+    on_native, on_torch = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        with record() as first:
+            h = (w * 2).exp()
+            h.sum().backward(retain_graph=True)
+        first.snapshot("after it ended")
+        with record() as outer:
+            with record() as inner:
+                z = h.sin()
+                z.sum().backward()
+            h.sum().backward()
+        """)
+    for recs in (on_native, on_torch):
+        first, outer, inner = recs
+        assert [s.kind for s in first.snapshots] == ["before_backward", "after_backward",
+                                                     "manual"]
+        assert len(inner.backwards) == 1 and len(outer.backwards) == 2
+        (exp,) = outer.snapshots[0].nodes_labelled("h")
+        assert not exp.recorded
