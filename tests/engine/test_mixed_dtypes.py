@@ -120,6 +120,20 @@ def test_matrix_product_dtype_errors_as_pytorch(dtypes: str) -> None:
     differential(snippet)
 
 
+@pytest.mark.parametrize("shapes", [((3,), (3,), (3,)), ((2, 2), (2, 2), (2,)),
+                                    ((2, 2), (), (2, 2)), ((2, 2), (2, 2), (2, 2, 2))])
+def test_addmm_of_a_non_matrix_as_pytorch(shapes: tuple[tuple[int, ...], ...]) -> None:
+    """``addmm`` and ``addmm_`` name the operand that is no matrix, after their dtype checks
+    (the parity fuzz's ``hv.addmm_(...)`` of a 1-d view)."""
+    def snippet(rec: Recorder) -> None:
+        torch = rec.torch
+        b, m1, m2 = (torch.ones(s) for s in shapes)
+        rec.attempt("addmm", lambda: torch.addmm(b, m1, m2))
+        rec.attempt("addmm_", lambda: b.clone().addmm_(m1, m2))
+        rec.attempt("dtype first", lambda: b.clone().addmm_(m1.double(), m2))
+    differential(snippet)
+
+
 @pytest.mark.parametrize("dtype", ["float64", "int64", "bool", "float16", "uint8"])
 def test_expand_to_fewer_dims_names_the_type_as_pytorch(dtype: str) -> None:
     def snippet(rec: Recorder) -> None:
