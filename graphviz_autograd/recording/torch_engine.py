@@ -315,9 +315,10 @@ class TorchEngine:
                 made.append((n, t))
         for n, t in made:
             seq = self.seq(n)
-            if seq < self._seq_start and (t is None or not here):
-                # NB: made before the recording began (an earlier notebook cell): found behind
-                # an op, or a backward's root built then
+            if seq < self._seq_start:
+                # NB: made before the recording began (an earlier notebook cell, an enclosing
+                # recording): found behind an op, a backward's root built then, or the output
+                # of an op that made no node (``x.contiguous()``, ``x._base``)
                 continue
             if isinstance(n, _CUSTOM):
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch

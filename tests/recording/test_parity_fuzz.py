@@ -480,3 +480,26 @@ def test_successive_and_nested_recordings_over_one_graph(tmp_path: Path) -> None
         assert len(inner.backwards) == 1 and len(outer.backwards) == 2
         (exp,) = outer.snapshots[0].nodes_labelled("h")
         assert not exp.recorded
+
+
+def test_an_op_giving_back_a_tensor_made_before_the_recording_made_no_node(tmp_path: Path
+                                                                          ) -> None:
+    """``h.contiguous()`` returns ``h`` itself: its node, made before the recording, is not
+    the recording's (nor in a recording opened inside another, whose snapshot reads run
+    through the enclosing one's sight)."""
+    _, (rec,) = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        h = (w * 2).exp()
+        with record() as rec:
+            c = h.contiguous()
+            rec.snapshot("after")
+        """)
+    (exp,) = rec.snapshots[-1].nodes_labelled("h")
+    assert not exp.recorded and exp.source is None
+    _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        with record() as outer:
+            out, hn = nn.RNN(3, 4, num_layers=2)(t.randn(2, 1, 3))
+            with record() as rec:
+                rec.snapshot("inside")
+        """)
