@@ -315,10 +315,13 @@ class TorchEngine:
                 made.append((n, t))
         for n, t in made:
             seq = self.seq(n)
-            if seq < self._seq_start:
+            if 0 <= seq < self._seq_start:
                 # NB: made before the recording began (an earlier notebook cell, an enclosing
                 # recording): found behind an op, a backward's root built then, or the output
-                # of an op that made no node (``x.contiguous()``, ``x._base``)
+                # of an op that made no node (``x.contiguous()``, ``x._base``). (A node with
+                # no sequence number, NotImplemented's, is told by how it was found.)
+                continue
+            if seq < 0 and t is None:
                 continue
             if isinstance(n, _CUSTOM):
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
