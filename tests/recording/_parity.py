@@ -5,17 +5,21 @@ diagnoses)."""
 from __future__ import annotations
 
 import gc
+import json
 import re
 import warnings
 import weakref
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
 import graphviz_autograd
 import graphviz_autograd.torch as native
-from graphviz_autograd.recording import Recording
+from graphviz_autograd.recording import Recording, schema
 
-__all__ = ["run_both", "full_story", "first_difference"]
+__all__ = ["run_both", "full_story", "first_difference", "run_both_segments",
+           "segments_difference"]
 
 _BUILT_AT = re.compile(r" \(line \d+: `[^`]*`\)")
 
@@ -232,14 +236,17 @@ def segments_difference(a: tuple[list[Recording], list[Any], Any],
         diff = first_difference(a, b)
         if diff is not None:
             return f"recording {i}, read at the end: {diff}"
-        # NB: saved and loaded back, each tells the same story still
+        # NB: saved (valid against the schema) and loaded back, each tells the same story
         for rec, story in ((ra, a), (rb, b)):
-            diff = first_difference(story, full_story(_reloaded(rec)))
+            saved = rec.to_dict()
+            try:
+                jsonschema.validate(saved, schema())
+            except jsonschema.ValidationError as e:
+                return f"recording {i} ({rec.engine.name}) saved is not valid: {e.message}"
+            back = Recording.from_dict(json.loads(json.dumps(saved)))
+            if back.to_dict() != saved:
+                return f"recording {i} ({rec.engine.name}): loaded back, it is another"
+            diff = first_difference(story, full_story(back))
             if diff is not None:
                 return f"recording {i} ({rec.engine.name}), saved and loaded: {diff}"
     return None
-
-
-def _reloaded(rec: Recording) -> Recording:
-    import json
-    return Recording.from_dict(json.loads(json.dumps(rec.to_dict())))

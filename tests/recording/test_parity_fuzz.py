@@ -503,3 +503,33 @@ def test_an_op_giving_back_a_tensor_made_before_the_recording_made_no_node(tmp_p
             with record() as rec:
                 rec.snapshot("inside")
         """)
+
+
+def test_an_exception_leaving_a_recording_keeps_what_ran_before_it(tmp_path: Path) -> None:
+    """A recording's block left by an exception (the program's own, a failed backward's):
+    the recording keeps everything up to it, records nothing after, and still takes a
+    snapshot by hand."""
+    on_native, on_torch = _segments(tmp_path, """\
+        w = t.randn(2, 3, requires_grad=True)
+        try:
+            with record() as first:
+                y = (w * 2).exp()
+                y.sum().backward()
+                raise ValueError("escaped")
+        except ValueError:
+            pass
+        try:
+            with record() as second:
+                y.sum().backward()
+        except RuntimeError:
+            pass
+        (w * 3).sum().backward()
+        second.snapshot("after")
+        """)
+    for first, second in (on_native, on_torch):
+        assert [s.kind for s in first.snapshots] == ["before_backward", "after_backward"]
+        assert [s.kind for s in second.snapshots] == ["before_backward", "backward_failed",
+                                                      "manual"]
+        assert len(second.backwards) == 1
+        (d,) = graphviz_autograd.diagnose(second)
+        assert d.kind == "freed" and "before the recording began" in d.summary
