@@ -532,9 +532,32 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
                      built, summary, fixes, snap.index)
 
 
-# NB: PyTorch's errors for a backward from a tensor with no graph, and from many values
+# NB: PyTorch's errors for a backward from a tensor with no graph, from many values, and
+# anomaly mode's for a node whose gradient has nan
 NO_GRAD = "does not require grad and does not have a grad_fn"
 NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+NAN = "returned nan values in its"
+# per op (its node's name less ``Backward0``), where its derivative is infinite or undefined
+_NAN_HINTS = {
+    "Sqrt": "The derivative of `sqrt` at 0 is infinite: take `x.clamp(min=1e-12).sqrt()` (or "
+            "`(x + 1e-12).sqrt()`), as for a norm or a distance that can be 0.",
+    "Log": "The derivative of `log` at 0 is infinite: take `x.clamp(min=1e-12).log()`, or use "
+           "`log_softmax` / `logsumexp` / `F.binary_cross_entropy_with_logits` instead of a "
+           "log of a probability.",
+    "Div": "Division by 0 (or a value near it): divide by `y.clamp(min=1e-12)` or `y + 1e-12`.",
+    "Pow": "`x ** p` with a fractional or negative `p` has no finite derivative at 0 (nor for "
+           "a negative `x`): clamp `x` to a small positive value first.",
+    "LinalgVectorNorm": "A norm's derivative at the zero vector is undefined: add a small "
+                        "epsilon (`(x.pow(2).sum() + 1e-12).sqrt()`) or clamp the norm.",
+    "Acos": "The derivative of `acos` at -1 and 1 is infinite: clamp its input to "
+            "`[-1 + 1e-7, 1 - 1e-7]`.",
+    "Asin": "The derivative of `asin` at -1 and 1 is infinite: clamp its input to "
+            "`[-1 + 1e-7, 1 - 1e-7]`.",
+    "": "Find the input value where this op's derivative is infinite or undefined (0 for "
+        "`sqrt`, `log`, a division or a norm; a negative base for a fractional power) and "
+        "keep it away (`x.clamp(min=1e-12)`, or add a small epsilon); check also the gradient "
+        "that flows in (a step before it with an infinite value).",
+}
 
 
 def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis:
@@ -589,6 +612,14 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             (f"Call `{x}.sum().backward()` or `{x}.mean().backward()`" if x else
              "Call the backward on its `.sum()` or `.mean()`")
             + " (a loss), or pass `gradient=` (a tensor of its shape) to `backward`."))
+    elif NAN in message and node is not None:
+        summary = (f"{_call(b)} failed at {_what(node, names)}: anomaly mode found nan in the "
+                   "gradient this node computed. Its derivative is infinite or undefined at "
+                   "some input value (an infinite derivative times a zero gradient is nan), or "
+                   "a nan or infinite gradient flowed into it.")
+        op = node.name.rstrip("0123456789").removesuffix("Backward")
+        fixes.append(Fix("finite_derivative", "Keep the input away from where the derivative "
+                         "is infinite", _NAN_HINTS.get(op, _NAN_HINTS[""])))
     if b.error["type"] == "CheckpointError":
         fixes.append(Fix(
             "deterministic_checkpoint", "Make the checkpointed function recompute the same",

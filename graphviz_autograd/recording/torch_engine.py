@@ -378,7 +378,7 @@ class TorchEngine:
         except BaseException as e:
             # NB: the node that raised (its post-hook never ran): where the backward stopped,
             # not a step it ran
-            failed = running[-1] if running else None
+            failed = running[-1] if running else self._nan_node(e, nodes)
             self._emit("backward_failed", info, failed, e)
             raise
         finally:
@@ -393,6 +393,19 @@ class TorchEngine:
                     self._new_nodes(g.grad_fn, g)
         self._emit("backward_finished", info)
         return out
+
+    def _nan_node(self, e: BaseException, nodes: list[Any]) -> Any:
+        """The node anomaly mode found returning nan (checked after its post-hook ran, so no
+        longer the one running): the last of that name the backward ran."""
+        found = _NAN.search(str(e))
+        if found is None:
+            return None
+        ran = [entry[1] for entry in self._trace or () if entry[0] == RAN and
+               entry[2] == found.group(1)]
+        named = [n for n in nodes if self.node_name(n) == found.group(1)]
+        if ran:
+            named = [n for n in named if self.node_uid(n) == ran[-1]]
+        return named[-1] if named else None
 
     def _released(self, uid: int) -> None:
         """A backward released the node's saved values: their storages are used one less."""
@@ -741,6 +754,9 @@ def _root_node(t: torch.Tensor) -> Any:
     if fn is None and t.requires_grad:
         return torch.autograd.graph.get_gradient_edge(t).node
     return fn
+
+
+_NAN = re.compile(r"Function '(.+)' returned nan values in its \d+th output")
 
 
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:

@@ -1415,3 +1415,26 @@ def test_a_running_total_not_reset_is_told_to_start_afresh(engine: str, how: str
     with record(engine=engine) as fixed:
         _accumulate(t, "reset")
     assert [b.error for b in fixed.backwards] == [None, None] and diagnose(fixed) == []
+
+
+# -- anomaly mode: a node whose gradient has nan --------------------------------------------------
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("op", "hint"), [("sqrt", "`x.clamp(min=1e-12).sqrt()`"),
+                                          ("log", "`x.clamp(min=1e-12).log()`")])
+def test_a_nan_gradient_anomaly_mode_finds_is_explained_at_its_node(engine: str, op: str,
+                                                                     hint: str) -> None:
+    """``detect_anomaly`` raises after the node ran (on real torch, after its post-hook): the
+    failure is still placed at that node, with the op's own hint."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec, pytest.warns(UserWarning, match="Anomaly Detection"), \
+            t.autograd.detect_anomaly(check_nan=True), \
+            pytest.raises(RuntimeError, match="returned nan values"):
+        x = t.tensor([0.0, 1.0], requires_grad=True)
+        line = here() + 1
+        y = getattr(x, op)()
+        (y * 0).sum().backward()
+    (d,) = diagnose(rec)
+    name = f"{op.capitalize()}Backward0"
+    assert d.kind == "other" and d.node_name == name and rec.backwards[0].failed_at == d.node
+    assert f"failed at {name} of `y` (line {line}: `y = getattr(x, op)()`)" in d.summary
+    assert fix_keys(d) == ["finite_derivative"] and hint in d.fixes[0].detail
