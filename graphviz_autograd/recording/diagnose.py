@@ -10,6 +10,7 @@ plain numbers (``loss.item()``) where losses already backwarded are kept and sum
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import math
 import re
@@ -214,6 +215,23 @@ def _total_not_reset(snap: Snapshot, root: NodeInfo | None, first: BackwardRecor
         return _dotted(line[0].target)
     fed = _fed_back(code)
     return fed[0] if fed else None
+
+
+def _container(labels: list[str]) -> str | None:
+    """``history`` where every name is an entry of it (``history[3]``), else None."""
+    boxes = {m.group(1) if (m := re.fullmatch(r"(.+)\[\d+\]", x)) else None for x in labels}
+    return boxes.pop() if len(boxes) == 1 and None not in boxes else None
+
+
+def _assigned(code: str | None) -> str | None:
+    """The variable a line assigns (``val_loss = f(x)`` gives ``val_loss``), if one."""
+    try:
+        body = ast.parse((code or "").strip()).body
+    except SyntaxError:
+        return None
+    if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1:
+        return _dotted(body[0].targets[0])
+    return None
 
 
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
@@ -654,6 +672,7 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         last = recording.snapshots[-1]
         by_id = {n.id: n for n in last.nodes}
         shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
+        grouped: dict[str, list[Any]] = {}
         for p in last.predictions:
             root = by_id.get(p.root or "")
             # NB: a root the user holds by no name (an LSTM's final state kept in a module's
@@ -664,9 +683,22 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
                 # NB: a named root of many values (an RNN's final state) is no loss: a
                 # backward from it would need a gradient argument, so it is not foretold
                 continue
+            # NB: the entries of one list (losses kept in a history, never backwarded): one
+            # diagnosis for the first, which says how many more there are
+            box = _container(root.labels)
+            if box is not None and box in grouped:
+                grouped[box][1] += 1
+                continue
             d = _diagnose(recording, last, p, None, p.root)
             if d is not None:
                 out.append(d)
+                if box is not None:
+                    grouped[box] = [len(out) - 1, 0]
+        for box, (at, more) in grouped.items():
+            if more:
+                out[at] = dataclasses.replace(
+                    out[at], summary=out[at].summary + f" The same holds for {more} other "
+                    f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
     growth = _growth(recording)
     if growth is not None:
         out.append(growth)
@@ -710,9 +742,17 @@ def _growth(recording: Recording) -> Diagnosis | None:
         return bool(code and (_fed_back(code) or _accumulates(code)))
     holder = by_id[max(edges, key=lambda m: (carries(m), edges.count(m), by_id[m].created_by,
                                              m))] if edges else None
+    # NB: no later graph uses them: graphs kept whole, by the names of their roots (a list of
+    # validation losses computed with gradients on)
+    pointed = {m for n in last.nodes for m in n.next}
+    kept_roots = [n for n in old if n.id not in pointed and n.labels]
+    if holder is None and kept_roots:
+        holder = min(kept_roots, key=lambda n: (n.created_by, n.id))
     holder_id = holder.id if holder is not None else ""
     held = _names(recording, last, holder)[0] if holder is not None else []
-    name = held[0] if held else "a tensor kept from an earlier step"
+    box = _container([x for n in kept_roots for x in n.labels]) if not edges else None
+    name = box or (held[0] if held else "a tensor kept from an earlier step")
+    unused = not edges and not any(n.executed_by for n in old)
     lines = [n.source for n in old if n.source]
     src = max(lines, key=lambda x: (lines.count(x), -x["line"])) if lines else None
     code = holder.source["code"] if holder is not None and holder.source else None
@@ -723,8 +763,17 @@ def _growth(recording: Recording) -> Diagnosis | None:
                f"{len(old)} nodes built before backward #{now - 1} are still alive, from "
                f"{steps} earlier step{'s' if steps != 1 else ''}"
                + (f" (most built at {_line(src, ': ')})" if src else "")
-               + (f", held by `{name}`." if held else "."))
+               + (f", held by `{name}`." if held else ".")
+               + (" No backward ran through them: graphs kept for nothing." if unused else ""))
     fixes: list[Fix] = []
+    made = _assigned(src["code"]) if unused and src else None
+    if made:
+        fixes.append(Fix("no_grad", f"Compute `{made}` under `torch.no_grad()`",
+                         f"No backward runs through `{made}` (an evaluation, a metric): build "
+                         "it inside `with torch.no_grad():`, so no graph is made or kept."))
+        if box:
+            fixes.append(Fix("item", f"Keep `{made}.item()` in `{box}`",
+                             f"A number keeps no graph: `{box}.append({made}.item())`."))
     fed_back = _fed_back(code)
     # NB: a number (a loss) is kept as the tensor now bound to that name
     scalar = any(t.shape == [] for t in last.tensors if t.label == name)

@@ -1438,3 +1438,42 @@ def test_a_nan_gradient_anomaly_mode_finds_is_explained_at_its_node(engine: str,
     assert d.kind == "other" and d.node_name == name and rec.backwards[0].failed_at == d.node
     assert f"failed at {name} of `y` (line {line}: `y = getattr(x, op)()`)" in d.summary
     assert fix_keys(d) == ["finite_derivative"] and hint in d.fixes[0].detail
+
+
+# -- validation losses computed with gradients on, kept in a list ---------------------------------
+def _validate(t: Any, fixed: bool) -> None:
+    t.manual_seed(0)
+    model = t.nn.Sequential(t.nn.Linear(4, 16), t.nn.Tanh(), t.nn.Linear(16, 1))
+    opt = t.optim.SGD(model.parameters(), lr=0.01)
+    xv, yv = t.randn(32, 4), t.randn(32, 1)
+    val_history = []
+    for _ in range(6):
+        loss = t.nn.functional.mse_loss(model(t.randn(8, 4)), t.randn(8, 1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with t.no_grad() if fixed else contextlib.nullcontext():
+            val_loss = t.nn.functional.mse_loss(model(xv), yv)
+        val_history.append(val_loss)
+
+
+@ON_BOTH_ENGINES
+def test_validation_losses_kept_with_their_graphs_are_told_to_use_no_grad(engine: str) -> None:
+    """No backward runs through them: the growth is graphs kept for nothing, held by the list
+    (not by a tensor a later graph uses). Their would-be failures (each entry's graph was
+    changed by a later ``opt.step()``) are one diagnosis for the list."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _validate(t, fixed=False)
+    *predicted, growth = diagnose(rec)
+    assert growth.kind == "growth"
+    assert ", held by `val_history`. No backward ran through them" in growth.summary
+    assert fix_keys(growth) == ["no_grad", "item"]
+    assert growth.fixes[0].title == "Compute `val_loss` under `torch.no_grad()`"
+    assert "`val_history.append(val_loss.item())`" in growth.fixes[1].detail
+    (p,) = predicted
+    assert p.predicted and "in the graph of `val_history[0]`" in p.summary
+    assert p.summary.endswith("The same holds for 3 other entries of `val_history`.")
+    with record(engine=engine) as fixed:
+        _validate(t, fixed=True)
+    assert diagnose(fixed) == []
