@@ -766,8 +766,13 @@ def _growth(recording: Recording) -> Diagnosis | None:
                + (f", held by `{name}`." if held else ".")
                + (" No backward ran through them: graphs kept for nothing." if unused else ""))
     fixes: list[Fix] = []
-    made = _assigned(src["code"]) if unused and src else None
-    if made:
+    made = _assigned(src["code"]) if box and src else None
+    if made and not unused:
+        fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
+                         f"`{box}` keeps each step's `{made}` with its graph: "
+                         f"`{box}.append({made}.detach())` keeps the values only (or "
+                         f"`{made}.item()` for a number)."))
+    elif made:
         fixes.append(Fix("no_grad", f"Compute `{made}` under `torch.no_grad()`",
                          f"No backward runs through `{made}` (an evaluation, a metric): build "
                          "it inside `with torch.no_grad():`, so no graph is made or kept."))

@@ -1477,3 +1477,29 @@ def test_validation_losses_kept_with_their_graphs_are_told_to_use_no_grad(engine
     with record(engine=engine) as fixed:
         _validate(t, fixed=True)
     assert diagnose(fixed) == []
+
+
+@ON_BOTH_ENGINES
+def test_predictions_kept_with_their_graphs_are_told_to_be_detached(engine: str) -> None:
+    """``all_preds.append(pred)`` each step: a backward ran through each graph (its buffers are
+    freed) but the nodes stay alive, one step more each time."""
+    t = torch_of(engine)
+
+    def loop(fixed: bool) -> None:
+        t.manual_seed(0)
+        model = t.nn.Sequential(t.nn.Linear(4, 16), t.nn.ReLU(), t.nn.Linear(16, 1))
+        all_preds = []
+        for _ in range(6):
+            pred = model(t.randn(8, 4))
+            t.nn.functional.mse_loss(pred, t.randn(8, 1)).backward()
+            all_preds.append(pred.detach() if fixed else pred)
+
+    with record(engine=engine) as rec:
+        loop(fixed=False)
+    (d,) = diagnose(rec)
+    assert d.kind == "growth" and ", held by `all_preds`." in d.summary
+    assert "No backward ran through them" not in d.summary
+    assert fix_keys(d) == ["detach"] and d.fixes[0].title == "Keep `pred.detach()` in `all_preds`"
+    with record(engine=engine) as fixed:
+        loop(fixed=True)
+    assert diagnose(fixed) == []
