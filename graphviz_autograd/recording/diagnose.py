@@ -555,6 +555,10 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
 NO_GRAD = "does not require grad and does not have a grad_fn"
 NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 NAN = "returned nan values in its"
+# ... and ``autograd.grad``'s, for an input the output does not depend on, or one that does
+# not require grad
+UNUSED = re.compile(r"differentiated Tensor at index (\d+) appears to not have been used")
+NO_GRAD_INPUT = "One of the differentiated Tensors does not require grad"
 # per op (its node's name less ``Backward0``), where its derivative is infinite or undefined
 _NAN_HINTS = {
     "Sqrt": "The derivative of `sqrt` at 0 is infinite: take `x.clamp(min=1e-12).sqrt()` (or "
@@ -630,6 +634,31 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             (f"Call `{x}.sum().backward()` or `{x}.mean().backward()`" if x else
              "Call the backward on its `.sum()` or `.mean()`")
             + " (a loss), or pass `gradient=` (a tensor of its shape) to `backward`."))
+    elif (m := UNUSED.search(message)) is not None or NO_GRAD_INPUT in message:
+        inputs = _grad_call_inputs(b)
+        if m is not None:
+            i = int(m.group(1))
+            x = f"`{inputs[i]}`" if inputs and i < len(inputs) else f"input {i}"
+            summary = (f"{_call(b)} failed before running any node: {x} is not in the graph "
+                       f"of {what}: nothing {what} was computed from leads back to it, so it "
+                       "has no gradient to give.")
+            fixes += [
+                Fix("allow_unused", "`allow_unused=True`, if that is expected",
+                    "Its gradient is then None (`materialize_grads=True` gives zeros "
+                    "instead)."),
+                Fix("use_input", f"Compute {what} from {x}, or leave it out of the inputs",
+                    f"Check that {what} is built from {x} itself: not from a copy, a "
+                    "`.detach()`, or a tensor made before it was replaced.")]
+        else:
+            rows = [t for t in snap.tensors if t.label in (inputs or [])
+                    and not t.requires_grad]
+            x = " and ".join(f"`{t.label}`" for t in rows) or "one of the inputs"
+            summary = (f"{_call(b)} failed before running any node: {x} does not require "
+                       "grad, and `autograd.grad` gives gradients only for tensors that do.")
+            fixes.append(Fix("requires_grad", f"Make {x} require grad, or leave "
+                             f"{'them' if len(rows) > 1 else 'it'} out of the inputs",
+                             "Create it with `requires_grad=True` (or call "
+                             "`.requires_grad_()` before computing from it)."))
     elif NAN in message and node is not None:
         summary = (f"{_call(b)} failed at {_what(node, names)}: anomaly mode found nan in the "
                    "gradient this node computed. Its derivative is infinite or undefined at "
@@ -884,6 +913,26 @@ def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]
                 n.id for t in line.targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
             return earlier
     return None
+
+
+def _grad_call_inputs(b: BackwardRecord) -> list[str] | None:
+    """The inputs an ``autograd.grad`` line names (``grad(y, (x, w))`` gives ``x``, ``w``)."""
+    if b.api != "grad" or not b.source:
+        return None
+    try:
+        body = ast.parse(b.source["code"].strip()).body
+    except SyntaxError:
+        return None
+    value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Assign, ast.Expr)) \
+        else None
+    if not isinstance(value, ast.Call):
+        return None
+    arg = value.args[1] if len(value.args) > 1 else next(
+        (k.value for k in value.keywords if k.arg == "inputs"), None)
+    if arg is None:
+        return None
+    items = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+    return [ast.unparse(x) for x in items]
 
 
 def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:

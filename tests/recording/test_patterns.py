@@ -1503,3 +1503,24 @@ def test_predictions_kept_with_their_graphs_are_told_to_be_detached(engine: str)
     with record(engine=engine) as fixed:
         loop(fixed=True)
     assert diagnose(fixed) == []
+
+
+# -- autograd.grad of an input the output does not use, or that does not require grad -----------
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("case", ["unused", "no_grad"])
+def test_an_autograd_grad_input_error_names_the_input(engine: str, case: str) -> None:
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    w = t.randn(3, requires_grad=case == "unused")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError):
+        y = (x * 2).sum() if case == "unused" else (x * w).sum()
+        t.autograd.grad(y, (x, w))
+    (d,) = diagnose(rec)
+    assert d.kind == "other" and "failed before running any node: `w` " in d.summary
+    if case == "unused":
+        assert "`w` is not in the graph of `y`" in d.summary
+        assert fix_keys(d) == ["allow_unused", "use_input"]
+    else:
+        assert "`w` does not require grad" in d.summary
+        assert fix_keys(d) == ["requires_grad"]
+        assert d.fixes[0].title == "Make `w` require grad, or leave it out of the inputs"
