@@ -395,6 +395,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         # the one recorded, the loss built in another cell)
         loss = (root_node.labels[0] if root_node is not None and root_node.labels else
                 names[0][0] if names[0] else "the loss")
+        if root_node is not None and root_node.recorded and not node.recorded and names[0]:
+            # NB: the loss was built in the recording, over a tensor built before it (in a
+            # cell run earlier): that tensor is what to build again
+            loss = names[0][0]
         what = f"`{loss}`" if loss != "the loss" else loss
         summary += (" That backward ran before the recording began (in a notebook: a cell run "
                     "earlier).")

@@ -477,6 +477,23 @@ def test_a_graph_freed_before_the_recording_began_is_explained(engine: str) -> N
         assert "shape unknown" in snap.to_dot()
 
 
+@ON_BOTH_ENGINES
+def test_a_loss_built_over_a_tensor_an_earlier_cell_backwarded_names_that_tensor(
+        engine: str) -> None:
+    """One cell builds ``h`` and backwards through it; the next, recorded, builds a new loss
+    from ``h``: ``h`` (the earlier cell's) is what to build again, not the new loss."""
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    h = (x * 2).exp()
+    h.sum().backward()
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        loss2 = (h * 3).sum()
+        loss2.backward()
+    (d,) = diagnose(rec)
+    assert "That backward ran before the recording began" in d.summary
+    assert d.fixes[0].title == "Build `h` again before this backward"
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
