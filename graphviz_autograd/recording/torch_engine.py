@@ -175,9 +175,10 @@ class TorchEngine:
         self._trace: list[tuple[Any, ...]] | None = None
         # NB: nodes made before this sequence number were made before the recording began
         self._seq_start = 0
-        # per custom Function node (by sequence number) whose forward ran an op seen here: its
-        # forward's code and the user's line that applied it, until the node is found
-        self._applies: dict[int, tuple[Any, Any]] = {}
+        # per custom Function node whose forward ran an op seen here (by its id; by -2 less its
+        # sequence number where the forward has no ``ctx``): the forward's code and the user's
+        # line that applied it, until the node is found (and a weak reference to the node)
+        self._applies: dict[int, tuple[Any, Any, Any]] = {}
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
     def forget(self, keep: Container[int]) -> None:
@@ -277,12 +278,22 @@ class TorchEngine:
             if f is None:
                 return
             if f.f_code is _APPLY:
-                seq = torch._C._autograd._get_sequence_nr() - 1
-                if seq not in self._applies:
+                code = below.f_code
+                # NB: the node is the forward's ``ctx``; a forward without one (the
+                # ``setup_context`` form) has its node made just before it runs: the last
+                # sequence number taken, unless it applied another Function first
+                ctx = below.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+                if isinstance(ctx, _CUSTOM):
+                    # NB: by id, with a weak reference to tell a dead node's id reused
+                    key, ref = id(ctx), weakref.ref(ctx)
+                else:
+                    key, ref = -1 - torch._C._autograd._get_sequence_nr(), None
+                known = self._applies.get(key)
+                if known is None or (known[2] is not None and known[2]() is None):
                     if len(self._applies) >= _MAX_APPLIES:
                         for old in list(self._applies)[:_MAX_APPLIES // 2]:
                             del self._applies[old]
-                    self._applies[seq] = (below.f_code, frames.where(start=f.f_back))
+                    self._applies[key] = (code, frames.where(start=f.f_back), ref)
                 return
             below, f = f, f.f_back
 
@@ -317,8 +328,10 @@ class TorchEngine:
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
                 # function mode sees: found only now, behind this op; its line is the one noted
                 # when its forward ran an op, if it ran one
-                made_at = self._applies.pop(seq, None)
                 forward = getattr(getattr(n, "_forward_cls", None), "forward", None)
+                made_at = self._applies.pop(id(n), None)
+                if made_at is None or made_at[2] is None or made_at[2]() is not n:
+                    made_at = self._applies.pop(-2 - seq, None)
                 if made_at is not None and made_at[0] is getattr(forward, "__code__", None):
                     self._emit("node_created", n, t, made_at[1])
                 else:

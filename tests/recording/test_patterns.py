@@ -1541,3 +1541,46 @@ def test_an_autograd_grad_input_error_names_the_input(engine: str, case: str) ->
         assert "`w` does not require grad" in d.summary
         assert fix_keys(d) == ["requires_grad"]
         assert d.fixes[0].title == "Make `w` require grad, or leave it out of the inputs"
+
+
+@ON_BOTH_ENGINES
+def test_a_custom_function_applied_inside_another_or_without_grad_keeps_its_line(
+        engine: str) -> None:
+    """A Function applied inside another's forward (it makes no node of its own), and one
+    applied under ``no_grad`` before each recorded apply (its dead node's id is soon reused):
+    each node has its own ``apply`` line."""
+    t = torch_of(engine)
+
+    class Triple(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 3
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 3
+
+    class ExpTriple(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = Triple.apply(x)
+            ctx.save_for_backward(x)
+            return y.exp()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return g * 3 * (3 * x).exp()
+
+    x = t.randn(3, requires_grad=True)
+    with record(engine=engine) as rec:
+        for _ in range(4):
+            with t.no_grad():
+                Triple.apply(x)
+            line = here() + 1
+            y = ExpTriple.apply(x) + Triple.apply(x)
+            y.sum().backward()
+    lines = {(n.name, (n.source or {}).get("line")) for s in rec.snapshots for n in s.nodes
+             if not is_accumulate(n)}
+    assert lines == {("ExpTripleBackward", line), ("TripleBackward", line),
+                     ("AddBackward0", line), ("SumBackward0", line + 1)}
