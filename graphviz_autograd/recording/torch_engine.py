@@ -842,7 +842,8 @@ def _members(name: str, saved: Any) -> list[tuple[str, torch.Tensor]]:
 def _first_shape(grads: Any) -> Any:
     for g in grads:
         if g is not None:
-            return getattr(g, "shape", ())
+            # NB: a plain tuple of ints (a ``torch.Size`` is one the collector keeps tracking)
+            return tuple(getattr(g, "shape", ()))
     return None
 
 
