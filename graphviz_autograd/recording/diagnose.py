@@ -442,18 +442,43 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
         if src:
             summary += f" The in-place op was at {_line(src, ': ')}."
     fixes: list[Fix] = []
-    if any(e.get("parameter") for e in edits):
+    # NB: a parameter changed by an update (an optimizer's step, ``p -= lr * p.grad``), not by
+    # a forward line (an ``nn.Embedding`` with ``max_norm`` renormalizes its weight in place)
+    updates = [e for e in edits if e.get("parameter") and _update_line(e.get("source"))]
+    if updates:
         fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
                          "optimizer.step() updates the parameters in place, so a graph built "
                          "before the step cannot be backwarded after it: do all backwards "
                          "first (sum the losses), or run the forward again after the step."))
     # NB: (an optimizer's step writes inside its own code: the generic advice)
-    src = edits[0].get("source") if edits and not edits[0].get("parameter") else None
+    src = edits[0].get("source") if edits and edits[0] not in updates else None
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
                      _out_of_place(src["code"] if src else None)
                      + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _update_line(src: dict[str, Any] | None) -> bool:
+    """Whether the line that changed a parameter updates it (``opt.step()``, ``p -= ...``,
+    ``p.data.add_(...)``, ``nn.init.zeros_(p)``, or no line known), rather than computing
+    something from it (a forward line)."""
+    code = (src or {}).get("code")
+    if not code or "step(" in code:
+        return True
+    try:
+        body = ast.parse(code.strip()).body
+    except SyntaxError:
+        return True
+    line = body[0] if len(body) == 1 else None
+    if isinstance(line, ast.AugAssign):
+        return True
+    if isinstance(line, ast.Assign):
+        # NB: ``p.data = ...``, ``w[0] = ...``: written into, not computed from
+        return not isinstance(line.targets[0], ast.Name)
+    call = line.value if isinstance(line, ast.Expr) else None
+    func = call.func if isinstance(call, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr.endswith("_")
 
 
 def _out_of_place(code: str | None) -> str:
@@ -491,7 +516,9 @@ def _out_of_place(code: str | None) -> str:
         # NB: the change happened inside something this line calls (a module's forward)
         return ("The change happens inside what this line calls: look there for an "
                 "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
-                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
+                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`); "
+                "an `nn.Embedding` with `max_norm` renormalizes its weight in place at each "
+                "call (where the weight is used directly, use `embedding.weight.clone()`)")
     return generic
 
 

@@ -106,8 +106,20 @@ class _Mode(TorchFunctionMode):
 
 # NB: per function: does it change its first argument in place: always (its name says so,
 # ``add_``; or ``x[i] = v``), never (-1), or when its ``inplace`` argument, at this position,
-# is true (``F.relu(x, inplace=True)``: PyTorch's modes see the functional call only)
-_INPLACE: dict[Any, bool | int] = {}
+# is true (``F.relu(x, inplace=True)``: PyTorch's modes see the functional call only). An
+# embedding with ``max_norm`` renormalizes its weight in place, with grad mode off (_RENORM)
+_RENORM = -2
+_INPLACE: dict[Any, bool | int] = {torch.nn.functional.embedding: _RENORM,
+                                   torch.nn.functional.embedding_bag: _RENORM}
+
+
+def _renormed(func: Any, args: Any, kwargs: Any) -> Any:
+    """The weight an embedding with ``max_norm`` renormalized, or None."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    except TypeError:
+        return None
+    return bound.get("weight") if bound.get("max_norm") is not None else None
 
 
 def _is_inplace(func: Any) -> bool | int:
@@ -126,6 +138,8 @@ def _inplace_target(func: Any, args: Any, kwargs: Any) -> Any:
     inplace = _INPLACE.get(func)
     if inplace is None:
         inplace = _INPLACE[func] = _is_inplace(func)
+    if inplace == _RENORM:
+        return None
     if inplace is not True and inplace >= 0:
         inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
                        len(args) > inplace and args[inplace])
@@ -234,6 +248,8 @@ class TorchEngine:
         self._trace = None
 
     def _after_op(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        if _INPLACE.get(func) == _RENORM:
+            self._after_no_grad_op(func, args, kwargs)
         if isinstance(out, torch.Tensor):
             fn = out.grad_fn
             if fn is not None:
@@ -261,7 +277,8 @@ class TorchEngine:
         """An op run with grad mode off: an in-place change of a tensor whose storage a saved
         value not yet released shares (as the native engine, which tells only those); a
         ``_foreach_*_`` op's each tensor."""
-        target = _inplace_target(func, args, kwargs)
+        target = _renormed(func, args, kwargs) if _INPLACE.get(func) == _RENORM else \
+            _inplace_target(func, args, kwargs)
         if target is None:
             return
         live = self._live

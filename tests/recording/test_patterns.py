@@ -1584,3 +1584,25 @@ def test_a_custom_function_applied_inside_another_or_without_grad_keeps_its_line
              if not is_accumulate(n)}
     assert lines == {("ExpTripleBackward", line), ("TripleBackward", line),
                      ("AddBackward0", line), ("SumBackward0", line + 1)}
+
+
+# -- an embedding with max_norm renormalizes its weight in place at each call ---------------------
+@ON_BOTH_ENGINES
+def test_an_embedding_renormalizing_its_weight_is_the_in_place_line(engine: str) -> None:
+    """The weight, used directly by a product, is changed in place by the next call of the
+    embedding (``max_norm``): on real torch that happens inside ``F.embedding``, out of the
+    mode's sight; the line is still found, and no optimizer step is blamed."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    embedding = t.nn.Embedding(3, 5, max_norm=1.0)
+    w = t.randn((7, 5), requires_grad=True)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        a = embedding.weight @ w.t()
+        line = here() + 1
+        b = embedding(t.tensor([1, 2])) @ w.t()
+        (a.unsqueeze(0) + b.unsqueeze(1)).sigmoid().prod().backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node_name == "MmBackward0"
+    assert f"The in-place op was at line {line}: `b = embedding(" in d.summary
+    assert fix_keys(d) == ["out_of_place"]
+    assert "`embedding.weight.clone()`" in d.fixes[0].detail
