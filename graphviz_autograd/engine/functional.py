@@ -407,6 +407,13 @@ def compare(fn: Any, a: Any, b: Any) -> Tensor:
 
 
 # -- matmul family -------------------------------------------------------------------------------
+def _matrices(a: Tensor, b: Tensor) -> None:
+    """``addmm``'s arguments are matrices (``mm`` has its own words)."""
+    for name, m in (("mat1", a), ("mat2", b)):
+        if m._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
+
+
 def _mm_check(a: Tensor, b: Tensor) -> None:
     if a._data.shape[1] != b._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
@@ -597,6 +604,7 @@ def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar 
     if m1._dtype is not m2._dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
                            f"{_sname(m2)}")
+    _matrices(m1, m2)
     _mm_check(m1, m2)
     return keep_strides(apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
                               dtype=promote(bias, m1, m2)), m1, m2, ADDMM_KEYS)
