@@ -1,8 +1,9 @@
 """Recording overhead on a real PyTorch training loop: recording off vs on, one run.
 
-Two loops, each step ``zero_grad(); loss = criterion(model(x), y); loss.backward(); step()``:
-a small MLP (784-128-10, batch 64) and a small conv net (2 conv layers + linear, batch 16,
-1x28x28). *on* records with ``record(engine=TorchEngine(), keep_last=8)``: every op seen, a
+Three loops, each step ``zero_grad(); loss = criterion(model(x), y); loss.backward(); step()``:
+a small MLP (784-128-10, batch 64), a small conv net (2 conv layers + linear, batch 16,
+1x28x28) and a 12-layer transformer encoder (about 900 nodes a step).
+*on* records with ``record(engine=TorchEngine(), keep_last=8)``: every op seen, a
 snapshot before and after each backward, each backward's steps. *bare mode* runs the loop under a
 ``TorchFunctionMode`` that only calls the function: the cost of seeing ops as they run.
 *floor* adds the least any recorder that meets the issue must do with PyTorch's public
@@ -47,6 +48,13 @@ def convnet() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
     return (nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(8, 16, 3),
                           nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 5 * 5, 10)),
             torch.randn(16, 1, 28, 28), torch.randint(0, 10, (16,)))
+
+
+def transformer() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    layer = nn.TransformerEncoderLayer(64, 4, 128, batch_first=True)
+    return (nn.Sequential(nn.TransformerEncoder(layer, 12, enable_nested_tensor=False),
+                          nn.Linear(64, 10), nn.Flatten(0, 1)),
+            torch.randn(8, 32, 64), torch.randint(0, 10, (8 * 32,)))
 
 
 class _Bare(TorchFunctionMode):
@@ -169,7 +177,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="update this Markdown file's section")
     args = ap.parse_args()
     rows = [measure("MLP 784-128-10, batch 64", mlp, 20, 7),
-            measure("conv net (2 conv + linear), batch 16", convnet, 10, 7)]
+            measure("conv net (2 conv + linear), batch 16", convnet, 10, 7),
+            measure("transformer encoder, 12 layers (d 64, 4 heads), batch 8 x 32 tokens",
+                    transformer, 8, 3)]
     command = "python benchmarks/bench_torch_recording.py " + shlex.join(sys.argv[1:])
     text = table(rows, command.strip())
     print(text)

@@ -32,7 +32,7 @@ from .node import AccumulateGrad, HookedSavedTensor, Node, SavedTensor
 from .optable import NP, TT
 from .pre_write import WATCH as _WATCH
 from .pre_write import before_write
-from .tensor import LeafData, Tensor
+from .tensor import DETACHED_INPLACE, LeafData, Tensor
 
 __all__ = ["backward", "grad", "BackwardInfo", "current_graph_task_id", "will_engine_execute_node"]
 
@@ -405,7 +405,9 @@ def _loop(task: _Task, start: Node, buffer: list[Any], deps: dict[Node, int],
                 # the common case, inline: run the formula, undo broadcasting, free the buffers
                 saved = node._saved
                 hooked = False
-                if saved:
+                if saved and DETACHED_INPLACE[0]:
+                    hooked = _check_saved(node)
+                elif saved:
                     # NB: PyTorch unpacks every saved value of a node it runs first, whether its
                     # formula reads it or not: a freed or modified one raises, in its order
                     for s in saved.values():
@@ -715,6 +717,10 @@ def _check_saved(node: Node) -> bool:
                 hooked = True
             elif s is not None:
                 s.unpack(node, False)
+                t = s.tensor
+                if t is not None and t._grad_fn is None and type(s) is SavedTensor and \
+                        s.had_fn:
+                    raise RuntimeError(msg.SAVED_DETACHED)
     return hooked
 
 

@@ -407,19 +407,11 @@ def compare(fn: Any, a: Any, b: Any) -> Tensor:
 
 
 # -- matmul family -------------------------------------------------------------------------------
-def addmm_check(bias: Tensor, m1: Tensor, m2: Tensor) -> None:
-    """``addmm``'s and ``addmm_``'s checks, in PyTorch's order: dtypes (the bias against mat2
-    first), both multiplied tensors matrices, their shapes."""
-    if bias._dtype is not m2._dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
-                           f"{_sname(m2)}")
-    if m1._dtype is not m2._dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
-                           f"{_sname(m2)}")
-    for name, m in (("mat1", m1), ("mat2", m2)):
+def _matrices(a: Tensor, b: Tensor) -> None:
+    """``addmm``'s arguments are matrices (``mm`` has its own words)."""
+    for name, m in (("mat1", a), ("mat2", b)):
         if m._data.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m._data.ndim}-D tensor")
-    _mm_check(m1, m2)
 
 
 def _mm_check(a: Tensor, b: Tensor) -> None:
@@ -602,10 +594,22 @@ def _sname(t: Tensor) -> str:
     return msg.SCALAR_NAME.get(t._dtype.name, t._dtype.name)
 
 
+def addmm_dtypes(bias: Tensor, m1: Tensor, m2: Tensor) -> None:
+    """``addmm``'s and ``addmm_``'s first checks: PyTorch checks the bias against mat2 first."""
+    if bias._dtype is not m2._dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(bias)} and "
+                           f"{_sname(m2)}")
+    if m1._dtype is not m2._dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_sname(m1)} and "
+                           f"{_sname(m2)}")
+
+
 def addmm(bias: Tensor, m1: Tensor, m2: Tensor, beta: Scalar = 1, alpha: Scalar = 1) -> Tensor:
     if _amp.dtype is not None:
         return _amp_lower(addmm, bias, m1, m2, beta, alpha)
-    addmm_check(bias, m1, m2)
+    addmm_dtypes(bias, m1, m2)
+    _matrices(m1, m2)
+    _mm_check(m1, m2)
     return keep_strides(apply(_T["addmm"], (bias, m1, m2), {"alpha": alpha, "beta": beta},
                               dtype=promote(bias, m1, m2)), m1, m2, ADDMM_KEYS)
 

@@ -71,7 +71,7 @@ class SavedTensor:
 
     __slots__ = ("tensor", "array", "dtype", "vc", "version", "output_nr", "requires_grad",
                  "released", "shape", "nbytes", "storage", "view_grad_fn", "fw_grad",
-                 "packed", "hook", "saved_fn", "acc", "__weakref__")
+                 "packed", "hook", "saved_fn", "acc", "had_fn", "__weakref__")
 
     # set only on a HookedSavedTensor: what its pack hook returned, its unpack hook, and what
     # PyTorch keeps of the tensor to give the unpacked one its history (the input's grad_fn, a
@@ -107,6 +107,9 @@ class SavedTensor:
         else:
             self.tensor = t
             self.array = None
+            # NB: an input with a history when saved: detached in place since (``detach_``),
+            # the node that runs reads it no more (PyTorch refuses it)
+            self.had_fn = t._grad_fn is not None
         if _HOOKS and not t._wrapped:
             self._pack(t, *_HOOKS[-1])
 

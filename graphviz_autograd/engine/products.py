@@ -431,10 +431,12 @@ def _addmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 def _addmm_(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1
             ) -> Tensor:
-    from .functional import ADDMM_KEYS, addmm_check
+    from .functional import ADDMM_KEYS, _matrices, _mm_check, addmm_dtypes
     from .optable import keep_strides
     check_inplace(self, (mat1, mat2))
-    addmm_check(self, mat1, mat2)
+    addmm_dtypes(self, mat1, mat2)
+    _matrices(mat1, mat2)
+    _mm_check(mat1, mat2)
     size = (mat1._data.shape[0], mat2._data.shape[1])
     if size != self._data.shape:
         raise RuntimeError(f"Bad in-place call: input tensor size {_shape(self._data.shape)} "

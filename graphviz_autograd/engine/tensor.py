@@ -61,6 +61,10 @@ class VersionCounter:
         self.saves = 0
 
 
+# NB: how many tensors with a history were detached in place (``detach_``), ever: while none
+# was, a node's saved inputs need no check for it when it runs
+DETACHED_INPLACE = [0]
+
 class Tensor:
     """A tensor of the engine. Construct with ``torch.tensor(...)``; ``Tensor(data)`` is the
     legacy float32 constructor, as in PyTorch.
@@ -336,6 +340,8 @@ class Tensor:
     def detach_(self) -> Tensor:
         if self._base is not None:
             raise RuntimeError(msg.DETACH_VIEW)
+        if self._grad_fn is not None:
+            DETACHED_INPLACE[0] += 1
         self._grad_fn = None
         self._rg = False
         self._base = None

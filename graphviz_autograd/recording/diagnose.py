@@ -10,6 +10,7 @@ plain numbers (``loss.item()``) where losses already backwarded are kept and sum
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import math
 import re
@@ -216,6 +217,23 @@ def _total_not_reset(snap: Snapshot, root: NodeInfo | None, first: BackwardRecor
     return fed[0] if fed else None
 
 
+def _container(labels: list[str]) -> str | None:
+    """``history`` where every name is an entry of it (``history[3]``), else None."""
+    boxes = {m.group(1) if (m := re.fullmatch(r"(.+)\[\d+\]", x)) else None for x in labels}
+    return boxes.pop() if len(boxes) == 1 and None not in boxes else None
+
+
+def _assigned(code: str | None) -> str | None:
+    """The variable a line assigns (``val_loss = f(x)`` gives ``val_loss``), if one."""
+    try:
+        body = ast.parse((code or "").strip()).body
+    except SyntaxError:
+        return None
+    if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1:
+        return _dotted(body[0].targets[0])
+    return None
+
+
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     by_id = {n.id: n for n in snap.nodes}
     seen, stack, out = set(), [root], []
@@ -377,6 +395,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         # the one recorded, the loss built in another cell)
         loss = (root_node.labels[0] if root_node is not None and root_node.labels else
                 names[0][0] if names[0] else "the loss")
+        if root_node is not None and root_node.recorded and not node.recorded and names[0]:
+            # NB: the loss was built in the recording, over a tensor built before it (in a
+            # cell run earlier): that tensor is what to build again
+            loss = names[0][0]
         what = f"`{loss}`" if loss != "the loss" else loss
         summary += (" That backward ran before the recording began (in a notebook: a cell run "
                     "earlier).")
@@ -420,18 +442,43 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
         if src:
             summary += f" The in-place op was at {_line(src, ': ')}."
     fixes: list[Fix] = []
-    if any(e.get("parameter") for e in edits):
+    # NB: a parameter changed by an update (an optimizer's step, ``p -= lr * p.grad``), not by
+    # a forward line (an ``nn.Embedding`` with ``max_norm`` renormalizes its weight in place)
+    updates = [e for e in edits if e.get("parameter") and _update_line(e.get("source"))]
+    if updates:
         fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
                          "optimizer.step() updates the parameters in place, so a graph built "
                          "before the step cannot be backwarded after it: do all backwards "
                          "first (sum the losses), or run the forward again after the step."))
     # NB: (an optimizer's step writes inside its own code: the generic advice)
-    src = edits[0].get("source") if edits and not edits[0].get("parameter") else None
+    src = edits[0].get("source") if edits and edits[0] not in updates else None
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
                      _out_of_place(src["code"] if src else None)
                      + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _update_line(src: dict[str, Any] | None) -> bool:
+    """Whether the line that changed a parameter updates it (``opt.step()``, ``p -= ...``,
+    ``p.data.add_(...)``, ``nn.init.zeros_(p)``, or no line known), rather than computing
+    something from it (a forward line)."""
+    code = (src or {}).get("code")
+    if not code or "step(" in code:
+        return True
+    try:
+        body = ast.parse(code.strip()).body
+    except SyntaxError:
+        return True
+    line = body[0] if len(body) == 1 else None
+    if isinstance(line, ast.AugAssign):
+        return True
+    if isinstance(line, ast.Assign):
+        # NB: ``p.data = ...``, ``w[0] = ...``: written into, not computed from
+        return not isinstance(line.targets[0], ast.Name)
+    call = line.value if isinstance(line, ast.Expr) else None
+    func = call.func if isinstance(call, ast.Call) else None
+    return isinstance(func, ast.Attribute) and func.attr.endswith("_")
 
 
 def _out_of_place(code: str | None) -> str:
@@ -469,7 +516,9 @@ def _out_of_place(code: str | None) -> str:
         # NB: the change happened inside something this line calls (a module's forward)
         return ("The change happens inside what this line calls: look there for an "
                 "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
-                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`)")
+                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`); "
+                "an `nn.Embedding` with `max_norm` renormalizes its weight in place at each "
+                "call (where the weight is used directly, use `embedding.weight.clone()`)")
     return generic
 
 
@@ -532,9 +581,36 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
                      built, summary, fixes, snap.index)
 
 
-# NB: PyTorch's errors for a backward from a tensor with no graph, and from many values
+# NB: PyTorch's errors for a backward from a tensor with no graph, from many values, and
+# anomaly mode's for a node whose gradient has nan
 NO_GRAD = "does not require grad and does not have a grad_fn"
 NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+NAN = "returned nan values in its"
+# ... and ``autograd.grad``'s, for an input the output does not depend on, or one that does
+# not require grad
+UNUSED = re.compile(r"differentiated Tensor at index (\d+) appears to not have been used")
+NO_GRAD_INPUT = "One of the differentiated Tensors does not require grad"
+# per op (its node's name less ``Backward0``), where its derivative is infinite or undefined
+_NAN_HINTS = {
+    "Sqrt": "The derivative of `sqrt` at 0 is infinite: take `x.clamp(min=1e-12).sqrt()` (or "
+            "`(x + 1e-12).sqrt()`), as for a norm or a distance that can be 0.",
+    "Log": "The derivative of `log` at 0 is infinite: take `x.clamp(min=1e-12).log()`, or use "
+           "`log_softmax` / `logsumexp` / `F.binary_cross_entropy_with_logits` instead of a "
+           "log of a probability.",
+    "Div": "Division by 0 (or a value near it): divide by `y.clamp(min=1e-12)` or `y + 1e-12`.",
+    "Pow": "`x ** p` with a fractional or negative `p` has no finite derivative at 0 (nor for "
+           "a negative `x`): clamp `x` to a small positive value first.",
+    "LinalgVectorNorm": "A norm's derivative at the zero vector is undefined: add a small "
+                        "epsilon (`(x.pow(2).sum() + 1e-12).sqrt()`) or clamp the norm.",
+    "Acos": "The derivative of `acos` at -1 and 1 is infinite: clamp its input to "
+            "`[-1 + 1e-7, 1 - 1e-7]`.",
+    "Asin": "The derivative of `asin` at -1 and 1 is infinite: clamp its input to "
+            "`[-1 + 1e-7, 1 - 1e-7]`.",
+    "": "Find the input value where this op's derivative is infinite or undefined (0 for "
+        "`sqrt`, `log`, a division or a norm; a negative base for a fractional power) and "
+        "keep it away (`x.clamp(min=1e-12)`, or add a small epsilon); check also the gradient "
+        "that flows in (a step before it with an infinite value).",
+}
 
 
 def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis:
@@ -589,6 +665,39 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             (f"Call `{x}.sum().backward()` or `{x}.mean().backward()`" if x else
              "Call the backward on its `.sum()` or `.mean()`")
             + " (a loss), or pass `gradient=` (a tensor of its shape) to `backward`."))
+    elif (m := UNUSED.search(message)) is not None or NO_GRAD_INPUT in message:
+        inputs = _grad_call_inputs(b)
+        if m is not None:
+            i = int(m.group(1))
+            x = f"`{inputs[i]}`" if inputs and i < len(inputs) else f"input {i}"
+            summary = (f"{_call(b)} failed before running any node: {x} is not in the graph "
+                       f"of {what}: nothing {what} was computed from leads back to it, so it "
+                       "has no gradient to give.")
+            fixes += [
+                Fix("allow_unused", "`allow_unused=True`, if that is expected",
+                    "Its gradient is then None (`materialize_grads=True` gives zeros "
+                    "instead)."),
+                Fix("use_input", f"Compute {what} from {x}, or leave it out of the inputs",
+                    f"Check that {what} is built from {x} itself: not from a copy, a "
+                    "`.detach()`, or a tensor made before it was replaced.")]
+        else:
+            rows = [t for t in snap.tensors if t.label in (inputs or [])
+                    and not t.requires_grad]
+            x = " and ".join(f"`{t.label}`" for t in rows) or "one of the inputs"
+            summary = (f"{_call(b)} failed before running any node: {x} does not require "
+                       "grad, and `autograd.grad` gives gradients only for tensors that do.")
+            fixes.append(Fix("requires_grad", f"Make {x} require grad, or leave "
+                             f"{'them' if len(rows) > 1 else 'it'} out of the inputs",
+                             "Create it with `requires_grad=True` (or call "
+                             "`.requires_grad_()` before computing from it)."))
+    elif NAN in message and node is not None:
+        summary = (f"{_call(b)} failed at {_what(node, names)}: anomaly mode found nan in the "
+                   "gradient this node computed. Its derivative is infinite or undefined at "
+                   "some input value (an infinite derivative times a zero gradient is nan), or "
+                   "a nan or infinite gradient flowed into it.")
+        op = node.name.rstrip("0123456789").removesuffix("Backward")
+        fixes.append(Fix("finite_derivative", "Keep the input away from where the derivative "
+                         "is infinite", _NAN_HINTS.get(op, _NAN_HINTS[""])))
     if b.error["type"] == "CheckpointError":
         fixes.append(Fix(
             "deterministic_checkpoint", "Make the checkpointed function recompute the same",
@@ -623,6 +732,7 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         last = recording.snapshots[-1]
         by_id = {n.id: n for n in last.nodes}
         shapes = {t.grad_fn: t.shape for t in last.tensors if t.grad_fn is not None}
+        grouped: dict[str, list[Any]] = {}
         for p in last.predictions:
             root = by_id.get(p.root or "")
             # NB: a root the user holds by no name (an LSTM's final state kept in a module's
@@ -633,9 +743,22 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
                 # NB: a named root of many values (an RNN's final state) is no loss: a
                 # backward from it would need a gradient argument, so it is not foretold
                 continue
+            # NB: the entries of one list (losses kept in a history, never backwarded): one
+            # diagnosis for the first, which says how many more there are
+            box = _container(root.labels)
+            if box is not None and box in grouped:
+                grouped[box][1] += 1
+                continue
             d = _diagnose(recording, last, p, None, p.root)
             if d is not None:
                 out.append(d)
+                if box is not None:
+                    grouped[box] = [len(out) - 1, 0]
+        for box, (at, more) in grouped.items():
+            if more:
+                out[at] = dataclasses.replace(
+                    out[at], summary=out[at].summary + f" The same holds for {more} other "
+                    f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
     growth = _growth(recording)
     if growth is not None:
         out.append(growth)
@@ -679,9 +802,17 @@ def _growth(recording: Recording) -> Diagnosis | None:
         return bool(code and (_fed_back(code) or _accumulates(code)))
     holder = by_id[max(edges, key=lambda m: (carries(m), edges.count(m), by_id[m].created_by,
                                              m))] if edges else None
+    # NB: no later graph uses them: graphs kept whole, by the names of their roots (a list of
+    # validation losses computed with gradients on)
+    pointed = {m for n in last.nodes for m in n.next}
+    kept_roots = [n for n in old if n.id not in pointed and n.labels]
+    if holder is None and kept_roots:
+        holder = min(kept_roots, key=lambda n: (n.created_by, n.id))
     holder_id = holder.id if holder is not None else ""
     held = _names(recording, last, holder)[0] if holder is not None else []
-    name = held[0] if held else "a tensor kept from an earlier step"
+    box = _container([x for n in kept_roots for x in n.labels]) if not edges else None
+    name = box or (held[0] if held else "a tensor kept from an earlier step")
+    unused = not edges and not any(n.executed_by for n in old)
     lines = [n.source for n in old if n.source]
     src = max(lines, key=lambda x: (lines.count(x), -x["line"])) if lines else None
     code = holder.source["code"] if holder is not None and holder.source else None
@@ -692,8 +823,22 @@ def _growth(recording: Recording) -> Diagnosis | None:
                f"{len(old)} nodes built before backward #{now - 1} are still alive, from "
                f"{steps} earlier step{'s' if steps != 1 else ''}"
                + (f" (most built at {_line(src, ': ')})" if src else "")
-               + (f", held by `{name}`." if held else "."))
+               + (f", held by `{name}`." if held else ".")
+               + (" No backward ran through them: graphs kept for nothing." if unused else ""))
     fixes: list[Fix] = []
+    made = _assigned(src["code"]) if box and src else None
+    if made and not unused:
+        fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
+                         f"`{box}` keeps each step's `{made}` with its graph: "
+                         f"`{box}.append({made}.detach())` keeps the values only (or "
+                         f"`{made}.item()` for a number)."))
+    elif made:
+        fixes.append(Fix("no_grad", f"Compute `{made}` under `torch.no_grad()`",
+                         f"No backward runs through `{made}` (an evaluation, a metric): build "
+                         "it inside `with torch.no_grad():`, so no graph is made or kept."))
+        if box:
+            fixes.append(Fix("item", f"Keep `{made}.item()` in `{box}`",
+                             f"A number keeps no graph: `{box}.append({made}.item())`."))
     fed_back = _fed_back(code)
     # NB: a number (a loss) is kept as the tensor now bound to that name
     scalar = any(t.shape == [] for t in last.tensors if t.label == name)
@@ -799,6 +944,26 @@ def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]
                 n.id for t in line.targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
             return earlier
     return None
+
+
+def _grad_call_inputs(b: BackwardRecord) -> list[str] | None:
+    """The inputs an ``autograd.grad`` line names (``grad(y, (x, w))`` gives ``x``, ``w``)."""
+    if b.api != "grad" or not b.source:
+        return None
+    try:
+        body = ast.parse(b.source["code"].strip()).body
+    except SyntaxError:
+        return None
+    value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Assign, ast.Expr)) \
+        else None
+    if not isinstance(value, ast.Call):
+        return None
+    arg = value.args[1] if len(value.args) > 1 else next(
+        (k.value for k in value.keywords if k.arg == "inputs"), None)
+    if arg is None:
+        return None
+    items = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
+    return [ast.unparse(x) for x in items]
 
 
 def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:

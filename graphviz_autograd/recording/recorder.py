@@ -3,6 +3,7 @@ backward step by step. It holds weak references only: recording never keeps a gr
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import weakref
@@ -83,8 +84,8 @@ class Recording:
         self._backwards: list[BackwardRecord] = []
         # NB: each backward's steps as logged (lists: [node uid, name, grad shape, released,
         # accumulated]), made into Steps when ``backwards`` is read
-        self._logs: list[tuple[BackwardRecord, list[list[Any]]]] = []
-        self._log: list[list[Any]] | None = None
+        self._logs: list[tuple[BackwardRecord, list[Any]]] = []
+        self._log: list[Any] | None = None
         # NB: per node seen made: (weak reference, source, backwards run before it was made,
         # and, from the native engine, its static record until a walk first finds the node)
         self._meta: dict[int, tuple[Any, ...]] = {}
@@ -138,6 +139,7 @@ class Recording:
         if not self._active:
             self.engine.subscribe(self._on_event)
             self._active = True
+            _freeze()
         return self
 
     def stop(self) -> None:
@@ -146,6 +148,7 @@ class Recording:
         if self._active:
             self.engine.unsubscribe(self._on_event)
             self._active = False
+            _unfreeze()
 
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any, here: Any = True) -> None:
@@ -256,8 +259,14 @@ class Recording:
                 log[-1][4] = (entry[1], entry[2])
 
     def _end_trace(self) -> None:
-        """Read the trace, and stop the engine logging to it."""
+        """Read the trace, and stop the engine logging to it. The backward's step log is then
+        final: its entries become tuples of plain values, which the garbage collector stops
+        tracking (a long recording's logs would otherwise make each full collection slower)."""
         self._read_trace()
+        log = self._log
+        if log:
+            log[:] = [tuple(e) if e[3] is None else (e[0], e[1], e[2], tuple(e[3]), e[4])
+                      for e in log]
         if self._trace_owned:
             self.engine.close_trace()
         self._trace, self._trace_owned, self._trace_read = None, False, 0
@@ -470,7 +479,31 @@ class Recording:
                 f"backward calls>")
 
 
-def _step(entry: list[Any]) -> Step:
+# NB: while recording, the objects that existed before are moved out of the garbage
+# collector's sight (``gc.freeze``): a recording makes many small records, and each full
+# collection they trigger would otherwise walk every object of the process (a few hundred
+# thousand once torch is imported: about 0.2 s each, every few steps of a real model). They
+# are given back when the last recording stops; a program that freezes objects itself is left
+# alone
+_frozen = [0, False]          # recordings active, and whether this module froze
+
+
+def _freeze() -> None:
+    if _frozen[0] == 0:
+        _frozen[1] = gc.get_freeze_count() == 0
+        if _frozen[1]:
+            gc.freeze()
+    _frozen[0] += 1
+
+
+def _unfreeze() -> None:
+    _frozen[0] -= 1
+    if _frozen[0] == 0 and _frozen[1]:
+        _frozen[1] = False
+        gc.unfreeze()
+
+
+def _step(entry: Sequence[Any]) -> Step:
     uid, name, shape, released, accumulated = entry
     return Step(f"n{uid}", name, list(shape) if shape is not None else None,
                 [{"name": n, "nbytes": b} for n, b in released] if released else [],

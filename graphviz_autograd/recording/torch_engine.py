@@ -106,8 +106,20 @@ class _Mode(TorchFunctionMode):
 
 # NB: per function: does it change its first argument in place: always (its name says so,
 # ``add_``; or ``x[i] = v``), never (-1), or when its ``inplace`` argument, at this position,
-# is true (``F.relu(x, inplace=True)``: PyTorch's modes see the functional call only)
-_INPLACE: dict[Any, bool | int] = {}
+# is true (``F.relu(x, inplace=True)``: PyTorch's modes see the functional call only). An
+# embedding with ``max_norm`` renormalizes its weight in place, with grad mode off (_RENORM)
+_RENORM = -2
+_INPLACE: dict[Any, bool | int] = {torch.nn.functional.embedding: _RENORM,
+                                   torch.nn.functional.embedding_bag: _RENORM}
+
+
+def _renormed(func: Any, args: Any, kwargs: Any) -> Any:
+    """The weight an embedding with ``max_norm`` renormalized, or None."""
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs).arguments
+    except TypeError:
+        return None
+    return bound.get("weight") if bound.get("max_norm") is not None else None
 
 
 def _is_inplace(func: Any) -> bool | int:
@@ -126,6 +138,8 @@ def _inplace_target(func: Any, args: Any, kwargs: Any) -> Any:
     inplace = _INPLACE.get(func)
     if inplace is None:
         inplace = _INPLACE[func] = _is_inplace(func)
+    if inplace == _RENORM:
+        return None
     if inplace is not True and inplace >= 0:
         inplace = bool(kwargs["inplace"] if "inplace" in kwargs else
                        len(args) > inplace and args[inplace])
@@ -175,9 +189,10 @@ class TorchEngine:
         self._trace: list[tuple[Any, ...]] | None = None
         # NB: nodes made before this sequence number were made before the recording began
         self._seq_start = 0
-        # per custom Function node (by sequence number) whose forward ran an op seen here: its
-        # forward's code and the user's line that applied it, until the node is found
-        self._applies: dict[int, tuple[Any, Any]] = {}
+        # per custom Function node whose forward ran an op seen here (by its id; by -2 less its
+        # sequence number where the forward has no ``ctx``): the forward's code and the user's
+        # line that applied it, until the node is found (and a weak reference to the node)
+        self._applies: dict[int, tuple[Any, Any, Any]] = {}
         frames.add_internal(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
 
     def forget(self, keep: Container[int]) -> None:
@@ -233,6 +248,8 @@ class TorchEngine:
         self._trace = None
 
     def _after_op(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
+        if _INPLACE.get(func) == _RENORM:
+            self._after_no_grad_op(func, args, kwargs)
         if isinstance(out, torch.Tensor):
             fn = out.grad_fn
             if fn is not None:
@@ -260,7 +277,8 @@ class TorchEngine:
         """An op run with grad mode off: an in-place change of a tensor whose storage a saved
         value not yet released shares (as the native engine, which tells only those); a
         ``_foreach_*_`` op's each tensor."""
-        target = _inplace_target(func, args, kwargs)
+        target = _renormed(func, args, kwargs) if _INPLACE.get(func) == _RENORM else \
+            _inplace_target(func, args, kwargs)
         if target is None:
             return
         live, known = self._live, self._counters
@@ -281,12 +299,22 @@ class TorchEngine:
             if f is None:
                 return
             if f.f_code is _APPLY:
-                seq = torch._C._autograd._get_sequence_nr() - 1
-                if seq not in self._applies:
+                code = below.f_code
+                # NB: the node is the forward's ``ctx``; a forward without one (the
+                # ``setup_context`` form) has its node made just before it runs: the last
+                # sequence number taken, unless it applied another Function first
+                ctx = below.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+                if isinstance(ctx, _CUSTOM):
+                    # NB: by id, with a weak reference to tell a dead node's id reused
+                    key, ref = id(ctx), weakref.ref(ctx)
+                else:
+                    key, ref = -1 - torch._C._autograd._get_sequence_nr(), None
+                known = self._applies.get(key)
+                if known is None or (known[2] is not None and known[2]() is None):
                     if len(self._applies) >= _MAX_APPLIES:
                         for old in list(self._applies)[:_MAX_APPLIES // 2]:
                             del self._applies[old]
-                    self._applies[seq] = (below.f_code, frames.where(start=f.f_back))
+                    self._applies[key] = (code, frames.where(start=f.f_back), ref)
                 return
             below, f = f, f.f_back
 
@@ -327,8 +355,10 @@ class TorchEngine:
                 # NB: a custom Function's node, made by an earlier ``apply`` that no torch
                 # function mode sees: found only now, behind this op; its line is the one noted
                 # when its forward ran an op, if it ran one
-                made_at = self._applies.pop(seq, None)
                 forward = getattr(getattr(n, "_forward_cls", None), "forward", None)
+                made_at = self._applies.pop(id(n), None)
+                if made_at is None or made_at[2] is None or made_at[2]() is not n:
+                    made_at = self._applies.pop(-2 - seq, None)
                 if made_at is not None and made_at[0] is getattr(forward, "__code__", None):
                     self._emit("node_created", n, t, made_at[1])
                 else:
@@ -389,10 +419,12 @@ class TorchEngine:
             out = func(*args, **kwargs)
         except BaseException as e:
             # NB: the node that raised (its post-hook never ran): where the backward stopped,
-            # not a step it ran; or, where a hook on its gradient raised before it started
-            # (a tensor's hook runs before a node's pre-hooks), the next node to run; none for
-            # PyTorch's own errors raised outside any node (an input that needs no grad)
-            failed = running[-1] if running else None if isinstance(e, RuntimeError) else \
+            # not a step it ran; the node anomaly mode found returning nan; or, where a hook
+            # on its gradient raised before it started (a tensor's hook runs before a node's
+            # pre-hooks), the next node to run; none for PyTorch's own errors raised outside
+            # any node (an input that needs no grad)
+            failed = running[-1] if running else self._nan_node(e, nodes) \
+                if isinstance(e, RuntimeError) else \
                 _next_to_run(self, nodes, trace[start:] if trace is not None else [])
             self._emit("backward_failed", info, failed, e)
             raise
@@ -408,6 +440,19 @@ class TorchEngine:
                     self._new_nodes(g.grad_fn, g)
         self._emit("backward_finished", info)
         return out
+
+    def _nan_node(self, e: BaseException, nodes: list[Any]) -> Any:
+        """The node anomaly mode found returning nan (checked after its post-hook ran, so no
+        longer the one running): the last of that name the backward ran."""
+        found = _NAN.search(str(e))
+        if found is None:
+            return None
+        ran = [entry[1] for entry in self._trace or () if entry[0] == RAN and
+               entry[2] == found.group(1)]
+        named = [n for n in nodes if self.node_name(n) == found.group(1)]
+        if ran:
+            named = [n for n in named if self.node_uid(n) == ran[-1]]
+        return named[-1] if named else None
 
     def _released(self, uid: int) -> None:
         """A backward released the node's saved values: their storages are used one less."""
@@ -791,6 +836,9 @@ def _next_to_run(engine: TorchEngine, nodes: list[Any], trace: list[tuple[Any, .
                else engine.seq(n))
 
 
+_NAN = re.compile(r"Function '(.+)' returned nan values in its \d+th output")
+
+
 def _pre_hook(push: Callable[[Any], None], node: Any, grad_outputs: Any) -> None:
     push(node)                       # NB: the node running, should it raise
 
@@ -873,7 +921,8 @@ def _members(name: str, saved: Any) -> list[tuple[str, torch.Tensor]]:
 def _first_shape(grads: Any) -> Any:
     for g in grads:
         if g is not None:
-            return getattr(g, "shape", ())
+            # NB: a plain tuple of ints (a ``torch.Size`` is one the collector keeps tracking)
+            return tuple(getattr(g, "shape", ()))
     return None
 
 

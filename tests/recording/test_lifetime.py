@@ -65,3 +65,33 @@ def test_exception_reaches_the_user_unchanged() -> None:
     assert type(recorded) is type(plain) and str(recorded) == str(plain)
     assert rec.snapshots[-1].kind == "backward_failed"
     assert rec.snapshots[-1].error == {"type": "RuntimeError", "message": str(plain)}
+
+
+def test_objects_made_before_are_out_of_the_collectors_sight_while_recording() -> None:
+    """Full collections walk only what the recording's time made; the rest is given back when
+    the last recording stops (also when the block raises), and a program's own frozen objects
+    are left frozen."""
+    assert gc.get_freeze_count() == 0
+    before = object()
+    with graphviz_autograd.record():
+        assert gc.get_freeze_count() > 0
+        with graphviz_autograd.record():
+            pass
+        assert gc.get_freeze_count() > 0, "an inner recording's end gave them back early"
+    assert gc.get_freeze_count() == 0
+    try:
+        with graphviz_autograd.record():
+            raise KeyError("x")
+    except KeyError:
+        pass
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with graphviz_autograd.record():
+            # NB: (frozen objects still die by reference counting)
+            assert 0 < gc.get_freeze_count() <= frozen
+        assert 0 < gc.get_freeze_count() <= frozen, "the program's own freeze was undone"
+    finally:
+        gc.unfreeze()
+    assert before is not None

@@ -477,6 +477,23 @@ def test_a_graph_freed_before_the_recording_began_is_explained(engine: str) -> N
         assert "shape unknown" in snap.to_dot()
 
 
+@ON_BOTH_ENGINES
+def test_a_loss_built_over_a_tensor_an_earlier_cell_backwarded_names_that_tensor(
+        engine: str) -> None:
+    """One cell builds ``h`` and backwards through it; the next, recorded, builds a new loss
+    from ``h``: ``h`` (the earlier cell's) is what to build again, not the new loss."""
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    h = (x * 2).exp()
+    h.sum().backward()
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        loss2 = (h * 3).sum()
+        loss2.backward()
+    (d,) = diagnose(rec)
+    assert "That backward ran before the recording began" in d.summary
+    assert d.fixes[0].title == "Build `h` again before this backward"
+
+
 def test_rnn_hidden_state_detached_works() -> None:
     rec, failed = _rnn(detach=True, steps=4)
     assert failed == []
@@ -1415,3 +1432,177 @@ def test_a_running_total_not_reset_is_told_to_start_afresh(engine: str, how: str
     with record(engine=engine) as fixed:
         _accumulate(t, "reset")
     assert [b.error for b in fixed.backwards] == [None, None] and diagnose(fixed) == []
+
+
+# -- anomaly mode: a node whose gradient has nan --------------------------------------------------
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("op", "hint"), [("sqrt", "`x.clamp(min=1e-12).sqrt()`"),
+                                          ("log", "`x.clamp(min=1e-12).log()`")])
+def test_a_nan_gradient_anomaly_mode_finds_is_explained_at_its_node(engine: str, op: str,
+                                                                     hint: str) -> None:
+    """``detect_anomaly`` raises after the node ran (on real torch, after its post-hook): the
+    failure is still placed at that node, with the op's own hint."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec, pytest.warns(UserWarning, match="Anomaly Detection"), \
+            t.autograd.detect_anomaly(check_nan=True), \
+            pytest.raises(RuntimeError, match="returned nan values"):
+        x = t.tensor([0.0, 1.0], requires_grad=True)
+        line = here() + 1
+        y = getattr(x, op)()
+        (y * 0).sum().backward()
+    (d,) = diagnose(rec)
+    name = f"{op.capitalize()}Backward0"
+    assert d.kind == "other" and d.node_name == name and rec.backwards[0].failed_at == d.node
+    assert f"failed at {name} of `y` (line {line}: `y = getattr(x, op)()`)" in d.summary
+    assert fix_keys(d) == ["finite_derivative"] and hint in d.fixes[0].detail
+
+
+# -- validation losses computed with gradients on, kept in a list ---------------------------------
+def _validate(t: Any, fixed: bool) -> None:
+    t.manual_seed(0)
+    model = t.nn.Sequential(t.nn.Linear(4, 16), t.nn.Tanh(), t.nn.Linear(16, 1))
+    opt = t.optim.SGD(model.parameters(), lr=0.01)
+    xv, yv = t.randn(32, 4), t.randn(32, 1)
+    val_history = []
+    for _ in range(6):
+        loss = t.nn.functional.mse_loss(model(t.randn(8, 4)), t.randn(8, 1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        with t.no_grad() if fixed else contextlib.nullcontext():
+            val_loss = t.nn.functional.mse_loss(model(xv), yv)
+        val_history.append(val_loss)
+
+
+@ON_BOTH_ENGINES
+def test_validation_losses_kept_with_their_graphs_are_told_to_use_no_grad(engine: str) -> None:
+    """No backward runs through them: the growth is graphs kept for nothing, held by the list
+    (not by a tensor a later graph uses). Their would-be failures (each entry's graph was
+    changed by a later ``opt.step()``) are one diagnosis for the list."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _validate(t, fixed=False)
+    *predicted, growth = diagnose(rec)
+    assert growth.kind == "growth"
+    assert ", held by `val_history`. No backward ran through them" in growth.summary
+    assert fix_keys(growth) == ["no_grad", "item"]
+    assert growth.fixes[0].title == "Compute `val_loss` under `torch.no_grad()`"
+    assert "`val_history.append(val_loss.item())`" in growth.fixes[1].detail
+    (p,) = predicted
+    assert p.predicted and "in the graph of `val_history[0]`" in p.summary
+    assert p.summary.endswith("The same holds for 3 other entries of `val_history`.")
+    with record(engine=engine) as fixed:
+        _validate(t, fixed=True)
+    assert diagnose(fixed) == []
+
+
+@ON_BOTH_ENGINES
+def test_predictions_kept_with_their_graphs_are_told_to_be_detached(engine: str) -> None:
+    """``all_preds.append(pred)`` each step: a backward ran through each graph (its buffers are
+    freed) but the nodes stay alive, one step more each time."""
+    t = torch_of(engine)
+
+    def loop(fixed: bool) -> None:
+        t.manual_seed(0)
+        model = t.nn.Sequential(t.nn.Linear(4, 16), t.nn.ReLU(), t.nn.Linear(16, 1))
+        all_preds = []
+        for _ in range(6):
+            pred = model(t.randn(8, 4))
+            t.nn.functional.mse_loss(pred, t.randn(8, 1)).backward()
+            all_preds.append(pred.detach() if fixed else pred)
+
+    with record(engine=engine) as rec:
+        loop(fixed=False)
+    (d,) = diagnose(rec)
+    assert d.kind == "growth" and ", held by `all_preds`." in d.summary
+    assert "No backward ran through them" not in d.summary
+    assert fix_keys(d) == ["detach"] and d.fixes[0].title == "Keep `pred.detach()` in `all_preds`"
+    with record(engine=engine) as fixed:
+        loop(fixed=True)
+    assert diagnose(fixed) == []
+
+
+# -- autograd.grad of an input the output does not use, or that does not require grad -----------
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("case", ["unused", "no_grad"])
+def test_an_autograd_grad_input_error_names_the_input(engine: str, case: str) -> None:
+    t = torch_of(engine)
+    x = t.randn(3, requires_grad=True)
+    w = t.randn(3, requires_grad=case == "unused")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError):
+        y = (x * 2).sum() if case == "unused" else (x * w).sum()
+        t.autograd.grad(y, (x, w))
+    (d,) = diagnose(rec)
+    assert d.kind == "other" and "failed before running any node: `w` " in d.summary
+    if case == "unused":
+        assert "`w` is not in the graph of `y`" in d.summary
+        assert fix_keys(d) == ["allow_unused", "use_input"]
+    else:
+        assert "`w` does not require grad" in d.summary
+        assert fix_keys(d) == ["requires_grad"]
+        assert d.fixes[0].title == "Make `w` require grad, or leave it out of the inputs"
+
+
+@ON_BOTH_ENGINES
+def test_a_custom_function_applied_inside_another_or_without_grad_keeps_its_line(
+        engine: str) -> None:
+    """A Function applied inside another's forward (it makes no node of its own), and one
+    applied under ``no_grad`` before each recorded apply (its dead node's id is soon reused):
+    each node has its own ``apply`` line."""
+    t = torch_of(engine)
+
+    class Triple(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 3
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 3
+
+    class ExpTriple(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = Triple.apply(x)
+            ctx.save_for_backward(x)
+            return y.exp()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return g * 3 * (3 * x).exp()
+
+    x = t.randn(3, requires_grad=True)
+    with record(engine=engine) as rec:
+        for _ in range(4):
+            with t.no_grad():
+                Triple.apply(x)
+            line = here() + 1
+            y = ExpTriple.apply(x) + Triple.apply(x)
+            y.sum().backward()
+    lines = {(n.name, (n.source or {}).get("line")) for s in rec.snapshots for n in s.nodes
+             if not is_accumulate(n)}
+    assert lines == {("ExpTripleBackward", line), ("TripleBackward", line),
+                     ("AddBackward0", line), ("SumBackward0", line + 1)}
+
+
+# -- an embedding with max_norm renormalizes its weight in place at each call ---------------------
+@ON_BOTH_ENGINES
+def test_an_embedding_renormalizing_its_weight_is_the_in_place_line(engine: str) -> None:
+    """The weight, used directly by a product, is changed in place by the next call of the
+    embedding (``max_norm``): on real torch that happens inside ``F.embedding``, out of the
+    mode's sight; the line is still found, and no optimizer step is blamed."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    embedding = t.nn.Embedding(3, 5, max_norm=1.0)
+    w = t.randn((7, 5), requires_grad=True)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        a = embedding.weight @ w.t()
+        line = here() + 1
+        b = embedding(t.tensor([1, 2])) @ w.t()
+        (a.unsqueeze(0) + b.unsqueeze(1)).sigmoid().prod().backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node_name == "MmBackward0"
+    assert f"The in-place op was at line {line}: `b = embedding(" in d.summary
+    assert fix_keys(d) == ["out_of_place"]
+    assert "`embedding.weight.clone()`" in d.fixes[0].detail
