@@ -800,14 +800,16 @@ def _growth(recording: Recording) -> Diagnosis | None:
         src = by_id[m].source
         code = src["code"] if src else None
         return bool(code and (_fed_back(code) or _accumulates(code)))
+    # NB: a tie goes to the node made last (ids, as numbers, are in the order nodes were made
+    # on both engines; as text they are not)
     holder = by_id[max(edges, key=lambda m: (carries(m), edges.count(m), by_id[m].created_by,
-                                             m))] if edges else None
+                                             int(m[1:])))] if edges else None
     # NB: no later graph uses them: graphs kept whole, by the names of their roots (a list of
     # validation losses computed with gradients on)
     pointed = {m for n in last.nodes for m in n.next}
     kept_roots = [n for n in old if n.id not in pointed and n.labels]
     if holder is None and kept_roots:
-        holder = min(kept_roots, key=lambda n: (n.created_by, n.id))
+        holder = min(kept_roots, key=lambda n: (n.created_by, int(n.id[1:])))
     holder_id = holder.id if holder is not None else ""
     held = _names(recording, last, holder)[0] if holder is not None else []
     box = _container([x for n in kept_roots for x in n.labels]) if not edges else None

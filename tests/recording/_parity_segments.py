@@ -125,8 +125,9 @@ def _between(r: random.Random, tag: str) -> str:
     return "\n".join(parts)
 
 
-def _recorded(body: str) -> str:
-    return "with record() as rec:\n" + _indent(body or "pass", 4)
+def _recorded(body: str, keep_last: int | None = None) -> str:
+    args = f"keep_last={keep_last}" if keep_last is not None else ""
+    return f"with record({args}) as rec:\n" + _indent(body or "pass", 4)
 
 
 def _prelude_then_record(r: random.Random) -> str:
@@ -138,10 +139,19 @@ def _prelude_then_record(r: random.Random) -> str:
 
 
 def _successive(r: random.Random) -> str:
+    """Recordings one after another (a ``%%autograd`` cell each), some keeping their last
+    snapshots only; an earlier one's snapshot taken later, inside a later one or between."""
     parts = [_caught(_pre_graph(r), "pre")] if r.random() < 0.5 else []
     for k in range(r.choice([2, 2, 3])):
-        parts.append(_recorded(_inside(r, f"rec{k}", True)))
+        body = _inside(r, f"rec{k}", True)
+        if k and r.random() < 0.3:
+            body += "\n" + _caught("rec0.snapshot('an earlier recording')", f"old{k}")
+        parts.append(_recorded(body, r.choice([None, None, None, 2, 3])))
+        if k == 0:
+            parts.append("rec0 = rec")
         parts.append(_between(r, f"between{k}"))
+    if r.random() < 0.3:
+        parts.append(_caught("rec0.snapshot('at the end')", "end"))
     return "\n".join(p for p in parts if p)
 
 

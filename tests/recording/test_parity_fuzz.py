@@ -533,3 +533,37 @@ def test_an_exception_leaving_a_recording_keeps_what_ran_before_it(tmp_path: Pat
         assert len(second.backwards) == 1
         (d,) = graphviz_autograd.diagnose(second)
         assert d.kind == "freed" and "before the recording began" in d.summary
+
+
+def test_the_graphs_kept_for_nothing_are_held_by_the_first_made(tmp_path: Path) -> None:
+    """Graphs kept whole (a list's and a dict's entries), each step: the growth is held by
+    the root made first, on both engines (ids compared as numbers, not as text: ``n14`` was
+    made after ``n7``)."""
+    on_native, on_torch = _segments(tmp_path, """\
+        lin = nn.Linear(3, 2)
+        w = t.randn(2, 3, requires_grad=True)
+        with record() as rec:
+            outs = []
+            state = {}
+            for step in range(2):
+                outs.append(lin(t.randn(2, 3)).abs().add(1).log1p())
+                state['h'] = outs[-1].clone()
+            loss = outs[0].sum() + state['h'].sum()
+            loss.backward()
+            del loss
+            try:
+                outs[1].sum().backward()
+            except RuntimeError:
+                pass
+            D = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+            xi = t.randn(4, 3, requires_grad=True)
+            score = D(xi).sum()
+            (gx,) = t.autograd.grad(score, xi, create_graph=True)
+            gp = ((gx.norm(2, dim=1) - 1) ** 2).mean()
+            (score + 10 * gp).backward()
+            y = (w * 2).exp()
+            y.sum().backward()
+        """)
+    for (rec,) in (on_native, on_torch):
+        (d,) = [d for d in graphviz_autograd.diagnose(rec) if d.kind == "growth"]
+        assert d.summary.endswith("held by `outs[0]`.")
