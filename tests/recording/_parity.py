@@ -1,6 +1,8 @@
 """Recording one program on both engines and comparing what the recordings say (the fuzz's
 ``full_story``: ``test_torch_engine.story`` plus errors, memory, collected counts and the
-diagnoses)."""
+diagnoses); and programs that open their own recordings (``run_both_segments``): each
+recording's story read when its block ended and at the end, saved and loaded back, and no
+tensor kept alive by any."""
 
 from __future__ import annotations
 

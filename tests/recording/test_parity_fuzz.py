@@ -1,8 +1,10 @@
 """Random training-loop programs (``_parity_programs``) recorded on the native engine and on
 real PyTorch tell the same story: snapshots (nodes, labels, lines, saved-buffer states, shared
 flags, predictions, tensors, errors, memory, collected counts), each backward's steps, and the
-diagnoses word for word but for node ids; and the differences the fuzz found, each shrunk to a
-program of a few lines."""
+diagnoses word for word but for node ids; the same across recording boundaries (a graph built
+before the recording, recordings one after another or nested, a loop entered midway, an
+exception leaving one: ``_parity_segments``); and the differences the fuzz found, each shrunk
+to a program of a few lines."""
 
 from __future__ import annotations
 
