@@ -713,8 +713,9 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
 
 
 def diagnose(recording: Recording) -> list[Diagnosis]:
-    """One diagnosis per failed backward of the recording, then one per live root that the
-    last snapshot predicts would fail."""
+    """One diagnosis per failed backward of the recording; then memory that grows step after
+    step (seen, where a prediction is only what would happen); then one per live root that
+    the last snapshot predicts would fail; then ``retain_graph=True`` that nothing needed."""
     out: list[Diagnosis] = []
     by_index = {s.index: s for s in recording.snapshots}
     for b in recording.backwards:
@@ -727,6 +728,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         d = _diagnose(recording, before, before.prediction, b.number,
                       b.roots[0] if b.roots else None) if before.prediction is not None else None
         out.append(d if d is not None else _other(recording, before, b))
+    growth = _growth(recording)
+    if growth is not None:
+        out.append(growth)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -759,10 +763,7 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
                 out[at] = dataclasses.replace(
                     out[at], summary=out[at].summary + f" The same holds for {more} other "
                     f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
-    growth = _growth(recording)
-    if growth is not None:
-        out.append(growth)
-    elif recording.backwards:
+    if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
     return out
 

@@ -278,10 +278,11 @@ def test_memory_that_grows_step_after_step_is_explained(engine: str, how: str) -
     t = torch_of(engine)
     with record(engine=engine) as rec:
         _carried(t, how)
-    # NB: (a running total is also a loss whose backward would fail: diagnosed first)
-    *_, d = diagnose(rec)
+    # NB: (a running total is also a loss whose backward would fail: a prediction, told
+    # after what was seen)
+    d, *_ = diagnose(rec)
     assert [x.kind for x in diagnose(rec)] == (["growth"] if how == "hidden" else
-                                               ["freed", "growth"])
+                                               ["growth", "freed"])
     assert d.kind == "growth" and d.backward is None and not d.predicted
     assert d.summary.startswith("Memory grows with each backward: after backward #1 ")
     afters = [s for s in rec.snapshots if s.kind == "after_backward"]
@@ -1482,7 +1483,7 @@ def test_validation_losses_kept_with_their_graphs_are_told_to_use_no_grad(engine
     t = torch_of(engine)
     with record(engine=engine) as rec:
         _validate(t, fixed=False)
-    *predicted, growth = diagnose(rec)
+    growth, *predicted = diagnose(rec)
     assert growth.kind == "growth"
     assert ", held by `val_history`. No backward ran through them" in growth.summary
     assert fix_keys(growth) == ["no_grad", "item"]
