@@ -1607,3 +1607,36 @@ def test_an_embedding_renormalizing_its_weight_is_the_in_place_line(engine: str)
     assert f"The in-place op was at line {line}: `b = embedding(" in d.summary
     assert fix_keys(d) == ["out_of_place"]
     assert "`embedding.weight.clone()`" in d.fixes[0].detail
+
+
+@ON_BOTH_ENGINES
+def test_a_custom_function_that_reads_nothing_it_saved_runs_again(engine: str) -> None:
+    """Its saved tensors are freed by the first backward, but PyTorch checks them only when
+    its backward reads ``saved_tensors``: the second backward runs it, releases nothing
+    more, and fails further down; that is where the explanation says it failed."""
+    t = torch_of(engine)
+
+    class Double(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    w = t.randn(3, requires_grad=True)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        h = w.exp()
+        loss = Double.apply(h).sum()
+        loss.backward()
+        loss.backward()
+    _, second = rec.backwards
+    assert [s.name for s in second.steps] == ["SumBackward0", "DoubleBackward"]
+    assert not any(s.released for s in second.steps)
+    node = after(rec, 1).node(second.failed_at or "")
+    assert node.name == "ExpBackward0"
+    (d,) = diagnose(rec)
+    assert d.node == second.failed_at and "freed by backward #1" in d.summary
+    assert {s.released_by for n in rec.snapshots[-1].nodes for s in n.saved} == {1}
