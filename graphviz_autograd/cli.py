@@ -1,10 +1,12 @@
 """The ``graphviz-autograd`` command.
 
-- ``render SCRIPT.py [-o DIR] [--format svg,png,pdf,dot,json,html] [--engine native] [-- ARGS]``
+- ``render SCRIPT.py [-o DIR] [--format svg,png,pdf,dot,json,html] [--engine native]
+  [--keep-last N] [-- ARGS]``
   runs the script while recording and writes one picture per snapshot, ``recording.json`` and
   ``index.html`` (a self-contained stepper page).
-- ``explain [--engine native] SCRIPT.py [ARGS...]`` runs it while recording and prints the
-  diagnosis of each failed or predicted-to-fail backward (``--engine torch``: on real PyTorch).
+- ``explain [--engine native] [--keep-last N] SCRIPT.py [ARGS...]`` runs it while recording and
+  prints the diagnosis of each failed or predicted-to-fail backward (``--engine torch``: on
+  real PyTorch).
 - ``show recording.json [-o DIR] [--format ...]`` draws a saved recording again.
 - ``run SCRIPT.py [ARGS...]`` only runs it on the native engine.
 
@@ -51,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("script", help=script_help)
     _output_options(render)
     _engine_option(render)
+    _keep_option(render, None)
     show = sub.add_parser("show", help="draw a saved recording.json again")
     show.add_argument("recording", help="a recording.json written by `render` or "
                                         "Recording.save()")
@@ -59,11 +62,35 @@ def _parser() -> argparse.ArgumentParser:
                                              "failed or predicted-to-fail backward")
     explain.add_argument("script", help=script_help)
     _engine_option(explain)
+    _keep_option(explain, EXPLAIN_KEEP)
     explain.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     run = sub.add_parser("run", help="run a PyTorch script on the native engine")
     run.add_argument("script", help=script_help)
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     return p
+
+
+# NB: what ``explain`` keeps by default: the last 64 snapshots (32 steps of a loop with one
+# backward a step), so a long training loop's recording stays bounded (each snapshot of a
+# 900-node graph is about half a MiB, and reading them all for the diagnosis costs more)
+EXPLAIN_KEEP = 64
+
+
+def _keep_option(p: argparse.ArgumentParser, default: int | None) -> None:
+    kept = f"the last {default}" if default else "all"
+    p.add_argument("--keep-last", type=_count, default=default, metavar="N",
+                   help=f"keep only the last N snapshots, so a long loop's recording stays "
+                        f"bounded; 0: all (default: {kept})")
+
+
+def _count(text: str) -> int | None:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of snapshots: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of snapshots is 0 or more, not {n}")
+    return n or None
 
 
 def _engine_option(p: argparse.ArgumentParser) -> None:
@@ -106,13 +133,18 @@ def main(argv: list[str] | None = None) -> int:
 
 def _explain(args: argparse.Namespace, script_args: list[str], engine: Any = None) -> int:
     from .recording import diagnose, explain, record
-    with record(engine=engine) as rec:
+    with record(engine=engine, keep_last=args.keep_last) as rec:
         result = run_script(args.script, script_args)
     sys.stdout.flush()
     if not rec.backwards:
         print(f"{PROG}: the script ran no backward: nothing was recorded.")
         return result.status
-    print(f"\n== {PROG}: {len(rec.backwards)} backward call(s) recorded\n")
+    total = rec.backwards[-1].number
+    kept = len(rec.snapshots)
+    trimmed = args.keep_last is not None and total > len(rec.backwards)
+    print(f"\n== {PROG}: {total} backward call(s) recorded"
+          + (f" (the diagnosis reads the last {kept} snapshots: --keep-last)" if trimmed else "")
+          + "\n")
     diagnoses = diagnose(rec)
     if diagnoses and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         print("\n\n".join(_coloured(d) for d in diagnoses))
@@ -185,7 +217,7 @@ def _render(args: argparse.Namespace, script_args: list[str]) -> int:
     with ExitStack() as stack:
         if engine is None:
             stack.enter_context(native_torch())
-        rec = stack.enter_context(record(engine=engine))
+        rec = stack.enter_context(record(engine=engine, keep_last=args.keep_last))
         result = run_script(args.script, script_args)
     sys.stdout.flush()
     _write(rec, folder, formats, Path(args.script).name, progress)

@@ -432,6 +432,60 @@ for step in range(4):
         code(EXPLAIN),
         md("Fix: `loss.backward()`; keep `retain_graph=True` for a second backward through the "
            "same graph (and even then, one backward over the summed losses is better)."),
+        md("## 9. Gradient accumulation whose total is never started afresh\n\n"
+           "Four small batches' losses are added up and backwarded once per update. The total "
+           "is not reset after its backward, so the next update's total still holds the first "
+           "four losses, whose graphs that backward freed. Keeping `loss.item()` would not help "
+           "here (no gradient would be left): the explanation tells to reset the total."),
+        code("""
+%%autograd
+net = nn.Linear(4, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+running = 0
+for step in range(8):
+    loss = nn.functional.mse_loss(net(torch.randn(2, 4)), torch.randn(2, 1)) / 4
+    running = running + loss
+    if (step + 1) % 4 == 0:
+        running.backward()
+        opt.step()
+        opt.zero_grad()
+"""),
+        code(EXPLAIN),
+        code('assert "Start `running` afresh after each backward" in explain(_autograd)'),
+        code("""
+%%autograd
+running = 0
+for step in range(8):
+    loss = nn.functional.mse_loss(net(torch.randn(2, 4)), torch.randn(2, 1)) / 4
+    running = running + loss
+    if (step + 1) % 4 == 0:
+        running.backward()
+        opt.step()
+        opt.zero_grad()
+        running = 0                     # the fix: each update backwards its own total
+"""),
+        md("## 10. Validation losses computed with gradients on\n\n"
+           "No error at all: each epoch's validation loss keeps its whole graph, and the list "
+           "that collects them keeps every one. The snapshots' node counts grow epoch after "
+           "epoch; the explanation names the list and the line."),
+        code("""
+%%autograd
+model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+xv, yv = torch.randn(32, 4), torch.randn(32, 1)
+val_history = []
+for epoch in range(6):
+    loss = nn.functional.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    val_loss = nn.functional.mse_loss(model(xv), yv)
+    val_history.append(val_loss)
+"""),
+        code(EXPLAIN),
+        code('assert "Compute `val_loss` under `torch.no_grad()`" in explain(_autograd)'),
+        md("Fix: compute it under `with torch.no_grad():` (an evaluation needs no graph), and "
+           "keep `val_loss.item()` in the list."),
     ]
 
 

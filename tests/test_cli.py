@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,47 @@ def test_explain_colours_only_a_terminal() -> None:
     assert done.returncode == 1
     text = out.decode()
     assert "\033[1;31m" in text and "Recompute it inside the loop" in text
+
+
+LONG_LOOP = """\
+import torch
+w = torch.randn(3, requires_grad=True)
+h = torch.zeros(3)
+for step in range(60):
+    h = torch.tanh(w * h + 1)
+    loss = h.sum()
+    loss.backward(retain_graph=True)
+kept = h * 2
+kept.sum().backward()
+kept.sum().backward()
+"""
+
+
+def test_explain_keeps_the_last_snapshots_of_a_long_loop(tmp_path: Path) -> None:
+    """A 60-step loop whose last backward fails: explained from the last snapshots kept (64 by
+    default; here 8), with the growth before it."""
+    script = tmp_path / "long.py"
+    script.write_text(LONG_LOOP)
+    for keep in ([], ["--keep-last", "8"], ["--keep-last", "0"]):
+        r = cli("explain", *keep, str(script))
+        assert r.returncode == 1, r.stderr
+        assert "backward #62 at line 10 (`kept.sum().backward()`) failed" in r.stdout
+        # NB: (8 snapshots hold 3 steps' after-backward ones: too few to tell growth)
+        assert ("Memory grows with each backward" in r.stdout) == (keep != ["--keep-last", "8"])
+        assert ("62 backward call(s) recorded (the diagnosis reads the last 8 snapshots"
+                in r.stdout) == (keep == ["--keep-last", "8"])
+    for bad in ("x", "-1"):
+        r = cli("explain", "--keep-last", bad, str(script))
+        assert r.returncode == 2 and "--keep-last" in r.stderr
+
+
+def test_render_keeps_the_last_snapshots_it_is_asked_to(tmp_path: Path) -> None:
+    script = tmp_path / "long.py"
+    script.write_text(LONG_LOOP)
+    r = cli("render", "--keep-last", "3", "--format", "json", "-o", str(tmp_path / "out"),
+            str(script))
+    assert r.returncode == 1, r.stderr
+    data = json.loads((tmp_path / "out" / "recording.json").read_text())
+    assert [s["kind"] for s in data["snapshots"]] == ["after_backward", "before_backward",
+                                                      "backward_failed"]
+    assert len(list((tmp_path / "out").iterdir())) == 1      # the JSON only

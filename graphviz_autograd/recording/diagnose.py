@@ -584,6 +584,7 @@ def _no_derivative(snap: Snapshot, node: NodeInfo, current: BackwardRecord | Non
 # NB: PyTorch's errors for a backward from a tensor with no graph, from many values, and
 # anomaly mode's for a node whose gradient has nan
 NO_GRAD = "does not require grad and does not have a grad_fn"
+BACKWARD_TWICE = "Trying to backward through the graph a second time"
 NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 NAN = "returned nan values in its"
 # ... and ``autograd.grad``'s, for an input the output does not depend on, or one that does
@@ -713,8 +714,9 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
 
 
 def diagnose(recording: Recording) -> list[Diagnosis]:
-    """One diagnosis per failed backward of the recording, then one per live root that the
-    last snapshot predicts would fail."""
+    """One diagnosis per failed backward of the recording; then memory that grows step after
+    step (seen, where a prediction is only what would happen); then one per live root that
+    the last snapshot predicts would fail; then ``retain_graph=True`` that nothing needed."""
     out: list[Diagnosis] = []
     by_index = {s.index: s for s in recording.snapshots}
     for b in recording.backwards:
@@ -724,9 +726,13 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         if before is None:
             continue
         # NB: no prediction: its roots have no graph (a loss that does not require grad)
-        d = _diagnose(recording, before, before.prediction, b.number,
-                      b.roots[0] if b.roots else None) if before.prediction is not None else None
+        pred = _as_failed(before, before.prediction, b)
+        d = _diagnose(recording, before, pred, b.number,
+                      b.roots[0] if b.roots else None) if pred is not None else None
         out.append(d if d is not None else _other(recording, before, b))
+    growth = _growth(recording)
+    if growth is not None:
+        out.append(growth)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -759,12 +765,25 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
                 out[at] = dataclasses.replace(
                     out[at], summary=out[at].summary + f" The same holds for {more} other "
                     f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
-    growth = _growth(recording)
-    if growth is not None:
-        out.append(growth)
-    elif recording.backwards:
+    if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
     return out
+
+
+def _as_failed(snap: Snapshot, pred: Prediction | None, b: BackwardRecord) -> Prediction | None:
+    """The prediction, at the node where the backward really failed if that is another one
+    with freed buffers (a custom Function whose backward does not read its saved tensors runs
+    where the prediction said it would fail)."""
+    if pred is None or b.failed_at is None or pred.node == b.failed_at or \
+            pred.kind != "freed" or BACKWARD_TWICE not in (b.error or {}).get("message", ""):
+        return pred
+    node = next((n for n in snap.nodes if n.id == b.failed_at), None)
+    freed = [s.name for s in node.saved if s.state == "freed"] if node is not None else []
+    if not freed:
+        return pred
+    assert node is not None
+    return dataclasses.replace(pred, node=b.failed_at, buffers=freed,
+                               reason=f"{node.name} needs its saved {', '.join(freed)}, freed")
 
 
 def _growth(recording: Recording) -> Diagnosis | None:

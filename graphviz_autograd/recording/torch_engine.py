@@ -483,9 +483,11 @@ class TorchEngine:
                 return
             shape = _first_shape(grad_outputs)
             trace.append((RAN, uid, name, shape))
-            if not retain:
+            if not retain and uid not in self._freed:
+                # NB: (a node already released runs again only if it reads nothing it saved:
+                # a custom Function's backward that does not read ``saved_tensors``)
                 slots = self._read_slots(node, uid)
-                if slots and uid not in self._freed:
+                if slots:
                     self._freed.add(uid)
                     self._released(uid)
                 for slot, _shape, _dtype, nbytes, _packed in slots:

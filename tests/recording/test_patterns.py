@@ -278,10 +278,11 @@ def test_memory_that_grows_step_after_step_is_explained(engine: str, how: str) -
     t = torch_of(engine)
     with record(engine=engine) as rec:
         _carried(t, how)
-    # NB: (a running total is also a loss whose backward would fail: diagnosed first)
-    *_, d = diagnose(rec)
+    # NB: (a running total is also a loss whose backward would fail: a prediction, told
+    # after what was seen)
+    d, *_ = diagnose(rec)
     assert [x.kind for x in diagnose(rec)] == (["growth"] if how == "hidden" else
-                                               ["freed", "growth"])
+                                               ["growth", "freed"])
     assert d.kind == "growth" and d.backward is None and not d.predicted
     assert d.summary.startswith("Memory grows with each backward: after backward #1 ")
     afters = [s for s in rec.snapshots if s.kind == "after_backward"]
@@ -1482,7 +1483,7 @@ def test_validation_losses_kept_with_their_graphs_are_told_to_use_no_grad(engine
     t = torch_of(engine)
     with record(engine=engine) as rec:
         _validate(t, fixed=False)
-    *predicted, growth = diagnose(rec)
+    growth, *predicted = diagnose(rec)
     assert growth.kind == "growth"
     assert ", held by `val_history`. No backward ran through them" in growth.summary
     assert fix_keys(growth) == ["no_grad", "item"]
@@ -1606,3 +1607,36 @@ def test_an_embedding_renormalizing_its_weight_is_the_in_place_line(engine: str)
     assert f"The in-place op was at line {line}: `b = embedding(" in d.summary
     assert fix_keys(d) == ["out_of_place"]
     assert "`embedding.weight.clone()`" in d.fixes[0].detail
+
+
+@ON_BOTH_ENGINES
+def test_a_custom_function_that_reads_nothing_it_saved_runs_again(engine: str) -> None:
+    """Its saved tensors are freed by the first backward, but PyTorch checks them only when
+    its backward reads ``saved_tensors``: the second backward runs it, releases nothing
+    more, and fails further down; that is where the explanation says it failed."""
+    t = torch_of(engine)
+
+    class Double(t.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    w = t.randn(3, requires_grad=True)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        h = w.exp()
+        loss = Double.apply(h).sum()
+        loss.backward()
+        loss.backward()
+    _, second = rec.backwards
+    assert [s.name for s in second.steps] == ["SumBackward0", "DoubleBackward"]
+    assert not any(s.released for s in second.steps)
+    node = after(rec, 1).node(second.failed_at or "")
+    assert node.name == "ExpBackward0"
+    (d,) = diagnose(rec)
+    assert d.node == second.failed_at and "freed by backward #1" in d.summary
+    assert {s.released_by for n in rec.snapshots[-1].nodes for s in n.saved} == {1}
