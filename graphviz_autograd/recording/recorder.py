@@ -139,7 +139,7 @@ class Recording:
         if not self._active:
             self.engine.subscribe(self._on_event)
             self._active = True
-            _freeze()
+            _rarer_full_collections()
         return self
 
     def stop(self) -> None:
@@ -148,7 +148,7 @@ class Recording:
         if self._active:
             self.engine.unsubscribe(self._on_event)
             self._active = False
-            _unfreeze()
+            _usual_collections()
 
     # -- events ---------------------------------------------------------------------------------
     def _node_created(self, node: Any, tensor: Any, here: Any = True) -> None:
@@ -479,28 +479,30 @@ class Recording:
                 f"backward calls>")
 
 
-# NB: while recording, the objects that existed before are moved out of the garbage
-# collector's sight (``gc.freeze``): a recording makes many small records, and each full
-# collection they trigger would otherwise walk every object of the process (a few hundred
-# thousand once torch is imported: about 0.2 s each, every few steps of a real model). They
-# are given back when the last recording stops; a program that freezes objects itself is left
-# alone
-_frozen = [0, False]          # recordings active, and whether this module froze
+# NB: while recording, full collections of the garbage collector are made rarer (its oldest
+# generation's threshold raised to _FULL, young generations as usual): a recording makes many
+# small records, and each full collection they trigger walks every object of the process (a
+# few hundred thousand once torch is imported: about 0.2 s each, every few steps of a real
+# model). The threshold is given back when the last recording stops, unless the program set
+# another meanwhile
+_FULL = 1000
+_gc_state: list[Any] = [0, None]       # recordings active, the thresholds they replaced
 
 
-def _freeze() -> None:
-    if _frozen[0] == 0:
-        _frozen[1] = gc.get_freeze_count() == 0
-        if _frozen[1]:
-            gc.freeze()
-    _frozen[0] += 1
+def _rarer_full_collections() -> None:
+    if _gc_state[0] == 0:
+        _gc_state[1] = before = gc.get_threshold()
+        gc.set_threshold(before[0], before[1], max(before[2], _FULL))
+    _gc_state[0] += 1
 
 
-def _unfreeze() -> None:
-    _frozen[0] -= 1
-    if _frozen[0] == 0 and _frozen[1]:
-        _frozen[1] = False
-        gc.unfreeze()
+def _usual_collections() -> None:
+    _gc_state[0] -= 1
+    before = _gc_state[1]
+    if _gc_state[0] == 0 and before is not None:
+        _gc_state[1] = None
+        if gc.get_threshold() == (before[0], before[1], max(before[2], _FULL)):
+            gc.set_threshold(*before)
 
 
 def _step(entry: Sequence[Any]) -> Step:
