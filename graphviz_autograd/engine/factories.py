@@ -120,19 +120,28 @@ def _make(fill: Any, size: tuple[Any, ...], dtype: dt.DType | None, requires_gra
     return _leaf(fill(checked_size(size, zeros), d.np), d, requires_grad)
 
 
+def _size_given(name: str, size: tuple[Any, ...], kw: dict[str, Any]) -> tuple[Any, ...]:
+    """The size, by position or as ``size=``; PyTorch's error when there is none."""
+    if size:
+        return size
+    if "size" in kw:
+        return (kw["size"],)
+    raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+
+
 def zeros(*size: Any, dtype: dt.DType | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(np.zeros, size, dtype, requires_grad, zeros=True)
+          requires_grad: bool = False, **kw: Any) -> Tensor:
+    return _make(np.zeros, _size_given("zeros", size, kw), dtype, requires_grad, zeros=True)
 
 
 def ones(*size: Any, dtype: dt.DType | None = None, device: Any = None,
-         requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(np.ones, size, dtype, requires_grad)
+         requires_grad: bool = False, **kw: Any) -> Tensor:
+    return _make(np.ones, _size_given("ones", size, kw), dtype, requires_grad)
 
 
 def empty(*size: Any, dtype: dt.DType | None = None, device: Any = None,
-          requires_grad: bool = False, **_: Any) -> Tensor:
-    return _make(np.zeros, size, dtype, requires_grad)
+          requires_grad: bool = False, **kw: Any) -> Tensor:
+    return _make(np.zeros, _size_given("empty", size, kw), dtype, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: dt.DType | None = None, device: Any = None,
@@ -157,9 +166,21 @@ def _normal_into(arr: np.ndarray, gen: rnd.Generator) -> np.ndarray:
     return arr
 
 
+# PyTorch's error for ``rand()`` / ``randn()`` with no size
+_NO_SIZE = ("{}() received an invalid combination of arguments - got (), but expected one of:\n"
+            " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, "
+            "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+            "bool pin_memory = False, bool requires_grad = False)\n"
+            " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, "
+            "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+            "bool requires_grad = False)\n")
+
+
 def _random(draw: Any, kernel: str, size: tuple[Any, ...], dtype: dt.DType | None,
             requires_grad: bool, generator: Any) -> Tensor:
     """A new leaf that ``draw`` fills from ``generator`` (the default one for None)."""
+    if size == ():
+        raise TypeError(_NO_SIZE.format("rand" if kernel == "check_uniform_bounds" else "randn"))
     d = dtype or dt.float32
     rnd.check_floating(d, kernel)
     gen = rnd.resolve(generator)
@@ -175,8 +196,8 @@ def rand(*size: Any, generator: Any = None, dtype: dt.DType | None = None, devic
     >>> rand(3)
     tensor([0.4963, 0.7682, 0.0885])
     """
-    return _random(_uniform_into, "check_uniform_bounds", kw.get("size", size), dtype,
-                   requires_grad, generator)
+    return _random(_uniform_into, "check_uniform_bounds",
+                   (kw["size"],) if "size" in kw else size, dtype, requires_grad, generator)
 
 
 def randn(*size: Any, generator: Any = None, dtype: dt.DType | None = None, device: Any = None,
@@ -187,8 +208,8 @@ def randn(*size: Any, generator: Any = None, dtype: dt.DType | None = None, devi
     >>> randn(3)
     tensor([ 1.5410, -0.2934, -2.1788])
     """
-    return _random(_normal_into, "normal_kernel_cpu", kw.get("size", size), dtype,
-                   requires_grad, generator)
+    return _random(_normal_into, "normal_kernel_cpu",
+                   (kw["size"],) if "size" in kw else size, dtype, requires_grad, generator)
 
 
 def randint(*args: Any, size: Any = None, generator: Any = None, dtype: dt.DType | None = None,
