@@ -7,6 +7,7 @@ python benchmarks/bench_recording.py --out docs/benchmarks.md
 from __future__ import annotations
 
 import argparse
+import gc
 import platform
 import shlex
 import statistics
@@ -108,6 +109,7 @@ def bench_steps(rounds: int, n: int) -> list[tuple[str, float, float, float]]:
         hows = list(times)
         for r in range(rounds):
             for how in hows[r % 3:] + hows[:r % 3]:
+                gc.collect()           # NB: no run pays for the garbage of the one before
                 if how == "on":
                     with graphviz_autograd.record(keep_last=4):
                         times[how].append(per_step(step, n))

@@ -9,7 +9,9 @@ snapshot before and after each backward, each backward's steps. *bare mode* runs
 *floor* adds the least any recorder that meets the issue must do with PyTorch's public
 mechanisms, and nothing more: the user's line for each new ``grad_fn`` (one frame lookup), the
 search for the user's names once per backward, and a post-hook on each node the backward runs
-(its steps). Medians of interleaved rounds.
+(its steps). Medians of interleaved rounds, each run after a full garbage collection (so none
+pays for the garbage of the one before; the full collection a recording puts off until it
+stops is not in its time).
 
     python benchmarks/bench_torch_recording.py --out docs/benchmarks.md
 """
@@ -17,6 +19,7 @@ search for the user's names once per backward, and a post-hook on each node the 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import shlex
@@ -146,6 +149,9 @@ def measure(name: str, make: Callable[[], Any], steps: int, rounds: int) -> Row:
         run(how)
     for _ in range(rounds):
         for how, samples in times.items():
+            # NB: no run pays for the garbage of the one before (a recording's records, the
+            # full collection it put off until it stopped)
+            gc.collect()
             samples.append(run(how))
     off, bare, floor, on = (statistics.median(times[k]) for k in times)
     return name, off, bare, floor, on
