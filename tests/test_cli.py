@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _markers import requires_torch
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,3 +149,26 @@ def test_render_keeps_the_last_snapshots_it_is_asked_to(tmp_path: Path) -> None:
     assert [s["kind"] for s in data["snapshots"]] == ["after_backward", "before_backward",
                                                       "backward_failed"]
     assert len(list((tmp_path / "out").iterdir())) == 1      # the JSON only
+
+
+WARNS = """\
+import torch
+x = torch.randn(3, requires_grad=True)
+h = x * 2
+h.sum().backward()
+print(h.grad)
+"""
+
+
+@requires_torch
+def test_a_warning_pytorch_raises_points_at_the_users_line(tmp_path: Path) -> None:
+    """On real torch an op's warning (here reading a non-leaf's ``.grad``) is raised at the
+    innermost Python frame, the recorder's mode: it is shown at the user's line, as without
+    the recorder."""
+    script = tmp_path / "warns.py"
+    script.write_text(WARNS)
+    r = cli("explain", "--engine", "torch", str(script))
+    assert r.returncode == 0, r.stderr
+    assert f"{script}:5: UserWarning: The .grad attribute of a Tensor that is not a leaf" \
+        in r.stderr
+    assert "torch_engine.py" not in r.stderr

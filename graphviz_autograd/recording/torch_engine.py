@@ -23,6 +23,7 @@ import itertools
 import os
 import re
 import sys
+import warnings
 import weakref
 from collections.abc import Callable, Container
 from dataclasses import dataclass
@@ -221,6 +222,8 @@ class TorchEngine:
             self._seq_start = torch._C._autograd._get_sequence_nr()
             self._mode = _Mode(self)
             self._mode.__enter__()
+            self._shown = warnings.showwarning
+            warnings.showwarning = self._show_warning
 
     def unsubscribe(self, fn: Callable[..., None]) -> None:
         if fn in self._listeners:
@@ -228,6 +231,20 @@ class TorchEngine:
         if not self._listeners and self._mode is not None:
             self._mode.__exit__(None, None, None)
             self._mode = None
+            if warnings.showwarning == self._show_warning:    # (unless replaced since)
+                warnings.showwarning = self._shown
+
+    def _show_warning(self, message: Any, category: Any, filename: str, lineno: int,
+                      file: Any = None, line: str | None = None) -> None:
+        """A warning raised inside an op the mode ran (PyTorch's own, from C++: at the
+        innermost Python frame, the mode's) is shown at the user's line, as without it."""
+        if filename == __file__:
+            user = next((f for f in frames.user_frames(sys._getframe(1))
+                         if f.f_code.co_filename != warnings.__file__), None)
+            if user is not None:
+                filename, lineno, line = user.f_code.co_filename, user.f_lineno, None
+            del user
+        self._shown(message, category, filename, lineno, file, line)
 
     def _emit(self, event: str, *args: Any) -> None:
         for fn in list(self._listeners):

@@ -467,3 +467,27 @@ def test_every_kind_of_in_place_call_is_seen_on_real_torch() -> None:
     assert [s.split(": ", 1)[1] for s in said[1]] == [
         "`h += 1`.", "`a[0] = 5`.", "`F.relu(b, inplace=True)`.",
         "`F.leaky_relu(d, 0.1, True)`.", "`t.nn.ReLU(inplace=True)(e)`."]
+
+
+def test_a_warning_inside_an_op_is_told_at_the_users_line() -> None:
+    """Captured as a program captures them (``catch_warnings(record=True)`` around the
+    recording): the user's file and line, not the recorder's; the display hook is given back
+    when the recording stops."""
+    shown = warnings.showwarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with graphviz_autograd.record(engine="torch"):
+            x = torch.randn(3, requires_grad=True)
+            h = x * 2
+            h.sum().backward()
+            line = _here() + 1
+            assert h.grad is None
+        assert warnings.showwarning is not None
+    assert warnings.showwarning is shown
+    (w,) = [w for w in caught if "is not a leaf Tensor" in str(w.message)]
+    assert (w.filename, w.lineno) == (__file__, line)
+
+
+def _here() -> int:
+    import sys
+    return sys._getframe(1).f_lineno
