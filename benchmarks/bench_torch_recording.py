@@ -164,7 +164,9 @@ def table(rows: list[Row], command: str) -> str:
              "the issue must do with PyTorch's public mechanisms, with no snapshot and no "
              "record kept: the bare mode, plus the user's line for each new `grad_fn` (one "
              "frame lookup), the search for the user's names once per backward, and a no-op "
-             "post-hook on each node the backward runs (its steps).", "",
+             "post-hook on each node the backward runs (its steps). Medians of interleaved "
+             "rounds, each run after a full garbage collection (the one a recording puts off "
+             "until it stops is not in its time).", "",
              "| training loop | recording off (ms/step) | bare mode (ms/step) | floor (ms/step) "
              "| on (ms/step) | bare / off | floor / off | on / off |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
