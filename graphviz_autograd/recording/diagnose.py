@@ -32,7 +32,8 @@ class Fix:
     key: str           # recompute, detach, retain_graph, sum_losses, backward_once, out_of_place,
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
-    #                    already_included, no_retain_graph, fresh_list, one_grad_call
+    #                    already_included, no_retain_graph, fresh_list, one_grad_call,
+    #                    make_leaf, parameter
     title: str
     detail: str
 
@@ -234,6 +235,47 @@ def _assigned(code: str | None) -> str | None:
     return None
 
 
+ACCUMULATE = "torch::autograd::AccumulateGrad"
+
+
+def _not_a_leaf(snap: Snapshot, node: NodeInfo, name: str) -> str | None:
+    """``torch.randn(3, 3) * 0.01`` where ``name`` is a tensor one line made from a leaf that
+    requires grad and that line alone (``w = torch.randn(3, 3, requires_grad=True) * 0.01``,
+    ``.double()``, ``.to(device)``): its value with ``requires_grad`` taken out. ``name`` is not
+    a leaf, its ``.grad`` stays None and its graph is shared by every later loss. None where
+    that is not the story (a leaf with a name of its own, a second line in its graph)."""
+    src = node.source
+    code = (src or {}).get("code") or ""
+    if src is None or "requires_grad" not in code or _assigned(code) != name:
+        return None
+    leaves = 0
+    for n in _subgraph(snap, node.id):
+        if n.name == ACCUMULATE:
+            if n.labels:
+                return None
+            leaves += 1
+        elif n.source is None or (n.source["file"], n.source["line"]) != \
+                (src["file"], src["line"]):
+            return None
+    if not leaves:
+        return None
+    line = ast.parse(code.strip()).body[0]      # (an assignment: ``_assigned``)
+    assert isinstance(line, ast.Assign)
+    return ast.unparse(_NoRequiresGrad().visit(line.value))
+
+
+class _NoRequiresGrad(ast.NodeTransformer):
+    """An expression with its ``requires_grad=True`` and ``.requires_grad_()`` taken out."""
+
+    def visit_Call(self, call: ast.Call) -> ast.AST:
+        self.generic_visit(call)
+        call.keywords = [k for k in call.keywords if k.arg != "requires_grad"]
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr == "requires_grad_" and not call.args:
+            return f.value
+        return call
+
+
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     by_id = {n.id: n for n in snap.nodes}
     seen, stack, out = set(), [root], []
@@ -286,6 +328,23 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     code = node.source["code"] if node.source else None
     fixes: list[Fix] = []
     total: str | None = None          # a running total backwarded, then added to again
+    leaf = _not_a_leaf(snap, node, name) if reused else None
+    if leaf is not None:
+        # NB: a parameter made by an op on a fresh leaf (``* 0.01``, ``.double()``): what looks
+        # like a parameter is that op's result, reused by every step's graph
+        summary += (f" `{name}` is not a leaf: its line makes a tensor that requires grad and "
+                    f"computes `{name}` from it, so `{name}` has a graph of its own, built once "
+                    f"and reused by every later loss. `{name}.grad` stays None: the gradient "
+                    "goes to the unnamed leaf.")
+        fixes += [Fix("make_leaf", f"Make `{name}` a leaf",
+                      f"`{name} = ({leaf}).requires_grad_()`: the op runs on a plain tensor "
+                      f"and `requires_grad` is set on its result, so `{name}` is the leaf that "
+                      "gets `.grad`, with no graph behind it."),
+                  Fix("parameter", f"Or, in a module, make `{name}` an `nn.Parameter`",
+                      f"`nn.Parameter({leaf})` is a leaf that `model.parameters()` and the "
+                      "optimizer see.")]
+        return Diagnosis(backward, backward is None, "freed", node.id, node.name,
+                         list(pred.buffers), freed_by, built, summary, fixes, snap.index)
     if reused:
         summary += (f" That node was built before backward #{k} and is reused by the graph of "
                     f"this backward; backward #{k} ran it and freed its buffers.")

@@ -1640,3 +1640,58 @@ def test_a_custom_function_that_reads_nothing_it_saved_runs_again(engine: str) -
     (d,) = diagnose(rec)
     assert d.node == second.failed_at and "freed by backward #1" in d.summary
     assert {s.released_by for n in rec.snapshots[-1].nodes for s in n.saved} == {1}
+
+
+# -- a "parameter" that is not a leaf: an op on the line that made it ----------------------------
+def _not_a_leaf(t: Any, how: str) -> Any:
+    """Three steps of a loop over a weight ``w``; ``how``: the line that makes it."""
+    t.manual_seed(0)
+    x = t.randn(4, 3)
+    if how == "scaled":
+        w = t.randn(3, 3, requires_grad=True) * 0.01
+    elif how == "divided":
+        w = t.randn(3, 3).requires_grad_() / 10
+    elif how == "leaf":
+        w = (t.randn(3, 3) * 0.01).requires_grad_()
+    else:
+        base = t.randn(3, 3, requires_grad=True)
+        w = base * 0.01
+    for _ in range(3):
+        loss = (x @ w).pow(2).mean()
+        loss.backward()
+    return w
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("how", "fixed"), [
+    ("scaled", "w = (t.randn(3, 3) * 0.01).requires_grad_()"),
+    ("divided", "w = (t.randn(3, 3) / 10).requires_grad_()")])
+def test_a_weight_made_by_an_op_on_a_fresh_leaf_is_told_to_be_made_a_leaf(
+        engine: str, how: str, fixed: str) -> None:
+    """``w = torch.randn(..., requires_grad=True) * 0.01``: ``w`` is not a leaf, so every
+    step's loss reaches into the one graph that made it and the second backward fails there.
+    Rebuilding ``w`` each step (the usual "recompute" fix) would make a new weight every step;
+    the fix is to make it a leaf, with the line rewritten."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _not_a_leaf(t, how)
+    (d,) = diagnose(rec)
+    assert d.backward == 2 and fix_keys(d) == ["make_leaf", "parameter"]
+    assert d.built_by["labels"] == ["w"]
+    assert "`w` is not a leaf" in d.summary and "`w.grad` stays None" in d.summary
+    assert d.fixes[0].detail.startswith(f"`{fixed}`")
+    with record(engine=engine) as ok:
+        w = _not_a_leaf(t, "leaf")
+    assert w.is_leaf and w.grad is not None
+    assert [b.error for b in ok.backwards] == [None] * 3 and diagnose(ok) == []
+
+
+@ON_BOTH_ENGINES
+def test_a_weight_made_from_a_named_leaf_keeps_the_recompute_fixes(engine: str) -> None:
+    """``base`` has a name of its own: ``w = base * 0.01`` may be meant as an op of the model,
+    so the usual fixes stand."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _not_a_leaf(t, "named")
+    (d,) = diagnose(rec)
+    assert "make_leaf" not in fix_keys(d) and fix_keys(d)[0] == "recompute"
