@@ -135,15 +135,18 @@ def _explain(args: argparse.Namespace, script_args: list[str], engine: Any = Non
     from .recording import diagnose, explain, record
     with record(engine=engine, keep_last=args.keep_last) as rec:
         result = run_script(args.script, script_args)
+        if result.error is not None:
+            rec._raised(result.error)
     sys.stdout.flush()
-    if not rec.backwards:
+    if not rec.snapshots:
         print(f"{PROG}: the script ran no backward: nothing was recorded.")
         return result.status
-    total = rec.backwards[-1].number
+    total = rec.backwards[-1].number if rec.backwards else 0
     kept = len(rec.snapshots)
     trimmed = args.keep_last is not None and total > len(rec.backwards)
     print(f"\n== {PROG}: {total} backward call(s) recorded"
           + (f" (the diagnosis reads the last {kept} snapshots: --keep-last)" if trimmed else "")
+          + ("; the script stopped at an error" if result.error is not None else "")
           + "\n")
     diagnoses = diagnose(rec)
     if diagnoses and sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
@@ -219,6 +222,8 @@ def _render(args: argparse.Namespace, script_args: list[str]) -> int:
             stack.enter_context(native_torch())
         rec = stack.enter_context(record(engine=engine, keep_last=args.keep_last))
         result = run_script(args.script, script_args)
+        if result.error is not None:
+            rec._raised(result.error)
     sys.stdout.flush()
     _write(rec, folder, formats, Path(args.script).name, progress)
     return result.status

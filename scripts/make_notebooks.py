@@ -486,6 +486,52 @@ for epoch in range(6):
         code('assert "Compute `val_loss` under `torch.no_grad()`" in explain(_autograd)'),
         md("Fix: compute it under `with torch.no_grad():` (an evaluation needs no graph), and "
            "keep `val_loss.item()` in the list."),
+        md("## 11. A weight that is not a leaf\n\n"
+           "`* 0.01` runs on the leaf `torch.randn` made, so `w` is that op's result: it has a "
+           "graph of its own, built once, that every step's loss reaches into. The first "
+           "backward frees it, and `w.grad` stays None all along."),
+        code("""
+%%autograd
+x = torch.randn(8, 3)
+w = torch.randn(3, 1, requires_grad=True) * 0.01
+for step in range(3):
+    loss = (x @ w).pow(2).mean()
+    loss.backward()
+"""),
+        code(EXPLAIN),
+        code('assert "Make `w` a leaf" in explain(_autograd)'),
+        code("""
+%%autograd
+w = (torch.randn(3, 1) * 0.01).requires_grad_()   # the fix: the op first, then requires_grad
+for step in range(3):
+    loss = (x @ w).pow(2).mean()
+    loss.backward()
+print(w.is_leaf, w.grad is not None)
+"""),
+        md("## 12. A weight updated in place with gradients on\n\n"
+           "A hand-written SGD step changes the leaf `w` in place while gradients are on, which "
+           "autograd refuses. The script stops there: the last snapshot is the graph at that "
+           "line, and the explanation is about the line."),
+        code("""
+%%autograd
+w = torch.randn(3, 1, requires_grad=True)
+for step in range(3):
+    loss = (x @ w).pow(2).mean()
+    loss.backward()
+    w -= 0.1 * w.grad
+    w.grad = None
+"""),
+        code(EXPLAIN),
+        code('assert "Change it under `torch.no_grad()`" in explain(_autograd)'),
+        code("""
+%%autograd
+for step in range(3):
+    loss = (x @ w).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():               # the fix: an update is no part of any graph
+        w -= 0.1 * w.grad
+    w.grad = None
+"""),
     ]
 
 

@@ -172,3 +172,23 @@ def test_a_warning_pytorch_raises_points_at_the_users_line(tmp_path: Path) -> No
     assert f"{script}:5: UserWarning: The .grad attribute of a Tensor that is not a leaf" \
         in r.stderr
     assert "torch_engine.py" not in r.stderr
+
+
+def test_explain_a_script_stopped_by_an_autograd_error_outside_a_backward(tmp_path: Path
+                                                                          ) -> None:
+    """A weight updated in place with gradients on: the script stops at that line, and
+    ``explain`` says why and how to write it, from the graph where it stopped."""
+    script = tmp_path / "update.py"
+    script.write_text("import torch\n"
+                      "w = torch.randn(3, requires_grad=True)\n"
+                      "x = torch.randn(3)\n"
+                      "loss = (w * x).sum()\n"
+                      "loss.backward()\n"
+                      "w -= 0.1 * w.grad\n")
+    r = cli("explain", str(script))
+    assert r.returncode == 1
+    assert "RuntimeError: a leaf Variable that requires grad is being used" in r.stderr
+    assert "1 backward call(s) recorded; the script stopped at an error" in r.stdout
+    assert "line 6 (`w -= 0.1 * w.grad`) changed `w` in place" in r.stdout
+    assert "1. Change it under `torch.no_grad()`" in r.stdout
+    assert "`with torch.no_grad(): w -= 0.1 * w.grad`" in r.stdout

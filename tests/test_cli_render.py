@@ -143,3 +143,28 @@ def test_render_engine_torch_on_real_pytorch(stem: str, tmp_path: Path) -> None:
                                                                 native.glob("*.svg"))
     kinds = [s["kind"] for s in json.loads((real / "recording.json").read_text())["snapshots"]]
     assert kinds[-1] == "backward_failed" and (real / "index.html").is_file()
+
+
+def test_render_draws_the_graph_where_the_script_stopped(tmp_path: Path) -> None:
+    """Nothing lost: a script that stops at an error before any backward still gets the
+    picture of its graph then, with the error; one that does not compile gets none."""
+    script = tmp_path / "stops.py"
+    script.write_text("import torch\n"
+                      "x = torch.randn(3, requires_grad=True)\n"
+                      "y = x.exp()\n"
+                      "arr = y.numpy()\n")
+    out = tmp_path / "o"
+    r = cli("render", str(script), "-o", str(out), "--format", "svg,json,html")
+    assert r.returncode == 1 and "Can't call numpy()" in r.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "00-manual-runtimeerror-raised.svg", "index.html", "recording.json"]
+    (snap,) = json.loads((out / "recording.json").read_text())["snapshots"]
+    assert snap["error"]["type"] == "RuntimeError" and snap["source"]["line"] == 4
+    assert sorted(n["name"] for n in snap["nodes"]) == ["ExpBackward0",
+                                                        "torch::autograd::AccumulateGrad"]
+    svg = (out / "00-manual-runtimeerror-raised.svg").read_text()
+    assert "RuntimeError: Can&#x27;t call numpy() on Tensor that requires grad" in svg
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = (1,\n")
+    r = cli("render", str(bad), "-o", str(tmp_path / "b"), "--format", "svg")
+    assert r.returncode == 1 and "nothing was recorded" in r.stderr

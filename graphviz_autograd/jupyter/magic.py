@@ -13,7 +13,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from ..recording import record
+from ..recording import Recording, record
 from ..torch_alias import ALIASES, native_torch
 
 __all__ = ["AutogradMagics"]
@@ -48,7 +48,7 @@ class AutogradMagics(Magics):
                 return
             with record(engine=TorchEngine(), keep_last=args.last) as rec:
                 ns["_autograd"] = rec       # NB: inside the cell too: _autograd.snapshot(label)
-                _run(shell, compiled, ns)
+                _run(shell, compiled, ns, rec)
         else:
             # NB: names bound to the real torch modules (imported in an earlier cell) stand for
             # the engine inside the cell, and are given back afterwards
@@ -59,7 +59,7 @@ class AutogradMagics(Magics):
                     ns[name] = sys.modules[mod.__name__]
                 ns["_autograd"] = rec
                 try:
-                    _run(shell, compiled, ns)
+                    _run(shell, compiled, ns, rec)
                 finally:
                     for name, mod in rebound.items():
                         if ns.get(name) is sys.modules[mod.__name__]:
@@ -70,12 +70,14 @@ class AutogradMagics(Magics):
         display(rec.widget())
 
 
-def _run(shell: Any, compiled: Any, ns: dict[str, Any]) -> None:
+def _run(shell: Any, compiled: Any, ns: dict[str, Any], rec: Recording) -> None:
     try:
         exec(compiled, ns)
-    except Exception:
-        # NB: the traceback is shown, and so is everything recorded up to the failure
+    except Exception as e:
+        # NB: the traceback is shown, and so is everything recorded up to the failure, with
+        # the graph where the cell stopped
         shell.showtraceback()
+        rec._raised(e)
 
 
 def _cell_file(shell: Any, code: str, raw: str) -> str:

@@ -21,6 +21,8 @@ from .predict import NO_DERIVATIVE, predict
 from .snapshot import NodeInfo, Prediction, SavedInfo, Snapshot, TensorInfo
 
 if TYPE_CHECKING:
+    from types import CodeType, FrameType
+
     from .recorder import Recording
 
 __all__ = ["Static", "Raw", "capture", "materialize", "static_of", "ALIVE", "FREED", "ALL_ALIVE",
@@ -95,10 +97,18 @@ def _no_gc(fn: Any) -> Any:
 
 @_no_gc
 def capture(rec: Recording, kind: str, label: str, backward: int | None,
-            error: dict[str, str] | None, targets: list[Any] | None) -> Raw:
+            error: dict[str, str] | None, targets: list[Any] | None,
+            at: tuple[FrameType, int] | None = None) -> Raw:
     E = rec.engine
     cached = rec._names_cache
-    if cached is not None and kind in ("after_backward", "backward_failed"):
+    if at is not None:
+        # NB: where an exception left the user's code (its frame, and the instruction that
+        # raised): the names are those of that frame and the frames that called it
+        user = list(frames.user_frames(at[0]))
+        here: tuple[CodeType, int] | None = (at[0].f_code, at[1])
+        named = frames.find_names(user, E.tensor_types, E.is_module) if rec.names else {}
+        del user
+    elif cached is not None and kind in ("after_backward", "backward_failed"):
         # NB: the snapshot after a backward: the user's code is where it was before it, and a
         # backward does not rebind the user's names
         here, named = cached

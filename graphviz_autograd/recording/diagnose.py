@@ -19,7 +19,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from .predict import modified_in_unpack_order
-from .snapshot import NodeInfo, Prediction, Snapshot
+from .snapshot import NodeInfo, Prediction, Snapshot, TensorInfo
 
 if TYPE_CHECKING:
     from .recorder import BackwardRecord, Recording
@@ -42,7 +42,7 @@ class Fix:
 class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
-    # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain"
+    # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
     kind: str
     node: str
     node_name: str
@@ -336,13 +336,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                     f"computes `{name}` from it, so `{name}` has a graph of its own, built once "
                     f"and reused by every later loss. `{name}.grad` stays None: the gradient "
                     "goes to the unnamed leaf.")
-        fixes += [Fix("make_leaf", f"Make `{name}` a leaf",
-                      f"`{name} = ({leaf}).requires_grad_()`: the op runs on a plain tensor "
-                      f"and `requires_grad` is set on its result, so `{name}` is the leaf that "
-                      "gets `.grad`, with no graph behind it."),
-                  Fix("parameter", f"Or, in a module, make `{name}` an `nn.Parameter`",
-                      f"`nn.Parameter({leaf})` is a leaf that `model.parameters()` and the "
-                      "optimizer see.")]
+        fixes += _leaf_fixes(snap, name, leaf)
         return Diagnosis(backward, backward is None, "freed", node.id, node.name,
                          list(pred.buffers), freed_by, built, summary, fixes, snap.index)
     if reused:
@@ -789,6 +783,12 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
         d = _diagnose(recording, before, pred, b.number,
                       b.roots[0] if b.roots else None) if pred is not None else None
         out.append(d if d is not None else _other(recording, before, b))
+    for snap in recording.snapshots:
+        if snap.kind == "manual" and snap.error is not None:
+            # NB: where the recorded code stopped at an error outside any backward
+            raised = _raised(recording, snap)
+            if raised is not None:
+                out.append(raised)
     growth = _growth(recording)
     if growth is not None:
         out.append(growth)
@@ -827,6 +827,190 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
     return out
+
+
+# -- an error that stopped the recorded code outside any backward ---------------------------------
+def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
+    """The autograd errors a forward or an update line raises (an in-place change of a leaf or
+    of a view autograd cannot follow, ``numpy()`` of a tensor that requires grad, the
+    ``requires_grad`` flag of a non-leaf, a ``.grad`` that is None, an optimizer given a
+    non-leaf), explained from the line that raised; None for any other error."""
+    error, src = snap.error, snap.source
+    if error is None or src is None:
+        return None
+    message, code = error["message"], src.get("code") or ""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    read = [name for n in ast.walk(tree) if (name := _dotted(n))]
+    tensors = _tensors_named(snap, read)
+    at = _line(src)
+    fixes: list[Fix] = []
+    named: str | None = None
+    if message.startswith(("a leaf Variable that requires grad", "a view of a leaf Variable")):
+        leaf = next((n for n, t in tensors if t.is_leaf and t.requires_grad), None)
+        named = leaf
+        what = f"`{leaf}`" if leaf else "a tensor"
+        of_view = message.startswith("a view")
+        summary = (f"{at} changed {'a view of ' if of_view else ''}{what} in place, and {what} is "
+                   "a leaf that requires grad (a weight: the backward gives it `.grad`). "
+                   "Autograd refuses to change a leaf in place while gradients are on: the "
+                   "graphs that read it would lose the value they were built from.")
+        fixes += [Fix("no_grad", "Change it under `torch.no_grad()`",
+                      f"An update or an initialization of a weight is no part of any graph: "
+                      f"`with torch.no_grad(): {ast.unparse(tree) or code.strip()}` (as an "
+                      "optimizer's `step()` "
+                      "does; `nn.init` functions do it for you)."),
+                  Fix("out_of_place", "Or, to make the change part of the graph, do it out "
+                      "of place", _out_of_place(code) + ": the result is a new tensor that "
+                      "is not a leaf (its gradient goes to the leaf it was made from).")]
+    elif message.startswith("Output ") and "is a view and is being modified inplace" in message:
+        op = message.split(" of ", 1)[1].split(" is a view", 1)[0]
+        view = next((n for n, _ in tensors), None)
+        named = view
+        what = f"`{view}`" if view else "a view"
+        several = "returns multiple views" in message
+        summary = (f"{at} changed {what} in place, and {what} is "
+                   + (f"one of several views that one op ({op}) returned, as `unbind`, "
+                      "`split` and `chunk` do: autograd cannot follow a change to one of them."
+                      if several else f"a view a custom Function returned ({op}), whose "
+                      "backward would not see the change."))
+        fixes += [Fix("out_of_place", "Write it out of place", _out_of_place(code) + "."),
+                  Fix("clone", f"Or change a copy: `{view or 'v'}.clone()`",
+                      f"`{view or 'v'} = {view or 'v'}.clone()` after the line that makes it: "
+                      "the copy is a tensor of its own, which may be changed in place.")]
+    elif message.startswith("A view was created in no_grad mode"):
+        view = next((n for n, _ in tensors), None)
+        named = view
+        what = f"`{view}`" if view else "a view"
+        summary = (f"{at} changed {what} in place with gradients on, and {what} is a view made "
+                   "under `torch.no_grad()`: autograd does not know what it is a view of, so "
+                   "it cannot follow the change.")
+        fixes += [Fix("view_with_grad", "Make the view with gradients on",
+                      f"Take {what} outside the `torch.no_grad()` block (or change it inside "
+                      "it, if no gradient should flow through the change)."),
+                  Fix("out_of_place", "Or write it out of place", _out_of_place(code) + ".")]
+    elif message.startswith("Can't call numpy() on Tensor that requires grad"):
+        t = next((n for n, info in tensors if info.requires_grad), None)
+        named = t
+        what = f"`{t}`" if t else "a tensor"
+        summary = (f"{at} made a NumPy array of {what}, which requires grad: an array carries no "
+                   "graph, so PyTorch refuses to drop the tensor's without being told.")
+        plain = ast.unparse(tree)
+        fixed = ast.unparse(_Detached(t).visit(tree)) if t else plain
+        fixes.append(Fix("detach", f"Read `{t or 'x'}.detach()`",
+                         (f"`{fixed}`" if fixed != plain else
+                          f"Pass `{t or 'x'}.detach()` (a tensor with the same values and no "
+                          "graph) where a NumPy array is made of it (`np.array`, plotting)")
+                         + "; `.item()` or `.tolist()` for plain numbers."))
+    elif message.startswith("you can only change requires_grad flags of leaf variables"):
+        t = next((n for n, info in tensors if not info.is_leaf), None)
+        named = t
+        x = t or "y"
+        summary = (f"{at} set `requires_grad` of `{x}`, which is not a leaf: it was computed "
+                   "from tensors that require grad, so it already has a graph, and its flag "
+                   "follows from theirs.")
+        fixes += [Fix("retain_grad", f"`{x}.retain_grad()` to read its gradient",
+                      f"After a backward, `{x}.grad` holds the gradient that flowed into it; "
+                      "the graph stays whole."),
+                  Fix("new_leaf", f"Or `{x} = {x}.detach().requires_grad_()`: a new leaf",
+                      f"If `{x}` should start a graph of its own (no gradient flowing back "
+                      "past it).")]
+    elif "can't optimize a non-leaf Tensor" in message:
+        t = next((n for n, info in tensors if not info.is_leaf), None)
+        named = t
+        x = t or "w"
+        summary = (f"{at} gave the optimizer `{x}`, which is not a leaf: it was computed from "
+                   "another tensor, so a backward gives it no `.grad` and the optimizer could "
+                   "not update it.")
+        fixes += _leaf_fixes(snap, x)
+    elif "NoneType" in message and any(
+            isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(tree)):
+        owners = [_dotted(n.value) for n in ast.walk(tree)
+                  if isinstance(n, ast.Attribute) and n.attr == "grad"]
+        found = next(((n, info) for n, info in tensors if n in owners), None)
+        if found is None:
+            return None
+        x, info = found
+        named = x
+        if not info.is_leaf:
+            summary = (f"`{x}.grad` is None at {at}: `{x}` is not a leaf (it was computed from "
+                       "another tensor), and a backward fills `.grad` only for leaves.")
+            fixes += _leaf_fixes(snap, x)
+        elif not info.requires_grad:
+            summary = (f"`{x}.grad` is None at {at}: `{x}` does not require grad, so no "
+                       "backward computes a gradient for it.")
+            fixes.append(Fix("requires_grad", f"Make `{x}` require grad",
+                             f"Create it with `requires_grad=True`, or call "
+                             f"`{x}.requires_grad_()` before computing from it."))
+        else:
+            ran = [b for b in recording.backwards if b.error is None]
+            summary = (f"`{x}.grad` is None at {at}: "
+                       + ("no backward ran before this line." if not ran else
+                          f"no backward since its `.grad` was last cleared reached `{x}` "
+                          "(the loss does not use it, or uses a `.detach()` of it, or "
+                          "`zero_grad()` set it to None)."))
+            fixes.append(Fix("backward_first", "Backward before reading `.grad`",
+                             f"Call `loss.backward()` on a loss computed from `{x}` first; "
+                             "where a step may skip the backward, test `x.grad is not None`."))
+    else:
+        return None
+    labels = [named] if named else []
+    return Diagnosis(None, False, "raised", "", "", [], [], {"labels": labels, "source": src},
+                     summary, fixes, snap.index)
+
+
+class _Detached(ast.NodeTransformer):
+    """``y.numpy()`` made ``y.detach().numpy()``, for the tensor ``name``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr == "numpy" and _dotted(node.value) == self.name:
+            node.value = ast.Call(ast.Attribute(node.value, "detach", ast.Load()), [], [])
+        return node
+
+
+def _tensors_named(snap: Snapshot, names: list[str]) -> list[tuple[str, TensorInfo]]:
+    """The snapshot's tensors a line names, in the line's order."""
+    by_label: dict[str, TensorInfo] = {t.label: t for t in snap.tensors if t.label}
+    by_node = {t.grad_fn: t for t in snap.tensors if t.grad_fn is not None}
+    by_var = {t.id: t for t in snap.tensors}
+    for n in snap.nodes:
+        t = by_node.get(n.id) or (by_var.get(n.variable) if n.variable else None)
+        if t is not None:
+            for label in n.labels:
+                by_label.setdefault(label, t)
+    return [(n, by_label[n]) for n in dict.fromkeys(names) if n in by_label]
+
+
+def _leaf_fixes(snap: Snapshot, name: str, value: str | None = None) -> list[Fix]:
+    """Make the weight ``name`` a leaf: its line rewritten where one line made it from a fresh
+    leaf (``value``: that line's value with ``requires_grad`` taken out), else in general
+    words."""
+    if value is None:
+        node = next((n for n in snap.nodes if name in n.labels and n.name != ACCUMULATE), None)
+        value = _not_a_leaf(snap, node, name) if node is not None else None
+    if value is not None:
+        primary = isinstance(ast.parse(value, mode="eval").body,
+                             (ast.Call, ast.Attribute, ast.Name, ast.Subscript))
+        return [Fix("make_leaf", f"Make `{name}` a leaf",
+                    f"`{name} = {value if primary else f'({value})'}.requires_grad_()`: the op "
+                    f"runs on a plain tensor and `requires_grad` is set on its result, so "
+                    f"`{name}` is the leaf that gets `.grad`, with no graph behind it."),
+                Fix("parameter", f"Or, in a module, make `{name}` an `nn.Parameter`",
+                    f"`nn.Parameter({value})` is a leaf that `model.parameters()` and the "
+                    "optimizer see.")]
+    return [Fix("make_leaf", f"Make `{name}` a leaf",
+                f"Compute its value with no graph and set `requires_grad` last "
+                f"(`{name} = {name}.detach().requires_grad_()`, or create it with "
+                "`requires_grad=True` and change it only under `torch.no_grad()`)."),
+            Fix("retain_grad", f"Or `{name}.retain_grad()` to read its gradient",
+                f"If `{name}` is meant to be an intermediate value, `{name}.retain_grad()` "
+                f"before the backward keeps its gradient in `{name}.grad`.")]
 
 
 def _as_failed(snap: Snapshot, pred: Prediction | None, b: BackwardRecord) -> Prediction | None:

@@ -12,7 +12,7 @@ from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 __all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "find_names",
-           "add_internal", "entry"]
+           "add_internal", "entry", "is_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
@@ -21,7 +21,8 @@ _MAX_ITEMS = 256          # how far into a list or dict the name search looks
 _CO_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's frame (f_locals is a copy)
 
 
-def _internal(filename: str) -> bool:
+def is_internal(filename: str) -> bool:
+    """Library code (the package's own, Python's, torch's once added), not the user's."""
     return filename.startswith(_INTERNAL)
 
 
@@ -36,7 +37,7 @@ def user_frames(start: FrameType | None = None) -> Iterator[FrameType]:
     """The frames of the user's code, innermost first (the package's own frames skipped)."""
     f: FrameType | None = start if start is not None else sys._getframe(1)
     while f is not None:
-        if not _internal(f.f_code.co_filename):
+        if not is_internal(f.f_code.co_filename):
             yield f
         f = f.f_back
 

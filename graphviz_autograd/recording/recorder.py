@@ -6,12 +6,14 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+import warnings
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from ..engine.events import RAN, RELEASED, Dispatch
@@ -334,6 +336,33 @@ class Recording:
         self._take("manual", label or f"snapshot {self._count}", None)
         return self.snapshots[-1]
 
+    def _raised(self, error: BaseException) -> None:
+        """A snapshot of the graph where the recorded code stopped at ``error`` (kind
+        ``manual``, carrying the error; its place is the user's line that raised), unless it is
+        a failed backward's own error, which has its snapshot already."""
+        if isinstance(error, (SystemExit, GeneratorExit)) or not self._active:
+            return
+        info = {"type": type(error).__name__, "message": str(error)}
+        last = self._raws[-1] if self._raws else None
+        if last is not None and last.kind == "backward_failed" and last.error == info:
+            return
+        at = None
+        tb = error.__traceback__
+        while tb is not None:
+            if not frames.is_internal(tb.tb_frame.f_code.co_filename):
+                at = (tb.tb_frame, tb.tb_lasti)
+            tb = tb.tb_next
+        if at is None:
+            # NB: raised before any of the user's code ran (a script that does not compile)
+            return
+        try:
+            self._end_trace()
+            self._take("manual", f"{info['type']} raised", None, error=info, at=at)
+        except Exception as e:
+            # NB: the user's error is what propagates: the recorder's own only warns
+            warnings.warn(f"graphviz-autograd: no snapshot of the {info['type']} raised: "
+                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=2)
+
     def _source_dict(self, src: tuple[Any, int] | None) -> dict[str, Any] | None:
         """{file, line, code} of a place ``frames.where`` found: (code object, offset)."""
         if src is None:
@@ -360,9 +389,10 @@ class Recording:
                 for v, after, src, tensor, parameter in entry[1] if v > saved_at] or None
 
     def _take(self, kind: str, label: str, rec: BackwardRecord | None,
-              error: dict[str, str] | None = None, targets: list[Any] | None = None) -> int:
+              error: dict[str, str] | None = None, targets: list[Any] | None = None,
+              at: tuple[FrameType, int] | None = None) -> int:
         raw = capture(self, kind, label, rec.number if rec is not None else None, error,
-                      targets)
+                      targets, at)
         self._raws.append(raw)
         self._count += 1
         if self.keep_last is not None and len(self._raws) > self.keep_last:
@@ -532,6 +562,10 @@ def record(engine: Any = None, names: bool = True, sources: bool = True,
     rec = Recording(engine, names, sources, keep_last).start()
     try:
         yield rec
+    except BaseException as e:
+        # NB: nothing lost: the graph where the block stopped is its last snapshot
+        rec._raised(e)
+        raise
     finally:
         rec.stop()
 

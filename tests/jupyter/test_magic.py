@@ -80,3 +80,20 @@ def test_engine_torch_records_real_pytorch(shell: Any) -> None:
     assert y.name == "MvBackward0" and y.source is not None and y.source["line"] == 5
     import torch
     assert shell.user_ns["torch"] is torch          # real torch in the cell
+
+
+def test_a_cell_stopped_by_an_error_shows_the_graph_where_it_stopped(
+        shell: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_cell_magic("autograd", "", "import torch\n"
+                                          "w = torch.randn(3, requires_grad=True)\n"
+                                          "w += 1\n")
+    rec = shell.user_ns["_autograd"]
+    (snap,) = rec.snapshots
+    assert snap.kind == "manual" and snap.error is not None
+    assert snap.source is not None and snap.source["line"] == 4 and snap.source["code"] == "w += 1"
+    out = capsys.readouterr()
+    assert "a leaf Variable that requires grad" in out.out + out.err
+    assert "nothing was recorded" not in out.out
+    from graphviz_autograd import diagnose
+    (d,) = diagnose(rec)
+    assert d.kind == "raised" and d.fixes[0].key == "no_grad"

@@ -18,7 +18,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 # the broken versions each notebook shows, and what they raise
 EXPECTED = {"seed000_shared_y": 1, "seed001_retain_graph": 1, "seed002_two_losses": 1,
-            "seed003_temp_append_h": 1, "patterns": 7, "memory": 1}
+            "seed003_temp_append_h": 1, "patterns": 9, "memory": 1}
 # explanations with fixes for programs that raised nothing (memory that grows, a
 # retain_graph=True no backward needed)
 NO_ERROR_EXPLAINED = {"patterns": 3}

@@ -1,0 +1,171 @@
+"""An error that stops the recorded code outside any backward: the graph where it stopped is the
+recording's last snapshot (nothing lost), and the autograd errors a forward or an update line
+raises are explained from that line, on both engines."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from graphviz_autograd import diagnose, record
+from graphviz_autograd.recording import schema
+
+from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+
+BACKWARD_TWICE = "Trying to backward through the graph a second time"
+
+
+def _leaf_changed(t: Any) -> None:
+    w = t.randn(3, requires_grad=True)
+    x = t.randn(3)
+    (w * x).sum().backward()
+    w -= 0.1 * w.grad
+
+
+def _view_of_leaf_changed(t: Any) -> None:
+    w = t.randn(2, 3, requires_grad=True)
+    w[0] = 1.0
+
+
+def _several_views_changed(t: Any) -> None:
+    x = t.randn(4, 3, requires_grad=True)
+    a, _ = (x * 2).unbind(0)[:2]
+    a.mul_(2)
+
+
+def _no_grad_view_changed(t: Any) -> None:
+    y = t.randn(4, 3, requires_grad=True) * 2
+    with t.no_grad():
+        v = y[0]
+    v.mul_(3)
+
+
+def _numpy_of_a_graph(t: Any) -> None:
+    x = t.randn(3, requires_grad=True)
+    y = x.exp()
+    arr = y.numpy()  # noqa: F841
+
+
+def _flag_of_a_non_leaf(t: Any) -> None:
+    x = t.randn(3, requires_grad=True)
+    h = x.exp()
+    h.requires_grad = True
+
+
+def _optimizer_of_a_non_leaf(t: Any) -> None:
+    w = t.randn(3, 3, requires_grad=True) / 3
+    t.optim.SGD([w], lr=0.1)
+
+
+def _grad_of_a_non_leaf(t: Any) -> None:
+    w = t.randn(3, requires_grad=True).double()
+    x = t.randn(5, 3).double()
+    (x @ w).pow(2).mean().backward()
+    with t.no_grad():
+        w -= 0.1 * w.grad
+
+
+def _grad_before_backward(t: Any) -> None:
+    w = t.randn(3, requires_grad=True)
+    print(w.grad.norm())
+
+
+CASES = [  # the program, the error, the tensor named, words of the summary, the fixes
+    (_leaf_changed, RuntimeError, "w", "`w` is a leaf that requires grad", ["no_grad",
+                                                                             "out_of_place"]),
+    (_view_of_leaf_changed, RuntimeError, "w", "changed a view of `w` in place",
+     ["no_grad", "out_of_place"]),
+    (_several_views_changed, RuntimeError, "a", "one of several views that one op",
+     ["out_of_place", "clone"]),
+    (_no_grad_view_changed, RuntimeError, "v", "a view made under `torch.no_grad()`",
+     ["view_with_grad", "out_of_place"]),
+    (_numpy_of_a_graph, RuntimeError, "y", "made a NumPy array of `y`", ["detach"]),
+    (_flag_of_a_non_leaf, RuntimeError, "h", "set `requires_grad` of `h`, which is not a leaf",
+     ["retain_grad", "new_leaf"]),
+    (_optimizer_of_a_non_leaf, ValueError, "w", "gave the optimizer `w`, which is not a leaf",
+     ["make_leaf", "parameter"]),
+    (_grad_of_a_non_leaf, TypeError, "w", "`w.grad` is None", ["make_leaf", "parameter"]),
+    (_grad_before_backward, AttributeError, "w", "no backward ran before this line",
+     ["backward_first"]),
+]
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("program", "error", "name", "words", "fixes"), CASES,
+                         ids=[c[0].__name__.strip("_") for c in CASES])
+def test_an_autograd_error_outside_a_backward_is_explained_from_its_line(
+        engine: str, program: Any, error: type[Exception], name: str, words: str,
+        fixes: list[str]) -> None:
+    t = torch_of(engine)
+    with pytest.raises(error) as raised, record(engine=engine) as rec:
+        program(t)
+    last = rec.snapshots[-1]
+    assert last.kind == "manual" and last.error is not None
+    assert last.error == {"type": error.__name__, "message": str(raised.value)}
+    # NB: the line that raised, found in the traceback (not the `with` line)
+    assert last.source is not None and last.source["code"] is not None
+    assert name in last.source["code"]
+    assert any(t.label == name for t in last.tensors)       # the names of the frame that raised
+    (d,) = [d for d in diagnose(rec) if d.kind == "raised"]
+    assert words in d.summary and fix_keys(d) == fixes
+    assert d.built_by["labels"] == [name] and d.snapshot == last.index
+
+
+@ON_BOTH_ENGINES
+def test_the_fixes_rewrite_the_line(engine: str) -> None:
+    t = torch_of(engine)
+    with pytest.raises(RuntimeError), record(engine=engine) as rec:
+        _numpy_of_a_graph(t)
+    (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith("`arr = y.detach().numpy()`")
+    with pytest.raises(TypeError), record(engine=engine) as rec:
+        _grad_of_a_non_leaf(t)
+    (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith("`w = t.randn(3).double().requires_grad_()`")
+    with pytest.raises(RuntimeError), record(engine=engine) as rec:
+        _leaf_changed(t)
+    (d,) = diagnose(rec)
+    assert "`with torch.no_grad(): w -= 0.1 * w.grad`" in d.fixes[0].detail
+
+
+@ON_BOTH_ENGINES
+def test_a_failed_backward_leaving_the_block_gets_no_second_snapshot(engine: str) -> None:
+    t = torch_of(engine)
+    with pytest.raises(RuntimeError, match=BACKWARD_TWICE), record(engine=engine) as rec:
+        x = t.ones(2, requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        y.backward()
+    assert [s.kind for s in rec.snapshots] == ["before_backward", "after_backward",
+                                               "before_backward", "backward_failed"]
+
+
+@ON_BOTH_ENGINES
+def test_any_error_leaves_its_snapshot_and_other_errors_get_no_diagnosis(engine: str) -> None:
+    t = torch_of(engine)
+    with pytest.raises(KeyError), record(engine=engine) as rec:
+        x = t.ones(2, requires_grad=True)
+        loss = (x * x).sum()
+        {}["missing"]
+    last = rec.snapshots[-1]
+    assert last.kind == "manual" and last.label == "KeyError raised"
+    assert last.nodes_labelled("loss")              # the graph alive when it stopped
+    assert last.prediction is not None and not last.prediction.will_fail
+    assert diagnose(rec) == []
+    del loss
+    data = json.loads(json.dumps(rec.to_dict()))
+    jsonschema.validate(data, schema())
+
+
+@ON_BOTH_ENGINES
+def test_an_error_caught_inside_the_block_takes_no_snapshot(engine: str) -> None:
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        w = t.randn(3, requires_grad=True)
+        with contextlib.suppress(RuntimeError):
+            w += 1
+    assert list(rec.snapshots) == []
