@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import linecache
 import math
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING, Any
 
 from .predict import modified_in_unpack_order
@@ -43,6 +44,7 @@ class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
+    #   | "unreached"
     kind: str
     node: str
     node_name: str
@@ -792,6 +794,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     growth = _growth(recording)
     if growth is not None:
         out.append(growth)
+    unreached = _unreached(recording)
+    if unreached is not None:
+        out.append(unreached)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -1187,6 +1192,123 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         out.append(Diagnosis(b.number, False, "unneeded_retain", "", "", [], [],
                              {"labels": [], "source": src}, summary, fixes, b.snapshot_after))
     return out
+
+
+_CUTTERS = {"detach": "`.detach()`", "item": "`.item()`", "numpy": "`.numpy()`",
+            "tolist": "`.tolist()`", "data": "`.data`"}
+
+
+_FIXED_WORDS = ("target", "teacher", "ema", "frozen", "pretrained", "momentum", "old")
+
+
+def _unreached(recording: Recording) -> Diagnosis | None:
+    """A module's parameters that require grad and that no backward of the recording reached,
+    while others' did: they never get a gradient (a ``.detach()`` between them and the loss, a
+    layer never called, or a part frozen without saying so). The lines that call the module
+    are looked for in the user's files, and a graph cut on such a line is named."""
+    done = [b for b in recording.backwards
+            if b.error is None and b.api == "backward" and b.via is None]
+    if not done or not recording.snapshots:
+        return None
+    reached = {st.accumulated["tensor"] for b in done for st in b.steps if st.accumulated}
+    last = recording.snapshots[-1]
+    params = [t for t in last.tensors if t.is_leaf and t.requires_grad and t.label
+              and "." in t.label and "[" not in t.label]
+    missed = [t.label for t in params if t.id not in reached and t.label]
+    if not missed or len(missed) == len(params):
+        return None
+    # NB: the module that holds them all (``target_net`` for ``target_net.0.weight`` and
+    # ``target_net.2.bias``), else each one's
+    parts = [label.split(".")[:-1] for label in missed]
+    common = [p[0] for p in takewhile(lambda p: len(set(p)) == 1, zip(*parts, strict=False))]
+    owners = ([".".join(common)] if common else
+              list(dict.fromkeys(label.rsplit(".", 1)[0] for label in missed)))
+    names = ", ".join(f"`{x}`" for x in missed[:6]) + (
+        f" and {len(missed) - 6} more" if len(missed) > 6 else "")
+    n = len(done)
+    them = "it" if len(missed) == 1 else "them"
+    summary = (f"No backward reached {names}: {'the' if n == 1 else f'none of the {n}'} "
+               f"backward{'' if n == 1 else 's'} that ran gave {them} a gradient, so an "
+               f"optimizer leaves {them} as {'it is' if them == 'it' else 'they are'}. The "
+               f"losses do not depend on {them}: something cuts the graph between {them} and "
+               f"the loss, or {'it is' if them == 'it' else 'they are'} not used.")
+    calls = _calls_of(recording, owners)
+    fixes: list[Fix] = []
+    cut = next(((src, code, what) for src, code in calls
+                if (what := _cut_in(code)) is not None), None)
+    if cut is not None:
+        src, code, what = cut
+        summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(src)}, where "
+                    f"{_CUTTERS[what]} cuts the graph.")
+        fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from line {src['line']}",
+                         f"`{ast.unparse(_Uncut().visit(ast.parse(code.strip())))}`: the "
+                         "gradient then flows back into these parameters."))
+    else:
+        where = (f" (it is called at {_line(calls[0][0])})" if calls else "")
+        fixes.append(Fix("keep_graph", "Let the gradient reach them",
+                         f"Use `{owners[0]}` in computing the loss{where}, with nothing between "
+                         "that cuts the graph: no `.detach()`, `.data`, `.item()`, `.numpy()` "
+                         "or `torch.tensor(...)` of a tensor made from it, and no "
+                         "`torch.no_grad()` around its call."))
+    freeze = Fix("freeze", "If they are frozen on purpose, say so",
+                 f"`{owners[0]}.requires_grad_(False)` (a target network, a teacher, a "
+                 "pretrained part kept fixed): its forward then builds no graph and keeps no "
+                 "buffers, and an optimizer given them skips them.")
+    # NB: a module named as one kept fixed on purpose: saying so comes first
+    fixed = any(w in owners[0].lower() for w in _FIXED_WORDS)
+    fixes = [freeze, *fixes] if fixed else [*fixes, freeze]
+    return Diagnosis(None, False, "unreached", "", "", [], [],
+                     {"labels": missed, "source": cut[0] if cut is not None else None},
+                     summary, fixes, last.index)
+
+
+def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, Any], str]]:
+    """The lines of the user's files (those the recorded nodes were built in) that call one
+    of the modules ``owners`` names (``encoder(``, ``self.encoder(``)."""
+    files = list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-4:]
+                               for n in s.nodes if n.source is not None))
+    wanted = {o.rsplit(".", 1)[-1] for o in owners}
+    out = []
+    for f in files[:8]:
+        for i, text in enumerate(linecache.getlines(f), 1):
+            try:
+                tree = ast.parse(text.strip())
+            except SyntaxError:
+                continue
+            if any(isinstance(c, ast.Call) and (_dotted(c.func) or "").rsplit(".", 1)[-1]
+                   in wanted for c in ast.walk(tree)):
+                out.append(({"file": f, "line": i, "code": text.strip()}, text.strip()))
+    return out
+
+
+def _cut_in(code: str) -> str | None:
+    """What on this line cuts the graph (``detach``, ``item``, ``data``...), if anything."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _CUTTERS and not node.args:
+            return node.func.attr
+        if isinstance(node, ast.Attribute) and node.attr == "data":
+            return "data"
+    return None
+
+
+class _Uncut(ast.NodeTransformer):
+    """A line with its ``.detach()``, ``.data`` (and the like) taken out."""
+
+    def visit_Call(self, call: ast.Call) -> ast.AST:
+        self.generic_visit(call)
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr in _CUTTERS and not call.args:
+            return f.value
+        return call
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        return node.value if node.attr == "data" else node
 
 
 def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]

@@ -1695,3 +1695,67 @@ def test_a_weight_made_from_a_named_leaf_keeps_the_recompute_fixes(engine: str) 
         _not_a_leaf(t, "named")
     (d,) = diagnose(rec)
     assert "make_leaf" not in fix_keys(d) and fix_keys(d)[0] == "recompute"
+
+
+# -- parameters no backward reaches ---------------------------------------------------------------
+def _cut_training(t: Any, how: str) -> None:
+    """Three steps of an encoder and a head; ``how``: ``"detached"`` (the encoder's output
+    detached: it never learns), ``"whole"`` (the fix), ``"target"`` (a target network's output
+    detached on purpose), ``"unused"`` (a layer never called)."""
+    t.manual_seed(0)
+    encoder, head = t.nn.Linear(4, 8), t.nn.Linear(8, 1)
+    if how == "target":
+        target_net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.Tanh(), t.nn.Linear(8, 8))
+    if how == "unused":
+        spare = t.nn.Linear(4, 8)  # noqa: F841  (never called)
+    for _ in range(3):
+        x, y = t.randn(16, 4), t.randn(16, 1)
+        if how == "detached":
+            h = t.relu(encoder(x)).detach()
+        elif how == "target":
+            h = t.relu(encoder(x)) + target_net(x).detach()
+        else:
+            h = t.relu(encoder(x))
+        loss = t.nn.functional.mse_loss(head(h), y)
+        loss.backward()
+
+
+@ON_BOTH_ENGINES
+def test_parameters_no_backward_reaches_are_named_with_the_line_that_cuts_them(
+        engine: str) -> None:
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _cut_training(t, "detached")
+    (d,) = diagnose(rec)
+    assert d.kind == "unreached" and d.built_by["labels"] == ["encoder.weight", "encoder.bias"]
+    assert "none of the 3 backwards that ran gave them a gradient" in d.summary
+    assert "where `.detach()` cuts the graph" in d.summary
+    assert fix_keys(d) == ["keep_graph", "freeze"]
+    assert d.fixes[0].detail.startswith("`h = t.relu(encoder(x))`")
+    with record(engine=engine) as fixed:
+        _cut_training(t, "whole")
+    assert diagnose(fixed) == []
+
+
+@ON_BOTH_ENGINES
+def test_a_target_network_is_told_to_be_frozen_first(engine: str) -> None:
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _cut_training(t, "target")
+    (d,) = diagnose(rec)
+    assert d.built_by["labels"] == ["target_net.0.weight", "target_net.0.bias",
+                                    "target_net.2.weight", "target_net.2.bias"]
+    assert fix_keys(d) == ["freeze", "keep_graph"]
+    assert d.fixes[0].detail.startswith("`target_net.requires_grad_(False)`")
+
+
+@ON_BOTH_ENGINES
+def test_a_layer_never_called_is_named_with_the_general_fix(engine: str) -> None:
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _cut_training(t, "unused")
+    (d,) = diagnose(rec)
+    assert d.built_by["labels"] == ["spare.weight", "spare.bias"]
+    assert fix_keys(d) == ["keep_graph", "freeze"] and d.fixes[0].title == \
+        "Let the gradient reach them"
+    assert "is called at" not in d.summary
