@@ -15,6 +15,7 @@ import inspect
 import linecache
 import math
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING, Any
@@ -263,19 +264,28 @@ def _not_a_leaf(snap: Snapshot, node: NodeInfo, name: str) -> str | None:
         return None
     line = ast.parse(code.strip()).body[0]      # (an assignment: ``_assigned``)
     assert isinstance(line, ast.Assign)
-    return ast.unparse(_NoRequiresGrad().visit(line.value))
+    return ast.unparse(_Without({"requires_grad_"}, keyword="requires_grad").visit(line.value))
 
 
-class _NoRequiresGrad(ast.NodeTransformer):
-    """An expression with its ``requires_grad=True`` and ``.requires_grad_()`` taken out."""
+class _Without(ast.NodeTransformer):
+    """An expression with some no-argument method calls taken out (``x.detach()`` gives
+    ``x``), and some keyword arguments and attributes too (``requires_grad=True``,
+    ``x.data``)."""
+
+    def __init__(self, methods: Container[str], keyword: str = "", attribute: str = "") -> None:
+        self.methods, self.keyword, self.attribute = methods, keyword, attribute
 
     def visit_Call(self, call: ast.Call) -> ast.AST:
         self.generic_visit(call)
-        call.keywords = [k for k in call.keywords if k.arg != "requires_grad"]
+        call.keywords = [k for k in call.keywords if k.arg != self.keyword]
         f = call.func
-        if isinstance(f, ast.Attribute) and f.attr == "requires_grad_" and not call.args:
+        if isinstance(f, ast.Attribute) and f.attr in self.methods and not call.args:
             return f.value
         return call
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        return node.value if node.attr == self.attribute else node
 
 
 def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
@@ -1240,9 +1250,10 @@ def _unreached(recording: Recording) -> Diagnosis | None:
         src, code, what = cut
         summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(src)}, where "
                     f"{_CUTTERS[what]} cuts the graph.")
+        uncut = _Without(_CUTTERS, attribute="data").visit(ast.parse(code.strip()))
         fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from line {src['line']}",
-                         f"`{ast.unparse(_Uncut().visit(ast.parse(code.strip())))}`: the "
-                         "gradient then flows back into these parameters."))
+                         f"`{ast.unparse(uncut)}`: the gradient then flows back into these "
+                         "parameters."))
     else:
         where = (f" (it is called at {_line(calls[0][0])})" if calls else "")
         fixes.append(Fix("keep_graph", "Let the gradient reach them",
@@ -1294,21 +1305,6 @@ def _cut_in(code: str) -> str | None:
         if isinstance(node, ast.Attribute) and node.attr == "data":
             return "data"
     return None
-
-
-class _Uncut(ast.NodeTransformer):
-    """A line with its ``.detach()``, ``.data`` (and the like) taken out."""
-
-    def visit_Call(self, call: ast.Call) -> ast.AST:
-        self.generic_visit(call)
-        f = call.func
-        if isinstance(f, ast.Attribute) and f.attr in _CUTTERS and not call.args:
-            return f.value
-        return call
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        self.generic_visit(node)
-        return node.value if node.attr == "data" else node
 
 
 def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]
