@@ -301,6 +301,230 @@ def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     return out
 
 
+@dataclass
+class _Step:
+    """Two losses of one step share a part (a GAN's ``fake`` in the discriminator's loss and
+    the generator's): what to say, and the fixes before and after ``retain_graph``."""
+
+    summary: str
+    before: list[Fix]
+    after: list[Fix]
+
+
+def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
+                first: BackwardRecord, current: BackwardRecord, root: NodeInfo | None,
+                built_before: bool = False) -> _Step | None:
+    """Backward ``current`` fails at ``node``, which backward ``first`` ran, from another line,
+    in the same step (both losses built before ``first`` ran: ``built_before``; else ``node``
+    built inside the loop that calls ``first``, or with no loop): two losses share it. Where
+    ``first``'s graph enters the shared part is found (``advantage`` in an actor's loss, a
+    GAN's ``fake`` in the discriminator's). If the gradients ``first`` sent through it into
+    leaves were cleared before ``current`` (``zero_grad()``: a GAN's generator), ``first``
+    should not have reached it: ``.detach()`` it in its loss. Else both losses train it: one
+    backward of their sum (an advantage or a baseline, which the actor's loss is not to train:
+    detach). None where that is not the story."""
+    a, b, src = first.source, current.source, node.source
+    if not a or not b or (a["file"], a["line"]) == (b["file"], b["line"]):
+        return None
+    if not built_before and (not src or not _same_step(src, a)):
+        return None
+    k = first.number
+    by_id = {n.id: n for n in snap.nodes}
+    tops = _frontier(recording, snap, first, root.id if root is not None else None)
+    top = by_id.get(next(iter(tops))) if len(tops) == 1 else None
+    label = _plain(top.labels) if top is not None else None
+    if top is not None and label is not None:
+        name, readers = label, tops[top.id]
+    else:
+        # NB: the node the name is the user's for (the failing node may be inside its
+        # graph: a layer's inner op)
+        top = node if name in node.labels else next(
+            (n for n in snap.nodes if name in n.labels), node)
+        readers = tops.get(top.id, [])
+    behind = {n.variable for n in _subgraph(snap, top.id) if n.variable}
+    everything = {s.accumulated["tensor"] for s in first.steps if s.accumulated}
+    sent = everything & behind
+    # NB: all backward #k did went through it: it cannot stop there
+    whole = bool(everything) and everything <= behind
+    tensors = {t.id: t for t in snap.tensors}
+    cleared = [tensors[t] for t in sorted(sent) if t in tensors and tensors[t].grad is None]
+    thrown = bool(sent) and len(cleared) == len(sent)
+    if thrown and whole:
+        return None
+    loss1 = next((by_id[r].labels[0] for r in first.roots if r in by_id and by_id[r].labels),
+                 None) or _loss_of(a) or "loss1"
+    loss2 = (root.labels[0] if root is not None and root.labels else None) or _loss_of(b) or \
+        "loss2"
+    summary = "" if built_before else (
+        f" Backward #{k} and this one are two losses of one step that share `{name}` and "
+        f"the graph that builds it: backward #{k} ran through it and freed its buffers.")
+    if thrown:
+        them = ", ".join(f"`{t.label}`" if t.label else "a leaf" for t in cleared[:4])
+        more = f" and {len(cleared) - 4} more" if len(cleared) > 4 else ""
+        summary += (f" Backward #{k} also sent gradients through `{name}` into {them}{more}, "
+                    "and they were cleared (`.grad` is None) before this backward: that part "
+                    "of its work was thrown away.")
+    lines = list({(n.source["file"], n.source["line"]): n.source
+                  for n in readers if n.source}.values())
+    rewritten = None
+    if len(lines) == 1 and re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        try:
+            tree = ast.parse((lines[0].get("code") or "").strip())
+        except SyntaxError:
+            tree = None
+        if tree is not None and len(tree.body) == 1:
+            detached = _Detached(name)
+            line = detached.visit(tree.body[0])
+            rewritten = ast.unparse(line) if detached.changed else None
+    if rewritten is not None:
+        how = f"Line {lines[0]['line']}: `{rewritten}`."
+    else:
+        where = f" ({', '.join(_line(x) for x in lines)})" if lines else ""
+        how = f"Where `{loss1}` reads `{name}`{where}, read `{name}.detach()`."
+    weight = any(w in name.lower() for w in _WEIGHT_WORDS)
+    fake = any(w in name.lower() for w in _GAN_WORDS)
+    why = (", as its gradients there were thrown away anyway." if thrown else
+           f": `{loss1}` no longer trains what builds `{name}`, as an actor's loss must not "
+           "train the critic through an advantage or a baseline." if weight else
+           f": `{loss1}` no longer trains what builds `{name}`, as a discriminator's loss "
+           "must not train the generator." if fake else
+           f": do this only if `{loss1}` should not train what builds `{name}` (it changes "
+           "the gradients).")
+    detach = Fix("detach", f"Use `{name}.detach()` in `{loss1}`",
+                 how + f" Backward #{k} then stops at `{name}` and leaves its graph to this "
+                 "backward" + why)
+    if thrown:
+        code = src.get("code") if src and top is node else top.source.get("code") \
+            if top.source else None
+        recompute = Fix("recompute", f"Build `{name}` again for this loss",
+                        f"Run `{code or name}` again before {_line(b)}, so this backward has "
+                        "a graph of its own (that part of the forward then runs twice).")
+        return _Step(summary, [detach, recompute], [])
+    total = Fix("sum_losses", "Sum the losses and backward once",
+                ("Build both losses, then " if not built_before else "") +
+                f"`({loss1} + {loss2}).backward()`: the shared part runs once, and each "
+                "parameter gets the sum of both gradients, as the two backwards give.")
+    if (weight or fake) and not whole:
+        return _Step(summary, [detach, total], [])
+    return _Step(summary, [total], [] if whole else [detach])
+
+
+# NB: what weights a policy-gradient loss and is trained by another (the critic's) loss
+_WEIGHT_WORDS = ("advantage", "baseline", "value", "return", "td_target")
+# NB: a generator's output, which a discriminator's loss is not to train
+_GAN_WORDS = ("fake", "generated", "gen_")
+
+
+def _plain(labels: list[str]) -> str | None:
+    """The first of a node's names that is a variable or an attribute (``advantage``, not
+    ``losses[0]``)."""
+    return next((x for x in labels if re.fullmatch(r"[A-Za-z_][\w.]*", x)), None)
+
+
+def _frontier(recording: Recording, snap: Snapshot, first: BackwardRecord, root: str | None
+              ) -> dict[str, list[NodeInfo]]:
+    """Where the graph of backward ``first`` enters the part it shares with the graph of
+    ``root``: each top node of the shared part (accumulators aside), with the nodes of
+    ``first``'s graph that read it."""
+    ids = {n.id for n in snap.nodes}
+    graph = snap
+    if not all(r in ids for r in first.roots):
+        # NB: its roots are gone now (rebound): its graph as it was before it ran
+        graph = next((s for s in recording.snapshots if s.index == first.snapshot_before),
+                     snap)
+    mine = {n.id: n for r in first.roots for n in _subgraph(graph, r)}
+    theirs = {n.id for n in _subgraph(snap, root)} if root is not None else set()
+    shared = {i for i, n in mine.items() if i in theirs and n.name != ACCUMULATE}
+    tops: dict[str, list[NodeInfo]] = {}
+    for n in mine.values():
+        if n.id not in shared:
+            for m in n.next:
+                if m in shared:
+                    tops.setdefault(m, []).append(n)
+    return tops
+
+
+def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
+               first: BackwardRecord) -> tuple[str, str] | None:
+    """The leaves behind ``name`` (``node``'s, or the named node above it) that backward
+    ``first`` gave gradients to and that nothing changed by the snapshot ``snap`` (their
+    versions), while it changed other leaves ``first`` reached (an optimizer's step): their
+    names, and the others', as text; None unless so."""
+    before = next((s for s in recording.snapshots if s.index == first.snapshot_before), None)
+    if before is None:
+        return None
+    top = node if name in node.labels else next(
+        (n for n in snap.nodes if name in n.labels), node)
+    behind = {n.variable for n in _subgraph(snap, top.id) if n.variable}
+    sent = {s.accumulated["tensor"] for s in first.steps if s.accumulated}
+    then = {t.id: t.version for t in before.tensors}
+    now = {t.id: t for t in snap.tensors}
+    changed = {t for t in sent if t in then and t in now and now[t].version > then[t]}
+    held = [now[t] for t in sorted(sent & behind) if t in now]
+    if not held or changed & behind or not changed:
+        return None
+
+    def listed(ts: list[TensorInfo]) -> str:
+        out = ", ".join(f"`{t.label}`" if t.label else "a leaf" for t in ts[:4])
+        return out + (f" and {len(ts) - 4} more" if len(ts) > 4 else "")
+    return listed(held), listed([now[t] for t in sorted(changed)])
+
+
+def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRecord
+             ) -> list[str]:
+    """The leaves a node of ``root``'s graph that backward ``first`` freed had saved (a saved
+    buffer of the leaf's shape, the leaf one of its next nodes) and that were changed in place
+    since the snapshot before ``first`` (their versions): what ``retain_graph=True`` on
+    ``first`` would have kept stale."""
+    before = next((s for s in recording.snapshots if s.index == first.snapshot_before), None)
+    if before is None:
+        return []
+    then = {t.id: t.version for t in before.tensors}
+    now = {t.id: t for t in snap.tensors}
+    by_id = {n.id: n for n in snap.nodes}
+    out: list[str] = []
+    for n in _subgraph(snap, root):
+        shapes = [s.shape for s in n.saved if s.state == "freed" and s.released_by ==
+                  first.number]
+        for m in n.next:
+            leaf = by_id.get(m) if m is not None else None
+            t = now.get(leaf.variable) if leaf is not None and leaf.variable else None
+            if t is not None and t.shape in shapes and t.id in then and \
+                    t.version > then[t.id] and (t.label or t.id) not in out:
+                out.append(t.label or t.id)
+    return out
+
+
+def _loss_of(call: dict[str, Any]) -> str | None:
+    """What a backward line backwards: ``out.sum()`` for ``out.sum().backward()``."""
+    try:
+        body = ast.parse((call.get("code") or "").strip()).body
+    except SyntaxError:
+        return None
+    value = body[0].value if len(body) == 1 and isinstance(body[0], ast.Expr) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            value.func.attr == "backward":
+        return ast.unparse(value.func.value)
+    return None
+
+
+def _same_step(built: dict[str, Any], call: dict[str, Any]) -> bool:
+    """Whether the line ``built`` runs in each pass of the innermost loop around the line
+    ``call`` (or neither is in a loop): the same file, read again."""
+    if built["file"] != call["file"]:
+        return False
+    try:
+        tree = ast.parse("".join(linecache.getlines(call["file"])))
+    except (SyntaxError, ValueError):
+        return False
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+             and n.lineno <= call["line"] <= (n.end_lineno or n.lineno)]
+    if not loops:
+        return True
+    inner = max(loops, key=lambda n: n.lineno)
+    return inner.lineno < built["line"] <= (inner.end_lineno or inner.lineno)
+
+
 def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: int | None,
               root: str | None) -> Diagnosis | None:
     if not pred.will_fail or pred.node is None:
@@ -340,6 +564,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     code = node.source["code"] if node.source else None
     fixes: list[Fix] = []
     total: str | None = None          # a running total backwarded, then added to again
+    step: _Step | None = None         # two losses of one step share the node
     leaf = _not_a_leaf(snap, node, name) if reused else None
     if leaf is not None:
         # NB: a parameter made by an op on a fresh leaf (``* 0.01``, ``.double()``): what looks
@@ -398,7 +623,14 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              "To log or add up losses, keep plain numbers (`loss.item()`) and "
                              "do not backward their total; to backward a sum of losses, "
                              "backward only that sum, not each loss first."))
-        if fed_back:
+        step = _two_losses(recording, snap, node, name, first, current, root_node) \
+            if first is not None and current is not None and not kept and not fed_back and \
+            not fixes else None
+        if step is not None:
+            # NB: two losses of one step (a GAN's discriminator and generator losses)
+            summary = summary[:summary.rindex(" That node was built")] + step.summary
+            fixes += step.before
+        elif fed_back:
             # NB: a recurrence (`h = f(x, h)`): recomputing would rebuild every earlier step
             them = ", ".join(f"`{n}`" for n in fed_back)
             one = len(fed_back) == 1
@@ -420,7 +652,23 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             fixes += [detach, recompute]
         elif not total:
             # NB: (a total not reset: detaching or retaining would change the gradients)
-            fixes += [recompute, detach]
+            idle = _unstepped(recording, snap, node, name, first) if first else None
+            if idle is not None:
+                # NB: a part no optimizer steps (features of a fixed backbone, computed once):
+                # its graph is of no use, so it is built without one
+                held, stepped = idle
+                summary += (f" Backward #{k} sent gradients through `{name}` into {held}, "
+                            f"but no step used them: {stepped} changed after it, they did "
+                            "not.")
+                built_line = _assigned(code) == name and code is not None
+                rewritten = f"`{name} = {_then(code.split('=', 1)[1].strip(), 'detach')}`" \
+                    if built_line and code is not None else f"`{name}.detach()`"
+                fixes += [Fix("detach", f"Build `{name}` without a graph",
+                              f"{rewritten} (or build it under `torch.no_grad()`): what builds "
+                              f"`{name}` is not trained, so its graph only holds memory and "
+                              "frees at the first backward."), recompute]
+            else:
+                fixes += [recompute, detach]
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
         together = _grad_inputs(first, current)
@@ -440,7 +688,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         earlier = [by_id[r].labels[0] for r in (first.roots if first else [])
                    if r in by_id and by_id[r].labels]
         now = root_node.labels[0] if root_node is not None and root_node.labels else None
-        a, b = (earlier[0] if earlier else "loss1"), (now or "loss2")
+        a = (earlier[0] if earlier else None) or (_loss_of(first.source) if first and
+                                                    first.source else None) or "loss1"
+        b = now or (_loss_of(current.source) if current and current.source else None) or \
+            "loss2"
         if inside:
             # NB: this loss is inside the earlier one (``loss = main + 10 * gp``, then
             # ``gp.backward()``): summing again would count it twice
@@ -452,9 +703,16 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              "gradients; another backward from it would add them a second "
                              f"time. To weight `{b}` differently, change how `{a}` is built."))
         else:
-            fixes.append(Fix("sum_losses", "Sum the losses and backward once",
-                             f"`({a} + {b}).backward()` runs the shared part once and gives "
-                             "each parameter the sum of both gradients, with no buffer kept."))
+            step = _two_losses(recording, snap, node, name, first, current, root_node,
+                               built_before=True) if first and current else None
+            if step is not None:
+                summary += step.summary
+                fixes += step.before
+            else:
+                fixes.append(Fix("sum_losses", "Sum the losses and backward once",
+                                 f"`({a} + {b}).backward()` runs the shared part once and "
+                                 "gives each parameter the sum of both gradients, with no "
+                                 "buffer kept."))
     elif pred.buffers and not reused:
         # NB: freed by a backward the recording did not see (in a notebook: a cell run before
         # the one recorded, the loss built in another cell)
@@ -476,7 +734,17 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         fixes.append(Fix("retain_graph", "`retain_graph=True` on the earlier backward",
                          "keeps these buffers" + (f" ({_bytes(freed)} here)" if freed else "")
                          + " alive after it, for a second backward through the same graph."))
-    if k is not None and not total:
+    stale = _stepped(recording, snap, root or node.id, first) if first is not None else []
+    if stale and k is not None and not total:
+        # NB: kept, the buffers would be stale: a step changed a weight they saved in place
+        them = ", ".join(f"`{x}`" for x in stale[:4]) + (
+            f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+        summary += (f" `retain_graph=True` would not help: {them} "
+                    f"{'was' if len(stale) == 1 else 'were'} changed in place after backward "
+                    f"#{k} (an optimizer's step), and this graph saved "
+                    f"{'it' if len(stale) == 1 else 'them'} before, so the backward would "
+                    "then fail on the changed values.")
+    elif k is not None and not total:
         fixes.append(Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "
@@ -484,6 +752,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          + (f" {packed} of them {'is' if packed == 1 else 'are'} packed by a "
                             "saved-tensor hook (a non-reentrant `checkpoint`'s holders keep "
                             "nothing: each backward recomputes them)." if packed else "")))
+    if step is not None:
+        fixes += step.after
     return Diagnosis(backward, backward is None, "freed", node.id, node.name, list(pred.buffers),
                      freed_by, built, summary, fixes, snap.index)
 
@@ -913,7 +1183,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         summary = (f"{at} made a NumPy array of {what}, which requires grad: an array carries no "
                    "graph, so PyTorch refuses to drop the tensor's without being told.")
         plain = ast.unparse(tree)
-        fixed = ast.unparse(_Detached(t).visit(tree)) if t else plain
+        fixed = ast.unparse(_Detached(t, "numpy").visit(tree)) if t else plain
         fixes.append(Fix("detach", f"Read `{t or 'x'}.detach()`",
                          (f"`{fixed}`" if fixed != plain else
                           f"Pass `{t or 'x'}.detach()` (a tensor with the same values and no "
@@ -969,6 +1239,91 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
             fixes.append(Fix("backward_first", "Backward before reading `.grad`",
                              f"Call `loss.backward()` on a loss computed from `{x}` first; "
                              "where a step may skip the backward, test `x.grad is not None`."))
+    elif message.startswith(("Inference tensors cannot be saved for backward",
+                             "Inplace update to inference tensor outside InferenceMode")):
+        saved = message.startswith("Inference")
+        if saved:
+            block = _inference_block(src["file"], read)
+        else:
+            # NB: the tensor changed: the target of ``x += ...``, the receiver of ``x.add_()``
+            changed = [_dotted(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)]
+            changed += [_dotted(n.func.value) for n in ast.walk(tree) if isinstance(n, ast.Call)
+                        and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")]
+            block = _inference_block(src["file"], [c for c in changed if c] or read)
+        inf = block[0] if block else None
+        named = inf
+        what = f"`{inf}`" if inf else "a tensor"
+        made = f" ({_line(block[1], ': ')})" if block else ""
+        summary = (f"{at} {'used' if saved else 'changed'} {what}"
+                   + (", in a computation that saves it for backward," if saved else
+                      " in place,")
+                   + f" and {what} was made under `torch.inference_mode()`{made}: "
+                   + ("an inference tensor can never be part of a graph." if saved else
+                      "outside that block an inference tensor cannot be changed in place."))
+        with_src = block[1] if block else {}
+        with_code = with_src.get("code") or ""
+        if "inference_mode(" in with_code:
+            how = f"Line {with_src['line']}: `{with_code.replace('inference_mode(', 'no_grad(')}`"
+        else:
+            how = "Make it under `with torch.no_grad():`"
+        fixes.append(Fix("no_grad", "Make it under `torch.no_grad()` instead",
+                         how + f": {what} is then a plain tensor with no graph, which later "
+                         "ops may save and change like any other."))
+        copy = None
+        if inf is not None and saved and len(tree.body) == 1:
+            cloned = _Detached(inf, method="clone")
+            line = cloned.visit(tree.body[0])
+            copy = f"`{ast.unparse(line)}`" if cloned.changed else None
+        fixes.append(Fix("clone", f"Or use a copy made outside the block: `{inf or 'x'}.clone()`",
+                         (copy + ": " if copy else f"`{inf or 'x'} = {inf or 'x'}.clone()` before "
+                          "this line: ") + "a clone made outside `inference_mode` is a normal "
+                         "tensor."))
+    elif message.lower().startswith("only tensors of floating point"):
+        target = _assigned(code)
+        if target is not None and target.endswith(".requires_grad"):
+            target = target[:-len(".requires_grad")]        # NB: ``x.requires_grad = True``
+        named = target or next((n for n in read if "." not in n), None)
+        x = named or "x"
+        summary = (f"{at} asked an integer (or boolean) tensor, `{x}`, to require grad: only "
+                   "floating-point and complex tensors have gradients (a small change of an "
+                   "integer is no integer).")
+        call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                     any(k.arg == "requires_grad" for k in n.keywords)), None)
+        as_float = None
+        if call is not None and len(tree.body) == 1:
+            # NB: ``torch.float32`` by the name the call's module has (``t.tensor``: ``t``)
+            f = call.func
+            module = f.value.id if isinstance(f, ast.Attribute) and isinstance(
+                f.value, ast.Name) else "torch"
+            call.keywords = [k for k in call.keywords if k.arg != "dtype"] + [ast.keyword(
+                "dtype", ast.Attribute(ast.Name(module, ast.Load()), "float32", ast.Load()))]
+            as_float = ast.unparse(tree.body[0])
+        elif len(tree.body) == 1 and isinstance(tree.body[0], (ast.Assign, ast.Expr)):
+            # NB: ``.requires_grad_()`` called on the integer tensor: ``.float()`` before it
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                        n.func.attr == "requires_grad_":
+                    n.func.value = ast.Call(ast.Attribute(n.func.value, "float", ast.Load()),
+                                            [], [])
+                    line = ast.unparse(tree.body[0])
+                    as_float = line if isinstance(tree.body[0], ast.Assign) else f"{x} = {line}"
+                    break
+        make_float = Fix("float", "Make it a floating-point tensor",
+                         f"`{as_float}`" if as_float else
+                         f"`{x} = {x}.float().requires_grad_()`")
+        bare = _Without({"requires_grad_"}, keyword="requires_grad").visit(
+            ast.parse(code.strip()))
+        # NB: the line with nothing left to do (``x.requires_grad = True``, ``x``) goes
+        without = None if ast.unparse(bare) == ast.unparse(ast.parse(code.strip())) or (
+            len(bare.body) == 1 and isinstance(bare.body[0], ast.Expr)) else ast.unparse(bare)
+        no_grad = Fix("requires_grad", f"If `{x}` holds labels, indices or counts, drop "
+                      "`requires_grad`",
+                      (f"`{without}`" if without else f"Drop line {src['line']}")
+                      + ": no gradient flows into integers; the loss needs gradients only for "
+                      "the floating-point tensors it is computed from.")
+        labels_like = any(w in x.lower() for w in ("label", "target", "index", "idx", "mask",
+                                                    "class", "token", "count"))
+        fixes += [no_grad, make_float] if labels_like else [make_float, no_grad]
     else:
         return None
     labels = [named] if named else []
@@ -976,17 +1331,65 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
                      summary, fixes, snap.index)
 
 
-class _Detached(ast.NodeTransformer):
-    """``y.numpy()`` made ``y.detach().numpy()``, for the tensor ``name``."""
+def _inference_block(file: str, names: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """The first of ``names`` that a ``with torch.inference_mode():`` block of the file
+    assigns, and that ``with`` line."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With) or not any(
+                isinstance(item.context_expr, ast.Call) and
+                (_dotted(item.context_expr.func) or "").endswith("inference_mode")
+                for item in node.items):
+            continue
+        stored = {name for stmt in node.body for n in ast.walk(stmt)
+                  if isinstance(getattr(n, "ctx", None), ast.Store) and (name := _dotted(n))}
+        for name in names:
+            if name in stored:
+                line = node.lineno
+                return name, {"file": file, "line": line,
+                              "code": linecache.getline(file, line).strip()}
+    return None
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+
+class _Detached(ast.NodeTransformer):
+    """Reads of the tensor ``name`` made ``name.detach()``: each one (``D(fake)`` gives
+    ``D(fake.detach())``), or only those that call the method ``before`` (``y.numpy()`` gives
+    ``y.detach().numpy()``); or another ``method`` (``clone``). ``changed``: whether one was."""
+
+    def __init__(self, name: str, before: str | None = None, method: str = "detach") -> None:
+        self.name, self.before, self.method, self.changed = name, before, method, False
+
+    def _read(self, node: ast.Name | ast.Attribute) -> ast.AST:
+        if isinstance(node.ctx, ast.Load) and _dotted(node) == self.name:
+            self.changed = True
+            return ast.Call(ast.Attribute(node, self.method, ast.Load()), [], [])
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return self._read(node) if self.before is None else node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if self.before is None:
+            return self._read(node)
         self.generic_visit(node)
-        if node.attr == "numpy" and _dotted(node.value) == self.name:
+        if node.attr == self.before and _dotted(node.value) == self.name:
+            self.changed = True
             node.value = ast.Call(ast.Attribute(node.value, "detach", ast.Load()), [], [])
         return node
+
+
+def _then(value: str, method: str) -> str:
+    """``value.method()``, in parentheses where ``value`` is not a primary (``a * b``)."""
+    try:
+        primary = isinstance(ast.parse(value, mode="eval").body,
+                             (ast.Call, ast.Attribute, ast.Name, ast.Subscript))
+    except SyntaxError:
+        primary = False
+    return f"{value if primary else f'({value})'}.{method}()"
 
 
 def _tensors_named(snap: Snapshot, names: list[str]) -> list[tuple[str, TensorInfo]]:
@@ -1010,10 +1413,8 @@ def _leaf_fixes(snap: Snapshot, name: str, value: str | None = None) -> list[Fix
         node = next((n for n in snap.nodes if name in n.labels and n.name != ACCUMULATE), None)
         value = _not_a_leaf(snap, node, name) if node is not None else None
     if value is not None:
-        primary = isinstance(ast.parse(value, mode="eval").body,
-                             (ast.Call, ast.Attribute, ast.Name, ast.Subscript))
         return [Fix("make_leaf", f"Make `{name}` a leaf",
-                    f"`{name} = {value if primary else f'({value})'}.requires_grad_()`: the op "
+                    f"`{name} = {_then(value, 'requires_grad_')}`: the op "
                     f"runs on a plain tensor and `requires_grad` is set on its result, so "
                     f"`{name}` is the leaf that gets `.grad`, with no graph behind it."),
                 Fix("parameter", f"Or, in a module, make `{name}` an `nn.Parameter`",
@@ -1221,6 +1622,13 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     if not done or not recording.snapshots:
         return None
     reached = {st.accumulated["tensor"] for b in done for st in b.steps if st.accumulated}
+    # NB: and those a backward that failed would have reached (its graph holds them)
+    by_index = {s.index: s for s in recording.snapshots}
+    for b in recording.backwards:
+        before = by_index.get(b.snapshot_before if b.snapshot_before is not None else -1)
+        if b.error is not None and before is not None:
+            reached.update(n.variable for r in b.roots for n in _subgraph(before, r)
+                           if n.variable)
     last = recording.snapshots[-1]
     params = [t for t in last.tensors if t.is_leaf and t.requires_grad and t.label
               and "." in t.label and "[" not in t.label]

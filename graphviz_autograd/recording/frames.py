@@ -3,9 +3,11 @@ are bound to which tensors (locals and globals, one level into containers and at
 
 from __future__ import annotations
 
+import io
 import linecache
 import os
 import sys
+import tokenize
 from collections.abc import Callable, Iterator
 from itertools import islice
 from types import CodeType, FrameType, ModuleType
@@ -86,7 +88,20 @@ def line_of(code: CodeType, offset: int) -> int:
 
 
 def code_at(filename: str, line: int) -> str:
-    return linecache.getline(filename, line).strip()
+    """The line's code, without its comment (``loss.backward()  # frees it``)."""
+    text = linecache.getline(filename, line).strip()
+    return _without_comment(text) if "#" in text else text
+
+
+def _without_comment(text: str) -> str:
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                return text[:token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):
+        # NB: (a line that opens a bracket it does not close: its comment was read first)
+        pass
+    return text
 
 
 _SKIP = frozenset({int, float, complex, str, bytes, bool, type(None), type, ModuleType,

@@ -169,7 +169,162 @@ def test_a_throwaway_name_is_passed_over_for_the_one_kept(engine: str) -> None:
             out.sum().backward()
     (d,) = diagnose(rec)
     assert "in the graph of `out`" in d.summary
-    assert d.fixes[1].title == "Use `out.detach()` where you reuse it"
+    # NB: two losses of one step, neither named: each is what its line backwards
+    assert d.fixes[0].title == "Sum the losses and backward once"
+    assert "`(out.pow(2).mean() + out.sum()).backward()`" in d.fixes[0].detail
+
+
+def _gan_step(engine: str, clear: bool) -> Any:
+    """A GAN's step with the generator's output ``fake`` in both losses: the discriminator's
+    backward runs through the generator and frees it; the generator's then fails. ``clear``:
+    the generator's gradients are cleared between (``zero_grad()``), as a GAN does."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    G = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+    D = t.nn.Sequential(t.nn.Linear(2, 8), t.nn.ReLU(), t.nn.Linear(8, 1))
+    opt_g = t.optim.SGD(G.parameters(), lr=0.1)
+    opt_d = t.optim.SGD(D.parameters(), lr=0.1)
+    real = t.randn(16, 2)
+    with record(engine=engine) as rec, contextlib.suppress(RuntimeError):
+        for _ in range(2):
+            fake = G(t.randn(16, 4))
+            d_loss = D(real).mean() - D(fake).mean()
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+            g_loss = -D(fake).mean()
+            if clear:
+                opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+    return rec
+
+
+@ON_BOTH_ENGINES
+def test_a_gan_reusing_the_generators_output_is_told_to_detach_it_in_the_first_loss(
+        engine: str) -> None:
+    """The discriminator's backward ran through ``fake`` into the generator, whose gradients
+    ``zero_grad()`` then cleared: that work was thrown away. The fix is ``fake.detach()`` in
+    the discriminator's loss, its line rewritten; not rebuilding ``fake`` "inside the loop"
+    (it is built there already)."""
+    (d,) = diagnose(_gan_step(engine, clear=True))
+    assert d.kind == "freed" and d.backward == 2
+    assert "two losses of one step that share `fake` and the graph that builds it" in d.summary
+    assert "through `fake` into `G.0.weight`, `G.0.bias`" in d.summary
+    assert "they were cleared (`.grad` is None) before this backward" in d.summary
+    assert [f.key for f in d.fixes] == ["detach", "recompute", "retain_graph"]
+    assert d.fixes[0].title == "Use `fake.detach()` in `d_loss`"
+    assert "`d_loss = D(real).mean() - D(fake.detach()).mean()`" in d.fixes[0].detail
+    assert "Run `fake = G(t.randn(16, 4))` again before line" in d.fixes[1].detail
+
+
+@ON_BOTH_ENGINES
+def test_a_gans_fake_is_told_to_be_detached_by_its_name_alone(engine: str) -> None:
+    """The same step with the generator's gradients kept (nothing says they were thrown away):
+    a generator's output, by its name, is still detached in the discriminator's loss first,
+    then the sum (two heads on one trunk, where both losses train it, get the sum first)."""
+    (d,) = diagnose(_gan_step(engine, clear=False))
+    assert "were cleared" not in d.summary
+    assert [f.key for f in d.fixes] == ["detach", "sum_losses", "retain_graph"]
+    assert "as a discriminator's loss must not train the generator" in d.fixes[0].detail
+    assert "`(d_loss + g_loss).backward()`" in d.fixes[1].detail
+
+
+@ON_BOTH_ENGINES
+def test_an_actor_critic_is_told_to_detach_the_advantage_in_the_actors_loss(engine: str
+                                                                            ) -> None:
+    """Both losses built, then two backwards: the shared part is entered from the actor's loss
+    at ``advantage`` (not at ``value``, the failing node's name, which the critic's loss needs
+    whole): ``advantage.detach()`` in the actor's line comes first, as the actor's loss must
+    not train the critic."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    actor, critic = t.nn.Linear(4, 2), t.nn.Linear(4, 1)
+    with record(engine=engine) as rec, contextlib.suppress(RuntimeError):
+        state = t.randn(8, 4)
+        log_prob = t.log_softmax(actor(state), dim=-1)[:, 0]
+        value = critic(state).squeeze(-1)
+        advantage = t.randn(8) - value
+        actor_loss = -(log_prob * advantage).mean()
+        critic_loss = advantage.pow(2).mean()
+        actor_loss.backward()
+        critic_loss.backward()
+    (d,) = diagnose(rec)
+    assert [f.key for f in d.fixes] == ["detach", "sum_losses", "retain_graph"]
+    assert d.fixes[0].title == "Use `advantage.detach()` in `actor_loss`"
+    assert "`actor_loss = -(log_prob * advantage.detach()).mean()`" in d.fixes[0].detail
+    assert "`(actor_loss + critic_loss).backward()`" in d.fixes[1].detail
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("stepped", [True, False])
+def test_features_of_a_backbone_no_step_trains_are_told_to_be_built_without_a_graph(
+        engine: str, stepped: bool) -> None:
+    """``features = backbone(x)`` once, a head trained on it in a loop: the second backward
+    fails. The backbone's parameters got gradients that no step used (the head's changed, they
+    did not), so building ``features`` without a graph comes first, the line rewritten. With
+    no step at all, nothing tells: rebuilding it in the loop stays first."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    backbone, head = t.nn.Sequential(t.nn.Linear(10, 8), t.nn.ReLU()), t.nn.Linear(8, 2)
+    x, y = t.randn(16, 10), t.randint(0, 2, (16,))
+    opt = t.optim.SGD(head.parameters(), lr=0.1)
+    with record(engine=engine) as rec, contextlib.suppress(RuntimeError):
+        features = backbone(x)
+        for _ in range(2):
+            opt.zero_grad()
+            loss = t.nn.functional.cross_entropy(head(features), y)
+            loss.backward()
+            if stepped:
+                opt.step()
+    (d,) = diagnose(rec)
+    if not stepped:
+        assert d.fixes[0].key == "recompute" and "no step used them" not in d.summary
+        return
+    assert ("sent gradients through `features` into `backbone.0.weight`, `backbone.0.bias`, "
+            "but no step used them: `head.weight`, `head.bias` changed after it") in d.summary
+    assert [f.key for f in d.fixes] == ["detach", "recompute", "retain_graph"]
+    assert d.fixes[0].detail.startswith("`features = backbone(x).detach()`")
+
+
+@ON_BOTH_ENGINES
+def test_a_part_built_outside_the_loop_of_two_losses_is_still_to_recompute(engine: str
+                                                                            ) -> None:
+    """Two backward lines in a loop, the part they share built once before it: summing the
+    losses would fail again at the next pass; rebuilding it in the loop comes first."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        a = t.randn(3, 3, requires_grad=True)
+        y = t.tanh(t.ones(3) @ a)
+        with contextlib.suppress(RuntimeError):
+            for _ in range(2):
+                z1 = (y * 2).sum()
+                z1.backward()
+                z2 = (y * 3).sum()
+                z2.backward()
+    (d,) = diagnose(rec)
+    assert "two losses of one step" not in d.summary
+    assert d.fixes[0].key == "recompute"
+
+
+@ON_BOTH_ENGINES
+def test_a_layer_behind_a_failed_backward_is_not_called_unreached(engine: str) -> None:
+    """Two heads on one encoder, each loss backwarded: the second backward fails, so its head
+    got no gradient, but a backward did try to reach it: only the failure is explained."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    enc, head1, head2 = t.nn.Linear(4, 8), t.nn.Linear(8, 1), t.nn.Linear(8, 1)
+    x = t.randn(16, 4)
+    with record(engine=engine) as rec, contextlib.suppress(RuntimeError):
+        h = t.relu(enc(x))
+        loss1 = head1(h).pow(2).mean()
+        loss1.backward()
+        loss2 = head2(h).pow(2).mean()
+        loss2.backward()
+    assert [d.kind for d in diagnose(rec)] == ["freed"]
+    (d,) = diagnose(rec)
+    assert [f.key for f in d.fixes] == ["sum_losses", "retain_graph", "detach"]
+    assert "`loss1 = head1(h.detach()).pow(2).mean()`" in d.fixes[2].detail
 
 
 @ON_BOTH_ENGINES
@@ -1759,3 +1914,48 @@ def test_a_layer_never_called_is_named_with_the_general_fix(engine: str) -> None
     assert fix_keys(d) == ["keep_graph", "freeze"] and d.fixes[0].title == \
         "Let the gradient reach them"
     assert "is called at" not in d.summary
+
+
+@ON_BOTH_ENGINES
+def test_a_lines_comment_is_not_part_of_its_code(engine: str) -> None:
+    """A line is quoted without its comment (``# frees it``); a ``#`` inside a string stays."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        w = t.ones(3, requires_grad=True)
+        y = (w * 2).sum() if "#" else None  # the loss
+        y.backward()   # frees it
+    (b,) = rec.backwards
+    assert b.source is not None and b.source["code"] == "y.backward()"
+    assert only_labelled(rec.snapshots[0], "y").source["code"] == \
+        'y = (w * 2).sum() if "#" else None'
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("stepped", [True, False])
+def test_retain_graph_is_not_offered_where_a_step_changed_what_the_graph_saved(
+        engine: str, stepped: bool) -> None:
+    """A weight penalty built once before the loop: the second backward fails, freed. Had the
+    first kept it (``retain_graph=True``), the optimizer's step in between changed the weights
+    it saved, and the second would fail on them (as PyTorch does): that fix is not offered,
+    and why is said. With no step between, it is."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    model = t.nn.Linear(4, 1)
+    opt = t.optim.SGD(model.parameters(), lr=0.01)
+    x, y = t.randn(16, 4), t.randn(16, 1)
+    with record(engine=engine) as rec, contextlib.suppress(RuntimeError):
+        reg = 0.01 * sum(p.pow(2).sum() for p in model.parameters())
+        for _ in range(2):
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean() + reg
+            loss.backward()
+            if stepped:
+                opt.step()
+    (d,) = diagnose(rec)
+    assert d.fixes[0].key == "recompute"
+    if stepped:
+        assert "retain_graph" not in fix_keys(d)
+        assert "`retain_graph=True` would not help: `model.bias`, `model.weight` were changed " \
+            "in place after backward #1" in d.summary
+    else:
+        assert "retain_graph" in fix_keys(d) and "would not help" not in d.summary

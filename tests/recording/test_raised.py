@@ -74,6 +74,29 @@ def _grad_before_backward(t: Any) -> None:
     print(w.grad.norm())
 
 
+def _inference_tensor_saved(t: Any) -> None:
+    lin = t.nn.Linear(3, 2)
+    with t.inference_mode():
+        feats = t.randn(4, 3) * 2
+    out = lin(feats)  # noqa: F841
+
+
+def _inference_tensor_changed(t: Any) -> None:
+    with t.inference_mode():
+        x = t.ones(3)
+    w = t.ones(3, requires_grad=True)
+    x.add_(w)
+
+
+def _integer_requires_grad(t: Any) -> None:
+    idx = t.arange(3)
+    idx.requires_grad = True
+
+
+def _integer_made_to_require_grad(t: Any) -> None:
+    labels = t.tensor([1, 2, 3], requires_grad=True)  # noqa: F841
+
+
 CASES = [  # the program, the error, the tensor named, words of the summary, the fixes
     (_leaf_changed, RuntimeError, "w", "`w` is a leaf that requires grad", ["no_grad",
                                                                              "out_of_place"]),
@@ -91,6 +114,12 @@ CASES = [  # the program, the error, the tensor named, words of the summary, the
     (_grad_of_a_non_leaf, TypeError, "w", "`w.grad` is None", ["make_leaf", "parameter"]),
     (_grad_before_backward, AttributeError, "w", "no backward ran before this line",
      ["backward_first"]),
+    (_inference_tensor_saved, RuntimeError, "feats", "used `feats`, in a computation that saves "
+     "it for backward, and `feats` was made under `torch.inference_mode()`", ["no_grad", "clone"]),
+    (_inference_tensor_changed, RuntimeError, "x", "outside that block an inference tensor "
+     "cannot be changed in place", ["no_grad", "clone"]),
+    (_integer_requires_grad, RuntimeError, "idx", "asked an integer (or boolean) tensor, `idx`",
+     ["requires_grad", "float"]),
 ]
 
 
@@ -130,6 +159,33 @@ def test_the_fixes_rewrite_the_line(engine: str) -> None:
         _leaf_changed(t)
     (d,) = diagnose(rec)
     assert "`with torch.no_grad(): w -= 0.1 * w.grad`" in d.fixes[0].detail
+
+
+@ON_BOTH_ENGINES
+def test_the_fixes_for_inference_and_integer_tensors_rewrite_the_lines(engine: str) -> None:
+    """The ``with`` line that made the inference tensor, and the line that used it, rewritten;
+    an integer tensor made to require grad: the line without it (labels), or as floats."""
+    t = torch_of(engine)
+    with pytest.raises(RuntimeError), record(engine=engine) as rec:
+        _inference_tensor_saved(t)
+    (d,) = diagnose(rec)
+    made = _inference_tensor_saved.__code__.co_firstlineno + 2
+    assert f"(line {made}: `with t.inference_mode():`)" in d.summary
+    assert d.fixes[0].detail.startswith(f"Line {made}: `with t.no_grad():`")
+    assert d.fixes[1].detail.startswith("`out = lin(feats.clone())`")
+    with pytest.raises(RuntimeError), record(engine=engine) as rec:
+        _integer_made_to_require_grad(t)
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["requires_grad", "float"]
+    assert d.fixes[0].detail.startswith("`labels = t.tensor([1, 2, 3])`")
+    assert d.fixes[1].detail == \
+        "`labels = t.tensor([1, 2, 3], requires_grad=True, dtype=t.float32)`"
+    with pytest.raises(RuntimeError), record(engine=engine) as rec:
+        w = t.arange(3).requires_grad_()  # noqa: F841
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["float", "requires_grad"]
+    assert d.fixes[0].detail == "`w = t.arange(3).float().requires_grad_()`"
+    assert d.fixes[1].detail.startswith("`w = t.arange(3)`")
 
 
 @ON_BOTH_ENGINES

@@ -4,8 +4,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-DETACH = "detach" in sys.argv
-RECOMPUTE = "recompute" in sys.argv      # the diagnosis's first fix
+DETACH = "detach" in sys.argv            # the diagnosis's first fix
+RECOMPUTE = "recompute" in sys.argv      # its second
 
 torch.manual_seed(0)
 G = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 3))
