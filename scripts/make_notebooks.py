@@ -532,6 +532,31 @@ for step in range(3):
         w -= 0.1 * w.grad
     w.grad = None
 """),
+        md("## 13. Gradients never cleared between steps\n\n"
+           "No error here: each `backward` adds its gradients to `.grad`, and nothing clears "
+           "them, so each `opt.step()` uses the sum of the gradients of every batch so far. "
+           "The recording sees it: a weight the step changed kept the same `.grad` into the "
+           "next backward."),
+        code("""
+%%autograd
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(4):
+    loss = (model(x) - 1).pow(2).mean()
+    loss.backward()
+    opt.step()
+"""),
+        code(EXPLAIN),
+        code('assert "Clear the gradients at each step" in explain(_autograd)'),
+        code("""
+%%autograd
+for step in range(4):
+    opt.zero_grad()                     # the fix: each step uses its own batch's gradient
+    loss = (model(x) - 1).pow(2).mean()
+    loss.backward()
+    opt.step()
+"""),
+        code('assert "Clear the gradients" not in explain(_autograd)'),
     ]
 
 

@@ -76,6 +76,9 @@ class Raw:
     collected: list[int]
     executed_until: int
     targets: list[int] | None = None          # the roots of the backward about to run
+    # NB: per leaf with a gradient, which tensor it is and its version (not saved: a gradient
+    # kept from one backward to the next, or cleared)
+    grads: dict[int, tuple[int, int]] = field(default_factory=dict)
     cached: Snapshot | None = field(default=None, repr=False)
 
 
@@ -126,6 +129,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
     # and the node it replaces must not be held here while the live nodes are gathered
     node_labels: dict[int, list[str]] = {}
     tensors = []
+    grads: dict[int, Any] = {}
     named_starts = []
     facts = E.tensor_facts
     for t, names in named.values():
@@ -135,6 +139,8 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
             if fn_uid is not None:
                 node_labels.setdefault(fn_uid, []).extend(names)
         tensors.append((uid, names, described, fn_uid))
+        if described[3] and described[4] is not None:
+            grads[uid] = E.grad_identity(t)
     starts: list[Any] = []
     dead = []
     gone = []
@@ -174,7 +180,10 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
     known = {t[0] for t in tensors}
     for vid, var in leaves.items():
         if vid not in known:
-            tensors.append((vid, [], E.describe(var), None))
+            described = E.describe(var)
+            tensors.append((vid, [], described, None))
+            if described[4] is not None:
+                grads[vid] = E.grad_identity(var)
     live = sorted(states)
     collected = sorted(rec._previous_live - states.keys())
     rec._previous_live = states.keys()
@@ -184,7 +193,7 @@ def capture(rec: Recording, kind: str, label: str, backward: int | None,
                memory={"saved_bytes_alive": sum(alive_bytes.values()),
                        "saved_bytes_freed": freed_bytes},
                collected=collected, executed_until=len(rec._executed_log),
-               targets=target_uids)
+               targets=target_uids, grads=grads)
 
 
 def static_of(meta: tuple[Any, ...] | None, name: str, nxt: tuple[int | None, ...], seq: int,

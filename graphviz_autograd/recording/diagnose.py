@@ -35,7 +35,9 @@ class Fix:
     #                    backward_before_step, differentiable_form, item,
     #                    deterministic_checkpoint, grad_enabled, requires_grad, scalar_loss,
     #                    already_included, no_retain_graph, fresh_list, one_grad_call,
-    #                    make_leaf, parameter
+    #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
+    #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
+    #                    zero_grad, accumulate
     title: str
     detail: str
 
@@ -45,7 +47,7 @@ class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
-    #   | "unreached"
+    #   | "unreached" | "stale_grad"
     kind: str
     node: str
     node_name: str
@@ -1077,6 +1079,9 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     unreached = _unreached(recording)
     if unreached is not None:
         out.append(unreached)
+    stale = _stale_grads(recording)
+    if stale is not None:
+        out.append(stale)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -1679,6 +1684,66 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     return Diagnosis(None, False, "unreached", "", "", [], [],
                      {"labels": missed, "source": cut[0] if cut is not None else None},
                      summary, fixes, last.index)
+
+
+def _stale_grads(recording: Recording) -> Diagnosis | None:
+    """Gradients never cleared between steps (``optimizer.zero_grad()`` forgotten): a leaf two
+    backwards in a row gave gradients to, that something changed in place between them (a
+    step), while its ``.grad`` stayed the same tensor at the same version (neither set to None
+    nor zeroed). Each step then uses the sum of every batch's gradient so far."""
+    grads = recording._gradients()
+    snaps = {s.index: s for s in recording.snapshots}
+    done = [b for b in recording.backwards
+            if b.error is None and b.api == "backward" and b.via is None]
+    found: list[tuple[BackwardRecord, BackwardRecord, list[str]]] = []
+    for p, q, r in zip(done, done[1:], done[2:], strict=False):
+        after, before = snaps.get(p.snapshot_after or -1), snaps.get(q.snapshot_before or -1)
+        kept_then, kept_now = grads.get(p.snapshot_after or -1), grads.get(
+            q.snapshot_before or -1)
+        later, next_one = snaps.get(q.snapshot_after or -1), snaps.get(r.snapshot_before or -1)
+        if after is None or before is None or kept_then is None or kept_now is None or \
+                later is None or next_one is None:
+            continue
+        both = ({st.accumulated["tensor"] for st in p.steps if st.accumulated} &
+                {st.accumulated["tensor"] for st in q.steps if st.accumulated})
+        then = {t.id: t for t in after.tensors}
+        now = {t.id: t for t in before.tensors}
+        # NB: ... and a step used the sum: changed again after backward q (a discriminator's
+        # gradients from the generator's loss, cleared before its next step, are not)
+        was, used = {t.id: t.version for t in later.tensors}, \
+            {t.id: t.version for t in next_one.tensors}
+        stale = [now[t].label or t for t in sorted(both) if t in then and t in now and
+                 now[t].version > then[t].version and
+                 kept_now.get(int(t[1:])) is not None and
+                 kept_now.get(int(t[1:])) == kept_then.get(int(t[1:])) and
+                 used.get(t, -1) > was.get(t, -1) >= 0]
+        if stale:
+            found.append((p, q, stale))
+    if not found:
+        return None
+    p, q, stale = found[0]
+    them = ", ".join(f"`{x}`" for x in stale[:4]) + (
+        f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+    one = len(stale) == 1
+    again = f" It happened again at {len(found) - 1} later backward" + (
+        "s" if len(found) > 2 else "") + "." if len(found) > 1 else ""
+    summary = (f"Backward #{q.number}{' at ' + _line(q.source) if q.source else ''} added its "
+               f"gradients to those of backward #{p.number}: {them} "
+               f"{'was' if one else 'were'} changed in place between them (a step), but "
+               f"{'its' if one else 'their'} `.grad` was not cleared (neither set to None nor "
+               "zeroed). Each step then uses the sum of the gradients of every batch so far, "
+               f"not its own, and the steps grow as training goes on.{again}")
+    w = _plain(stale) or "w"
+    fixes = [Fix("zero_grad", "Clear the gradients at each step",
+                 "`optimizer.zero_grad()` before each backward (or, for weights updated by "
+                 f"hand, `{w}.grad = None` after each update), so each step uses its own "
+                 "batch's gradient."),
+             Fix("accumulate", "If the sum is meant (gradient accumulation), step once per "
+                 "sum", "Backward several batches, then one step, then clear the gradients: "
+                 "a step between the backwards of one sum changes the weights it is made "
+                 "for.")]
+    return Diagnosis(q.number, False, "stale_grad", "", "", [], [],
+                     {"labels": stale, "source": q.source}, summary, fixes, q.snapshot_before)
 
 
 def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, Any], str]]:

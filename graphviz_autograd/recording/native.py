@@ -92,6 +92,13 @@ class NativeEngine:
         text and lists only when the snapshot is read."""
         return NativeEngine.tensor_facts(t)[3]
 
+    @staticmethod
+    def grad_identity(t: Tensor) -> tuple[int, int] | None:
+        """Which tensor ``t.grad`` is, and its version: a gradient kept as it was, or cleared
+        (set to None, or zeroed in place)."""
+        g = t._grad
+        return (g._uid, g._vc.v) if g is not None else None
+
     # -- nodes --------------------------------------------------------------------------------
     @staticmethod
     def node_uid(n: Node) -> int:

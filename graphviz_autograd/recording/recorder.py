@@ -83,6 +83,7 @@ class Recording:
         self.sources = sources
         self.keep_last = keep_last
         self._raws: list[Raw | Snapshot] = []
+        self._loaded_gradients: dict[int, dict[int, tuple[int, int]]] = {}
         self._backwards: list[BackwardRecord] = []
         # NB: each backward's steps as logged (lists: [node uid, name, grad shape, released,
         # accumulated]), made into Steps when ``backwards`` is read
@@ -468,7 +469,19 @@ class Recording:
     def to_dict(self) -> dict[str, Any]:
         return {"format": RECORDING_FORMAT, "version": 1,
                 "snapshots": [s.to_dict() for s in self.snapshots],
-                "backwards": [asdict(b) for b in self.backwards]}
+                "backwards": [asdict(b) for b in self.backwards],
+                # NB: which tensor each leaf's gradient was, per snapshot (a gradient kept
+                # from one backward to the next)
+                "gradients": {str(i): {f"t{uid}": list(g) for uid, g in grads.items()}
+                              for i, grads in self._gradients().items() if grads}}
+
+    def _gradients(self) -> dict[int, dict[int, tuple[int, int]]]:
+        """Per snapshot kept, per leaf with a gradient: (which tensor it is, its version)."""
+        out = {r.index: r.grads for r in self._raws if isinstance(r, Raw)}
+        for index, grads in self._loaded_gradients.items():
+            out.setdefault(index, grads)
+        kept = {r.index for r in self._raws}
+        return {i: g for i, g in out.items() if i in kept}
 
     def save(self, path: str | Path) -> None:
         """Write the recording as JSON (``graphviz_autograd.load`` reads it back)."""
@@ -484,6 +497,9 @@ class Recording:
         rec._backwards = [BackwardRecord(**{**b, "steps": [Step(**s) for s in b["steps"]]})
                           for b in d["backwards"]]
         rec._n_backwards = max((b.number for b in rec._backwards), default=0)
+        rec._loaded_gradients = {
+            int(i): {int(t[1:]): (int(g[0]), int(g[1])) for t, g in grads.items()}
+            for i, grads in d.get("gradients", {}).items()}
         return rec
 
     # -- display ------------------------------------------------------------------------------

@@ -598,6 +598,11 @@ class TorchEngine:
         return (tuple(t.shape), t.dtype, t.requires_grad, leaf,
                 tuple(g.shape) if g is not None else None, _version(t))
 
+    def grad_identity(self, t: torch.Tensor) -> tuple[int, int] | None:
+        """As ``NativeEngine.grad_identity`` (for a leaf: a non-leaf's ``.grad`` warns)."""
+        g = t.grad
+        return (self.tensor_uid(g), _version(g)) if g is not None else None
+
     # -- nodes --------------------------------------------------------------------------------
     def node_uid(self, n: Any) -> int:
         uid = n.metadata.get(self._key)

@@ -1959,3 +1959,82 @@ def test_retain_graph_is_not_offered_where_a_step_changed_what_the_graph_saved(
             "in place after backward #1" in d.summary
     else:
         assert "retain_graph" in fix_keys(d) and "would not help" not in d.summary
+
+
+def _steps(t: ModuleType, clear: str, n: int = 3) -> Any:
+    """A weight and a bias stepped by hand ``n`` times; ``clear``: how their gradients are
+    cleared after each step ("none", "zero_" in place, "None")."""
+    w, b = t.ones(3, requires_grad=True), t.zeros(1, requires_grad=True)
+    x, y = t.ones(4, 3), t.ones(4)
+    for _ in range(n):
+        loss = ((x @ w + b - y) ** 2).mean()
+        loss.backward()
+        with t.no_grad():
+            for p in (w, b):
+                p -= 0.1 * p.grad
+                if clear == "zero_":
+                    p.grad.zero_()
+                elif clear == "None":
+                    p.grad = None
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("clear", ["none", "zero_", "None"])
+def test_gradients_never_cleared_between_steps_are_told(engine: str, clear: str) -> None:
+    """``zero_grad()`` forgotten: each backward adds to the gradient the last step already
+    used, and the next step uses the sum. Cleared either way (to None, or zeroed in place),
+    nothing is said."""
+    t = torch_of(engine)
+    with record(engine=engine) as rec:
+        _steps(t, clear)
+    found = [d for d in diagnose(rec) if d.kind == "stale_grad"]
+    if clear != "none":
+        assert found == []
+        return
+    (d,) = found
+    assert d.backward == 2 and d.built_by["labels"] == ["w", "b"]
+    assert "added its gradients to those of backward #1: `w`, `b` were changed in place " \
+        "between them (a step), but their `.grad` was not cleared" in d.summary
+    assert fix_keys(d) == ["zero_grad", "accumulate"]
+    assert "`w.grad = None` after each update" in d.fixes[0].detail
+
+
+@ON_BOTH_ENGINES
+def test_gradient_accumulation_and_a_gans_discriminator_are_not_told(engine: str) -> None:
+    """Gradients summed over two batches, then one step and a clear: the sum is meant. A GAN
+    whose generator's loss adds to the discriminator's gradients after its step, cleared before
+    its next one: that sum is never stepped with."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    w = t.ones(3, requires_grad=True)
+    opt = t.optim.SGD([w], lr=0.1)
+    G, D = t.nn.Linear(2, 3), t.nn.Linear(3, 1)
+    opt_g, opt_d = t.optim.SGD(G.parameters(), lr=0.1), t.optim.SGD(D.parameters(), lr=0.1)
+    with record(engine=engine) as rec:
+        for step in range(6):
+            (w * t.randn(3)).sum().pow(2).backward()
+            if step % 2 == 1:
+                opt.step()
+                opt.zero_grad()
+        for _ in range(3):
+            fake = G(t.randn(4, 2))
+            opt_d.zero_grad()
+            (D(t.randn(4, 3)).mean() - D(fake.detach()).mean()).backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            (-D(fake).mean()).backward()
+            opt_g.step()
+    assert diagnose(rec) == []
+
+
+def test_gradients_never_cleared_are_told_alike_after_save_and_load(tmp_path: Any) -> None:
+    """What the recording knew of each gradient is saved with it: a loaded recording tells the
+    same, and the file passes the recording schema."""
+    with record() as rec:
+        _steps(torch, "none")
+    path = tmp_path / "recording.json"
+    rec.save(path)
+    jsonschema.validate(json.loads(path.read_text()), graphviz_autograd.recording.schema())
+    loaded = graphviz_autograd.load(path)
+    assert [d.summary for d in diagnose(loaded)] == [d.summary for d in diagnose(rec)]
+    assert [d.kind for d in diagnose(loaded)] == ["stale_grad"]
