@@ -583,7 +583,9 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                     f"this backward; backward #{k} ran it and freed its buffers.")
         recompute = Fix("recompute", "Recompute it inside the loop",
                         f"Build `{code or name}` anew before each backward, so each graph has "
-                        "its own copy of that part (the seed-000 'works fine' line).")
+                        "its own copy of that part" + (
+                            f": move line {node.source['line']} into the loop, before the loss "
+                            "is computed." if node.source else "."))
         detach = Fix("detach", f"Use `{name}.detach()` where you reuse it",
                      f"If no gradient should flow back into `{name}` from the later "
                      f"graphs (a value kept from an earlier step: an RNN hidden state, a "
