@@ -15,7 +15,7 @@ import inspect
 import linecache
 import math
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING, Any
@@ -303,6 +303,61 @@ def _subgraph(snap: Snapshot, root: str) -> list[NodeInfo]:
     return out
 
 
+def _snapshot(recording: Recording, index: int | None) -> Snapshot | None:
+    """The snapshot numbered ``index``, if the recording kept it."""
+    return next((s for s in recording.snapshots if s.index == index), None) \
+        if index is not None else None
+
+
+def _named_node(snap: Snapshot, node: NodeInfo, name: str) -> NodeInfo:
+    """The node ``name`` is the user's name for: ``node``, or the one above it that holds
+    the name (the failing node may be inside its graph: a layer's inner op)."""
+    return node if name in node.labels else next(
+        (n for n in snap.nodes if name in n.labels), node)
+
+
+def _leaves(snap: Snapshot, node: str) -> set[str]:
+    """The leaves (tensor ids) behind ``node``."""
+    return {n.variable for n in _subgraph(snap, node) if n.variable}
+
+
+def _accumulated(b: BackwardRecord) -> set[str]:
+    """The leaves (tensor ids) backward ``b`` gave gradients to."""
+    return {st.accumulated["tensor"] for st in b.steps if st.accumulated}
+
+
+def _listed(names: Sequence[str | None]) -> str:
+    """```w`, `b`` ``, the first four and how many more (a leaf with no name: "a leaf")."""
+    return ", ".join(f"`{x}`" if x else "a leaf" for x in names[:4]) + (
+        f" and {len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _labelled(ts: list[TensorInfo]) -> list[str | None]:
+    return [t.label for t in ts]
+
+
+def _parsed_file(file: str) -> ast.Module | None:
+    """A user's file, read again (a notebook cell's text too), or None."""
+    try:
+        return ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _with_method(code: str | None, name: str, method: str) -> str | None:
+    """The one-statement line ``code`` with each read of ``name`` made ``name.method()``, or
+    None where it has none."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1:
+        return None
+    changed = _Detached(name, method=method)
+    line = changed.visit(tree.body[0])
+    return ast.unparse(line) if changed.changed else None
+
+
 @dataclass
 class _Step:
     """Two losses of one step share a part (a GAN's ``fake`` in the discriminator's loss and
@@ -338,13 +393,10 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     if top is not None and label is not None:
         name, readers = label, tops[top.id]
     else:
-        # NB: the node the name is the user's for (the failing node may be inside its
-        # graph: a layer's inner op)
-        top = node if name in node.labels else next(
-            (n for n in snap.nodes if name in n.labels), node)
+        top = _named_node(snap, node, name)
         readers = tops.get(top.id, [])
-    behind = {n.variable for n in _subgraph(snap, top.id) if n.variable}
-    everything = {s.accumulated["tensor"] for s in first.steps if s.accumulated}
+    behind = _leaves(snap, top.id)
+    everything = _accumulated(first)
     sent = everything & behind
     # NB: all backward #k did went through it: it cannot stop there
     whole = bool(everything) and everything <= behind
@@ -361,23 +413,14 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
         f" Backward #{k} and this one are two losses of one step that share `{name}` and "
         f"the graph that builds it: backward #{k} ran through it and freed its buffers.")
     if thrown:
-        them = ", ".join(f"`{t.label}`" if t.label else "a leaf" for t in cleared[:4])
-        more = f" and {len(cleared) - 4} more" if len(cleared) > 4 else ""
-        summary += (f" Backward #{k} also sent gradients through `{name}` into {them}{more}, "
+        summary += (f" Backward #{k} also sent gradients through `{name}` into "
+                    f"{_listed(_labelled(cleared))}, "
                     "and they were cleared (`.grad` is None) before this backward: that part "
                     "of its work was thrown away.")
     lines = list({(n.source["file"], n.source["line"]): n.source
                   for n in readers if n.source}.values())
-    rewritten = None
-    if len(lines) == 1 and re.fullmatch(r"[A-Za-z_][\w.]*", name):
-        try:
-            tree = ast.parse((lines[0].get("code") or "").strip())
-        except SyntaxError:
-            tree = None
-        if tree is not None and len(tree.body) == 1:
-            detached = _Detached(name)
-            line = detached.visit(tree.body[0])
-            rewritten = ast.unparse(line) if detached.changed else None
+    rewritten = _with_method(lines[0].get("code"), name, "detach") \
+        if len(lines) == 1 and _plain([name]) else None
     if rewritten is not None:
         how = f"Line {lines[0]['line']}: `{rewritten}`."
     else:
@@ -432,8 +475,7 @@ def _frontier(recording: Recording, snap: Snapshot, first: BackwardRecord, root:
     graph = snap
     if not all(r in ids for r in first.roots):
         # NB: its roots are gone now (rebound): its graph as it was before it ran
-        graph = next((s for s in recording.snapshots if s.index == first.snapshot_before),
-                     snap)
+        graph = _snapshot(recording, first.snapshot_before) or snap
     mine = {n.id: n for r in first.roots for n in _subgraph(graph, r)}
     theirs = {n.id for n in _subgraph(snap, root)} if root is not None else set()
     shared = {i for i, n in mine.items() if i in theirs and n.name != ACCUMULATE}
@@ -452,24 +494,18 @@ def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     ``first`` gave gradients to and that nothing changed by the snapshot ``snap`` (their
     versions), while it changed other leaves ``first`` reached (an optimizer's step): their
     names, and the others', as text; None unless so."""
-    before = next((s for s in recording.snapshots if s.index == first.snapshot_before), None)
+    before = _snapshot(recording, first.snapshot_before)
     if before is None:
         return None
-    top = node if name in node.labels else next(
-        (n for n in snap.nodes if name in n.labels), node)
-    behind = {n.variable for n in _subgraph(snap, top.id) if n.variable}
-    sent = {s.accumulated["tensor"] for s in first.steps if s.accumulated}
+    behind = _leaves(snap, _named_node(snap, node, name).id)
+    sent = _accumulated(first)
     then = {t.id: t.version for t in before.tensors}
     now = {t.id: t for t in snap.tensors}
     changed = {t for t in sent if t in then and t in now and now[t].version > then[t]}
     held = [now[t] for t in sorted(sent & behind) if t in now]
     if not held or changed & behind or not changed:
         return None
-
-    def listed(ts: list[TensorInfo]) -> str:
-        out = ", ".join(f"`{t.label}`" if t.label else "a leaf" for t in ts[:4])
-        return out + (f" and {len(ts) - 4} more" if len(ts) > 4 else "")
-    return listed(held), listed([now[t] for t in sorted(changed)])
+    return _listed(_labelled(held)), _listed(_labelled([now[t] for t in sorted(changed)]))
 
 
 def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRecord
@@ -478,7 +514,7 @@ def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRec
     buffer of the leaf's shape, the leaf one of its next nodes) and that were changed in place
     since the snapshot before ``first`` (their versions): what ``retain_graph=True`` on
     ``first`` would have kept stale."""
-    before = next((s for s in recording.snapshots if s.index == first.snapshot_before), None)
+    before = _snapshot(recording, first.snapshot_before)
     if before is None:
         return []
     then = {t.id: t.version for t in before.tensors}
@@ -513,11 +549,8 @@ def _loss_of(call: dict[str, Any]) -> str | None:
 def _same_step(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` runs in each pass of the innermost loop around the line
     ``call`` (or neither is in a loop): the same file, read again."""
-    if built["file"] != call["file"]:
-        return False
-    try:
-        tree = ast.parse("".join(linecache.getlines(call["file"])))
-    except (SyntaxError, ValueError):
+    tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
+    if tree is None:
         return False
     loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
              and n.lineno <= call["line"] <= (n.end_lineno or n.lineno)]
@@ -741,8 +774,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     stale = _stepped(recording, snap, root or node.id, first) if first is not None else []
     if stale and k is not None and not total:
         # NB: kept, the buffers would be stale: a step changed a weight they saved in place
-        them = ", ".join(f"`{x}`" for x in stale[:4]) + (
-            f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+        them = _listed(stale)
         summary += (f" `retain_graph=True` would not help: {them} "
                     f"{'was' if len(stale) == 1 else 'were'} changed in place after backward "
                     f"#{k} (an optimizer's step), and this graph saved "
@@ -1277,10 +1309,9 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
                          how + f": {what} is then a plain tensor with no graph, which later "
                          "ops may save and change like any other."))
         copy = None
-        if inf is not None and saved and len(tree.body) == 1:
-            cloned = _Detached(inf, method="clone")
-            line = cloned.visit(tree.body[0])
-            copy = f"`{ast.unparse(line)}`" if cloned.changed else None
+        if inf is not None and saved:
+            line = _with_method(code, inf, "clone")
+            copy = f"`{line}`" if line else None
         fixes.append(Fix("clone", f"Or use a copy made outside the block: `{inf or 'x'}.clone()`",
                          (copy + ": " if copy else f"`{inf or 'x'} = {inf or 'x'}.clone()` before "
                           "this line: ") + "a clone made outside `inference_mode` is a normal "
@@ -1341,9 +1372,8 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
 def _inference_block(file: str, names: list[str]) -> tuple[str, dict[str, Any]] | None:
     """The first of ``names`` that a ``with torch.inference_mode():`` block of the file
     assigns, and that ``with`` line."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(file)))
-    except (SyntaxError, ValueError):
+    tree = _parsed_file(file)
+    if tree is None:
         return None
     for node in ast.walk(tree):
         if not isinstance(node, ast.With) or not any(
@@ -1628,14 +1658,13 @@ def _unreached(recording: Recording) -> Diagnosis | None:
             if b.error is None and b.api == "backward" and b.via is None]
     if not done or not recording.snapshots:
         return None
-    reached = {st.accumulated["tensor"] for b in done for st in b.steps if st.accumulated}
+    reached = set().union(*map(_accumulated, done))
     # NB: and those a backward that failed would have reached (its graph holds them)
     by_index = {s.index: s for s in recording.snapshots}
     for b in recording.backwards:
         before = by_index.get(b.snapshot_before if b.snapshot_before is not None else -1)
         if b.error is not None and before is not None:
-            reached.update(n.variable for r in b.roots for n in _subgraph(before, r)
-                           if n.variable)
+            reached.update(*(_leaves(before, r) for r in b.roots))
     last = recording.snapshots[-1]
     params = [t for t in last.tensors if t.is_leaf and t.requires_grad and t.label
               and "." in t.label and "[" not in t.label]
@@ -1706,26 +1735,23 @@ def _stale_grads(recording: Recording) -> Diagnosis | None:
         if after is None or before is None or kept_then is None or kept_now is None or \
                 later is None or next_one is None:
             continue
-        both = ({st.accumulated["tensor"] for st in p.steps if st.accumulated} &
-                {st.accumulated["tensor"] for st in q.steps if st.accumulated})
+        both = _accumulated(p) & _accumulated(q)
         then = {t.id: t for t in after.tensors}
         now = {t.id: t for t in before.tensors}
         # NB: ... and a step used the sum: changed again after backward q (a discriminator's
         # gradients from the generator's loss, cleared before its next step, are not)
         was, used = {t.id: t.version for t in later.tensors}, \
             {t.id: t.version for t in next_one.tensors}
-        stale = [now[t].label or t for t in sorted(both) if t in then and t in now and
-                 now[t].version > then[t].version and
-                 kept_now.get(int(t[1:])) is not None and
-                 kept_now.get(int(t[1:])) == kept_then.get(int(t[1:])) and
-                 used.get(t, -1) > was.get(t, -1) >= 0]
+        kept = {t for t in both if (g := kept_now.get(int(t[1:]))) is not None and
+                g == kept_then.get(int(t[1:]))}
+        stale = [now[t].label or t for t in sorted(kept) if t in then and t in now and
+                 now[t].version > then[t].version and used.get(t, -1) > was.get(t, -1) >= 0]
         if stale:
             found.append((p, q, stale))
     if not found:
         return None
     p, q, stale = found[0]
-    them = ", ".join(f"`{x}`" for x in stale[:4]) + (
-        f" and {len(stale) - 4} more" if len(stale) > 4 else "")
+    them = _listed(stale)
     one = len(stale) == 1
     again = f" It happened again at {len(found) - 1} later backward" + (
         "s" if len(found) > 2 else "") + "." if len(found) > 1 else ""
