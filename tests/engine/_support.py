@@ -200,14 +200,14 @@ def run_snippet(snippet: Snippet, torch: ModuleType) -> list[tuple[str, Any]]:
     return rec.events
 
 
-def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
+def _diff(a: Any, b: Any, path: str, out: list[str], abs_tol: float = 1e-6) -> None:
     num = (int, float)
     if isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool) \
             and not isinstance(b, bool):
         if isinstance(a, int) and isinstance(b, int):
             if a != b:
                 out.append(f"{path}: torch {a!r} != ours {b!r}")
-        elif not (math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
+        elif not (math.isclose(a, b, rel_tol=1e-5, abs_tol=abs_tol)
                   or (math.isnan(a) and math.isnan(b))):
             out.append(f"{path}: torch {a!r} != ours {b!r}")
         return
@@ -217,7 +217,7 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
                        f"      torch {a!r}\n      ours  {b!r}")
             return
         for i, (x, y) in enumerate(zip(a, b)):
-            _diff(x, y, f"{path}[{i}]", out)
+            _diff(x, y, f"{path}[{i}]", out, abs_tol)
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
@@ -225,14 +225,16 @@ def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
                 out.append(f"{path}.{k}: torch {a.get(k, '<missing>')!r} != "
                            f"ours {b.get(k, '<missing>')!r}")
             else:
-                _diff(a[k], b[k], f"{path}.{k}", out)
+                _diff(a[k], b[k], f"{path}.{k}", out, abs_tol)
         return
     if type(a) is not type(b) or a != b:
         out.append(f"{path}: torch {a!r} != ours {b!r}")
 
 
-def assert_same(expected: list[tuple[str, Any]], got: list[tuple[str, Any]]) -> None:
-    """Every recorded observation of ours equals torch's (floats to 1e-5), in the same order."""
+def assert_same(expected: list[tuple[str, Any]], got: list[tuple[str, Any]],
+                abs_tol: float = 1e-6) -> None:
+    """Every recorded observation of ours equals torch's (floats to 1e-5, or ``abs_tol`` near
+    zero), in the same order."""
     diffs: list[str] = []
     for i in range(max(len(expected), len(got))):
         if i >= len(expected):
@@ -245,19 +247,19 @@ def assert_same(expected: list[tuple[str, Any]], got: list[tuple[str, Any]]) -> 
         if la != lb:
             diffs.append(f"observation {i}: torch recorded {la!r} = {a!r}, ours {lb!r} = {b!r}")
             break
-        _diff(a, b, la, diffs)
+        _diff(a, b, la, diffs, abs_tol)
     if diffs:
         raise AssertionError("differs from PyTorch 2.13:\n  " + "\n  ".join(diffs[:30]))
 
 
-def differential(snippet: Snippet) -> list[tuple[str, Any]]:
+def differential(snippet: Snippet, abs_tol: float = 1e-6) -> list[tuple[str, Any]]:
     """Run ``snippet`` with real torch and with ours and assert the records match. Returns
     torch's record (for checks that the snippet exercised what it meant to)."""
     real = real_torch()
     expected = run_snippet(snippet, real)
     assert expected, "the snippet recorded nothing"
     got = run_snippet(snippet, ours)
-    assert_same(expected, got)
+    assert_same(expected, got, abs_tol)
     return expected
 
 

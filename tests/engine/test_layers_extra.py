@@ -286,7 +286,9 @@ CONV_CALLS = [
 
 @pytest.mark.parametrize("call", CONV_CALLS)
 def test_a_transposed_convolution_as_pytorch(call: str) -> None:
-    differential(_call_snippet(call))
+    # NB: PyTorch's convolution kernels add a gradient's float32 products in an order that
+    # depends on the CPU (AVX-512 or not): a sum that cancels to 0.02 differs by 1e-6
+    differential(_call_snippet(call), abs_tol=1e-5)
 
 
 LAYER_CALLS = [

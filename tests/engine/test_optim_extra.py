@@ -189,7 +189,10 @@ def test_lbfgs_rosenbrock(kw: dict[str, Any], line_search: str | None, dtype: st
         np.testing.assert_allclose(mine["params"][-1][0], theirs["params"][-1][0], atol=1e-3)
         assert mine["state"] == theirs["state"]
         return
-    _assert_same(mine, theirs)
+    # NB: PyTorch's float64 kernels round the last bit differently on some CPUs (AVX-512);
+    # L-BFGS's iterations on Rosenbrock's valley grow that to 1e-7 (an algorithm that
+    # differs is off in the first digits)
+    _assert_same(mine, theirs, 1e-6 if dtype == "float64" else 0.0)
 
 
 @pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
