@@ -189,6 +189,6 @@ def test_explain_a_script_stopped_by_an_autograd_error_outside_a_backward(tmp_pa
     assert r.returncode == 1
     assert "RuntimeError: a leaf Variable that requires grad is being used" in r.stderr
     assert "1 backward call(s) recorded; the script stopped at an error" in r.stdout
-    assert "line 6 (`w -= 0.1 * w.grad`) changed `w` in place" in r.stdout
+    assert "Line 6 (`w -= 0.1 * w.grad`) changed `w` in place" in r.stdout
     assert "1. Change it under `torch.no_grad()`" in r.stdout
     assert "`with torch.no_grad(): w -= 0.1 * w.grad`" in r.stdout

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING, Any
 
+from . import frames
 from .predict import modified_in_unpack_order
 from .snapshot import NodeInfo, Prediction, Snapshot, TensorInfo
 
@@ -130,11 +131,22 @@ def _what(node: NodeInfo, names: tuple[list[str], str]) -> str:
 
 def _line(src: dict[str, Any], sep: str = " ") -> str:
     """``line 7 (`loss.backward()`)``, or ``line 7: `...` `` with ``sep=": "``; the line alone
-    where its text is unknown (code typed at a prompt)."""
+    where its text is unknown (code typed at a prompt); ``lines 7-9`` for a statement written
+    over several."""
     code = src.get("code")
+    at = _lines(src)
     if not code:
-        return f"line {src['line']}"
-    return f"line {src['line']}: `{code}`" if sep == ": " else f"line {src['line']} (`{code}`)"
+        return at
+    return f"{at}: `{code}`" if sep == ": " else f"{at} (`{code}`)"
+
+
+def _lines(src: dict[str, Any]) -> str:
+    """``line 7``, or ``lines 7-9`` where the statement there spans three (as the user's file
+    still reads: a recording loaded without it says ``line 7``)."""
+    first, last, code = frames.statement_at(src["file"], src["line"])
+    if last > first and first == src["line"] and code == src.get("code"):
+        return f"lines {first}-{last}"
+    return f"line {src['line']}"
 
 
 def _call(rec: BackwardRecord | None) -> str:
@@ -422,7 +434,7 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     rewritten = _with_method(lines[0].get("code"), name, "detach") \
         if len(lines) == 1 and _plain([name]) else None
     if rewritten is not None:
-        how = f"Line {lines[0]['line']}: `{rewritten}`."
+        how = f"{_lines(lines[0]).capitalize()}: `{rewritten}`."
     else:
         where = f" ({', '.join(_line(x) for x in lines)})" if lines else ""
         how = f"Where `{loss1}` reads `{name}`{where}, read `{name}.detach()`."
@@ -617,7 +629,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         recompute = Fix("recompute", "Recompute it inside the loop",
                         f"Build `{code or name}` anew before each backward, so each graph has "
                         "its own copy of that part" + (
-                            f": move line {node.source['line']} into the loop, before the loss "
+                            f": move {_lines(node.source)} into the loop, before the loss "
                             "is computed." if node.source else "."))
         detach = Fix("detach", f"Use `{name}.detach()` where you reuse it",
                      f"If no gradient should flow back into `{name}` from the later "
@@ -1170,6 +1182,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
     read = [name for n in ast.walk(tree) if (name := _dotted(n))]
     tensors = _tensors_named(snap, read)
     at = _line(src)
+    first = at[0].upper() + at[1:]            # the same, to start a sentence
     fixes: list[Fix] = []
     named: str | None = None
     if message.startswith(("a leaf Variable that requires grad", "a view of a leaf Variable")):
@@ -1177,8 +1190,9 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         named = leaf
         what = f"`{leaf}`" if leaf else "a tensor"
         of_view = message.startswith("a view")
-        summary = (f"{at} changed {'a view of ' if of_view else ''}{what} in place, and {what} is "
-                   "a leaf that requires grad (a weight: the backward gives it `.grad`). "
+        summary = (f"{first} changed {'a view of ' if of_view else ''}{what} in place, and "
+                   f"{what} is a leaf that requires grad (a weight: the backward gives it "
+                   "`.grad`). "
                    "Autograd refuses to change a leaf in place while gradients are on: the "
                    "graphs that read it would lose the value they were built from.")
         fixes += [Fix("no_grad", "Change it under `torch.no_grad()`",
@@ -1195,7 +1209,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         named = view
         what = f"`{view}`" if view else "a view"
         several = "returns multiple views" in message
-        summary = (f"{at} changed {what} in place, and {what} is "
+        summary = (f"{first} changed {what} in place, and {what} is "
                    + (f"one of several views that one op ({op}) returned, as `unbind`, "
                       "`split` and `chunk` do: autograd cannot follow a change to one of them."
                       if several else f"a view a custom Function returned ({op}), whose "
@@ -1208,7 +1222,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         view = next((n for n, _ in tensors), None)
         named = view
         what = f"`{view}`" if view else "a view"
-        summary = (f"{at} changed {what} in place with gradients on, and {what} is a view made "
+        summary = (f"{first} changed {what} in place with gradients on, and {what} is a view made "
                    "under `torch.no_grad()`: autograd does not know what it is a view of, so "
                    "it cannot follow the change.")
         fixes += [Fix("view_with_grad", "Make the view with gradients on",
@@ -1219,8 +1233,8 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         t = next((n for n, info in tensors if info.requires_grad), None)
         named = t
         what = f"`{t}`" if t else "a tensor"
-        summary = (f"{at} made a NumPy array of {what}, which requires grad: an array carries no "
-                   "graph, so PyTorch refuses to drop the tensor's without being told.")
+        summary = (f"{first} made a NumPy array of {what}, which requires grad: an array "
+                   "carries no graph, so PyTorch refuses to drop the tensor's without being told.")
         plain = ast.unparse(tree)
         fixed = ast.unparse(_Detached(t, "numpy").visit(tree)) if t else plain
         fixes.append(Fix("detach", f"Read `{t or 'x'}.detach()`",
@@ -1232,7 +1246,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         t = next((n for n, info in tensors if not info.is_leaf), None)
         named = t
         x = t or "y"
-        summary = (f"{at} set `requires_grad` of `{x}`, which is not a leaf: it was computed "
+        summary = (f"{first} set `requires_grad` of `{x}`, which is not a leaf: it was computed "
                    "from tensors that require grad, so it already has a graph, and its flag "
                    "follows from theirs.")
         fixes += [Fix("retain_grad", f"`{x}.retain_grad()` to read its gradient",
@@ -1245,7 +1259,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         t = next((n for n, info in tensors if not info.is_leaf), None)
         named = t
         x = t or "w"
-        summary = (f"{at} gave the optimizer `{x}`, which is not a leaf: it was computed from "
+        summary = (f"{first} gave the optimizer `{x}`, which is not a leaf: it was computed from "
                    "another tensor, so a backward gives it no `.grad` and the optimizer could "
                    "not update it.")
         fixes += _leaf_fixes(snap, x)
@@ -1293,7 +1307,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         named = inf
         what = f"`{inf}`" if inf else "a tensor"
         made = f" ({_line(block[1], ': ')})" if block else ""
-        summary = (f"{at} {'used' if saved else 'changed'} {what}"
+        summary = (f"{first} {'used' if saved else 'changed'} {what}"
                    + (", in a computation that saves it for backward," if saved else
                       " in place,")
                    + f" and {what} was made under `torch.inference_mode()`{made}: "
@@ -1302,7 +1316,8 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         with_src = block[1] if block else {}
         with_code = with_src.get("code") or ""
         if "inference_mode(" in with_code:
-            how = f"Line {with_src['line']}: `{with_code.replace('inference_mode(', 'no_grad(')}`"
+            with_code = with_code.replace("inference_mode(", "no_grad(")
+            how = f"{_lines(with_src).capitalize()}: `{with_code}`"
         else:
             how = "Make it under `with torch.no_grad():`"
         fixes.append(Fix("no_grad", "Make it under `torch.no_grad()` instead",
@@ -1322,7 +1337,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
             target = target[:-len(".requires_grad")]        # NB: ``x.requires_grad = True``
         named = target or next((n for n in read if "." not in n), None)
         x = named or "x"
-        summary = (f"{at} asked an integer (or boolean) tensor, `{x}`, to require grad: only "
+        summary = (f"{first} asked an integer (or boolean) tensor, `{x}`, to require grad: only "
                    "floating-point and complex tensors have gradients (a small change of an "
                    "integer is no integer).")
         call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
@@ -1356,7 +1371,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
             len(bare.body) == 1 and isinstance(bare.body[0], ast.Expr)) else ast.unparse(bare)
         no_grad = Fix("requires_grad", f"If `{x}` holds labels, indices or counts, drop "
                       "`requires_grad`",
-                      (f"`{without}`" if without else f"Drop line {src['line']}")
+                      (f"`{without}`" if without else f"Drop {_lines(src)}")
                       + ": no gradient flows into integers; the loss needs gradients only for "
                       "the floating-point tensors it is computed from.")
         labels_like = any(w in x.lower() for w in ("label", "target", "index", "idx", "mask",
@@ -1695,7 +1710,7 @@ def _unreached(recording: Recording) -> Diagnosis | None:
         summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(src)}, where "
                     f"{_CUTTERS[what]} cuts the graph.")
         uncut = _Without(_CUTTERS, attribute="data").visit(ast.parse(code.strip()))
-        fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from line {src['line']}",
+        fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from {_lines(src)}",
                          f"`{ast.unparse(uncut)}`: the gradient then flows back into these "
                          "parameters."))
     else:
@@ -1782,14 +1797,18 @@ def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, A
     wanted = {o.rsplit(".", 1)[-1] for o in owners}
     out = []
     for f in files[:8]:
-        for i, text in enumerate(linecache.getlines(f), 1):
+        i, count = 1, len(linecache.getlines(f))
+        while i <= count:
+            # NB: a statement over several lines is read whole, once
+            first, last, text = frames.statement_at(f, i)
+            i = last + 1
             try:
-                tree = ast.parse(text.strip())
+                tree = ast.parse(text)
             except SyntaxError:
                 continue
             if any(isinstance(c, ast.Call) and (_dotted(c.func) or "").rsplit(".", 1)[-1]
                    in wanted for c in ast.walk(tree)):
-                out.append(({"file": f, "line": i, "code": text.strip()}, text.strip()))
+                out.append(({"file": f, "line": first, "code": text}, text))
     return out
 
 
@@ -1887,7 +1906,17 @@ def explain(recording: Recording) -> str:
     """The diagnoses as text, for a terminal or a notebook."""
     ds = diagnose(recording)
     if not ds:
-        return "No backward failed, and none is predicted to fail."
+        text = "No backward failed, and none is predicted to fail."
+        last = recording.snapshots[-1] if len(recording.snapshots) else None
+        if last is not None and last.error is not None and last.source is not None:
+            # NB: an error of the computation (shapes, dtypes, a typo): said where, and that it
+            # is none of the graph's
+            error = last.error
+            message = (error["message"].splitlines() or [""])[0].rstrip(" .")
+            text += (f" The code stopped at {_line(last.source)} with {error['type']}: "
+                     f"{message}. That is an error of the computation itself, not of the "
+                     "graph's saved tensors: read it in the traceback.")
+        return text
     return "\n\n".join(d.text() for d in ds)
 
 

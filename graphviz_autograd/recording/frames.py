@@ -3,6 +3,8 @@ are bound to which tensors (locals and globals, one level into containers and at
 
 from __future__ import annotations
 
+import ast
+import copy
 import io
 import linecache
 import os
@@ -13,8 +15,8 @@ from itertools import islice
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
-__all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "find_names",
-           "add_internal", "entry", "is_internal"]
+__all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "statement_at",
+           "find_names", "add_internal", "entry", "is_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
@@ -91,6 +93,56 @@ def code_at(filename: str, line: int) -> str:
     """The line's code, without its comment (``loss.backward()  # frees it``)."""
     text = linecache.getline(filename, line).strip()
     return _without_comment(text) if "#" in text else text
+
+
+# file -> (its lines as linecache holds them, line -> (first, last, code) of each statement
+# that spans several lines); made again when linecache reads the file again
+_STATEMENTS: dict[str, tuple[list[str], dict[int, tuple[int, int, str]]]] = {}
+# the compound statements whose header an op can run in (``for x, y in zip(a(...), ...):``)
+_HEADED = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)
+
+
+def statement_at(filename: str, line: int) -> tuple[int, int, str]:
+    """(first line, last line, code) of the statement ``line`` is part of: a statement written
+    over several lines (``loss = criterion(\n    out,\n    y,\n)``) is given whole, on one
+    line (``loss = criterion(out, y)``); any other line as ``code_at`` gives it."""
+    lines = linecache.getlines(filename)
+    cached = _STATEMENTS.get(filename)
+    if cached is None or cached[0] is not lines:
+        cached = _STATEMENTS[filename] = (lines, _spans(lines))
+    span = cached[1].get(line)
+    return span if span is not None else (line, line, code_at(filename, line))
+
+
+def _spans(lines: list[str]) -> dict[int, tuple[int, int, str]]:
+    """Each line of a statement that spans several lines -> (first, last, its one-line code);
+    a compound statement's header alone (``with``, ``for``: not its body)."""
+    if not lines:
+        return {}
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[int, tuple[int, int, str]] = {}
+    # NB: ast.walk goes outside in, so a statement inside another's lines wins
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(node, _HEADED):
+            last = node.body[0].lineno - 1
+            header = copy.copy(node)
+            header.body, header.orelse = [ast.Pass()], []  # type: ignore[union-attr]
+            code = ast.unparse(header).split("\n", 1)[0]
+        elif body is None:
+            last = node.end_lineno or node.lineno
+            code = ast.unparse(node)
+        else:
+            continue
+        if last > node.lineno:
+            for i in range(node.lineno, last + 1):
+                out[i] = (node.lineno, last, code)
+    return out
 
 
 def _without_comment(text: str) -> str:

@@ -375,9 +375,11 @@ class Recording:
         key = (id(code), offset)
         entry = self._code.get(key)
         if entry is None:
-            line = frames.line_of(code, offset)
+            # NB: a statement written over several lines is given by its first line and its
+            # whole code, on one line, whichever of its lines the op ran on
+            line, _, text = frames.statement_at(code.co_filename, frames.line_of(code, offset))
             entry = self._code[key] = (src, {"file": code.co_filename, "line": line,
-                                             "code": frames.code_at(code.co_filename, line)})
+                                             "code": text})
         return entry[1]
 
     def _edits_since(self, counter: int, saved_at: int) -> list[dict[str, Any]] | None:

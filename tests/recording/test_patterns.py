@@ -1233,9 +1233,9 @@ def _recorded_script(path: Any, text: str, scope: dict[str, Any]) -> Any:
 
 def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
     """The recorder keeps (code, instruction offset) per op and makes the line when a snapshot
-    is read: the lines are those ``f_lineno`` gives, far into a long script and inside a
-    statement written over several lines (a method call: the line of its name, as Python
-    reports it)."""
+    is read: the lines are those ``f_lineno`` gives, far into a long script; inside a
+    statement written over several lines, whichever line Python reports (a method call: the
+    line of its name), the statement's first line and its whole code."""
     script = tmp_path / "long_script.py"
     filler = "\n".join(f"pad{i} = {i}" for i in range(400))
     rec = _recorded_script(script, filler + "\n"
@@ -1246,8 +1246,11 @@ def test_sources_are_the_lines_that_ran_each_op(tmp_path: Any) -> None:
                            "              3.0)\n"
                            "loss = c.sum()\n"
                            "loss.backward()\n", {"torch": torch})
-    lines = {n.name: n.source["line"] for n in before(rec, 1).nodes if n.source is not None}
-    assert lines == {"ExpBackward0": 403, "MulBackward0": 404, "SumBackward0": 406}
+    lines = {n.name: (n.source["line"], n.source["code"]) for n in before(rec, 1).nodes
+             if n.source is not None}
+    assert lines == {"ExpBackward0": (402, "b = a.exp()"),
+                     "MulBackward0": (404, "c = torch.mul(b, 3.0)"),
+                     "SumBackward0": (406, "loss = c.sum()")}
     assert rec.backwards[0].source is not None and rec.backwards[0].source["line"] == 407
     assert before(rec, 1).source is not None and before(rec, 1).source["line"] == 407
 
