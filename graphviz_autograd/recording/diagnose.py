@@ -558,6 +558,42 @@ def _loss_of(call: dict[str, Any]) -> str | None:
     return None
 
 
+def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
+    """Whether the line ``built`` is outside the innermost loop around the line ``call`` and
+    could be moved into it: the same file, at the loop's level (not inside a function that
+    does not hold the loop, which the loop may call)."""
+    tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
+    if tree is None:
+        return False
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+             and n.lineno <= call["line"] <= (n.end_lineno or n.lineno)]
+    if not loops:
+        return False
+    inner = max(loops, key=lambda n: n.lineno)
+    if inner.lineno < built["line"] <= (inner.end_lineno or inner.lineno):
+        return False
+    return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                   and n.lineno <= built["line"] <= (n.end_lineno or n.lineno)
+                   and not n.lineno <= call["line"] <= (n.end_lineno or n.lineno)
+                   for n in ast.walk(tree))
+
+
+def _initial(call: dict[str, Any], names: list[str]) -> str | None:
+    """The last statement before the line ``call`` in its file that sets the first of
+    ``names`` from other values (``state = None``, ``h = torch.zeros(1, 4)``), as code."""
+    tree = _parsed_file(call["file"])
+    if tree is None:
+        return None
+    found = None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and n.lineno < call["line"] and \
+                [_dotted(t) for t in n.targets] == [names[0]] and \
+                names[0] not in {_dotted(m) for m in ast.walk(n.value)} and \
+                (found is None or n.lineno > found.lineno):
+            found = n
+    return ast.unparse(found) if found is not None else None
+
+
 def _same_step(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` runs in each pass of the innermost loop around the line
     ``call`` (or neither is in a loop): the same file, read again."""
@@ -626,11 +662,15 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     if reused:
         summary += (f" That node was built before backward #{k} and is reused by the graph of "
                     f"this backward; backward #{k} ran it and freed its buffers.")
+        # NB: "move it into the loop" only where it is outside the loop around the backward
+        # that freed it, at the loop's level (not in a function the loop calls)
+        movable = node.source is not None and first is not None and \
+            first.source is not None and _movable(node.source, first.source)
         recompute = Fix("recompute", "Recompute it inside the loop",
                         f"Build `{code or name}` anew before each backward, so each graph has "
                         "its own copy of that part" + (
                             f": move {_lines(node.source)} into the loop, before the loss "
-                            "is computed." if node.source else "."))
+                            "is computed." if movable and node.source else "."))
         detach = Fix("detach", f"Use `{name}.detach()` where you reuse it",
                      f"If no gradient should flow back into `{name}` from the later "
                      f"graphs (a value kept from an earlier step: an RNN hidden state, a "
@@ -698,7 +738,16 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             detach = Fix("detach", f"Detach {them} before feeding {'it' if one else 'them'} "
                          "back", f"{how} cuts the graph between steps, as a hidden state is "
                          "carried in truncated backpropagation through time.")
-            fixes += [detach, recompute]
+            # NB: recomputing a recurrence means starting it afresh: the line that sets it
+            # before the loop, moved into it
+            init = _initial(first.source, fed_back) if first and first.source else None
+            fresh = Fix("recompute", f"Or start {them} afresh at each step",
+                        (f"`{init}` at the start of each step" if init else
+                         f"Set {them} to {'its' if one else 'their'} initial value at the "
+                         "start of each step") + ", not once before the loop: each backward "
+                        "then runs only its own step's graph, and no state carries over "
+                        "from one step to the next.")
+            fixes += [detach, fresh]
         elif not total:
             # NB: (a total not reset: detaching or retaining would change the gradients)
             idle = _unstepped(recording, snap, node, name, first) if first else None

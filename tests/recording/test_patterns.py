@@ -104,6 +104,10 @@ def test_a_recurrence_is_told_to_detach_first() -> None:
     assert fix_keys(d)[:2] == ["detach", "recompute"]
     assert "`h` is fed back" in d.summary
     assert d.fixes[0].title == "Detach `h` before feeding it back"
+    # recomputing a recurrence is starting it afresh: the line that set it, in the loop
+    assert d.fixes[1].title == "Or start `h` afresh at each step"
+    assert d.fixes[1].detail.startswith("`h = torch.zeros(1, 4)` at the start of each step, "
+                                        "not once before the loop")
     torch.manual_seed(0)
     with record() as rec:
         cell = torch.nn.LSTMCell(3, 2)
@@ -138,6 +142,7 @@ def test_an_lstm_layers_state_is_told_to_detach_as_a_tuple(dtype: str) -> None:
     assert d.fixes[0].title == "Detach `state` before feeding it back"
     assert "state = tuple(s.detach() for s in state)" in d.fixes[0].detail
     assert fix_keys(d)[:2] == ["detach", "recompute"]
+    assert d.fixes[1].detail.startswith("`state = None` at the start of each step")
 
 
 def test_a_kept_intermediate_is_told_to_recompute_first() -> None:

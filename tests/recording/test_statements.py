@@ -182,3 +182,42 @@ def test_a_cut_in_a_module_call_over_several_lines_is_found(engine: str) -> None
         "(`h = t.relu(encoder(x)).detach()`), where `.detach()` cuts the graph" in d.summary
     assert d.fixes[0].title == f"Drop `.detach()` from lines {first}-{first + 2}"
     assert d.fixes[0].detail.startswith("`h = t.relu(encoder(x))`")
+
+
+def _reused(t: object, where: str) -> None:
+    """A tensor built once and reused by two backwards: ``where`` it is built: ``"before"`` the
+    loop, ``"function"`` (in a function the loop calls, cached on its first call), ``"flat"``
+    (no loop at all)."""
+    torch = t
+    w = torch.randn(3, requires_grad=True)   # type: ignore[attr-defined]
+    cache: list[object] = []
+
+    def features() -> object:
+        if not cache:
+            cache.append(w.exp())
+        return cache[0]
+
+    if where == "flat":
+        y = w.exp()
+        (y * 2).sum().backward()            # type: ignore[attr-defined]
+        with contextlib.suppress(RuntimeError):
+            (y * 3).sum().backward()        # type: ignore[attr-defined]
+        return
+    y = w.exp()
+    for _ in range(2):
+        z = y if where == "before" else features()
+        with contextlib.suppress(RuntimeError):
+            (z * 2).sum().backward()        # type: ignore[operator]
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("where", ["before", "function", "flat"])
+def test_the_recompute_fix_moves_a_line_only_from_before_the_loop(engine: str,
+                                                                   where: str) -> None:
+    with record(engine=engine) as rec:
+        _reused(torch_of(engine), where)
+    (d,) = diagnose(rec)
+    moved = [f.key for f in d.fixes if "into the loop, before the loss" in f.detail]
+    assert moved == (["recompute"] if where == "before" else [])
+    if where == "function":
+        assert "recompute" in [f.key for f in d.fixes]
