@@ -558,6 +558,10 @@ def _loss_of(call: dict[str, Any]) -> str | None:
     return None
 
 
+# the words that name a statistic carried across steps, not a recurrent state
+_STAT_WORDS = ("running", "ema", "moving", "avg", "average", "mean", "momentum")
+
+
 def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` is outside the innermost loop around the line ``call`` and
     could be moved into it: the same file, at the loop's level (not inside a function that
@@ -648,6 +652,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     fixes: list[Fix] = []
     total: str | None = None          # a running total backwarded, then added to again
     step: _Step | None = None         # two losses of one step share the node
+    fed_back: list[str] = []          # the variables the node's line feeds back (``h``)
     leaf = _not_a_leaf(snap, node, name) if reused else None
     if leaf is not None:
         # NB: a parameter made by an op on a fresh leaf (``* 0.01``, ``.double()``): what looks
@@ -738,16 +743,23 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             detach = Fix("detach", f"Detach {them} before feeding {'it' if one else 'them'} "
                          "back", f"{how} cuts the graph between steps, as a hidden state is "
                          "carried in truncated backpropagation through time.")
-            # NB: recomputing a recurrence means starting it afresh: the line that sets it
-            # before the loop, moved into it
-            init = _initial(first.source, fed_back) if first and first.source else None
-            fresh = Fix("recompute", f"Or start {them} afresh at each step",
-                        (f"`{init}` at the start of each step" if init else
-                         f"Set {them} to {'its' if one else 'their'} initial value at the "
-                         "start of each step") + ", not once before the loop: each backward "
-                        "then runs only its own step's graph, and no state carries over "
-                        "from one step to the next.")
-            fixes += [detach, fresh]
+            if any(w in n.rsplit(".", 1)[-1].lower() for w in _STAT_WORDS) and code:
+                # NB: a statistic kept across steps (a running mean, an average): no gradient
+                # should flow into it at all, and starting it afresh would lose it
+                fixes += [Fix("no_grad", f"Update {them} without a graph",
+                              f"`with torch.no_grad(): {code}`: a statistic carried from step "
+                              "to step needs no gradient, and then holds no graph."), detach]
+            else:
+                # NB: recomputing a recurrence means starting it afresh: the line that sets it
+                # before the loop, moved into it
+                init = _initial(first.source, fed_back) if first and first.source else None
+                fixes += [detach, Fix(
+                    "recompute", f"Or start {them} afresh at each step",
+                    (f"`{init}` at the start of each step" if init else
+                     f"Set {them} to {'its' if one else 'their'} initial value at the start "
+                     "of each step") + ", not once before the loop: each backward then runs "
+                    "only its own step's graph, and no state carries over from one step to "
+                    "the next.")]
         elif not total:
             # NB: (a total not reset: detaching or retaining would change the gradients)
             idle = _unstepped(recording, snap, node, name, first) if first else None
@@ -846,6 +858,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "
                          "in use as long as the graph is referenced."
+                         + (f" Here {_listed(fed_back)} carries each step's graph into the "
+                            "next: every backward would run through all the earlier steps "
+                            "again (adding their gradients once more), and the memory kept "
+                            "would grow step after step." if fed_back else "")
                          + (f" {packed} of them {'is' if packed == 1 else 'are'} packed by a "
                             "saved-tensor hook (a non-reentrant `checkpoint`'s holders keep "
                             "nothing: each backward recomputes them)." if packed else "")))

@@ -145,6 +145,41 @@ def test_an_lstm_layers_state_is_told_to_detach_as_a_tuple(dtype: str) -> None:
     assert d.fixes[1].detail.startswith("`state = None` at the start of each step")
 
 
+@ON_BOTH_ENGINES
+def test_a_running_statistic_is_told_to_update_without_a_graph(engine: str) -> None:
+    """A hand-written norm layer keeps ``self.running_mean`` from step to step, computed with
+    gradients on: each step's graph reaches into the previous. A statistic needs no gradient:
+    the first fix is its line under ``no_grad``, not starting it afresh (which would lose it);
+    ``retain_graph`` is said to make every backward run all the earlier steps again."""
+    t = torch_of(engine)
+
+    class Norm(t.nn.Module):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.scale = t.nn.Parameter(t.ones(3))
+            self.running_mean = t.zeros(3)
+
+        def forward(self, x: Any) -> Any:
+            mean = x.mean(0)
+            self.running_mean = 0.9 * self.running_mean + 0.1 * mean
+            return (x - self.running_mean) * self.scale
+
+    t.manual_seed(0)
+    norm, layer = Norm(), t.nn.Linear(4, 3)
+    with record(engine=engine) as rec:
+        for _ in range(2):
+            loss = norm(layer(t.randn(5, 4))).pow(2).mean()
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+    (d,) = diagnose(rec)
+    assert "`self.running_mean` is fed back" in d.summary
+    assert fix_keys(d) == ["no_grad", "detach", "retain_graph"]
+    assert d.fixes[0].detail.startswith("`with torch.no_grad(): self.running_mean = 0.9 * "
+                                        "self.running_mean + 0.1 * mean`")
+    assert "every backward would run through all the earlier steps again" in \
+        d.fixes[2].detail
+
+
 def test_a_kept_intermediate_is_told_to_recompute_first() -> None:
     """No recurrence (``y`` is built once, outside the loop): recomputing comes first."""
     with record() as rec:
