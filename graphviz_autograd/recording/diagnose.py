@@ -1623,7 +1623,11 @@ def _growth(recording: Recording) -> Diagnosis | None:
                + (f", held by `{name}`." if held else ".")
                + (" No backward ran through them: graphs kept for nothing." if unused else ""))
     fixes: list[Fix] = []
-    made = _assigned(src["code"]) if box and src else None
+    # NB: what the list keeps is its entries' tensors (the loss appended), whatever line built
+    # most of their graphs (the model's)
+    entry = next((n.source for n in kept_roots if n.source and box and
+                  any(x.startswith(f"{box}[") for x in n.labels)), src)
+    made = _assigned(entry["code"]) if box and entry else None
     if made and not unused:
         fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
                          f"`{box}` keeps each step's `{made}` with its graph: "

@@ -1721,6 +1721,26 @@ def test_predictions_kept_with_their_graphs_are_told_to_be_detached(engine: str)
     assert diagnose(fixed) == []
 
 
+@ON_BOTH_ENGINES
+def test_losses_kept_for_logging_are_named_not_the_model_output(engine: str) -> None:
+    """``history.append(loss)``: most of the kept nodes were built by the model's line, but
+    what the list keeps is the loss: the fix appends ``loss.detach()``."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    model = t.nn.Sequential(t.nn.Linear(4, 16), t.nn.ReLU(), t.nn.Linear(16, 1))
+    with record(engine=engine) as rec:
+        history = []
+        for _ in range(6):
+            logits = model(t.randn(8, 4))
+            loss = t.nn.functional.mse_loss(logits, t.randn(8, 1))
+            loss.backward()
+            history.append(loss)
+    (d,) = diagnose(rec)
+    assert "(most built at line" in d.summary and "`logits = model(t.randn(8, 4))`" in d.summary
+    assert d.fixes[0].title == "Keep `loss.detach()` in `history`"
+    assert "`history.append(loss.detach())`" in d.fixes[0].detail
+
+
 # -- autograd.grad of an input the output does not use, or that does not require grad -----------
 @ON_BOTH_ENGINES
 @pytest.mark.parametrize("case", ["unused", "no_grad"])
