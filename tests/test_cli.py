@@ -192,3 +192,49 @@ def test_explain_a_script_stopped_by_an_autograd_error_outside_a_backward(tmp_pa
     assert "Line 6 (`w -= 0.1 * w.grad`) changed `w` in place" in r.stdout
     assert "1. Change it under `torch.no_grad()`" in r.stdout
     assert "`with torch.no_grad(): w -= 0.1 * w.grad`" in r.stdout
+
+
+@pytest.mark.parametrize("engine", ["native", pytest.param("torch", marks=requires_torch)])
+def test_explain_a_project_whose_steps_are_in_another_file(tmp_path: Path, engine: str) -> None:
+    """A GAN whose two steps (each with its own ``loss.backward()``) live in ``steps.py``, called
+    from the training loop of ``train.py``: the two losses of one step are found through the
+    lines that called them, lines of the helper file are named with its file, and the fix to
+    build ``fake`` again points at the call in the loop."""
+    (tmp_path / "steps.py").write_text(
+        "import torch.nn.functional as F\n"
+        "\n"
+        "def d_step(D, opt_d, real, fake):\n"
+        "    opt_d.zero_grad()\n"
+        "    loss = F.mse_loss(D(real), real[:, :1]) + F.mse_loss(D(fake), real[:, :1] * 0)\n"
+        "    loss.backward()\n"
+        "    opt_d.step()\n"
+        "\n"
+        "def g_step(D, opt_g, fake):\n"
+        "    opt_g.zero_grad()\n"
+        "    loss = D(fake).pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    opt_g.step()\n")
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import torch\n"
+        "from steps import d_step, g_step\n"
+        "torch.manual_seed(0)\n"
+        "G, D = torch.nn.Linear(2, 3), torch.nn.Linear(3, 1)\n"
+        "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+        "opt_d = torch.optim.SGD(D.parameters(), lr=0.1)\n"
+        "for step in range(2):\n"
+        "    real = torch.randn(4, 3)\n"
+        "    fake = G(torch.randn(4, 2))\n"
+        "    d_step(D, opt_d, real, fake)\n"
+        "    g_step(D, opt_g, fake)\n")
+    r = cli("explain", "--engine", engine, str(script), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    out = r.stdout
+    assert "backward #2 at line 12 of steps.py (`loss.backward()`) failed at AddmmBackward0 " \
+        "of `fake` (line 9: `fake = G(torch.randn(4, 2))`)" in out
+    assert "two losses of one step that share `fake`" in out
+    assert "1. Use `fake.detach()` in `loss`" in out
+    assert "Line 5 of steps.py: `loss = F.mse_loss(D(real), real[:, :1]) + " \
+        "F.mse_loss(D(fake.detach()), real[:, :1] * 0)`" in out
+    assert "Run `fake = G(torch.randn(4, 2))` again before line 11 " \
+        "(`g_step(D, opt_g, fake)`)" in out

@@ -14,8 +14,11 @@ import dataclasses
 import inspect
 import linecache
 import math
+import os
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING, Any
@@ -142,11 +145,21 @@ def _line(src: dict[str, Any], sep: str = " ") -> str:
 
 def _lines(src: dict[str, Any]) -> str:
     """``line 7``, or ``lines 7-9`` where the statement there spans three (as the user's file
-    still reads: a recording loaded without it says ``line 7``)."""
+    still reads: a recording loaded without it says ``line 7``); ``line 7 of steps.py`` in
+    another file than the script's."""
     first, last, code = frames.statement_at(src["file"], src["line"])
+    file = src.get("file") or ""
+    home = _HOME.get()
+    of = f" of {os.path.basename(file)}" if home and file != home and \
+        file.endswith(".py") and os.path.isfile(file) else ""
     if last > first and first == src["line"] and code == src.get("code"):
-        return f"lines {first}-{last}"
-    return f"line {src['line']}"
+        return f"lines {first}-{last}{of}"
+    return f"line {src['line']}{of}"
+
+
+def _cap(text: str) -> str:
+    """``text`` to start a sentence (``Line 7 of steps.py``)."""
+    return text[:1].upper() + text[1:]
 
 
 def _call(rec: BackwardRecord | None) -> str:
@@ -393,9 +406,9 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     backward of their sum (an advantage or a baseline, which the actor's loss is not to train:
     detach). None where that is not the story."""
     a, b, src = first.source, current.source, node.source
-    if not a or not b or (a["file"], a["line"]) == (b["file"], b["line"]):
+    if not a or not b or _stack(first) == _stack(current):
         return None
-    if not built_before and (not src or not _same_step(src, a)):
+    if not built_before and (not src or not _same_step(src, _in_file(first, src["file"]))):
         return None
     k = first.number
     by_id = {n.id: n for n in snap.nodes}
@@ -434,7 +447,7 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     rewritten = _with_method(lines[0].get("code"), name, "detach") \
         if len(lines) == 1 and _plain([name]) else None
     if rewritten is not None:
-        how = f"{_lines(lines[0]).capitalize()}: `{rewritten}`."
+        how = f"{_cap(_lines(lines[0]))}: `{rewritten}`."
     else:
         where = f" ({', '.join(_line(x) for x in lines)})" if lines else ""
         how = f"Where `{loss1}` reads `{name}`{where}, read `{name}.detach()`."
@@ -454,7 +467,9 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
         code = src.get("code") if src and top is node else top.source.get("code") \
             if top.source else None
         recompute = Fix("recompute", f"Build `{name}` again for this loss",
-                        f"Run `{code or name}` again before {_line(b)}, so this backward has "
+                        f"Run `{code or name}` again before "
+                        f"{_line(_in_file(current, src['file']) if src else b)}, so this "
+                        "backward has "
                         "a graph of its own (that part of the forward then runs twice).")
         return _Step(summary, [detach, recompute], [])
     total = Fix("sum_losses", "Sum the losses and backward once",
@@ -560,6 +575,20 @@ def _loss_of(call: dict[str, Any]) -> str | None:
 
 # the words that name a statistic carried across steps, not a recurrent state
 _STAT_WORDS = ("running", "ema", "moving", "avg", "average", "mean", "momentum")
+
+
+def _stack(rec: BackwardRecord) -> list[tuple[str, int]]:
+    """Where a backward ran: its line and the lines that called the function it is in."""
+    return [(x["file"], x["line"]) for x in [rec.source, *(rec.callers or [])] if x]
+
+
+def _in_file(rec: BackwardRecord, file: str) -> dict[str, Any]:
+    """The line of ``file`` that ran backward ``rec``: its own, or the call of the function
+    it is in (``d_step(...)`` in the training loop of the script, for a backward in a module
+    of helpers); its own where none is in ``file``."""
+    assert rec.source is not None
+    return next((x for x in [rec.source, *(rec.callers or [])] if x["file"] == file),
+                rec.source)
 
 
 def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
@@ -670,7 +699,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         # NB: "move it into the loop" only where it is outside the loop around the backward
         # that freed it, at the loop's level (not in a function the loop calls)
         movable = node.source is not None and first is not None and \
-            first.source is not None and _movable(node.source, first.source)
+            first.source is not None and \
+            _movable(node.source, _in_file(first, node.source["file"]))
         recompute = Fix("recompute", "Recompute it inside the loop",
                         f"Build `{code or name}` anew before each backward, so each graph has "
                         "its own copy of that part" + (
@@ -1165,6 +1195,29 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     """One diagnosis per failed backward of the recording; then memory that grows step after
     step (seen, where a prediction is only what would happen); then one per live root that
     the last snapshot predicts would fail; then ``retain_graph=True`` that nothing needed."""
+    with _home_of(recording):
+        return _diagnoses(recording)
+
+
+# the file of the user's script (the outermost of a backward's lines): a line of another file
+# (a module of helpers the script imports) is named with its file's name
+_HOME: ContextVar[str | None] = ContextVar("_HOME", default=None)
+
+
+@contextmanager
+def _home_of(recording: Recording) -> Iterator[None]:
+    places = [[b.source, *(b.callers or [])] for b in recording.backwards if b.source]
+    last = recording.snapshots[-1] if len(recording.snapshots) else None
+    home = places[-1][-1]["file"] if places else \
+        last.source["file"] if last is not None and last.source else None
+    token = _HOME.set(home)
+    try:
+        yield
+    finally:
+        _HOME.reset(token)
+
+
+def _diagnoses(recording: Recording) -> list[Diagnosis]:
     out: list[Diagnosis] = []
     by_index = {s.index: s for s in recording.snapshots}
     for b in recording.backwards:
@@ -1247,7 +1300,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
     read = [name for n in ast.walk(tree) if (name := _dotted(n))]
     tensors = _tensors_named(snap, read)
     at = _line(src)
-    first = at[0].upper() + at[1:]            # the same, to start a sentence
+    first = _cap(at)
     fixes: list[Fix] = []
     named: str | None = None
     if message.startswith(("a leaf Variable that requires grad", "a view of a leaf Variable")):
@@ -1382,7 +1435,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         with_code = with_src.get("code") or ""
         if "inference_mode(" in with_code:
             with_code = with_code.replace("inference_mode(", "no_grad(")
-            how = f"{_lines(with_src).capitalize()}: `{with_code}`"
+            how = f"{_cap(_lines(with_src))}: `{with_code}`"
         else:
             how = "Make it under `with torch.no_grad():`"
         fixes.append(Fix("no_grad", "Make it under `torch.no_grad()` instead",
@@ -1982,7 +2035,9 @@ def explain(recording: Recording) -> str:
             # is none of the graph's
             error = last.error
             message = (error["message"].splitlines() or [""])[0].rstrip(" .")
-            text += (f" The code stopped at {_line(last.source)} with {error['type']}: "
+            with _home_of(recording):
+                at = _line(last.source)
+            text += (f" The code stopped at {at} with {error['type']}: "
                      f"{message}. That is an error of the computation itself, not of the "
                      "graph's saved tensors: read it in the traceback.")
         return text

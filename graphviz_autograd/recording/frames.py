@@ -16,11 +16,14 @@ from types import CodeType, FrameType, ModuleType
 from typing import Any
 
 __all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "statement_at",
-           "find_names", "add_internal", "entry", "is_internal"]
+           "find_names", "add_internal", "entry", "callers", "is_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL: tuple[str, ...] = (PACKAGE_DIR, "<frozen ",
                              os.path.dirname(os.__file__) + os.sep + "contextlib.py")
+# where installed packages and Python's own modules live (a venv's too)
+_LIBRARIES = tuple(dict.fromkeys(os.path.join(p, "") for p in
+                                 (sys.prefix, sys.base_prefix, sys.exec_prefix)))
 _MAX_ITEMS = 256          # how far into a list or dict the name search looks
 _CO_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's frame (f_locals is a copy)
 
@@ -78,6 +81,29 @@ def entry(depth: int = 2) -> tuple[tuple[CodeType, int] | None, str | None]:
         below = code
         f = f.f_back
     return None, None
+
+
+def callers(depth: int = 2, limit: int = 8) -> list[tuple[CodeType, int]]:
+    """(code, offset) of the user's frames that called the innermost one (as ``where`` finds
+    it), innermost first, ``limit`` at most: where a backward in a function
+    (``def d_step(...): loss.backward()``) was called from, in the training loop."""
+    out: list[tuple[CodeType, int]] = []
+    found = False
+    f: FrameType | None = sys._getframe(depth)
+    while f is not None and len(out) < limit:
+        code = f.f_code
+        if not code.co_filename.startswith(_INTERNAL):
+            if found:
+                # NB: up to the script's (or a cell's) top level; what ran it (a test runner,
+                # a launcher) is not the user's
+                if code.co_filename.startswith(_LIBRARIES):
+                    break
+                out.append((code, f.f_lasti))
+            found = True
+            if code.co_name == "<module>":
+                break
+        f = f.f_back
+    return out
 
 
 def line_of(code: CodeType, offset: int) -> int:

@@ -56,6 +56,9 @@ class BackwardRecord:
     # NB: the library function the user's line called that ran this backward (``hessian``,
     # ``vmap``'s wrapper), or None where the line called ``backward`` / ``grad`` itself
     via: str | None = None
+    # NB: the user's lines that called the function ``source`` is in, innermost first (a
+    # ``d_step()`` call in the training loop), or None where ``source`` is the outermost
+    callers: list[dict[str, Any]] | None = None
 
 
 class Recording:
@@ -215,7 +218,9 @@ class Recording:
             roots.append(f"n{E.node_uid(fn)}" if fn is not None else f"t{E.tensor_uid(t)}")
         src, via = frames.entry(3)
         rec = BackwardRecord(number, info.api, bool(info.retain_graph), bool(info.create_graph),
-                             roots, self._source_dict(src), via=via)
+                             roots, self._source_dict(src), via=via,
+                             callers=[d for c in frames.callers(3)
+                                      if (d := self._source_dict(c)) is not None] or None)
         self._backwards.append(rec)
         self._read_trace()             # a backward inside a backward: the outer's steps so far
         self._current = rec
