@@ -4,12 +4,14 @@ are bound to which tensors (locals and globals, one level into containers and at
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import io
 import linecache
 import os
 import sys
 import tokenize
+import weakref
 from collections.abc import Callable, Iterator
 from itertools import islice
 from types import CodeType, FrameType, ModuleType
@@ -182,6 +184,23 @@ def _without_comment(text: str) -> str:
     return text
 
 
+# per class: whether the user's code defines it (its module is the script, or a file outside
+# the package, Python and the installed libraries)
+_USER_TYPES: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+
+
+def _users(tv: type) -> bool:
+    known = _USER_TYPES.get(tv)
+    if known is None:
+        module = tv.__module__
+        file = getattr(sys.modules.get(module), "__file__", None) or ""
+        known = module == "__main__" or (
+            file.endswith(".py") and not is_internal(file) and not file.startswith(_LIBRARIES))
+        with contextlib.suppress(TypeError):      # NB: a class that takes no weak reference
+            _USER_TYPES[tv] = known
+    return known
+
+
 _SKIP = frozenset({int, float, complex, str, bytes, bool, type(None), type, ModuleType,
                    type(len), type(lambda: 0), range, slice,
                    type(Ellipsis), type(NotImplemented), property, staticmethod, classmethod})
@@ -205,6 +224,33 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
         elif name not in entry[1]:
             entry[1].append(name)
 
+    # NB: no function here calls itself: a closure that refers to itself is a reference
+    # cycle, which would keep ``found`` (the user's tensors) alive until a garbage collection
+    def scan_module(name: str, v: Any) -> None:
+        params = module_params.get(id(v))
+        if params is None:
+            try:
+                params = module_params[id(v)] = list(v.named_parameters())
+            except Exception:  # a user's odd module: skip it, never fail
+                return
+        for pname, p in params:
+            add(p, f"{name}.{pname}")
+        # NB: and the tensors a module keeps as plain attributes (a state it carries between
+        # calls: ``self.hidden = (h, c)``), into a tuple or list of them too
+        attrs = getattr(v, "__dict__", None)
+        if type(attrs) is not dict:
+            return
+        for k, x in islice(attrs.items(), 4 * _MAX_ITEMS):
+            tx = type(x)
+            if tx in skip or k[0] == "_":
+                continue
+            if isinstance(x, tensor_types):
+                add(x, f"{name}.{k}")
+            elif tx is tuple or tx is list:
+                for i, y in enumerate(x[:_MAX_ITEMS]):
+                    if isinstance(y, tensor_types):
+                        add(y, f"{name}.{k}[{i}]")
+
     def scan(name: str, v: Any) -> None:
         tv = type(v)
         if tv in skip:
@@ -222,36 +268,19 @@ def find_names(frames: list[FrameType], tensor_types: tuple[type, ...],
                 if isinstance(x, tensor_types):
                     add(x, f"{name}[{k!r}]")
         elif is_module(v):
-            params = module_params.get(id(v))
-            if params is None:
-                try:
-                    params = module_params[id(v)] = list(v.named_parameters())
-                except Exception:  # a user's odd module: skip it, never fail
-                    return
-            for pname, p in params:
-                add(p, f"{name}.{pname}")
-            # NB: and the tensors a module keeps as plain attributes (a state it carries
-            # between calls: ``self.hidden = (h, c)``), into a tuple or list of them too
-            attrs = getattr(v, "__dict__", None)
-            if type(attrs) is not dict:
-                return
-            for k, x in islice(attrs.items(), 4 * _MAX_ITEMS):
-                tx = type(x)
-                if tx in skip or k[0] == "_":
-                    continue
-                if isinstance(x, tensor_types):
-                    add(x, f"{name}.{k}")
-                elif tx is tuple or tx is list:
-                    for i, y in enumerate(x[:_MAX_ITEMS]):
-                        if isinstance(y, tensor_types):
-                            add(y, f"{name}.{k}[{i}]")
-        elif tv.__module__ == "__main__" and hasattr(v, "__dict__"):
-            # an object of a class the user's script defines: its tensor attributes
+            scan_module(name, v)
+        elif _users(tv) and hasattr(v, "__dict__"):
+            # an object of a class the user's code defines (a trainer): its tensor attributes,
+            # and its modules' parameters (``trainer.model.encoder.weight``)
             for i, (k, x) in enumerate(vars(v).items()):
                 if i >= _MAX_ITEMS:
                     break
-                if isinstance(x, tensor_types) and not k.startswith("_"):
+                if k.startswith("_"):
+                    continue
+                if isinstance(x, tensor_types):
                     add(x, f"{name}.{k}")
+                elif type(x) not in skip and is_module(x):
+                    scan_module(f"{name}.{k}", x)
 
     for f in frames:
         scope = f.f_locals

@@ -90,3 +90,32 @@ def test_full_collections_are_rarer_while_recording() -> None:
         assert gc.get_threshold() == (500, 5, 5), "the program's own setting was undone"
     finally:
         gc.set_threshold(*usual)
+
+
+class _Holder:
+    """An object of the user's own class holding a module and a tensor (a trainer)."""
+
+    def __init__(self) -> None:
+        self.model = torch.nn.Linear(3, 1)
+        self.last: object = None
+
+
+def test_the_name_search_through_users_objects_keeps_nothing_alive() -> None:
+    """The name search goes into the user's objects and the modules they hold; with the
+    garbage collector off, what it found is still freed when the user drops it."""
+    gc.disable()
+    try:
+        holder = _Holder()
+        with graphviz_autograd.record() as rec:
+            out = holder.model(torch.randn(2, 3)).tanh()
+            holder.last = out
+            refs = [weakref.ref(o) for o in (out, out.grad_fn)]
+            out.sum().backward(retain_graph=True)
+            labels = {t.label for t in rec.snapshots[-1].tensors}
+            assert {"holder.last", "holder.model.weight"} <= labels
+            holder.last = None
+            del out
+            rec.snapshot("dropped")
+        assert all(r() is None for r in refs), "a tensor or node outlived its last reference"
+    finally:
+        gc.enable()

@@ -1955,6 +1955,38 @@ def test_parameters_no_backward_reaches_are_named_with_the_line_that_cuts_them(
     assert diagnose(fixed) == []
 
 
+class _Trainer:
+    """A training loop in a class, as projects write it: the model is an attribute of
+    ``self``, and the loop a method."""
+
+    def __init__(self, t: Any) -> None:
+        self.t = t
+        self.model = t.nn.ModuleDict({"encoder": t.nn.Linear(4, 8), "head": t.nn.Linear(8, 1)})
+        self.opt = t.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def fit(self, steps: int) -> None:
+        t = self.t
+        for _ in range(steps):
+            x, y = t.randn(16, 4), t.randn(16, 1)
+            self.opt.zero_grad()
+            h = t.relu(self.model["encoder"](x)).detach()
+            t.nn.functional.mse_loss(self.model["head"](h), y).backward()
+            self.opt.step()
+
+
+@ON_BOTH_ENGINES
+def test_a_trainers_model_is_named_through_self(engine: str) -> None:
+    """The name search goes into an object of the user's own class (``self``), and into the
+    modules it holds: the parameters no backward reaches are named ``self.model.encoder.*``."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    with record(engine=engine) as rec:
+        _Trainer(t).fit(3)
+    (d,) = diagnose(rec)
+    assert d.kind == "unreached"
+    assert d.built_by["labels"] == ["self.model.encoder.weight", "self.model.encoder.bias"]
+
+
 @ON_BOTH_ENGINES
 def test_a_target_network_is_told_to_be_frozen_first(engine: str) -> None:
     t = torch_of(engine)
