@@ -4,14 +4,12 @@ are bound to which tensors (locals and globals, one level into containers and at
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
 import io
 import linecache
 import os
 import sys
 import tokenize
-import weakref
 from collections.abc import Callable, Iterator
 from itertools import islice
 from types import CodeType, FrameType, ModuleType
@@ -89,19 +87,22 @@ def callers(depth: int = 2, limit: int = 8) -> list[tuple[CodeType, int]]:
     """(code, offset) of the user's frames that called the innermost one (as ``where`` finds
     it), innermost first, ``limit`` at most: where a backward in a function
     (``def d_step(...): loss.backward()``) was called from, in the training loop."""
-    out: list[tuple[CodeType, int]] = []
-    found = False
     f: FrameType | None = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.startswith(_INTERNAL):
+        f = f.f_back
+    if f is None or f.f_code.co_name == "<module>":
+        return []
+    out: list[tuple[CodeType, int]] = []
+    f = f.f_back
     while f is not None and len(out) < limit:
         code = f.f_code
-        if not code.co_filename.startswith(_INTERNAL):
-            if found:
-                # NB: up to the script's (or a cell's) top level; what ran it (a test runner,
-                # a launcher) is not the user's
-                if code.co_filename.startswith(_LIBRARIES):
-                    break
-                out.append((code, f.f_lasti))
-            found = True
+        file = code.co_filename
+        if not file.startswith(_INTERNAL):
+            # NB: up to the script's (or a cell's) top level; what ran it (a test runner, a
+            # launcher) is not the user's
+            if file.startswith(_LIBRARIES):
+                break
+            out.append((code, f.f_lasti))
             if code.co_name == "<module>":
                 break
         f = f.f_back
@@ -186,7 +187,7 @@ def _without_comment(text: str) -> str:
 
 # per class: whether the user's code defines it (its module is the script, or a file outside
 # the package, Python and the installed libraries)
-_USER_TYPES: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+_USER_TYPES: dict[type, bool] = {}
 
 
 def _users(tv: type) -> bool:
@@ -196,8 +197,10 @@ def _users(tv: type) -> bool:
         file = getattr(sys.modules.get(module), "__file__", None) or ""
         known = module == "__main__" or (
             file.endswith(".py") and not is_internal(file) and not file.startswith(_LIBRARIES))
-        with contextlib.suppress(TypeError):      # NB: a class that takes no weak reference
-            _USER_TYPES[tv] = known
+        if len(_USER_TYPES) > 4096:
+            # NB: classes made on the fly, one per call: the cache keeps them; start again
+            _USER_TYPES.clear()
+        _USER_TYPES[tv] = known
     return known
 
 
