@@ -1823,18 +1823,44 @@ def _unreached(recording: Recording) -> Diagnosis | None:
                f"optimizer leaves {them} as {'it is' if them == 'it' else 'they are'}. The "
                f"losses do not depend on {them}: something cuts the graph between {them} and "
                f"the loss, or {'it is' if them == 'it' else 'they are'} not used.")
-    calls = _calls_of(recording, owners)
+    # NB: the calls in the function that runs the backwards first (a file may call the module
+    # elsewhere too)
+    calls = sorted(_calls_of(recording, owners), key=lambda c: not _beside(c[0], done))
     fixes: list[Fix] = []
-    cut = next(((src, code, what) for src, code in calls
-                if (what := _cut_in(code)) is not None), None)
-    if cut is not None:
+    # NB: a call that cuts the graph itself, or a later line of its block that cuts what the
+    # call made (``h = encoder(x)``, then ``h = h.detach()``)
+    cut: tuple[dict[str, Any], str, str] | None = None
+    later: tuple[dict[str, Any], tuple[dict[str, Any], str, str]] | None = None
+    for src, code in calls:
+        what = _cut_in(code)
+        if what is not None:
+            cut = (src, code, what)
+            break
+        later = _later_cut(src, code)
+        if later is not None:
+            break
+    if later is not None:
+        called, cut = later
+        summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(called)}, and "
+                    f"{_line(cut[0])} cuts what it made with {_CUTTERS[cut[2]]}.")
+    elif cut is not None:
         src, code, what = cut
         summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(src)}, where "
                     f"{_CUTTERS[what]} cuts the graph.")
+    if cut is not None:
+        src, code, what = cut
         uncut = _Without(_CUTTERS, attribute="data").visit(ast.parse(code.strip()))
-        fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from {_lines(src)}",
-                         f"`{ast.unparse(uncut)}`: the gradient then flows back into these "
-                         "parameters."))
+        line = uncut.body[0] if len(uncut.body) == 1 else None
+        if isinstance(line, ast.Assign) and len(line.targets) == 1 and \
+                ast.unparse(line.targets[0]) == ast.unparse(line.value):
+            # NB: ``h = h.detach()`` does nothing else: the line goes
+            fixes.append(Fix("keep_graph", f"Drop {_lines(src)}",
+                             f"`{code}` does nothing but cut the graph: without it the "
+                             "gradient flows back into these parameters."))
+        else:
+            fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from {_lines(src)}",
+                             f"`{ast.unparse(uncut)}`: the gradient then flows back into "
+                             "these parameters."))
     else:
         where = (f" (it is called at {_line(calls[0][0])})" if calls else "")
         fixes.append(Fix("keep_graph", "Let the gradient reach them",
@@ -1946,6 +1972,73 @@ def _cut_in(code: str) -> str | None:
             return node.func.attr
         if isinstance(node, ast.Attribute) and node.attr == "data":
             return "data"
+    return None
+
+
+def _beside(src: dict[str, Any], backwards: list[BackwardRecord]) -> bool:
+    """Whether line ``src`` is in the function (or the top level) whose lines ran one of
+    ``backwards`` (the training loop's function)."""
+    tree = _parsed_file(src["file"])
+    if tree is None:
+        return False
+    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    def scope(line: int) -> ast.AST:
+        inside = [f for f in funcs if f.lineno <= line <= (f.end_lineno or f.lineno)]
+        return max(inside, key=lambda f: f.lineno) if inside else tree
+    here = scope(src["line"])
+    return any(scope(at["line"]) is here for b in backwards if b.source
+               for at in [_in_file(b, src["file"])] if at["file"] == src["file"])
+
+
+def _later_cut(src: dict[str, Any], code: str
+               ) -> tuple[dict[str, Any], tuple[dict[str, Any], str, str]] | None:
+    """(``src``, (the line, its code, what cuts)) for the first later statement of the block
+    of line ``src`` that cuts the graph of what that line assigned (``h = h.detach()``,
+    ``z = torch.relu(h).data``), following ``h`` until a line sets it from other values."""
+    name = _assigned(code)
+    tree = _parsed_file(src["file"]) if name else None
+    if tree is None or name is None:
+        return None
+    for node in ast.walk(tree):
+        for body in (getattr(node, f, None) for f in ("body", "orelse", "finalbody")):
+            if not isinstance(body, list):
+                continue
+            at = next((i for i, st in enumerate(body)
+                       if isinstance(st, ast.stmt) and st.lineno == src["line"]), None)
+            if at is None:
+                continue
+            for st in body[at + 1:at + 24]:
+                first, _, text = frames.statement_at(src["file"], st.lineno)
+                # NB: a cut whose result is kept (``h = h.detach()``), not one only looked at
+                # (``print(h.mean().item())``)
+                what = _cut_of(st.value, name) if isinstance(st, ast.Assign) else None
+                if what is not None:
+                    return src, ({"file": src["file"], "line": first, "code": text}, text,
+                                 what)
+                stored = {_dotted(n) for n in ast.walk(st)
+                          if isinstance(getattr(n, "ctx", None), ast.Store)}
+                read = {_dotted(n) for n in ast.walk(st)
+                        if isinstance(getattr(n, "ctx", None), ast.Load)}
+                if name in stored and name not in read:
+                    return None
+            return None
+    return None
+
+
+def _cut_of(expr: ast.expr, name: str) -> str | None:
+    """What in ``expr`` cuts the graph of ``name`` (``name.detach()``, ``f(name).data``)."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _CUTTERS and not node.args:
+            receiver: ast.AST = node.func.value
+            what = node.func.attr
+        elif isinstance(node, ast.Attribute) and node.attr == "data":
+            receiver, what = node.value, "data"
+        else:
+            continue
+        if any(_dotted(n) == name for n in ast.walk(receiver)):
+            return what
     return None
 
 

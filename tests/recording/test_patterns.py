@@ -1955,6 +1955,32 @@ def test_parameters_no_backward_reaches_are_named_with_the_line_that_cuts_them(
     assert diagnose(fixed) == []
 
 
+@ON_BOTH_ENGINES
+def test_a_cut_on_a_later_line_than_the_modules_call_is_found(engine: str) -> None:
+    """``h = encoder(x)``, then ``h = torch.relu(h)``, a value looked at (``.item()``, not a
+    cut of what goes on), then ``h = h.detach()``: that line is named and is to be dropped."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    encoder, head = t.nn.Linear(4, 8), t.nn.Linear(8, 1)
+    seen = []
+    with record(engine=engine) as rec:
+        for _ in range(3):
+            x, y = t.randn(16, 4), t.randn(16, 1)
+            called = here() + 1
+            h = encoder(x)
+            h = t.relu(h)
+            seen.append(h.mean().item())
+            cut = here() + 1
+            h = h.detach()
+            t.nn.functional.mse_loss(head(h), y).backward()
+    (d,) = diagnose(rec)
+    assert d.kind == "unreached"
+    assert f"`encoder` is called at line {called} (`h = encoder(x)`), and line {cut} " \
+        "(`h = h.detach()`) cuts what it made with `.detach()`." in d.summary
+    assert d.fixes[0].title == f"Drop line {cut}"
+    assert d.built_by["source"]["line"] == cut
+
+
 class _Trainer:
     """A training loop in a class, as projects write it: the model is an attribute of
     ``self``, and the loop a method."""
