@@ -362,11 +362,8 @@ def _labelled(ts: list[TensorInfo]) -> list[str | None]:
 
 
 def _parsed_file(file: str) -> ast.Module | None:
-    """A user's file, read again (a notebook cell's text too), or None."""
-    try:
-        return ast.parse("".join(linecache.getlines(file)))
-    except (SyntaxError, ValueError):
-        return None
+    """A user's file, read again (a notebook cell's text too), or None: parsed once, shared."""
+    return frames.parsed(file)
 
 
 def _with_method(code: str | None, name: str, method: str) -> str | None:
@@ -591,24 +588,39 @@ def _in_file(rec: BackwardRecord, file: str) -> dict[str, Any]:
                 rec.source)
 
 
+def _holds(node: ast.AST, line: int) -> bool:
+    """Whether ``node`` (a statement, a loop, a function) spans ``line``."""
+    start = getattr(node, "lineno", 0)
+    return bool(start <= line <= (getattr(node, "end_lineno", None) or start))
+
+
+def _loop_around(built: dict[str, Any], call: dict[str, Any]
+                 ) -> tuple[ast.Module, ast.AST | None] | None:
+    """The file of line ``call`` and the innermost loop around that line (None where there is
+    none); None where line ``built`` is in another file or the file cannot be read."""
+    tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
+    if tree is None:
+        return None
+    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
+             and _holds(n, call["line"])]
+    return tree, max(loops, key=lambda n: n.lineno) if loops else None
+
+
+def _in_body(loop: ast.AST, line: int) -> bool:
+    """Whether ``line`` runs in each pass of ``loop`` (its body; its header runs once)."""
+    return getattr(loop, "lineno", 0) < line and _holds(loop, line)
+
+
 def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` is outside the innermost loop around the line ``call`` and
     could be moved into it: the same file, at the loop's level (not inside a function that
     does not hold the loop, which the loop may call)."""
-    tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
-    if tree is None:
-        return False
-    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
-             and n.lineno <= call["line"] <= (n.end_lineno or n.lineno)]
-    if not loops:
-        return False
-    inner = max(loops, key=lambda n: n.lineno)
-    if inner.lineno < built["line"] <= (inner.end_lineno or inner.lineno):
+    found = _loop_around(built, call)
+    if found is None or found[1] is None or _in_body(found[1], built["line"]):
         return False
     return not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-                   and n.lineno <= built["line"] <= (n.end_lineno or n.lineno)
-                   and not n.lineno <= call["line"] <= (n.end_lineno or n.lineno)
-                   for n in ast.walk(tree))
+                   and _holds(n, built["line"]) and not _holds(n, call["line"])
+                   for n in ast.walk(found[0]))
 
 
 def _initial(call: dict[str, Any], names: list[str]) -> str | None:
@@ -630,15 +642,10 @@ def _initial(call: dict[str, Any], names: list[str]) -> str | None:
 def _same_step(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` runs in each pass of the innermost loop around the line
     ``call`` (or neither is in a loop): the same file, read again."""
-    tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
-    if tree is None:
+    found = _loop_around(built, call)
+    if found is None:
         return False
-    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
-             and n.lineno <= call["line"] <= (n.end_lineno or n.lineno)]
-    if not loops:
-        return True
-    inner = max(loops, key=lambda n: n.lineno)
-    return inner.lineno < built["line"] <= (inner.end_lineno or inner.lineno)
+    return found[1] is None or _in_body(found[1], built["line"])
 
 
 def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: int | None,
@@ -1984,7 +1991,7 @@ def _beside(src: dict[str, Any], backwards: list[BackwardRecord]) -> bool:
     funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
     def scope(line: int) -> ast.AST:
-        inside = [f for f in funcs if f.lineno <= line <= (f.end_lineno or f.lineno)]
+        inside = [f for f in funcs if _holds(f, line)]
         return max(inside, key=lambda f: f.lineno) if inside else tree
     here = scope(src["line"])
     return any(scope(at["line"]) is here for b in backwards if b.source

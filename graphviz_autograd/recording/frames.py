@@ -15,7 +15,7 @@ from itertools import islice
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
-__all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "statement_at",
+__all__ = ["PACKAGE_DIR", "user_frames", "where", "line_of", "code_at", "statement_at", "parsed",
            "find_names", "add_internal", "entry", "callers", "is_internal"]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -124,34 +124,42 @@ def code_at(filename: str, line: int) -> str:
     return _without_comment(text) if "#" in text else text
 
 
-# file -> (its lines as linecache holds them, line -> (first, last, code) of each statement
-# that spans several lines); made again when linecache reads the file again
-_STATEMENTS: dict[str, tuple[list[str], dict[int, tuple[int, int, str]]]] = {}
+# file -> (its lines as linecache holds them, its syntax tree or None, line -> (first, last,
+# code) of each statement that spans several lines); made again when linecache reads it again
+_FILES: dict[str, tuple[list[str], ast.Module | None, dict[int, tuple[int, int, str]]]] = {}
 # the compound statements whose header an op can run in (``for x, y in zip(a(...), ...):``)
 _HEADED = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith)
+
+
+def _file(filename: str) -> tuple[list[str], ast.Module | None, dict[int, tuple[int, int, str]]]:
+    lines = linecache.getlines(filename)
+    cached = _FILES.get(filename)
+    if cached is None or cached[0] is not lines:
+        try:
+            tree: ast.Module | None = ast.parse("".join(lines))
+        except (SyntaxError, ValueError):
+            tree = None
+        cached = _FILES[filename] = (lines, tree, _spans(tree) if tree is not None else {})
+    return cached
+
+
+def parsed(filename: str) -> ast.Module | None:
+    """A user's file (a notebook cell's text too) as linecache holds it, parsed once (read-only:
+    shared by every caller), or None where it does not parse."""
+    return _file(filename)[1]
 
 
 def statement_at(filename: str, line: int) -> tuple[int, int, str]:
     """(first line, last line, code) of the statement ``line`` is part of: a statement written
     over several lines (``loss = criterion(\n    out,\n    y,\n)``) is given whole, on one
     line (``loss = criterion(out, y)``); any other line as ``code_at`` gives it."""
-    lines = linecache.getlines(filename)
-    cached = _STATEMENTS.get(filename)
-    if cached is None or cached[0] is not lines:
-        cached = _STATEMENTS[filename] = (lines, _spans(lines))
-    span = cached[1].get(line)
+    span = _file(filename)[2].get(line)
     return span if span is not None else (line, line, code_at(filename, line))
 
 
-def _spans(lines: list[str]) -> dict[int, tuple[int, int, str]]:
+def _spans(tree: ast.Module) -> dict[int, tuple[int, int, str]]:
     """Each line of a statement that spans several lines -> (first, last, its one-line code);
     a compound statement's header alone (``with``, ``for``: not its body)."""
-    if not lines:
-        return {}
-    try:
-        tree = ast.parse("".join(lines))
-    except (SyntaxError, ValueError):
-        return {}
     out: dict[int, tuple[int, int, str]] = {}
     # NB: ast.walk goes outside in, so a statement inside another's lines wins
     for node in ast.walk(tree):
