@@ -41,7 +41,7 @@ class Fix:
     #                    already_included, no_retain_graph, fresh_list, one_grad_call,
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
-    #                    zero_grad, accumulate
+    #                    zero_grad, accumulate, create_graph
     title: str
     detail: str
 
@@ -51,7 +51,7 @@ class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
-    #   | "unreached" | "stale_grad"
+    #   | "unreached" | "stale_grad" | "constant_derivative"
     kind: str
     node: str
     node_name: str
@@ -689,6 +689,35 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     total: str | None = None          # a running total backwarded, then added to again
     step: _Step | None = None         # two losses of one step share the node
     fed_back: list[str] = []          # the variables the node's line feeds back (``h``)
+    higher = _differentiated(recording, first) if first is not None else None
+    if higher is not None and first is not None and first.source is not None:
+        # NB: an ``autograd.grad`` of a derivative (a physics-informed loss's second
+        # derivative) without ``create_graph``: it freed the graph below that derivative,
+        # and its own result has none
+        made = _results(higher)
+        result = _results(first)
+        summary += (f" Backward #{k} differentiates "
+                    + (f"`{made[0]}`, which" if made else "a derivative that")
+                    + f" backward #{higher.number} at {_lines(higher.source or {})} made with "
+                    "`create_graph=True`, but without `create_graph=True` itself: it ran "
+                    "through the graph below it and freed it, and "
+                    + (f"`{result[0]}`" if result else "what it returned") + " has no graph.")
+        into = _derivative_reaches(recording, first, current) if current else None
+        rewritten = _with_create_graph(first.source["code"])
+        create = Fix("create_graph", f"`create_graph=True` on backward #{k} at "
+                     f"{_lines(first.source)}",
+                     (f"`{rewritten}`" if rewritten else "Pass `create_graph=True`")
+                     + ": it then keeps the graph it runs and gives its result a graph of its "
+                     "own, so a loss built from that result trains through it (as a "
+                     "physics-informed loss or a gradient penalty needs).")
+        retain = Fix("retain_graph", f"`retain_graph=True` on {_call(first)}",
+                     f"keeps these buffers ({_bytes(cost)} here) alive after it; its result "
+                     "stays a constant, with no gradient through it.")
+        if into is not None:
+            summary += f" This backward backwards {_chain(into)}, so it needs that graph."
+        fixes += [create, retain] if into is not None else [retain, create]
+        return Diagnosis(backward, backward is None, "freed", node.id, node.name,
+                         list(pred.buffers), freed_by, built, summary, fixes, snap.index)
     leaf = _not_a_leaf(snap, node, name) if reused else None
     if leaf is not None:
         # NB: a parameter made by an op on a fresh leaf (``* 0.01``, ``.double()``): what looks
@@ -1253,6 +1282,7 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
     stale = _stale_grads(recording)
     if stale is not None:
         out.append(stale)
+    out += _constant_derivatives(recording)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -2113,6 +2143,259 @@ def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> s
         return None
     targets = f"{t1}, {t2} = " if t1 and t2 and "," not in t1 + t2 else ""
     return f"{targets}{func}({out}, ({in1}, {in2}))"
+
+
+# -- derivatives made without create_graph -------------------------------------------------------
+_TORCH = frozenset({"torch", "F"})
+# NB: methods whose result sends no gradient back to the tensor they are called on
+_FLAT = frozenset({"sign", "argmax", "argmin", "detach", "item", "tolist", "numpy", "round",
+                   "floor", "ceil", "trunc", "eq", "ne", "gt", "lt", "ge", "le", "bool", "long",
+                   "int", "nonzero", "size", "dim", "numel"})
+
+
+def _grad_statement(code: str | None) -> tuple[ast.stmt, ast.Call] | None:
+    """The one statement of an ``autograd.grad`` line and its call of ``grad``."""
+    try:
+        body = ast.parse((code or "").strip()).body
+    except SyntaxError:
+        return None
+    if len(body) != 1:
+        return None
+    call = next((n for n in ast.walk(body[0]) if isinstance(n, ast.Call) and
+                 (n.func.attr if isinstance(n.func, ast.Attribute) else
+                  n.func.id if isinstance(n.func, ast.Name) else "") == "grad"), None)
+    return (body[0], call) if call is not None else None
+
+
+def _with_create_graph(code: str | None) -> str | None:
+    """An ``autograd.grad`` line with ``create_graph=True``."""
+    found = _grad_statement(code)
+    if found is None:
+        return None
+    line, call = found
+    call.keywords = [k for k in call.keywords if k.arg != "create_graph"] + \
+        [ast.keyword("create_graph", ast.Constant(True))]
+    return ast.unparse(line)
+
+
+def _carries(expr: ast.AST, names: Container[str | None], source: ast.AST | None = None,
+             modules: Container[str] = _TORCH) -> bool:
+    """Whether ``expr`` reads one of ``names`` (or is ``source``) through differentiable tensor
+    math alone: operators, indexing, the value's own methods, the functions of ``modules``
+    (``torch``, ``F``: the names the file imports from torch). Not through a call of anything
+    else (``model(x + g)``: the value is a model's input, as an attack's direction is), nor a
+    flat op (``g.sign()``, a comparison)."""
+    if expr is source or (isinstance(expr, (ast.Name, ast.Attribute)) and
+                          _dotted(expr) in names):
+        return True
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in _FLAT:
+                return False
+            if _carries(func.value, names, source, modules):
+                return True
+            base = func.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if not (isinstance(base, ast.Name) and base.id in modules):
+                return False
+        elif not (isinstance(func, ast.Name) and (func.id in modules or
+                                                  func.id in ("sum", "abs", "min", "max"))):
+            return False
+        return any(_carries(a, names, source, modules) for a in
+                   [*expr.args, *(k.value for k in expr.keywords)])
+    if isinstance(expr, (ast.Compare, ast.BoolOp, ast.Lambda)):
+        return False
+    if isinstance(expr, ast.Subscript):
+        return _carries(expr.value, names, source, modules)
+    return any(_carries(c, names, source, modules) for c in ast.iter_child_nodes(expr))
+
+
+def _torch_names(tree: ast.Module) -> set[str]:
+    """The names a file binds to torch and what it holds (``import torch.nn.functional as
+    F``, ``from torch.nn.functional import mse_loss``), with ``torch`` and ``F``."""
+    out = set(_TORCH)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            out.update(a.asname or a.name.split(".")[0] for a in n.names
+                       if a.name.split(".")[0] == "torch")
+        elif isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "torch":
+            out.update(a.asname or a.name for a in n.names)
+    return out
+
+
+def _stored(target: ast.AST) -> list[str]:
+    """The names an assignment's target binds (``a, self.b = ...`` gives ``a``, ``self.b``)."""
+    return [name for n in ast.walk(target) if isinstance(getattr(n, "ctx", None), ast.Store)
+            and (name := _dotted(n))]
+
+
+def _derivative_reaches(recording: Recording, grad: BackwardRecord, later: BackwardRecord
+                        ) -> list[str] | None:
+    """Where the result of the ``autograd.grad`` line of backward ``grad`` goes, through tensor
+    math alone (``_carries``), into what the line of backward ``later`` backwards, in the same
+    file, further down (``g = grad(...)[0]``, ``gp = ((g.norm(2, dim=1) - 1) ** 2).mean()``,
+    then ``d_loss = ... + 10 * gp``, ``d_loss.backward()``): the names that carry it, from the
+    result to the one the later line reads (``g``, ``gp``, ``d_loss``); None where it does
+    not."""
+    src, dst = grad.source, later.source
+    found = _grad_statement(src["code"] if src else None)
+    if src is None or dst is None or found is None or src["file"] != dst["file"] or \
+            dst["line"] <= src["line"]:
+        return None
+    line, call = found
+    value = getattr(line, "value", None)
+    if value is None or not _carries(value, (), call):
+        return None
+    # NB: name -> the names that carried the result into it, itself last
+    carried = {n: [n] for n in _results(grad)}
+    tree = _parsed_file(src["file"])
+    if tree is None or not carried:
+        return None
+    modules = _torch_names(tree)
+    end = frames.statement_at(src["file"], src["line"])[1]
+    steps = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign))
+                    and end < n.lineno < dst["line"]), key=lambda n: n.lineno)
+    # NB: a statement under an ``if`` that the grad line is not under may not run: it can
+    # carry the derivative on, not stop it
+    branches = [n for n in ast.walk(tree) if isinstance(n, ast.If)
+                and not _holds(n, src["line"])]
+    for n in steps:
+        maybe = any(_holds(b, n.lineno) for b in branches)
+        targets = [m for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                   for m in _stored(t)]
+        reads = _carries(n.value, carried, modules=modules) or \
+            (isinstance(n, ast.AugAssign) and targets[0] in carried)
+        of = next((carried[m] for m in [*map(_dotted, ast.walk(n.value)), *targets]
+                   if m in carried), None) if reads else None
+        for t in targets:
+            if of is not None:
+                carried[t] = of if of[-1] == t else [*of, t]
+            elif not maybe:
+                carried.pop(t, None)
+    try:
+        body = ast.parse(dst["code"].strip()).body
+    except SyntaxError:
+        return None
+    if len(body) != 1 or not _carries(body[0], carried, modules=modules):
+        return None
+    read = next((name for n in ast.walk(body[0]) if (name := _dotted(n)) in carried), None)
+    return carried[read] if read is not None else None
+
+
+def _constant_derivatives(recording: Recording) -> list[Diagnosis]:
+    """An ``autograd.grad`` result made without ``create_graph`` that a later backward of the
+    same step backwards through tensor math (a gradient penalty, a physics-informed residual):
+    it has no graph, so that part of the loss trains nothing. One per line that made it; none
+    where the later backward failed (its own diagnosis says why)."""
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    backwards = recording.backwards
+    for i, b in enumerate(backwards):
+        if b.api != "grad" or b.create_graph or b.via is not None or not b.source or \
+                b.error is not None:
+            continue
+        place = (b.source["file"], b.source["line"])
+        if place in seen:
+            continue
+        for later in backwards[i + 1:]:
+            if later.source and (later.source["file"], later.source["line"]) == place:
+                break             # (the same line again: the next step)
+            into = _derivative_reaches(recording, b, later) if later.error is None else None
+            if into is None:
+                continue
+            seen.add(place)
+            result = into[0]
+            rewritten = _with_create_graph(b.source["code"])
+            create = (f"`{rewritten}`" if rewritten else "Pass `create_graph=True`")
+            if _of_parameters(recording, b):
+                # NB: a derivative for the parameters a step updates, used to make a
+                # look-ahead copy of them (a meta-learning inner step): first order
+                summary = (f"`{result}`, which {_call(b)} made without `create_graph=True`, "
+                           f"has no graph; {_call(later)} backwards {_chain(into)}, so it "
+                           "trains through the parameters it updates to first order only: "
+                           f"no gradient flows through `{result}` (first-order MAML).")
+                fixes = [Fix("create_graph", f"`create_graph=True` at {_lines(b.source)} "
+                             "for the full meta-gradient",
+                             f"{create}: the gradient through `{result}` (second order) "
+                             "then reaches the parameters too, at the cost of a graph of "
+                             "the derivative, kept until that backward."),
+                         Fix("detach", "Or say that first order is meant",
+                             f"`{result}.detach()` where it is read: the same values, the "
+                             "same gradients, and the choice written down.")]
+            else:
+                summary = (f"`{result}`, which {_call(b)} made without `create_graph=True`, "
+                           f"has no graph; {_call(later)} backwards {_chain(into)}, so no "
+                           f"gradient flows through `{result}`: that part of the loss adds "
+                           "to its value but trains nothing.")
+                fixes = [Fix("create_graph", f"`create_graph=True` at {_lines(b.source)}",
+                             f"{create}: `{result}` then has a graph of its own, and the "
+                             "backward trains what built it through it (as a gradient "
+                             "penalty or a physics-informed loss needs)."),
+                         Fix("detach", f"Or say that `{result}` is a constant",
+                             f"If no gradient should flow through it, `{result}.detach()` "
+                             "where it is read says so (the same values, the same "
+                             "gradients).")]
+            out.append(Diagnosis(b.number, False, "constant_derivative", "", "", [], [],
+                                 {"labels": [result], "source": b.source}, summary, fixes,
+                                 later.snapshot_before))
+            break
+    return out
+
+
+def _of_parameters(recording: Recording, grad: BackwardRecord) -> bool:
+    """Whether an ``autograd.grad`` call differentiates with respect to parameters: its inputs
+    say so (``model.parameters()``, ``params``), or name tensors that a step changed in place
+    later in the recording (their versions)."""
+    inputs = _grad_call_inputs(grad) or []
+    if any("param" in x.lower() for x in inputs):
+        return True
+    before = _snapshot(recording, grad.snapshot_before)
+    last = recording.snapshots[-1] if len(recording.snapshots) else None
+    if before is None or last is None:
+        return False
+    names = []
+    for x in inputs:
+        tree = ast.parse(x, mode="eval").body
+        names += [ast.unparse(e) for e in (tree.elts if isinstance(tree, (ast.Tuple, ast.List))
+                                           else [tree])]
+    now = {t.id: t.version for t in last.tensors}
+    return any(t.is_leaf and now.get(t.id, t.version) > t.version
+               for _, t in _tensors_named(before, names))
+
+
+def _chain(names: list[str]) -> str:
+    """``d_loss``, computed from ``g`` through ``gp``: how a derivative reaches a loss."""
+    if len(names) == 1:
+        return f"`{names[0]}`"
+    through = " through " + ", ".join(f"`{n}`" for n in names[1:-1]) if len(names) > 2 else ""
+    return f"`{names[-1]}`, computed from `{names[0]}`{through}"
+
+
+def _results(rec: BackwardRecord) -> list[str]:
+    """The names an ``autograd.grad`` line assigns its result to (``du``; ``gx``, ``gw``)."""
+    found = _grad_statement(rec.source["code"] if rec.source else None)
+    if found is None or not isinstance(found[0], ast.Assign):
+        return []
+    return [n for t in found[0].targets for n in _stored(t)]
+
+
+def _differentiated(recording: Recording, grad: BackwardRecord) -> BackwardRecord | None:
+    """The earlier backward with ``create_graph=True`` whose result the ``autograd.grad`` call
+    ``grad``, made without it, differentiates (``d2u = grad(du.sum(), x)`` of ``du = grad(u.sum(),
+    x, create_graph=True)``): its graph holds nodes made by that backward's line."""
+    if grad.api != "grad" or grad.create_graph or grad.via is not None:
+        return None
+    before = _snapshot(recording, grad.snapshot_before)
+    if before is None:
+        return None
+    places = {(n.source["file"], n.source["line"]) for r in grad.roots
+              for n in (_subgraph(before, r) if any(m.id == r for m in before.nodes) else [])
+              if n.source}
+    return next((b for b in reversed(recording.backwards[:grad.number - 1])
+                 if b.create_graph and b.source and
+                 (b.source["file"], b.source["line"]) in places), None)
 
 
 def _accumulates(code: str) -> bool:
