@@ -512,6 +512,58 @@ def _frontier(recording: Recording, snap: Snapshot, first: BackwardRecord, root:
     return tops
 
 
+def _without_graph(name: str, code: str | None) -> Fix:
+    """Build ``name`` with no graph (what builds it is not trained): its line rewritten."""
+    built_line = _assigned(code) == name and code is not None
+    rewritten = f"`{name} = {_then(code.split('=', 1)[1].strip(), 'detach')}`" \
+        if built_line and code is not None else f"`{name}.detach()`"
+    return Fix("detach", f"Build `{name}` without a graph",
+               f"{rewritten} (or build it under `torch.no_grad()`): what builds `{name}` is "
+               "not trained, so its graph only holds memory and frees at the first backward.")
+
+
+def _feeder(snap: Snapshot, node: NodeInfo, name: str, root: str | None,
+            first: BackwardRecord) -> tuple[list[str], dict[str, Any], bool] | None:
+    """The line that carries ``node`` (named ``name``) from one step into the next, where it
+    is not the node's own: a node above it whose line feeds a variable back into itself
+    while keeping ``name`` (``memory = torch.cat([feat,
+    memory])``: True, ``name`` is held); else a line of the loop around ``first`` that feeds
+    ``name`` itself back through a call (``h = cell(x, h)``: False). The variables fed back,
+    and the line."""
+    if root is not None:
+        for n in _subgraph(snap, root):
+            if n.id == node.id or n.source is None:
+                continue
+            fed = _fed_back(n.source["code"])
+            if fed and name not in fed and name in _reads(n.source["code"]) and \
+                    any(m.id == node.id for m in _subgraph(snap, n.id)):
+                return fed, n.source, True
+    if first.source is None or node.source is None:
+        return None
+    call = _in_file(first, node.source["file"])
+    found = _loop_around(node.source, call)
+    if found is None or found[1] is None or _in_body(found[1], node.source["line"]):
+        return None
+    base = re.split(r"[\[.]", name, maxsplit=1)[0]
+    for stmt in ast.walk(found[1]):
+        if isinstance(stmt, ast.Assign) and _in_body(found[1], stmt.lineno):
+            fed = _fed_back(ast.unparse(stmt))
+            if base in fed:
+                line, _, text = frames.statement_at(call["file"], stmt.lineno)
+                return fed, {"file": call["file"], "line": line, "code": text}, False
+    return None
+
+
+def _reads(code: str | None) -> set[str]:
+    """The names and dotted attributes a line reads."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return set()
+    return {name for n in ast.walk(tree) if isinstance(getattr(n, "ctx", None), ast.Load)
+            and (name := _dotted(n))}
+
+
 def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
                first: BackwardRecord) -> tuple[str, str] | None:
     """The leaves behind ``name`` (``node``'s, or the named node above it) that backward
@@ -783,6 +835,16 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              "To log or add up losses, keep plain numbers (`loss.item()`) and "
                              "do not backward their total; to backward a sum of losses, "
                              "backward only that sum, not each loss first."))
+        # NB: the line that feeds it back, where that is not its own line: a line of the loop
+        # that keeps it in another variable fed back into itself (``memory = torch.cat([feat,
+        # memory])``: ``holder``), or that feeds it back through a function the loop calls
+        # (``h = cell(x, h)``, whose ``forward`` made the node)
+        feeder: dict[str, Any] | None = None
+        holder = False
+        if not fed_back and not kept and not fixes and first is not None:
+            found = _feeder(snap, node, name, root, first)
+            if found is not None:
+                fed_back, feeder, holder = found
         step = _two_losses(recording, snap, node, name, first, current, root_node) \
             if first is not None and current is not None and not kept and not fed_back and \
             not fixes else None
@@ -790,13 +852,35 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             # NB: two losses of one step (a GAN's discriminator and generator losses)
             summary = summary[:summary.rindex(" That node was built")] + step.summary
             fixes += step.before
+        elif feeder is not None and holder:
+            # NB: ``feat`` kept in ``memory``, which is fed back: each step's graph reaches
+            # through ``memory`` into the previous steps' ``feat``
+            them = _listed(fed_back)
+            summary += (f" {them} ({_line(feeder, ': ')}) keeps `{name}` from one step to the "
+                        "next and is fed back into itself, so each step's graph reaches into "
+                        "the previous steps'.")
+            kept_line = _with_method(feeder["code"], name, "detach")
+            idle = _unstepped(recording, snap, node, name, first) if first else None
+            if idle is not None:
+                summary += (f" Backward #{k} sent gradients through `{name}` into {idle[0]}, "
+                            f"but no step used them: {idle[1]} changed after it, they did "
+                            "not.")
+                fixes.append(_without_graph(name, code))
+            fixes.append(Fix("detach", f"Keep `{name}.detach()` in {them}",
+                             (f"`{kept_line}`" if kept_line else
+                              f"Store `{name}.detach()`")
+                             + f" at {_lines(feeder)}: the stored values stay, their graph "
+                             "does not, and each backward runs only its own step's graph."))
         elif fed_back:
             # NB: a recurrence (`h = f(x, h)`): recomputing would rebuild every earlier step
             them = ", ".join(f"`{n}`" for n in fed_back)
             one = len(fed_back) == 1
-            summary += (f" {them} {'is' if one else 'are'} fed back into the line that builds "
-                        f"{'it' if one else 'them'}, so each step's graph reaches into the "
-                        "previous steps'.")
+            summary += (f" {them} {'is' if one else 'are'} fed back "
+                        + (f"at {_line(feeder)}" if feeder is not None else
+                           f"into the line that builds {'it' if one else 'them'}")
+                        + ", so each step's graph reaches into the previous steps'.")
+            if feeder is not None:
+                code = feeder["code"]
             n = fed_back[0]
             # NB: a tuple state (an LSTM's `(h, c)`) is named by its items: `state[0]`
             pair = any(label.startswith(f"{n}[") for m in snap.nodes for label in m.labels)
@@ -836,13 +920,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                 summary += (f" Backward #{k} sent gradients through `{name}` into {held}, "
                             f"but no step used them: {stepped} changed after it, they did "
                             "not.")
-                built_line = _assigned(code) == name and code is not None
-                rewritten = f"`{name} = {_then(code.split('=', 1)[1].strip(), 'detach')}`" \
-                    if built_line and code is not None else f"`{name}.detach()`"
-                fixes += [Fix("detach", f"Build `{name}` without a graph",
-                              f"{rewritten} (or build it under `torch.no_grad()`): what builds "
-                              f"`{name}` is not trained, so its graph only holds memory and "
-                              "frees at the first backward."), recompute]
+                fixes += [_without_graph(name, code), recompute]
             else:
                 fixes += [recompute, detach]
     elif same_root:
@@ -1855,9 +1933,11 @@ def _unreached(recording: Recording) -> Diagnosis | None:
         f" and {len(missed) - 6} more" if len(missed) > 6 else "")
     n = len(done)
     them = "it" if len(missed) == 1 else "them"
-    summary = (f"No backward reached {names}: {'the' if n == 1 else f'none of the {n}'} "
-               f"backward{'' if n == 1 else 's'} that ran gave {them} a gradient, so an "
-               f"optimizer leaves {them} as {'it is' if them == 'it' else 'they are'}. The "
+    summary = (f"No backward reached {names}: "
+               + (f"the backward that ran gave {them} no gradient" if n == 1 else
+                  f"none of the {n} backwards that ran gave {them} a gradient")
+               + f", so an optimizer leaves {them} as "
+               f"{'it is' if them == 'it' else 'they are'}. The "
                f"losses do not depend on {them}: something cuts the graph between {them} and "
                f"the loss, or {'it is' if them == 'it' else 'they are'} not used.")
     # NB: the calls in the function that runs the backwards first (a file may call the module
