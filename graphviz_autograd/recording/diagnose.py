@@ -41,7 +41,7 @@ class Fix:
     #                    already_included, no_retain_graph, fresh_list, one_grad_call,
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
-    #                    zero_grad, accumulate, create_graph
+    #                    zero_grad, accumulate, create_graph, step, optimizer
     title: str
     detail: str
 
@@ -51,7 +51,7 @@ class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
-    #   | "unreached" | "stale_grad" | "constant_derivative"
+    #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped"
     kind: str
     node: str
     node_name: str
@@ -1361,6 +1361,9 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
     if stale is not None:
         out.append(stale)
     out += _constant_derivatives(recording)
+    never = _never_stepped(recording) if stale is None else None
+    if never is not None:
+        out.append(never)
     if recording.snapshots:
         # a live loss that no backward has run yet, but whose backward would fail now
         last = recording.snapshots[-1]
@@ -1901,6 +1904,143 @@ _CUTTERS = {"detach": "`.detach()`", "item": "`.item()`", "numpy": "`.numpy()`",
 _FIXED_WORDS = ("target", "teacher", "ema", "frozen", "pretrained", "momentum", "old")
 
 
+def _owners(labels: list[str]) -> list[str]:
+    """The module that holds all these parameters (``target_net`` for ``target_net.0.weight``
+    and ``target_net.2.bias``), else each one's."""
+    parts = [label.split(".")[:-1] for label in labels]
+    common = [p[0] for p in takewhile(lambda p: len(set(p)) == 1, zip(*parts, strict=False))]
+    return ([".".join(common)] if common else
+            list(dict.fromkeys(label.rsplit(".", 1)[0] for label in labels)))
+
+
+def _some(labels: list[str]) -> str:
+    """The first six names, and how many more."""
+    return ", ".join(f"`{x}`" for x in labels[:6]) + (
+        f" and {len(labels) - 6} more" if len(labels) > 6 else "")
+
+
+def _never_stepped(recording: Recording) -> Diagnosis | None:
+    """Gradients no step uses: leaves that every backward of a training loop (three at least)
+    gave gradients to and that nothing changed between one backward and the next. Where the
+    loop's code shows why, it is said: ``zero_grad()`` between the backward and the step (the
+    step finds no gradient), no step at all, or a step that changed none of them (its optimizer
+    does not hold them; where it changed other parameters, these are named by their module).
+    Code with no optimizer call (gradients computed to be looked at) is not judged."""
+    by_index = {s.index: s for s in recording.snapshots}
+    done = [b for b in recording.backwards
+            if b.error is None and b.api == "backward" and b.via is None and b.source]
+    if len(done) < 3:
+        return None
+    every = set.intersection(*map(_accumulated, done))
+    moved: set[str] = set()          # leaves some step changed
+    still: set[str] = set()          # ... and those left as they were, between two backwards
+    for p, q in pairwise(done):
+        then_snap = by_index.get(p.snapshot_after if p.snapshot_after is not None else -1)
+        now_snap = by_index.get(q.snapshot_before if q.snapshot_before is not None else -1)
+        if then_snap is None or now_snap is None:
+            return None
+        then = {t.id: t.version for t in then_snap.tensors}
+        for t in now_snap.tensors:
+            if t.is_leaf and t.id in then:
+                (moved if t.version > then[t.id] else still).add(t.id)
+    last = by_index.get(done[-1].snapshot_before if done[-1].snapshot_before is not None else -1)
+    if last is None:
+        return None
+    labels = {t.id: t.label for t in last.tensors if t.label}
+    never = [labels[t] for t in sorted(every & still - moved) if t in labels]
+    if not never:
+        return None
+    b = done[-1]
+    assert b.source is not None
+    calls = _optimizer_calls(b.source)
+    steps = [c for c in calls if c[1] == "step"]
+    clears = [c for c in calls if c[1] == "zero_grad"]
+    line = b.source["line"]
+    between = [z for z in clears if line < z[0] and z[3] and any(st[0] > z[0] for st in steps)]
+    if not between and steps and not any(st[3] for st in steps):
+        # NB: a step under a condition the backward is not under (once per several
+        # backwards: gradient accumulation) may just not have come yet
+        return None
+    names = _some(never)
+    them = "it" if len(never) == 1 else "them"
+    n = len(done)
+    fixes: list[Fix]
+    if between:
+        z = between[0]
+        st = next(st for st in steps if st[0] > z[0])
+        summary = (f"`{z[2]}` at line {z[0]} clears the gradients that {_line(b.source)} "
+                   f"just made, before `{st[2]}` at line {st[0]} uses them: the step finds "
+                   f"none, so {names} did not change over {n} backwards.")
+        fixes = [Fix("zero_grad", "Clear the gradients before the backward, not after it",
+                     f"Move line {z[0]} (`{z[2]}`) to the start of the step, before the loss "
+                     f"is computed (or after `{st[2]}`): the step then uses the gradients of "
+                     "its own batch.")]
+    elif not steps and clears:
+        z = clears[0]
+        opt = z[2].rsplit(".", 1)[0]
+        summary = (f"{names} got gradients at each of {n} backwards, but nothing changed "
+                   f"{them}: the loop clears the gradients (`{z[2]}`, line {z[0]}) but never "
+                   f"calls `{opt}.step()`, so each backward's gradients are thrown away.")
+        fixes = [Fix("step", f"Call `{opt}.step()` after the backward",
+                     f"Right after {_line(b.source)}: each step then uses its batch's "
+                     "gradients.")]
+    elif steps:
+        st = next((st for st in steps if st[0] > line), steps[0])
+        params = [labels[t] for t in sorted(every & moved) if t in labels]
+        if params:
+            dotted = [x for x in never if "." in x and "[" not in x]
+            if not dotted:
+                return None
+            owners = _owners(dotted)
+            summary = (f"{_some(dotted)} got gradients at each of {n} backwards, but no step "
+                       f"changed {'it' if len(dotted) == 1 else 'them'}, while `{st[2]}` at "
+                       f"line {st[0]} changed {_some(params)}: its optimizer does not hold "
+                       f"{'it' if len(dotted) == 1 else 'them'}.")
+            fixes = [Fix("optimizer", "Give them to the optimizer",
+                         f"Make the optimizer with them too (`model.parameters()`, or "
+                         f"`{st[2].rsplit('.', 1)[0]}.add_param_group({{'params': "
+                         f"{owners[0]}.parameters()}})`)."),
+                     Fix("freeze", "If they are to stay fixed, freeze them",
+                         f"`{owners[0]}.requires_grad_(False)`: the backward then gives them "
+                         "no gradient, and saves that work.")]
+            never = dotted
+        else:
+            summary = (f"{names} got gradients at each of {n} backwards, but `{st[2]}` at line "
+                       f"{st[0]} changed none of {them}: its optimizer does not hold "
+                       f"{them} (made with another model's parameters, or before the model "
+                       "was made again), or its learning rate is 0.")
+            fixes = [Fix("optimizer", "Make the optimizer with these parameters",
+                         "`torch.optim.SGD(model.parameters(), lr=...)`, after the model it "
+                         "trains is made (and made again whenever the model is).")]
+    else:
+        return None
+    return Diagnosis(b.number, False, "never_stepped", "", "", [], [],
+                     {"labels": never, "source": b.source}, summary, fixes, b.snapshot_before)
+
+
+def _optimizer_calls(src: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
+    """The ``zero_grad()`` and ``step()`` calls (a scheduler's aside) of the loop or the function
+    around the line ``src`` (a backward's): (line, method, code of the call, whether it runs
+    whenever the backward does: under no ``if`` the backward is not under)."""
+    tree = _parsed_file(src["file"])
+    if tree is None:
+        return []
+    scopes = [n for n in ast.walk(tree) if isinstance(
+        n, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef))
+        and _holds(n, src["line"])]
+    scope = max(scopes, key=lambda n: n.lineno) if scopes else tree
+    branches = [n for n in ast.walk(scope) if isinstance(n, ast.If)
+                and not _holds(n, src["line"])]
+    out = []
+    for n in ast.walk(scope):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr in ("zero_grad", "step") and \
+                "sched" not in ast.unparse(n.func.value).lower():
+            out.append((n.lineno, n.func.attr, ast.unparse(n),
+                        not any(_holds(b, n.lineno) for b in branches)))
+    return sorted(out)
+
+
 def _unreached(recording: Recording) -> Diagnosis | None:
     """A module's parameters that require grad and that no backward of the recording reached,
     while others' did: they never get a gradient (a ``.detach()`` between them and the loss, a
@@ -1923,14 +2063,8 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     missed = [t.label for t in params if t.id not in reached and t.label]
     if not missed or len(missed) == len(params):
         return None
-    # NB: the module that holds them all (``target_net`` for ``target_net.0.weight`` and
-    # ``target_net.2.bias``), else each one's
-    parts = [label.split(".")[:-1] for label in missed]
-    common = [p[0] for p in takewhile(lambda p: len(set(p)) == 1, zip(*parts, strict=False))]
-    owners = ([".".join(common)] if common else
-              list(dict.fromkeys(label.rsplit(".", 1)[0] for label in missed)))
-    names = ", ".join(f"`{x}`" for x in missed[:6]) + (
-        f" and {len(missed) - 6} more" if len(missed) > 6 else "")
+    owners = _owners(missed)
+    names = _some(missed)
     n = len(done)
     them = "it" if len(missed) == 1 else "them"
     summary = (f"No backward reached {names}: "

@@ -1,0 +1,164 @@
+"""Gradients no step uses (kind ``never_stepped``): a training loop whose parameters get a
+gradient at every backward and never change. The loop's code tells why: ``zero_grad()``
+between the backward and the step, no step, or a step whose optimizer holds other
+parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graphviz_autograd import diagnose, record
+
+from ._support import ON_BOTH_ENGINES, fix_keys, here, torch_of
+
+
+def _model(torch: Any) -> tuple[Any, Any, Any]:
+    torch.manual_seed(0)
+    return torch.nn.Linear(4, 8), torch.nn.Linear(8, 1), torch.nn.functional.mse_loss
+
+
+def _batch(torch: Any) -> tuple[Any, Any]:
+    return torch.randn(16, 4), torch.randn(16, 1)
+
+
+def _loop(torch: Any, how: str, steps: int = 4) -> int:
+    """A small regression loop, written ``how``; the line of its backward."""
+    return _LOOPS[how](torch, steps)
+
+
+def _cleared_after(torch: Any, steps: int) -> int:
+    backbone, head, mse = _model(torch)
+    opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+    for _ in range(steps):
+        x, y = _batch(torch)
+        loss = mse(head(torch.relu(backbone(x))), y)
+        loss.backward()
+        opt.zero_grad()
+        opt.step()
+    return here() - 3
+
+
+def _no_step(torch: Any, steps: int) -> int:
+    backbone, head, mse = _model(torch)
+    opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+    for _ in range(steps):
+        opt.zero_grad()
+        x, y = _batch(torch)
+        loss = mse(head(torch.relu(backbone(x))), y)
+        loss.backward()
+    return here() - 1
+
+
+def _stepped(torch: Any, steps: int, params: str = "all", made_again: bool = False) -> int:
+    backbone, head, mse = _model(torch)
+    opt = torch.optim.SGD(head.parameters() if params == "head" else
+                          [*backbone.parameters(), *head.parameters()], lr=0.1)
+    if made_again:
+        backbone, head, mse = _model(torch)
+    for _ in range(steps):
+        x, y = _batch(torch)
+        loss = mse(head(torch.relu(backbone(x))), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    return here() - 3
+
+
+def _accumulated(torch: Any, steps: int, every: int) -> int:
+    backbone, head, mse = _model(torch)
+    opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+    for i in range(steps):
+        x, y = _batch(torch)
+        loss = mse(head(torch.relu(backbone(x))), y)
+        loss.backward()
+        if (i + 1) % every == 0:
+            opt.step()
+            opt.zero_grad()
+    return here() - 5
+
+
+_LOOPS = {"cleared after": _cleared_after, "no step": _no_step, "stepped": _stepped,
+          "head only": lambda t, n: _stepped(t, n, params="head"),
+          "made again": lambda t, n: _stepped(t, n, made_again=True),
+          "accumulated": lambda t, n: _accumulated(t, n, every=2),
+          "accumulated, window not over": lambda t, n: _accumulated(t, n, every=8)}
+
+
+@ON_BOTH_ENGINES
+def test_zero_grad_between_the_backward_and_the_step_is_told(engine: str) -> None:
+    with record(engine=engine) as rec:
+        line = _loop(torch_of(engine), "cleared after")
+    (d,) = diagnose(rec)
+    assert d.kind == "never_stepped" and d.backward == 4
+    assert d.built_by["labels"] == ["backbone.weight", "backbone.bias", "head.weight",
+                                    "head.bias"]
+    assert d.summary.startswith(
+        f"`opt.zero_grad()` at line {line + 1} clears the gradients that line {line} "
+        f"(`loss.backward()`) just made, before `opt.step()` at line {line + 2} uses them")
+    assert "did not change over 4 backwards" in d.summary
+    assert fix_keys(d) == ["zero_grad"]
+    assert d.fixes[0].detail.startswith(f"Move line {line + 1} (`opt.zero_grad()`) to the start")
+
+
+@ON_BOTH_ENGINES
+def test_a_loop_with_no_step_is_told_to_step(engine: str) -> None:
+    with record(engine=engine) as rec:
+        line = _loop(torch_of(engine), "no step")
+    (d,) = diagnose(rec)
+    assert d.kind == "never_stepped"
+    assert "never calls `opt.step()`" in d.summary
+    assert fix_keys(d) == ["step"] and d.fixes[0].title == "Call `opt.step()` after the backward"
+    assert d.fixes[0].detail.startswith(f"Right after line {line} (`loss.backward()`)")
+
+
+@ON_BOTH_ENGINES
+def test_parameters_the_optimizer_does_not_hold_are_named_by_their_module(engine: str
+                                                                         ) -> None:
+    with record(engine=engine) as rec:
+        _loop(torch_of(engine), "head only")
+    (d,) = diagnose(rec)
+    assert d.built_by["labels"] == ["backbone.weight", "backbone.bias"]
+    assert "changed `head.weight`, `head.bias`: its optimizer does not hold them" in d.summary
+    assert fix_keys(d) == ["optimizer", "freeze"]
+    assert "opt.add_param_group({'params': backbone.parameters()})" in d.fixes[0].detail
+    assert d.fixes[1].detail.startswith("`backbone.requires_grad_(False)`")
+
+
+@ON_BOTH_ENGINES
+def test_an_optimizer_made_before_the_model_was_made_again_is_told(engine: str) -> None:
+    with record(engine=engine) as rec:
+        _loop(torch_of(engine), "made again")
+    (d,) = diagnose(rec)
+    assert "changed none of them: its optimizer does not hold them" in d.summary
+    assert fix_keys(d) == ["optimizer"]
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("how", ["stepped", "accumulated", "accumulated, window not over"])
+def test_a_loop_whose_steps_use_the_gradients_is_not_told(engine: str, how: str) -> None:
+    with record(engine=engine) as rec:
+        _loop(torch_of(engine), how)
+    assert diagnose(rec) == []
+
+
+@ON_BOTH_ENGINES
+def test_two_backwards_are_too_few_to_judge(engine: str) -> None:
+    with record(engine=engine) as rec:
+        _loop(torch_of(engine), "cleared after", steps=2)
+    assert diagnose(rec) == []
+
+
+@ON_BOTH_ENGINES
+def test_gradients_only_looked_at_are_not_judged(engine: str) -> None:
+    """Gradients computed to be read (a saliency map per batch), with no optimizer."""
+    torch = torch_of(engine)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    with record(engine=engine) as rec:
+        for _ in range(4):
+            model(torch.randn(16, 4)).sum().backward()
+            print(float(model.weight.grad.abs().max()))
+            model.weight.grad = None
+    assert diagnose(rec) == []
