@@ -2167,6 +2167,24 @@ def _stale_grads(recording: Recording) -> Diagnosis | None:
     p, q, stale = found[0]
     them = _listed(stale)
     one = len(stale) == 1
+    owners = _owners(stale)
+    if all("." in x for x in stale) and len(owners) == 1 and \
+            any(w in owners[0].lower() for w in _FIXED_WORDS):
+        # NB: a part named as one kept without gradients (a mean teacher, an EMA copy): it is
+        # changed in place by its own update, which reads no gradient; the gradients it gets
+        # only grow
+        summary = (f"{them} got gradients at each backward"
+                   f"{' (' + _line(q.source, ': ') + ')' if q.source else ''}, and "
+                   f"{'its' if one else 'their'} `.grad` only grows: `{owners[0]}` is changed "
+                   "in place by an update of its own (a moving average), which reads no "
+                   "gradient, so the backward computes them for nothing.")
+        fixes = [Fix("freeze", f"Freeze `{owners[0]}`",
+                     f"`{owners[0]}.requires_grad_(False)` once, or its output computed under "
+                     "`torch.no_grad()` (or `.detach()`): the backward then skips it, and its "
+                     "update is unchanged.")]
+        return Diagnosis(q.number, False, "stale_grad", "", "", [], [],
+                         {"labels": stale, "source": q.source}, summary, fixes,
+                         q.snapshot_before)
     again = f" It happened again at {len(found) - 1} later backward" + (
         "s" if len(found) > 2 else "") + "." if len(found) > 1 else ""
     summary = (f"Backward #{q.number}{' at ' + _line(q.source) if q.source else ''} added its "

@@ -162,3 +162,39 @@ def test_gradients_only_looked_at_are_not_judged(engine: str) -> None:
             print(float(model.weight.grad.abs().max()))
             model.weight.grad = None
     assert diagnose(rec) == []
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("frozen", [False, True])
+def test_a_mean_teacher_given_gradients_is_told_to_be_frozen(engine: str, frozen: bool
+                                                             ) -> None:
+    """A teacher updated as a moving average of the student, whose output the loss reads with
+    gradients on: its gradients only grow, and nothing reads them. Not a step that uses a sum
+    of gradients."""
+    torch = torch_of(engine)
+    torch.manual_seed(0)
+    F = torch.nn.functional
+    student, teacher = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+    if frozen:
+        teacher.requires_grad_(False)
+    opt = torch.optim.SGD(student.parameters(), lr=0.1)
+    with record(engine=engine) as rec:
+        for _ in range(4):
+            x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+            opt.zero_grad()
+            out = student(x)
+            loss = F.cross_entropy(out, y) + F.mse_loss(out, teacher(x))
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                for pt, ps in zip(teacher.parameters(), student.parameters(), strict=True):
+                    pt.mul_(0.99).add_(0.01 * ps)
+    if frozen:
+        assert diagnose(rec) == []
+        return
+    (d,) = diagnose(rec)
+    assert d.kind == "stale_grad" and d.built_by["labels"] == ["teacher.weight", "teacher.bias"]
+    assert "`teacher` is changed in place by an update of its own" in d.summary
+    assert "uses the sum" not in d.summary
+    assert fix_keys(d) == ["freeze"]
+    assert d.fixes[0].detail.startswith("`teacher.requires_grad_(False)` once")
