@@ -192,8 +192,7 @@ def _fed_back(code: str | None) -> list[str]:
         return []
     line = tree.body[0]
     read = {name for n in ast.walk(line.value) if (name := _dotted(n))}
-    names = [name for t in line.targets for n in ast.walk(t)
-             if isinstance(getattr(n, "ctx", None), ast.Store) and (name := _dotted(n))]
+    names = [name for t in line.targets for name in _stored(t)]
     return [n for n in dict.fromkeys(names) if n in read]
 
 
@@ -531,10 +530,14 @@ def _feeder(snap: Snapshot, node: NodeInfo, name: str, root: str | None,
     ``name`` itself back through a call (``h = cell(x, h)``: False). The variables fed back,
     and the line."""
     if root is not None:
+        fed_of: dict[str | None, list[str]] = {}     # (a graph's nodes share a few lines)
         for n in _subgraph(snap, root):
             if n.id == node.id or n.source is None:
                 continue
-            fed = _fed_back(n.source["code"])
+            code = n.source["code"]
+            if code not in fed_of:
+                fed_of[code] = _fed_back(code)
+            fed = fed_of[code]
             if fed and name not in fed and name in _reads(n.source["code"]) and \
                     any(m.id == node.id for m in _subgraph(snap, n.id)):
                 return fed, n.source, True
@@ -2481,7 +2484,7 @@ def _derivative_reaches(recording: Recording, grad: BackwardRecord, later: Backw
     if value is None or not _carries(value, (), call):
         return None
     # NB: name -> the names that carried the result into it, itself last
-    carried = {n: [n] for n in _results(grad)}
+    carried = {n: [n] for t in getattr(line, "targets", []) for n in _stored(t)}
     tree = _parsed_file(src["file"])
     if tree is None or not carried:
         return None
@@ -2523,6 +2526,7 @@ def _constant_derivatives(recording: Recording) -> list[Diagnosis]:
     where the later backward failed (its own diagnosis says why)."""
     out = []
     seen: set[tuple[Any, ...]] = set()
+    followed: set[tuple[Any, ...]] = set()
     backwards = recording.backwards
     for i, b in enumerate(backwards):
         if b.api != "grad" or b.create_graph or b.via is not None or not b.source or \
@@ -2532,9 +2536,14 @@ def _constant_derivatives(recording: Recording) -> list[Diagnosis]:
         if place in seen:
             continue
         for later in backwards[i + 1:]:
-            if later.source and (later.source["file"], later.source["line"]) == place:
+            there = (later.source["file"], later.source["line"]) if later.source else None
+            if there == place:
                 break             # (the same line again: the next step)
-            into = _derivative_reaches(recording, b, later) if later.error is None else None
+            # NB: each pair of lines is followed once (a loop repeats them at every step)
+            if later.error is not None or (place, there) in followed:
+                continue
+            followed.add((place, there))
+            into = _derivative_reaches(recording, b, later)
             if into is None:
                 continue
             seen.add(place)
