@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import frames
 from .predict import modified_in_unpack_order
@@ -678,6 +678,70 @@ def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
                    for n in ast.walk(found[0]))
 
 
+class _Passes(NamedTuple):
+    """A loop whose every pass backwards its own loss, and whose step comes after it."""
+
+    loop: dict[str, Any]          # its header line (file, line, code)
+    step: dict[str, Any]          # the step after it
+    start: str                    # what to set before it (``loss = 0``)
+    add: str                      # what to write in it (``loss = loss + crit(out, y)``)
+    total: str                    # what to backward after it (``loss``)
+
+
+def _scope_of(tree: ast.AST, line: int, but: ast.AST | None = None) -> ast.AST:
+    """The innermost loop or function around ``line`` (other than ``but``), or the module."""
+    scopes = [n for n in ast.walk(tree) if isinstance(n, _SCOPES) and _holds(n, line)
+              and n is not but]
+    return max(scopes, key=lambda n: n.lineno) if scopes else tree
+
+
+def _per_pass(built: dict[str, Any], call: dict[str, Any]) -> _Passes | None:
+    """Where the backward at line ``call`` runs in each pass of a loop that has no step of an
+    optimizer, over a part built in the same pass of what is around that loop (line ``built``:
+    before the loop, or fed from one pass to the next inside it), and a step follows the
+    loop: each pass backwards one loss of a single step (a decoder's steps, the heads of a
+    shared trunk). None where that is not the code."""
+    found = _loop_around(built, call)
+    if found is None or not isinstance(found[1], (ast.For, ast.While, ast.AsyncFor)):
+        return None
+    tree, loop = found[0], found[1]
+    scope = _scope_of(tree, loop.lineno, but=loop)
+    line = built["line"]
+    if not _in_body(loop, line) and not (line < loop.lineno and _scope_of(tree, line) is scope):
+        return None
+    if any(_is_step(n) for n in ast.walk(loop)):
+        return None
+    end = loop.end_lineno or loop.lineno
+    step = next((n for n in ast.walk(scope) if isinstance(n, ast.Call) and _is_step(n)
+                 and n.lineno > end), None)
+    if step is None:
+        return None
+    loss = _loss_of(call)
+    if loss is None:
+        return None
+    made = [n for n in ast.walk(loop) if isinstance(n, ast.Assign) and n.lineno < call["line"]
+            and [_dotted(t) for t in n.targets] == [loss]]
+    if made:
+        value = ast.unparse(max(made, key=lambda n: n.lineno).value)
+        total = loss
+    else:
+        value, total = loss, "loss"
+    file = call["file"]
+    header, _, text = frames.statement_at(file, loop.lineno)
+    return _Passes({"file": file, "line": header, "code": text},
+                   {"file": file, "line": step.lineno, "code": ast.unparse(step)},
+                   f"{total} = 0", f"{total} = {total} + {value}", total)
+
+
+def _is_step(n: ast.AST) -> bool:
+    """An optimizer's ``step()`` call (not a learning-rate scheduler's)."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+        n.func.attr == "step" and "sched" not in ast.unparse(n.func.value).lower()
+
+
+_SCOPES = (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def _initial(call: dict[str, Any], names: list[str]) -> str | None:
     """The last statement before the line ``call`` in its file that sets the first of
     ``names`` from other values (``state = None``, ``h = torch.zeros(1, 4)``), as code."""
@@ -743,6 +807,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     fixes: list[Fix] = []
     total: str | None = None          # a running total backwarded, then added to again
     step: _Step | None = None         # two losses of one step share the node
+    passes: _Passes | None = None     # each pass of a loop backwards one loss of a step
     fed_back: list[str] = []          # the variables the node's line feeds back (``h``)
     higher = _differentiated(recording, first) if first is not None else None
     if higher is not None and first is not None and first.source is not None:
@@ -848,10 +913,34 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             found = _feeder(snap, node, name, root, first)
             if found is not None:
                 fed_back, feeder, holder = found
+        # NB: each pass of a loop with no step backwards its loss (a decoder's steps, the
+        # heads of a trunk built before the loop), and the step follows the loop
+        carrier = feeder if feeder is not None and not holder else node.source
+        passes = _per_pass(carrier, _in_file(current, carrier["file"])) \
+            if carrier is not None and first is not None and current is not None and \
+            first.source and current.source and _stack(first) == _stack(current) and \
+            not kept and not fixes else None
         step = _two_losses(recording, snap, node, name, first, current, root_node) \
             if first is not None and current is not None and not kept and not fed_back and \
-            not fixes else None
-        if step is not None:
+            not fixes and passes is None else None
+        if passes is not None:
+            shared_by = (f"{_listed(fed_back)}, fed from one pass to the next"
+                         + (f" ({_line(feeder, ': ')})" if feeder is not None else "")
+                         if fed_back else
+                         f"`{name}`, built once before it")
+            summary += (f" Each pass of the loop at {_line(passes.loop)} backwards its own "
+                        f"loss, and the step ({_line(passes.step, ': ')}) comes after the "
+                        "loop: these backwards add up the gradients of one step, and their "
+                        f"graphs share {shared_by}.")
+            fixes.append(Fix(
+                "sum_losses", "Sum the losses of the loop and backward once",
+                f"`{passes.start}` before {_lines(passes.loop)}, `{passes.add}` in it, and "
+                f"`{passes.total}.backward()` after it, before {_lines(passes.step)}: the "
+                "shared part runs once, and each parameter gets the sum of the gradients the "
+                "loop's backwards were adding up"
+                + (f", through {_listed(fed_back)} into the earlier passes." if fed_back
+                   else ".")))
+        elif step is not None:
             # NB: two losses of one step (a GAN's discriminator and generator losses)
             summary = summary[:summary.rindex(" That node was built")] + step.summary
             fixes += step.before
@@ -1005,7 +1094,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          f"keeps these buffers ({_bytes(cost)} here) alive after that backward, "
                          "until a later backward without it frees them; the memory stays "
                          "in use as long as the graph is referenced."
-                         + (f" Here {_listed(fed_back)} carries each step's graph into the "
+                         + (" Here each pass's backward would run the shared part again ("
+                            + (f"through {_listed(fed_back)}, every earlier pass" if fed_back
+                               else f"`{name}`")
+                            + "): the gradients of the sum, at more cost." if passes else
+                            f" Here {_listed(fed_back)} carries each step's graph into the "
                             "next: every backward would run through all the earlier steps "
                             "again (adding their gradients once more), and the memory kept "
                             "would grow step after step." if fed_back else "")
@@ -2052,6 +2145,11 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     done = [b for b in recording.backwards
             if b.error is None and b.api == "backward" and b.via is None]
     if not done or not recording.snapshots:
+        return None
+    end = recording.snapshots[-1]
+    if len(done) < 2 and (end.kind == "backward_failed" or end.error is not None):
+        # NB: the code stopped at an error after one backward: what it would have used
+        # next (the next head of a loop over heads) never ran
         return None
     reached = set().union(*map(_accumulated, done))
     # NB: and those a backward that failed would have reached (its graph holds them)
