@@ -601,13 +601,20 @@ def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRec
     by_id = {n.id: n for n in snap.nodes}
     out: list[str] = []
     for n in _subgraph(snap, root):
-        shapes = [s.shape for s in n.saved if s.state == "freed" and s.released_by ==
-                  first.number]
-        for m in n.next:
-            leaf = by_id.get(m) if m is not None else None
-            t = now.get(leaf.variable) if leaf is not None and leaf.variable else None
-            if t is not None and t.shape in shapes and t.id in then and \
-                    t.version > then[t.id] and (t.label or t.id) not in out:
+        shapes = [s.shape for s in n.saved if s.state == "freed" and
+                  s.released_by == first.number]
+        if not shapes:
+            continue
+        # NB: the leaf, saved as it is, or a view of it (a linear layer saves its weight's
+        # transpose: the leaf is behind a TBackward0, which saves nothing; same size)
+        sizes = {math.prod(x) for x in shapes}
+        below = [(by_id[m], True) for m in n.next if m in by_id]
+        below += [(by_id[m], False) for v, _ in below if not v.saved and v.variable is None
+                  for m in v.next if m in by_id]
+        for leaf, direct in below:
+            t = now.get(leaf.variable) if leaf.variable else None
+            if t is not None and (t.shape in shapes if direct else math.prod(t.shape) in sizes) \
+                    and t.id in then and t.version > then[t.id] and (t.label or t.id) not in out:
                 out.append(t.label or t.id)
     return out
 
@@ -1022,9 +1029,27 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             # NB: two ``autograd.grad`` calls, one per input: one call gives both
             fixes.append(Fix("one_grad_call", "One `autograd.grad` call for all the inputs",
                              f"`{together}` runs the graph once and gives each gradient."))
-        fixes.append(Fix("backward_once", "Backward once",
-                         "Compute the loss again (a fresh graph) if you need a second "
-                         "backward, or call backward once."))
+        read = _grads_read(snap, first, current) if first and current else None
+        if read is not None:
+            # NB: gradients asked for (to log their norm), then the same loss backwarded
+            fixes.append(Fix("read_grad", "Read the gradients from `.grad` after the backward",
+                             f"Drop {_lines(first.source or {})}; after "
+                             f"{_line(current.source or {})}, `{read}` gives the same "
+                             "gradients (cleared before it by `zero_grad()`): one backward "
+                             "for both."))
+        stepping = _steps_between(first, current) if first and current else None
+        if stepping is not None:
+            # NB: one loss backwarded once per optimizer (each steps its own part)
+            clears, steps = stepping
+            fixes.append(Fix("backward_once", "Backward once, then step each optimizer",
+                             f"`{_loss_of(current.source or {}) or 'loss'}.backward()` once"
+                             + (f", after {_both(clears)}" if clears else "")
+                             + f", then {_both(steps)}: one backward gives every parameter "
+                             "its gradient, and each optimizer steps its own."))
+        if read is None and stepping is None:
+            fixes.append(Fix("backward_once", "Backward once",
+                             "Compute the loss again (a fresh graph) if you need a second "
+                             "backward, or call backward once."))
     elif k is not None:
         inside = root_node is not None and k in root_node.executed_by
         if not inside:
@@ -2451,6 +2476,51 @@ def _grad_call_inputs(b: BackwardRecord) -> list[str] | None:
         return None
     items = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
     return [ast.unparse(x) for x in items]
+
+
+def _grads_read(snap: Snapshot, grad: BackwardRecord, then: BackwardRecord) -> str | None:
+    """An ``autograd.grad`` call of leaves (``grads = grad(loss, model.parameters())``), then a
+    backward of the same loss: what reads the same gradients from ``.grad`` after it (``grads
+    = [p.grad for p in model.parameters()]``)."""
+    if then.api != "backward" or not grad.source or not then.source:
+        return None
+    inputs = _grad_call_inputs(grad)
+    found = _grad_statement(grad.source["code"])
+    if not inputs or found is None or not isinstance(found[0], ast.Assign):
+        return None
+    leaves = {t.label: t.is_leaf for t in snap.tensors if t.label}
+    if any(not leaves.get(x, True) for x in inputs):
+        return None
+    target = ast.unparse(found[0].targets[0])
+    if len(inputs) == 1 and inputs[0].endswith("parameters()"):
+        return f"{target} = [p.grad for p in {inputs[0]}]"
+    if len(inputs) == 1 and found[1].args[1:] and not isinstance(
+            found[1].args[1], (ast.Tuple, ast.List)):
+        return f"{target} = ({inputs[0]}.grad,)"
+    return f"{target} = ({', '.join(f'{x}.grad' for x in inputs)})"
+
+
+def _both(codes: list[str]) -> str:
+    """```a` and `b`` (code)."""
+    return " and ".join(f"`{c}`" for c in codes)
+
+
+def _steps_between(first: BackwardRecord, then: BackwardRecord
+                   ) -> tuple[list[str], list[str]] | None:
+    """One loss backwarded from two lines of a loop or function, with an optimizer's step
+    between them (an optimizer per part, each stepped after its own backward): the
+    ``zero_grad()`` and ``step()`` calls there, as code, each once."""
+    a, b = first.source, then.source
+    if not a or not b or a["file"] != b["file"] or a["line"] >= b["line"] or \
+            _stack(first)[1:] != _stack(then)[1:]:
+        return None
+    calls = _optimizer_calls(b)
+    if not any(a["line"] < line < b["line"] for line, method, _, _ in calls
+               if method == "step"):
+        return None
+    clears = [code for _, method, code, _ in calls if method == "zero_grad"]
+    steps = [code for _, method, code, _ in calls if method == "step"]
+    return list(dict.fromkeys(clears)), list(dict.fromkeys(steps))
 
 
 def _grad_inputs(first: BackwardRecord | None, then: BackwardRecord | None) -> str | None:
