@@ -1029,23 +1029,25 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             # NB: two ``autograd.grad`` calls, one per input: one call gives both
             fixes.append(Fix("one_grad_call", "One `autograd.grad` call for all the inputs",
                              f"`{together}` runs the graph once and gives each gradient."))
-        read = _grads_read(snap, first, current) if first and current else None
-        if read is not None:
-            # NB: gradients asked for (to log their norm), then the same loss backwarded
-            fixes.append(Fix("read_grad", "Read the gradients from `.grad` after the backward",
-                             f"Drop {_lines(first.source or {})}; after "
-                             f"{_line(current.source or {})}, `{read}` gives the same "
-                             "gradients (cleared before it by `zero_grad()`): one backward "
-                             "for both."))
-        stepping = _steps_between(first, current) if first and current else None
-        if stepping is not None:
-            # NB: one loss backwarded once per optimizer (each steps its own part)
-            clears, steps = stepping
-            fixes.append(Fix("backward_once", "Backward once, then step each optimizer",
-                             f"`{_loss_of(current.source or {}) or 'loss'}.backward()` once"
-                             + (f", after {_both(clears)}" if clears else "")
-                             + f", then {_both(steps)}: one backward gives every parameter "
-                             "its gradient, and each optimizer steps its own."))
+        read = stepping = None
+        if first is not None and current is not None and first.source and current.source:
+            read = _grads_read(snap, first, current)
+            stepping = _steps_between(first, current)
+            if read is not None:
+                # NB: gradients asked for (to log their norm), then the same loss backwarded
+                fixes.append(Fix("read_grad", "Read the gradients from `.grad` after the "
+                                 "backward", f"Drop {_lines(first.source)}; after "
+                                 f"{_line(current.source)}, `{read}` gives the same "
+                                 "gradients (cleared before it by `zero_grad()`): one backward "
+                                 "for both."))
+            if stepping is not None:
+                # NB: one loss backwarded once per optimizer (each steps its own part)
+                clears, steps = stepping
+                fixes.append(Fix("backward_once", "Backward once, then step each optimizer",
+                                 f"`{_loss_of(current.source) or 'loss'}.backward()` once"
+                                 + (f", after {_both(clears)}" if clears else "")
+                                 + f", then {_both(steps)}: one backward gives every "
+                                 "parameter its gradient, and each optimizer steps its own."))
         if read is None and stepping is None:
             fixes.append(Fix("backward_once", "Backward once",
                              "Compute the loss again (a fresh graph) if you need a second "
