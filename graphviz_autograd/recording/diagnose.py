@@ -749,6 +749,31 @@ def _is_step(n: ast.AST) -> bool:
 _SCOPES = (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def _closure(rec: BackwardRecord, built: dict[str, Any] | None
+             ) -> tuple[str, dict[str, Any]] | None:
+    """Where backward ``rec`` runs in a function the user's line hands to an optimizer's
+    ``step`` (``opt.step(closure)``), and line ``built`` is outside that function: the
+    function's name and that line."""
+    if not rec.source or not rec.callers or built is None:
+        return None
+    caller = rec.callers[0]
+    try:
+        body = ast.parse((caller.get("code") or "").strip()).body
+    except SyntaxError:
+        return None
+    call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Expr) else None
+    if not isinstance(call, ast.Call) or not _is_step(call) or len(call.args) != 1 or \
+            not isinstance(call.args[0], ast.Name):
+        return None
+    fn = call.args[0].id
+    tree = _parsed_file(rec.source["file"])
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name == fn and _holds(n, rec.source["line"])] if tree is not None else []
+    if not defs or (built["file"] == rec.source["file"] and _holds(defs[0], built["line"])):
+        return None
+    return fn, caller
+
+
 def _initial(call: dict[str, Any], names: list[str]) -> str | None:
     """The last statement before the line ``call`` in its file that sets the first of
     ``names`` from other values (``state = None``, ``h = torch.zeros(1, 4)``), as code."""
@@ -854,6 +879,24 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                     f"and reused by every later loss. `{name}.grad` stays None: the gradient "
                     "goes to the unnamed leaf.")
         fixes += _leaf_fixes(snap, name, leaf)
+        return Diagnosis(backward, backward is None, "freed", node.id, node.name,
+                         list(pred.buffers), freed_by, built, summary, fixes, snap.index)
+    closure = _closure(current, node.source) if reused and current is not None else None
+    if closure is not None:
+        # NB: ``optimizer.step(closure)`` (LBFGS) calls the closure several times a step, each
+        # call a backward, over a part built once outside it: the fix is to build it inside
+        # (detached or retained, it would be stale: the step changes the parameters between)
+        fn, caller = closure
+        summary += (f" `{caller['code']}` at line {caller['line']} calls `{fn}` several times "
+                    "in one step (an optimizer such as LBFGS evaluates the loss again at each "
+                    f"of its iterations), and each call backwards a loss built on `{name}`, "
+                    f"which {_line(node.source or {})} built once, outside `{fn}`. Retained "
+                    "or detached, it would stay as the parameters were before the step "
+                    "changed them.")
+        fixes.append(Fix("recompute", f"Build `{name}` inside `{fn}`",
+                         f"Move {_lines(node.source or {})} into `{fn}`, before the loss: each "
+                         "call then runs the forward at the parameters the optimizer is "
+                         "trying, and backwards a graph of its own."))
         return Diagnosis(backward, backward is None, "freed", node.id, node.name,
                          list(pred.buffers), freed_by, built, summary, fixes, snap.index)
     if reused:
