@@ -1210,8 +1210,9 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
                          "first (sum the losses), or run the forward again after the step."))
     # NB: (an optimizer's step writes inside its own code: the generic advice)
     src = edits[0].get("source") if edits and edits[0] not in updates else None
+    masks = {t.label for t in snap.tensors if t.label and t.dtype.endswith("bool")}
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
-                     _out_of_place(src["code"] if src else None)
+                     _out_of_place(src["code"] if src else None, masks)
                      + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
@@ -1239,29 +1240,58 @@ def _update_line(src: dict[str, Any] | None) -> bool:
     return isinstance(func, ast.Attribute) and func.attr.endswith("_")
 
 
-def _out_of_place(code: str | None) -> str:
-    """How to write the in-place line ``code`` out of place (the generic advice if unknown)."""
+def _out_of_place(code: str | None, masks: Container[str] = ()) -> str:
+    """How to write the in-place line ``code`` out of place (the generic advice if unknown);
+    ``masks``: the names of boolean tensors (``x[mask] = 0`` is ``x.masked_fill(mask, 0)``)."""
     generic = ("Write `x = x + 1` (a new tensor) instead of `x += 1` / `x.add_(1)`, or modify a "
                "`.clone()` of it")
+    text = (code or "").strip()
     try:
-        tree = ast.parse((code or "").strip())
+        tree = ast.parse(text)
     except SyntaxError:
         return generic
+
+    def src(n: ast.AST) -> str:
+        """The user's own text of a part of the line (``1e-6``, not ``1e-06``)."""
+        return ast.get_source_segment(text, n) or ast.unparse(n)
     line = tree.body[0] if len(tree.body) == 1 else None
     if isinstance(line, ast.AugAssign):
-        x, op, y = ast.unparse(line.target), _BINOPS.get(type(line.op)), ast.unparse(line.value)
+        x, op, y = src(line.target), _BINOPS.get(type(line.op)), src(line.value)
         if op is not None:
-            return f"Write `{x} = {x} {op} {y}` (a new tensor) instead of `{ast.unparse(line)}`"
+            return f"Write `{x} = {x} {op} {y}` (a new tensor) instead of `{text}`"
     if isinstance(line, ast.Assign) and isinstance(line.targets[0], ast.Subscript):
-        x = ast.unparse(line.targets[0].value)
+        target = line.targets[0]
+        x = src(target.value)
+        if isinstance(target.slice, ast.Name) and target.slice.id in masks:
+            return (f"Write `{x} = {x}.masked_fill({target.slice.id}, {src(line.value)})` (a "
+                    f"new tensor) instead of `{text}`")
         return (f"Write into a copy instead of into `{x}` (`{x} = {x}.clone()` first, or build "
                 "the new values with `torch.where`)")
+    call = line.value if isinstance(line, ast.Expr) else None
+    func = call.func if isinstance(call, ast.Call) else None
+    if isinstance(call, ast.Call) and isinstance(func, ast.Attribute) and \
+            _dotted(func.value) is not None and func.attr.endswith("_") and \
+            not func.attr.endswith("__"):
+        # NB: ``p.clamp_(a, b)`` alone on its line: its out-of-place form must be assigned
+        x = src(func.value)
+        args = text[len(src(func)):] if text.startswith(src(func)) else \
+            "(" + ", ".join(src(a) for a in [*call.args, *call.keywords]) + ")"
+        return f"Write `{x} = {x}.{func.attr[:-1]}{args}` (a new tensor) instead of `{text}`"
     calls = [n for n in ast.walk(line) if isinstance(n, ast.Call)] if line is not None else []
+    alone = isinstance(line, ast.Expr) and calls and line.value is calls[0] and \
+        calls[0].args and _dotted(calls[0].args[0]) is not None
     for call in calls:
         flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        at = _inplace_position(call)
+        if alone and call is calls[0] and (flag is not None or at is not None):
+            # NB: ``F.relu(y, inplace=True)`` alone on its line: without the flag, its result
+            # must be assigned
+            x = src(call.args[0])
+            plain = re.sub(r",\s*inplace\s*=\s*True", "", src(call)) if at is None else \
+                ast.unparse(ast.Call(call.func, call.args[:at], call.keywords))
+            return f"Write `{x} = {plain}` (a new tensor) instead of `{text}`"
         if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
             return f"Drop `inplace=True` from `{ast.unparse(call)}`"
-        at = _inplace_position(call)
         if at is not None:
             return (f"Pass `inplace=False` (its argument {at + 1}, `True` here) to "
                     f"`{ast.unparse(call)}`")

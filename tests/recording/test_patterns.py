@@ -613,11 +613,11 @@ def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None
 @pytest.mark.parametrize(("how", "advice"), [
     ("augmented", "Write `y = y * 2` (a new tensor) instead of `y *= 2`"),
     ("item", "Write into a copy instead of into `y` (`y = y.clone()` first"),
-    ("inplace", "Drop `inplace=True` from `F.relu(y, inplace=True)`"),
-    ("positional", "Pass `inplace=False` (its argument 3, `True` here) to "
+    # NB: a call alone on its line: its out-of-place form is assigned back
+    ("inplace", "Write `y = F.relu(y)` (a new tensor) instead of `F.relu(y, inplace=True)`"),
+    ("positional", "Write `y = F.leaky_relu(y, 0.1)` (a new tensor) instead of "
                    "`F.leaky_relu(y, 0.1, True)`"),
-    ("method", "Call `clamp` (out of place, a new tensor) instead of `clamp_` in "
-               "`y.clamp_(0, 1)`"),
+    ("method", "Write `y = y.clamp(0, 1)` (a new tensor) instead of `y.clamp_(0, 1)`"),
     ("module", "The change happens inside what this line calls: look there for an "
                "`inplace=True` layer"),
 ])
