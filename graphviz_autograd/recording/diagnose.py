@@ -2272,13 +2272,29 @@ def _unreached(recording: Recording) -> Diagnosis | None:
                + (f"the backward that ran gave {them} no gradient" if n == 1 else
                   f"none of the {n} backwards that ran gave {them} a gradient")
                + f", so an optimizer leaves {them} as "
-               f"{'it is' if them == 'it' else 'they are'}. The "
-               f"losses do not depend on {them}: something cuts the graph between {them} and "
-               f"the loss, or {'it is' if them == 'it' else 'they are'} not used.")
+               f"{'it is' if them == 'it' else 'they are'}.")
     # NB: the calls in the function that runs the backwards first (a file may call the module
     # elsewhere too)
     calls = sorted(_calls_of(recording, owners), key=lambda c: not _beside(c[0], done))
     fixes: list[Fix] = []
+    reentrant = next(((src, found) for src, code in calls
+                      if (found := _non_reentrant(code, owners)) is not None), None)
+    if reentrant is not None:
+        # NB: a reentrant checkpoint whose inputs do not require grad gives its module's
+        # parameters no gradient (PyTorch only warns)
+        src, (module, rewritten) = reentrant
+        summary += (f" `{module}` is run by a reentrant checkpoint at {_line(src)}: its "
+                    "backward runs only where an input of the checkpoint requires grad, and "
+                    f"none does, so the parameters inside get no gradient (PyTorch warns: "
+                    "\"None of the inputs have requires_grad=True\").")
+        fixes.append(Fix("keep_graph", f"Use `use_reentrant=False` at {_lines(src)}",
+                         f"`{rewritten}`: a non-reentrant checkpoint gives the parameters inside "
+                         "their gradients whatever its inputs."))
+        calls = []
+    else:
+        summary += (f" The losses do not depend on {them}: something cuts the graph between "
+                    f"{them} and the loss, or {'it is' if them == 'it' else 'they are'} not "
+                    "used.")
     # NB: a call that cuts the graph itself, or a later line of its block that cuts what the
     # call made (``h = encoder(x)``, then ``h = h.detach()``)
     cut: tuple[dict[str, Any], str, str] | None = None
@@ -2313,7 +2329,7 @@ def _unreached(recording: Recording) -> Diagnosis | None:
             fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from {_lines(src)}",
                              f"`{ast.unparse(uncut)}`: the gradient then flows back into "
                              "these parameters."))
-    else:
+    elif reentrant is None:
         where = (f" (it is called at {_line(calls[0][0])})" if calls else "")
         fixes.append(Fix("keep_graph", "Let the gradient reach them",
                          f"Use `{owners[0]}` in computing the loss{where}, with nothing between "
@@ -2327,9 +2343,9 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     # NB: a module named as one kept fixed on purpose: saying so comes first
     fixed = any(w in owners[0].lower() for w in _FIXED_WORDS)
     fixes = [freeze, *fixes] if fixed else [*fixes, freeze]
+    where_cut = cut[0] if cut is not None else reentrant[0] if reentrant is not None else None
     return Diagnosis(None, False, "unreached", "", "", [], [],
-                     {"labels": missed, "source": cut[0] if cut is not None else None},
-                     summary, fixes, last.index)
+                     {"labels": missed, "source": where_cut}, summary, fixes, last.index)
 
 
 def _stale_grads(recording: Recording) -> Diagnosis | None:
@@ -2413,6 +2429,7 @@ def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, A
     files = list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-4:]
                                for n in s.nodes if n.source is not None))
     wanted = {o.rsplit(".", 1)[-1] for o in owners}
+    holders = _holders(owners)       # (a checkpoint of ``stem`` runs ``stem.0``)
     out = []
     for f in files[:8]:
         i, count = 1, len(linecache.getlines(f))
@@ -2424,10 +2441,44 @@ def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, A
                 tree = ast.parse(text)
             except SyntaxError:
                 continue
-            if any(isinstance(c, ast.Call) and (_dotted(c.func) or "").rsplit(".", 1)[-1]
-                   in wanted for c in ast.walk(tree)):
+            if any((isinstance(c, ast.Call) and (_dotted(c.func) or "").rsplit(".", 1)[-1]
+                    in wanted) or _checkpointed(c) in holders for c in ast.walk(tree)):
                 out.append(({"file": f, "line": first, "code": text}, text))
     return out
+
+
+def _checkpointed(call: ast.AST) -> str | None:
+    """The module a ``checkpoint(module, x, ...)`` call runs (its last name), else None."""
+    if not isinstance(call, ast.Call) or not call.args or \
+            not (_dotted(call.func) or "").endswith("checkpoint"):
+        return None
+    name = _dotted(call.args[0])
+    return name.rsplit(".", 1)[-1] if name else None
+
+
+def _holders(owners: list[str]) -> set[str]:
+    """The names of the modules that hold these (``stem`` and ``block`` for ``stem.block.0``:
+    a checkpoint of ``stem`` runs ``stem.0``)."""
+    return {part for o in owners for part in o.split(".") if not part.isdigit()}
+
+
+def _non_reentrant(code: str, owners: list[str]) -> tuple[str, str] | None:
+    """A line running one of the modules ``owners`` names through ``checkpoint(...,
+    use_reentrant=True)``: the module as named there, and the line rewritten with
+    ``use_reentrant=False``; else None."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    wanted = _holders(owners)
+    for c in ast.walk(tree):
+        flag = next((k.value for k in c.keywords if k.arg == "use_reentrant"), None) \
+            if isinstance(c, ast.Call) else None
+        if isinstance(c, ast.Call) and _checkpointed(c) in wanted and \
+                isinstance(flag, ast.Constant) and flag.value is True:
+            return (ast.unparse(c.args[0]),
+                    re.sub(r"use_reentrant\s*=\s*True", "use_reentrant=False", code.strip()))
+    return None
 
 
 def _cut_in(code: str) -> str | None:

@@ -8,6 +8,7 @@ import contextlib
 import importlib
 import itertools
 import json
+import warnings
 import weakref
 from collections.abc import Callable
 from types import ModuleType
@@ -1981,6 +1982,43 @@ def test_a_cut_on_a_later_line_than_the_modules_call_is_found(engine: str) -> No
         "(`h = h.detach()`) cuts what it made with `.detach()`." in d.summary
     assert d.fixes[0].title == f"Drop line {cut}"
     assert d.built_by["source"]["line"] == cut
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_a_reentrant_checkpoint_of_inputs_without_grad_is_named(engine: str,
+                                                                reentrant: bool) -> None:
+    """A reentrant checkpoint whose inputs do not require grad runs no backward: the module
+    it runs gets no gradient (PyTorch only warns). Its line is rewritten non-reentrant, and
+    so rewritten the module is trained."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    checkpoint = t.utils.checkpoint.checkpoint
+    stem, head = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU()), t.nn.Linear(8, 1)
+    with record(engine=engine) as rec, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for _ in range(2):
+            x, y = t.randn(16, 4), t.randn(16, 1)
+            if reentrant:
+                line = here() + 1
+                h = checkpoint(stem, x, use_reentrant=True)
+            else:
+                h = checkpoint(stem, x, use_reentrant=False)
+            t.nn.functional.mse_loss(head(h), y).backward()
+    if not reentrant:
+        assert diagnose(rec) == []
+        assert stem[0].weight.grad is not None
+        return
+    (d,) = diagnose(rec)
+    assert d.kind == "unreached" and d.built_by["labels"] == ["stem.0.weight", "stem.0.bias"]
+    assert f"`stem` is run by a reentrant checkpoint at line {line} " in d.summary
+    assert "The losses do not depend" not in d.summary
+    assert fix_keys(d) == ["keep_graph", "freeze"]
+    assert d.fixes[0].title == f"Use `use_reentrant=False` at line {line}"
+    assert d.fixes[0].detail.startswith(
+        "`h = checkpoint(stem, x, use_reentrant=False)`: a non-reentrant checkpoint")
+    assert d.built_by["source"]["line"] == line
+    assert stem[0].weight.grad is None
 
 
 class _Trainer:
