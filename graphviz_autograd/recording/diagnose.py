@@ -2051,6 +2051,7 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         for nid in nodes:
             last_run[nid] = i
     by_line: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    needed: set[tuple[Any, ...]] = set()      # the lines where some backward needed it
     # NB: not before a backward that failed: it might have run through them, had it gone on
     judged = next((i for i in range(len(backwards) - 1, -1, -1) if backwards[i].error), -1)
     for i, b in enumerate(backwards[:-1]):
@@ -2064,13 +2065,19 @@ def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
         # and every step's backward runs it)
         kept = {n.id: sum(s.nbytes for s in n.saved if s.state == "alive")
                 for n in after.nodes if n.id in ran[i] and n.saved}
-        if not kept or any(last_run[nid] > i for nid in kept):
-            continue
         line = b.source or {}
-        by_line.setdefault((line.get("file"), line.get("line")), []).append(
-            (i, sum(kept.values())))
+        place = (line.get("file"), line.get("line"))
+        if kept and any(last_run[nid] > i for nid in kept):
+            needed.add(place)
+        if not kept or place in needed:
+            continue
+        by_line.setdefault(place, []).append((i, sum(kept.values())))
     out = []
-    for found in by_line.values():
+    for place, found in by_line.items():
+        if place in needed:
+            # NB: a line some of whose backwards a later one ran through (each pass of a loop
+            # over heads, the last one's aside): dropping it there would break those
+            continue
         indices = [i for i, _ in found]
         kept_bytes = [n for _, n in found]
         b = backwards[indices[0]]

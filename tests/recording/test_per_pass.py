@@ -100,7 +100,7 @@ def test_a_step_in_each_pass_is_a_recurrence_across_steps(engine: str) -> None:
     assert fix_keys(d)[0] == "detach"
 
 
-def _heads(torch: Any) -> str | None:
+def _heads(torch: Any, retain: bool = False) -> str | None:
     torch.manual_seed(0)
     nn = torch.nn
     trunk = nn.Sequential(nn.Linear(6, 8), nn.ReLU())
@@ -114,7 +114,7 @@ def _heads(torch: Any) -> str | None:
             opt.zero_grad()
             feats = trunk(x)
             for head, y in zip(heads, ys, strict=True):
-                crit(head(feats), y).backward()
+                crit(head(feats), y).backward(retain_graph=retain)
             opt.step()
     except RuntimeError as e:
         return str(e)
@@ -161,3 +161,13 @@ def test_the_summed_loss_gives_what_the_retained_backwards_add_up(engine: str) -
 
     for a, b in zip(grads(True), grads(False), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@ON_BOTH_ENGINES
+def test_heads_retaining_the_graph_are_not_told_to_drop_it(engine: str) -> None:
+    """Each head's backward but the last needs the trunk's buffers the one before kept: the
+    line's ``retain_graph=True`` is needed, though the last pass's is not."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec:
+        assert _heads(torch, retain=True) is None
+    assert [d.kind for d in diagnose(rec)] == []
