@@ -2159,7 +2159,12 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
     steps = [c for c in calls if c[1] == "step"]
     clears = [c for c in calls if c[1] == "zero_grad"]
     line = b.source["line"]
-    between = [z for z in clears if line < z[0] and z[3] and any(st[0] > z[0] for st in steps)]
+
+    def after(at: int) -> int:
+        """How far line ``at`` runs after the backward: the lines above it run at the next
+        pass of the loop (or the next call of the function)."""
+        return at - line if at > line else at - line + (1 << 30)
+    between = [z for z in clears if z[3] and any(after(st[0]) > after(z[0]) for st in steps)]
     if not between and steps and not any(st[3] for st in steps):
         # NB: a step under a condition the backward is not under (once per several
         # backwards: gradient accumulation) may just not have come yet
@@ -2170,14 +2175,24 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
     fixes: list[Fix]
     if between:
         z = between[0]
-        st = next(st for st in steps if st[0] > z[0])
+        st = next(st for st in steps if after(st[0]) > after(z[0]))
         summary = (f"`{z[2]}` at line {z[0]} clears the gradients that {_line(b.source)} "
-                   f"just made, before `{st[2]}` at line {st[0]} uses them: the step finds "
+                   f"{'just ' if z[0] > line else ''}made, before `{st[2]}` at line {st[0]} "
+                   "uses them: the step finds "
                    f"none, so {names} did not change over {n} backwards.")
-        fixes = [Fix("zero_grad", "Clear the gradients before the backward, not after it",
-                     f"Move line {z[0]} (`{z[2]}`) to the start of the step, before the loss "
-                     f"is computed (or after `{st[2]}`): the step then uses the gradients of "
-                     "its own batch.")]
+        if st[0] < line:
+            # NB: the step comes before the backward in the loop's body (``zero_grad``,
+            # ``step``, then the loss and its backward)
+            summary += (f" The step runs before the backward in each pass, and `{z[2]}` "
+                        "clears the gradients in between.")
+            fixes = [Fix("step", f"Call `{st[2]}` after the backward",
+                         f"Move line {st[0]} (`{st[2]}`) after {_line(b.source)}: the step "
+                         "then uses the gradients the backward just made.")]
+        else:
+            fixes = [Fix("zero_grad", "Clear the gradients before the backward, not after it",
+                         f"Move line {z[0]} (`{z[2]}`) to the start of the step, before the "
+                         f"loss is computed (or after `{st[2]}`): the step then uses the "
+                         "gradients of its own batch.")]
     elif not steps and clears:
         z = clears[0]
         opt = z[2].rsplit(".", 1)[0]

@@ -40,6 +40,20 @@ def _cleared_after(torch: Any, steps: int) -> int:
     return here() - 3
 
 
+def _stepped_first(torch: Any, steps: int) -> int:
+    """``zero_grad()``, ``step()``, then the loss and its backward: each step comes before
+    the backward, and the next pass clears what the backward made before stepping."""
+    backbone, head, mse = _model(torch)
+    opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
+    for _ in range(steps):
+        opt.zero_grad()
+        opt.step()
+        x, y = _batch(torch)
+        loss = mse(head(torch.relu(backbone(x))), y)
+        loss.backward()
+    return here() - 1
+
+
 def _no_step(torch: Any, steps: int) -> int:
     backbone, head, mse = _model(torch)
     opt = torch.optim.SGD([*backbone.parameters(), *head.parameters()], lr=0.1)
@@ -79,7 +93,8 @@ def _accumulated(torch: Any, steps: int, every: int) -> int:
     return here() - 5
 
 
-_LOOPS = {"cleared after": _cleared_after, "no step": _no_step, "stepped": _stepped,
+_LOOPS = {"cleared after": _cleared_after, "stepped first": _stepped_first,
+          "no step": _no_step, "stepped": _stepped,
           "head only": lambda t, n: _stepped(t, n, params="head"),
           "made again": lambda t, n: _stepped(t, n, made_again=True),
           "accumulated": lambda t, n: _accumulated(t, n, every=2),
@@ -100,6 +115,23 @@ def test_zero_grad_between_the_backward_and_the_step_is_told(engine: str) -> Non
     assert "did not change over 4 backwards" in d.summary
     assert fix_keys(d) == ["zero_grad"]
     assert d.fixes[0].detail.startswith(f"Move line {line + 1} (`opt.zero_grad()`) to the start")
+
+
+@ON_BOTH_ENGINES
+def test_a_step_before_the_backward_is_told_to_come_after_it(engine: str) -> None:
+    """The pass's ``zero_grad()`` runs between the last pass's backward and this pass's step
+    (not an optimizer that holds none of the parameters)."""
+    with record(engine=engine) as rec:
+        line = _loop(torch_of(engine), "stepped first")
+    (d,) = diagnose(rec)
+    assert d.kind == "never_stepped"
+    assert d.summary.startswith(
+        f"`opt.zero_grad()` at line {line - 4} clears the gradients that line {line} "
+        f"(`loss.backward()`) made, before `opt.step()` at line {line - 3} uses them")
+    assert "The step runs before the backward in each pass" in d.summary
+    assert "does not hold" not in d.summary
+    assert fix_keys(d) == ["step"]
+    assert d.fixes[0].detail.startswith(f"Move line {line - 3} (`opt.step()`) after line {line}")
 
 
 @ON_BOTH_ENGINES
