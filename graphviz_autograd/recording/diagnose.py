@@ -1995,12 +1995,22 @@ def _growth(recording: Recording) -> Diagnosis | None:
     entry = next((n.source for n in kept_roots if n.source and box and
                   any(x.startswith(f"{box}[") for x in n.labels)), src)
     made = _assigned(entry["code"]) if box and entry else None
-    if made and not unused:
+    # NB: the one line that appends to the list, where it is not the entries' own (a forward
+    # hook's ``acts.append(o)``): what it appends is what the list keeps
+    appends = _appends(recording, box) if box else None
+    if appends is not None and appends[1] != made:
+        where, made = appends
+        rewritten = _with_method(where["code"], made, "detach")
+        if not unused and rewritten is not None:
+            fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
+                             f"`{box}` keeps each step's `{made}` with its graph: "
+                             f"`{rewritten}` at {_lines(where)} keeps the values only."))
+    if made and not unused and not fixes:
         fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
                          f"`{box}` keeps each step's `{made}` with its graph: "
                          f"`{box}.append({made}.detach())` keeps the values only (or "
                          f"`{made}.item()` for a number)."))
-    elif made:
+    elif made and not fixes:
         fixes.append(Fix("no_grad", f"Compute `{made}` under `torch.no_grad()`",
                          f"No backward runs through `{made}` (an evaluation, a metric): build "
                          "it inside `with torch.no_grad():`, so no graph is made or kept."))
@@ -2035,6 +2045,24 @@ def _growth(recording: Recording) -> Diagnosis | None:
                      holder.name if holder is not None else "", [], [],
                      {"labels": held, "source": holder.source if holder is not None else None},
                      summary, fixes, last.index)
+
+
+def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | None:
+    """The one line of the user's files that appends a plain name to the list ``box``
+    (``acts.append(o)``, in a forward hook), and that name; None where there are several or
+    none."""
+    files = list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-2:]
+                               for n in s.nodes if n.source is not None))
+    found = []
+    for f in files[:8]:
+        tree = _parsed_file(f)
+        for c in ast.walk(tree) if tree is not None else ():
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+                    c.func.attr == "append" and _dotted(c.func.value) == box and \
+                    len(c.args) == 1 and isinstance(c.args[0], ast.Name):
+                line, _, text = frames.statement_at(f, c.lineno)
+                found.append(({"file": f, "line": line, "code": text}, c.args[0].id))
+    return found[0] if len(found) == 1 else None
 
 
 def _unneeded_retains(recording: Recording) -> list[Diagnosis]:
