@@ -2051,10 +2051,8 @@ def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | Non
     """The one line of the user's files that appends a plain name to the list ``box``
     (``acts.append(o)``, in a forward hook), and that name; None where there are several or
     none."""
-    files = list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-2:]
-                               for n in s.nodes if n.source is not None))
     found = []
-    for f in files[:8]:
+    for f in _user_files(recording):
         tree = _parsed_file(f)
         for c in ast.walk(tree) if tree is not None else ():
             if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
@@ -2271,17 +2269,13 @@ def _optimizer_calls(src: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
     tree = _parsed_file(src["file"])
     if tree is None:
         return []
-    scopes = [n for n in ast.walk(tree) if isinstance(
-        n, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef))
-        and _holds(n, src["line"])]
-    scope = max(scopes, key=lambda n: n.lineno) if scopes else tree
+    scope = _scope_of(tree, src["line"])
     branches = [n for n in ast.walk(scope) if isinstance(n, ast.If)
                 and not _holds(n, src["line"])]
     out = []
     for n in ast.walk(scope):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                n.func.attr in ("zero_grad", "step") and \
-                "sched" not in ast.unparse(n.func.value).lower():
+                (_is_step(n) or n.func.attr == "zero_grad"):
             out.append((n.lineno, n.func.attr, ast.unparse(n),
                         not any(_holds(b, n.lineno) for b in branches)))
     return sorted(out)
@@ -2473,15 +2467,19 @@ def _stale_grads(recording: Recording) -> Diagnosis | None:
                      {"labels": stale, "source": q.source}, summary, fixes, q.snapshot_before)
 
 
+def _user_files(recording: Recording) -> list[str]:
+    """The user's files the last snapshots' nodes were built in (eight at most)."""
+    return list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-4:]
+                              for n in s.nodes if n.source is not None))[:8]
+
+
 def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, Any], str]]:
     """The lines of the user's files (those the recorded nodes were built in) that call one
     of the modules ``owners`` names (``encoder(``, ``self.encoder(``)."""
-    files = list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-4:]
-                               for n in s.nodes if n.source is not None))
     wanted = {o.rsplit(".", 1)[-1] for o in owners}
     holders = _holders(owners)       # (a checkpoint of ``stem`` runs ``stem.0``)
     out = []
-    for f in files[:8]:
+    for f in _user_files(recording):
         i, count = 1, len(linecache.getlines(f))
         while i <= count:
             # NB: a statement over several lines is read whole, once

@@ -17,13 +17,17 @@ from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
 
-def _decoder(torch: Any) -> str | None:
+def _parts(torch: Any) -> tuple[Any, Any, Any, Any]:
+    """A decoder's cell and output layer, their optimizer, and a target sequence."""
     torch.manual_seed(0)
-    F = torch.nn.functional
-    cell = torch.nn.GRUCell(3, 4)
-    out = torch.nn.Linear(4, 3)
+    cell, out = torch.nn.GRUCell(3, 4), torch.nn.Linear(4, 3)
     opt = torch.optim.SGD([*cell.parameters(), *out.parameters()], lr=0.1)
-    tgt = torch.randn(5, 2, 3)
+    return cell, out, opt, torch.randn(5, 2, 3)
+
+
+def _decoder(torch: Any) -> str | None:
+    F = torch.nn.functional
+    cell, out, opt, tgt = _parts(torch)
     try:
         for _ in range(2):
             opt.zero_grad()
@@ -42,12 +46,8 @@ def _decoder(torch: Any) -> str | None:
 
 def _stepping_decoder(torch: Any) -> str | None:
     """The same, with a step in each pass: a state carried across steps."""
-    torch.manual_seed(0)
     F = torch.nn.functional
-    cell = torch.nn.GRUCell(3, 4)
-    out = torch.nn.Linear(4, 3)
-    opt = torch.optim.SGD([*cell.parameters(), *out.parameters()], lr=0.1)
-    tgt = torch.randn(5, 2, 3)
+    cell, out, opt, tgt = _parts(torch)
     try:
         for _ in range(2):
             h = torch.zeros(2, 4)
@@ -70,7 +70,7 @@ def test_a_decoder_backwarding_each_time_step_is_told_to_sum_its_losses(engine: 
     with record(engine=engine) as rec:
         error = _decoder(torch)
     assert error is not None and error.startswith(BACKWARD_TWICE)
-    # NB: the heads the loop never reached are not reported: the code stopped at the error
+    # NB: nothing else is told (the code stopped at the error after one backward)
     (d,) = diagnose(rec)
     assert d.backward == 2
     assert "Each pass of the loop at line " in d.summary
