@@ -663,9 +663,8 @@ def _loop_around(built: dict[str, Any], call: dict[str, Any]
     tree = _parsed_file(call["file"]) if built["file"] == call["file"] else None
     if tree is None:
         return None
-    loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))
-             and _holds(n, call["line"])]
-    return tree, max(loops, key=lambda n: n.lineno) if loops else None
+    loop = _innermost(tree, call["line"], _LOOPS)
+    return tree, loop if loop is not tree else None
 
 
 def _in_body(loop: ast.AST, line: int) -> bool:
@@ -697,9 +696,16 @@ class _Passes(NamedTuple):
 
 def _scope_of(tree: ast.AST, line: int, but: ast.AST | None = None) -> ast.AST:
     """The innermost loop or function around ``line`` (other than ``but``), or the module."""
-    scopes = [n for n in ast.walk(tree) if isinstance(n, _SCOPES) and _holds(n, line)
+    return _innermost(tree, line, _SCOPES, but)
+
+
+def _innermost(tree: ast.AST, line: int, kinds: tuple[type[ast.AST], ...],
+               but: ast.AST | None = None) -> ast.AST:
+    """The innermost node of one of ``kinds`` around ``line`` (other than ``but``), else
+    ``tree``."""
+    around = [n for n in ast.walk(tree) if isinstance(n, kinds) and _holds(n, line)
               and n is not but]
-    return max(scopes, key=lambda n: n.lineno) if scopes else tree
+    return max(around, key=lambda n: getattr(n, "lineno", 0)) if around else tree
 
 
 def _per_pass(built: dict[str, Any], call: dict[str, Any]) -> _Passes | None:
@@ -746,7 +752,8 @@ def _is_step(n: ast.AST) -> bool:
         n.func.attr == "step" and "sched" not in ast.unparse(n.func.value).lower()
 
 
-_SCOPES = (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_SCOPES = (*_LOOPS, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _closure(rec: BackwardRecord, built: dict[str, Any] | None
