@@ -567,12 +567,13 @@ def _reads(code: str | None) -> set[str]:
             and (name := _dotted(n))}
 
 
-def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
-               first: BackwardRecord) -> tuple[str, str] | None:
-    """The leaves behind ``name`` (``node``'s, or the named node above it) that backward
-    ``first`` gave gradients to and that nothing changed by the snapshot ``snap`` (their
-    versions), while it changed other leaves ``first`` reached (an optimizer's step): their
-    names, and the others', as text; None unless so."""
+def _steps_behind(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
+                  first: BackwardRecord) -> tuple[set[str], set[str], dict[str, TensorInfo]] \
+        | None:
+    """Of the leaves backward ``first`` gave gradients to: those behind ``name`` (``node``'s,
+    or the named node above it), and those changed in place by the snapshot ``snap`` (their
+    versions: an optimizer's step), with the tensors of ``snap`` by id; None when the snapshot
+    before ``first`` is gone."""
     before = _snapshot(recording, first.snapshot_before)
     if before is None:
         return None
@@ -581,10 +582,35 @@ def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     then = {t.id: t.version for t in before.tensors}
     now = {t.id: t for t in snap.tensors}
     changed = {t for t in sent if t in then and t in now and now[t].version > then[t]}
-    held = [now[t] for t in sorted(sent & behind) if t in now]
+    return sent & behind, changed, now
+
+
+def _unstepped(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
+               first: BackwardRecord) -> tuple[str, str] | None:
+    """The leaves behind ``name`` that backward ``first`` gave gradients to and that nothing
+    changed by the snapshot ``snap``, while it changed other leaves ``first`` reached (an
+    optimizer's step): their names, and the others', as text; None unless so."""
+    found = _steps_behind(recording, snap, node, name, first)
+    if found is None:
+        return None
+    behind, changed, now = found
+    held = [now[t] for t in sorted(behind) if t in now]
     if not held or changed & behind or not changed:
         return None
     return _listed(_labelled(held)), _listed(_labelled([now[t] for t in sorted(changed)]))
+
+
+def _stale_part(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
+                first: BackwardRecord) -> str | None:
+    """The leaves behind ``name`` that a step changed since backward ``first`` gave them
+    gradients, as text (``name`` was computed from them before: it holds their old values);
+    None when none was."""
+    found = _steps_behind(recording, snap, node, name, first)
+    if found is None:
+        return None
+    behind, changed, now = found
+    stale = sorted(behind & changed)
+    return _listed(_labelled([now[t] for t in stale])) if stale else None
 
 
 def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRecord
@@ -601,8 +627,9 @@ def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRec
     by_id = {n.id: n for n in snap.nodes}
     out: list[str] = []
     for n in _subgraph(snap, root):
+        # NB: a node's own result is never the leaf below it (``exp`` saves what it made)
         shapes = [s.shape for s in n.saved if s.state == "freed" and
-                  s.released_by == first.number]
+                  s.released_by == first.number and not s.name.startswith("result")]
         if not shapes:
             continue
         # NB: the leaf, saved as it is, or a view of it (a linear layer saves its weight's
@@ -1072,6 +1099,14 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                 fixes += [_without_graph(name, code), recompute]
             else:
                 fixes += [recompute, detach]
+                moved = _stale_part(recording, snap, node, name, first) if first else None
+                if moved is not None:
+                    # NB: a part built once from trained parameters (a distribution's scale,
+                    # prototypes): retained or detached, its values never follow the steps
+                    summary += (f" The optimizer's steps change {moved}, but `{name}` was "
+                                f"computed from {'it' if ',' not in moved else 'them'} once, "
+                                "before them: retained or detached, it keeps the old values, "
+                                "and only recomputing it makes the steps reach it.")
     elif same_root:
         summary += " It is the same graph: a backward frees what it ran."
         together = _grad_inputs(first, current)

@@ -194,8 +194,10 @@ def _without_comment(text: str) -> str:
 
 
 # per class: whether the user's code defines it (its module is the script, or a file outside
-# the package, Python and the installed libraries)
+# the package, Python and the installed libraries), or it is a probability distribution (its
+# parameters are tensors the user's graph often starts from: ``dist.scale``)
 _USER_TYPES: dict[type, bool] = {}
+_DISTRIBUTIONS = ("torch.distributions.", "graphviz_autograd.torch.distributions.")
 
 
 def _users(tv: type) -> bool:
@@ -203,7 +205,7 @@ def _users(tv: type) -> bool:
     if known is None:
         module = tv.__module__
         file = getattr(sys.modules.get(module), "__file__", None) or ""
-        known = module == "__main__" or (
+        known = module == "__main__" or module.startswith(_DISTRIBUTIONS) or (
             file.endswith(".py") and not is_internal(file) and not file.startswith(_LIBRARIES))
         if len(_USER_TYPES) > 4096:
             # NB: classes made on the fly, one per call: the cache keeps them; start again

@@ -1,0 +1,81 @@
+"""A part built once, before the loop, from parameters an optimizer steps (a distribution's
+scale, a few-shot model's prototypes): the second backward fails at it, and retained or
+detached it would keep the values it had when built. The explanation names the part (into a
+distribution's attributes), says so, and does not call `retain_graph=True` useless when the
+node that fails saved only its own result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graphviz_autograd import diagnose, record
+
+from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+
+BACKWARD_TWICE = "Trying to backward through the graph a second time"
+
+
+def _fit_normal(torch: Any, retain: bool = False, inside: bool = False) -> Any:
+    torch.manual_seed(0)
+    mu = torch.zeros(2, requires_grad=True)
+    log_sigma = torch.zeros(2, requires_grad=True)
+    opt = torch.optim.Adam([mu, log_sigma], lr=0.1)
+    data = torch.randn(100, 2) * 2 + 1
+    dist = torch.distributions.Normal(mu, log_sigma.exp())
+    for _ in range(3):
+        if inside:
+            dist = torch.distributions.Normal(mu, log_sigma.exp())
+        opt.zero_grad()
+        nll = -dist.log_prob(data).mean()
+        nll.backward(retain_graph=retain)
+        opt.step()
+    return dist.scale
+
+
+def _prototypes(torch: Any) -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Linear(6, 3)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    prototypes = net(torch.randn(5, 6)).mean(0)
+    for _ in range(3):
+        loss = ((net(torch.randn(8, 6)) - prototypes) ** 2).sum(1).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+@ON_BOTH_ENGINES
+def test_a_distribution_built_before_the_loop_is_named_and_told_stale(engine: str) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _fit_normal(torch)
+    (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
+    assert d.node_name == "ExpBackward0"
+    assert d.built_by["labels"] == ["dist.scale"]
+    assert "The optimizer's steps change `log_sigma`, but `dist.scale` was computed from it " \
+        "once, before them: retained or detached, it keeps the old values" in d.summary
+    # NB: the exp saved its own result, not `log_sigma`: a retained graph runs after the step
+    assert "would not help" not in d.summary
+    assert fix_keys(d) == ["recompute", "detach", "retain_graph"]
+
+
+@ON_BOTH_ENGINES
+def test_the_retained_graph_runs_and_keeps_the_old_scale(engine: str) -> None:
+    torch = torch_of(engine)
+    scale = _fit_normal(torch, retain=True)
+    assert scale.tolist() == [1.0, 1.0]
+    moved = _fit_normal(torch, inside=True)
+    assert moved.tolist() != [1.0, 1.0]
+
+
+@ON_BOTH_ENGINES
+def test_prototypes_built_once_are_told_stale(engine: str) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _prototypes(torch)
+    (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
+    assert "The optimizer's steps change `net.weight`, `net.bias`, but `prototypes` was " \
+        "computed from them once" in d.summary
+    assert fix_keys(d)[0] == "recompute"
