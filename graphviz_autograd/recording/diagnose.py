@@ -699,6 +699,27 @@ def _in_body(loop: ast.AST, line: int) -> bool:
     return getattr(loop, "lineno", 0) < line and _holds(loop, line)
 
 
+def _in_constructor(built: dict[str, Any]) -> tuple[str, str] | None:
+    """Where line ``built`` sets an attribute of ``self`` (``self.pe = ...``) in the
+    ``__init__`` of a class that has a ``forward``: the class and the attribute."""
+    tree = _parsed_file(built["file"])
+    if tree is None:
+        return None
+    cls = _innermost(tree, built["line"], (ast.ClassDef,))
+    fn = _innermost(tree, built["line"], (ast.FunctionDef,))
+    if not isinstance(cls, ast.ClassDef) or not isinstance(fn, ast.FunctionDef) or \
+            fn.name != "__init__" or fn not in cls.body or \
+            not any(isinstance(f, ast.FunctionDef) and f.name == "forward" for f in cls.body):
+        return None
+    stmt = _innermost(fn, built["line"], (ast.Assign, ast.AnnAssign))
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else \
+        stmt.target if isinstance(stmt, ast.AnnAssign) else None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+            target.value.id == "self":
+        return cls.name, target.attr
+    return None
+
+
 def _movable(built: dict[str, Any], call: dict[str, Any]) -> bool:
     """Whether the line ``built`` is outside the innermost loop around the line ``call`` and
     could be moved into it: the same file, at the loop's level (not inside a function that
@@ -946,6 +967,16 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                         "its own copy of that part" + (
                             f": move {_lines(node.source)} into the loop, before the loss "
                             "is computed." if movable and node.source else "."))
+        made = _in_constructor(node.source) if node.source else None
+        if made is not None and node.source is not None:
+            # NB: a module's ``__init__`` that computes with its own parameters
+            # (``self.pe = self.pos(torch.arange(T))``): it runs once, not per forward
+            cls, attr = made
+            recompute = Fix("recompute", f"Compute `self.{attr}` in `{cls}.forward`",
+                            f"L{_line(node.source, ': ')[1:]} runs once, when `{cls}` "
+                            f"is made: move it into `{cls}.forward` (as a local, `{attr} = "
+                            "...`), so each forward builds it from the current weights, with a "
+                            "graph of its own.")
         detach = Fix("detach", f"Use `{name}.detach()` where you reuse it",
                      f"If no gradient should flow back into `{name}` from the later "
                      f"graphs (a value kept from an earlier step: an RNN hidden state, a "

@@ -79,3 +79,46 @@ def test_prototypes_built_once_are_told_stale(engine: str) -> None:
     assert "The optimizer's steps change `net.weight`, `net.bias`, but `prototypes` was " \
         "computed from them once" in d.summary
     assert fix_keys(d)[0] == "recompute"
+
+
+def _positions(torch: Any, in_forward: bool) -> None:
+    nn = torch.nn
+
+    class Model(nn.Module):
+        def __init__(self, T: int = 6, d: int = 4) -> None:
+            super().__init__()
+            self.pos = nn.Embedding(T, d)
+            self.proj = nn.Linear(d, 1)
+            self.T = T
+            if not in_forward:
+                self.pe = self.pos(torch.arange(T))
+
+        def forward(self, x: Any) -> Any:
+            pe = self.pos(torch.arange(self.T)) if in_forward else self.pe
+            return self.proj(x + pe).squeeze(-1)
+
+    torch.manual_seed(0)
+    model = Model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = model(torch.randn(2, 6, 4)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+@ON_BOTH_ENGINES
+def test_a_part_a_module_computes_in_init_is_to_be_computed_in_forward(engine: str) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        _positions(torch, in_forward=False)
+    (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
+    assert d.built_by["labels"] == ["model.pe"]
+    assert d.fixes[0].key == "recompute"
+    assert d.fixes[0].title == "Compute `self.pe` in `Model.forward`"
+    assert "`self.pe = self.pos(torch.arange(T))` runs once, when `Model` is made: move it " \
+        "into `Model.forward` (as a local, `pe = ...`)" in d.fixes[0].detail
+    assert "The optimizer's steps change `model.pos.weight`" in d.summary
+    with record(engine=engine) as rec:
+        _positions(torch, in_forward=True)
+    assert len(rec.backwards) == 3 and not any(b.error for b in rec.backwards)
