@@ -967,11 +967,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                         "its own copy of that part" + (
                             f": move {_lines(node.source)} into the loop, before the loss "
                             "is computed." if movable and node.source else "."))
-        made = _in_constructor(node.source) if node.source else None
-        if made is not None and node.source is not None:
+        ctor = _in_constructor(node.source) if node.source else None
+        if ctor is not None and node.source is not None:
             # NB: a module's ``__init__`` that computes with its own parameters
             # (``self.pe = self.pos(torch.arange(T))``): it runs once, not per forward
-            cls, attr = made
+            cls, attr = ctor
             recompute = Fix("recompute", f"Compute `self.{attr}` in `{cls}.forward`",
                             f"L{_line(node.source, ': ')[1:]} runs once, when `{cls}` "
                             f"is made: move it into `{cls}.forward` (as a local, `{attr} = "
