@@ -699,6 +699,105 @@ def _in_body(loop: ast.AST, line: int) -> bool:
     return getattr(loop, "lineno", 0) < line and _holds(loop, line)
 
 
+def _carried(snap: Snapshot, node: NodeInfo, labels: list[str], root: str, k: int | None
+             ) -> tuple[dict[str, Any], str, str] | None:
+    """Where ``node``'s line also made nodes after backward ``k`` (it runs at every step) and
+    one line of this graph, run after ``k``, reads the earlier node (a value kept from an
+    earlier step): that line, what it reads (``self.prev``, for the label ``net.prev``), and
+    the line with that read detached. None unless so."""
+    src = node.source
+    if src is None or k is None or not any(
+            n.source is not None and n.source["file"] == src["file"] and
+            n.source["line"] == src["line"] and n.created_by >= k for n in snap.nodes):
+        return None
+    by_id = {n.id: n for n in snap.nodes}
+    old: dict[str, bool] = {}
+
+    def reaches(m: str) -> bool:
+        if m not in old:
+            old[m] = any(n.id == node.id for n in _subgraph(snap, m))
+        return old[m]
+    bridges = {(n.source["file"], n.source["line"]): n.source for n in _subgraph(snap, root)
+               if n.created_by >= k and n.source is not None and any(
+                   m in by_id and by_id[m].variable is None and by_id[m].created_by < k and
+                   reaches(m) for m in n.next if m is not None)}
+    if len(bridges) != 1:
+        return None
+    (bridge,) = bridges.values()
+    if bridge["line"] == src["line"] and bridge["file"] == src["file"]:
+        return None
+    try:
+        tree = ast.parse((bridge.get("code") or "").strip())
+    except SyntaxError:
+        return None
+    # NB: read as labelled (``temp[0]``), or through another object (``self.prev`` for the
+    # label ``net.prev``)
+    reads = {text for n in ast.walk(tree) if isinstance(n, ast.Subscript) and
+             isinstance(n.ctx, ast.Load) and (text := ast.unparse(n)) in labels}
+    ends = {label.rsplit(".", 1)[-1] for label in labels if "[" not in label}
+    reads |= {d for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute)) and
+              isinstance(n.ctx, ast.Load) and (d := _dotted(n)) is not None and
+              d.rsplit(".", 1)[-1] in ends}
+    if len(reads) > 1:
+        # NB: the line's own result, read too (``out - self.prev``), names the new value
+        try:
+            made = {name for n in ast.walk(ast.parse((src.get("code") or "").strip()))
+                    if isinstance(n, ast.Assign) for t in n.targets for name in _stored(t)}
+        except SyntaxError:
+            made = set()
+        reads -= made
+    if len(reads) != 1:
+        return None
+    (read,) = reads
+    rewritten = _with_method(bridge.get("code"), read, "detach")
+    return (bridge, read, rewritten) if rewritten else None
+
+
+def _keeps(src: dict[str, Any], labels: list[str]
+           ) -> tuple[dict[str, Any], str, str, str] | None:
+    """The one line of the function around line ``src`` (or of its file, at the top level)
+    that keeps what ``src`` binds in the holder a label
+    names (``temp.append(h)`` for ``temp[0]``, ``self.prev = out`` for ``net.prev``): that
+    line, what it keeps (``h``), where (``temp``), and the line with it detached. None unless
+    one."""
+    tree = _parsed_file(src["file"])
+    try:
+        own = ast.parse((src.get("code") or "").strip())
+    except SyntaxError:
+        return None
+    made = {name for n in ast.walk(own) if isinstance(n, ast.Assign) for t in n.targets
+            for name in _stored(t) if "." not in name}
+    holders = {re.sub(r"\[.*\]$", "", label).rsplit(".", 1)[-1] for label in labels}
+    found = []
+    # NB: in the function around line ``src`` (the module's top level: the whole file)
+    scope = _innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        if tree is not None and made else None
+    value: ast.expr
+    for n in ast.walk(scope) if scope is not None else ():
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and \
+                isinstance(n.value.func, ast.Attribute) and \
+                n.value.func.attr in ("append", "insert", "extend"):
+            box, value = _dotted(n.value.func.value), n.value
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1:
+            target = n.targets[0]
+            box = _dotted(target.value if isinstance(target, ast.Subscript) else target)
+            value = n.value
+        else:
+            continue
+        if box is None or box in made or box.rsplit(".", 1)[-1] not in holders:
+            continue
+        kept = {x.id for x in ast.walk(value) if isinstance(x, ast.Name) and x.id in made}
+        if len(kept) == 1:
+            found.append((n.lineno, kept.pop(), box))
+    if len(found) != 1:
+        return None
+    line, _, text = frames.statement_at(src["file"], found[0][0])
+    rewritten = _with_method(text, found[0][1], "detach")
+    if rewritten is None:
+        return None
+    return {"file": src["file"], "line": line, "code": text}, found[0][1], found[0][2], rewritten
+
+
 def _in_constructor(built: dict[str, Any]) -> tuple[str, str] | None:
     """Where line ``built`` sets an attribute of ``self`` (``self.pe = ...``) in the
     ``__init__`` of a class that has a ``forward``: the class and the attribute."""
@@ -1128,6 +1227,26 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                             f"but no step used them: {stepped} changed after it, they did "
                             "not.")
                 fixes += [_without_graph(name, code), recompute]
+            elif (carried := _carried(snap, node, names[0], root or node.id, k)) is not None:
+                # NB: the line runs at every step, and a value it made at an earlier one is
+                # kept (``self.prev = out``, ``Z[idx] = ... + out``) and read into this step's
+                # graph: recomputing is what the line does already; the read is to detach
+                bridge, reader, rewritten = carried
+                assert node.source is not None
+                summary += (f" L{_line(node.source)[1:]} runs at every step; what it made "
+                            f"at an earlier one (`{name}`) is carried into this graph by "
+                            f"{_line(bridge)}, which ran after backward #{k} had freed it.")
+                store = _keeps(node.source, names[0])
+                if store is not None and (store[0]["file"], store[0]["line"]) != \
+                        (bridge["file"], bridge["line"]):
+                    fixes.append(Fix("detach", f"Keep `{store[1]}.detach()` in `{store[2]}`",
+                                     f"`{store[3]}` at {_lines(store[0])}: the kept value "
+                                     "stays, its graph does not, and each backward runs only "
+                                     "its own step's graph."))
+                fixes.append(Fix("detach", f"Use `{reader}.detach()` at {_lines(bridge)}",
+                                 f"`{rewritten}`: the earlier step's value enters this step's "
+                                 "loss as a constant, so each backward runs only its own "
+                                 "step's graph."))
             else:
                 fixes += [recompute, detach]
                 moved = _stale_part(recording, snap, node, name, first) if first else None
@@ -1928,6 +2047,21 @@ class _Detached(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return self._read(node) if self.before is None else node
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        if self.before is None and isinstance(node.ctx, ast.Load) and \
+                ast.unparse(node) == self.name:
+            self.changed = True
+            return ast.Call(ast.Attribute(node, self.method, ast.Load()), [], [])
+        self.generic_visit(node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        # NB: ``h is not None`` tests the object, which may be None: left as written
+        if all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return node
+        self.generic_visit(node)
+        return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if self.before is None:

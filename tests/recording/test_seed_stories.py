@@ -534,7 +534,11 @@ def test_seed003_temp_append_h_fails_in_the_second_iteration() -> None:
     assert s.prediction is not None and s.prediction.will_fail and s.prediction.node == failing
     (diag,) = diagnose(rec)
     assert diag.node == failing and diag.freed_by == [1]
-    assert fix_keys(diag)[:3] == ["recompute", "detach", "retain_graph"]
+    # the story's fix first: `temp.append(h.detach())`; then the read of `temp[0]` detached
+    assert fix_keys(diag)[:3] == ["detach", "detach", "retain_graph"]
+    assert diag.fixes[0].title == "Keep `h.detach()` in `temp`"
+    assert diag.fixes[0].detail.startswith("`temp.append(h.detach())` at line ")
+    assert "`out = out + temp[0].detach().mean()`" in diag.fixes[1].detail
     # the diagnosis names the variable that holds the old graph
     assert "temp[0]" in diag.built_by["labels"] or "temp[0]" in diag.summary
 
