@@ -1403,11 +1403,89 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
     # NB: (an optimizer's step writes inside its own code: the generic advice)
     src = edits[0].get("source") if edits and edits[0] not in updates else None
     masks = {t.label for t in snap.tensors if t.label and t.dtype.endswith("bool")}
+    how = _out_of_place(src["code"] if src else None, masks)
+    if src is not None and node.source is not None and \
+            (node.source["file"], node.source["line"]) == (src["file"], src["line"]):
+        # NB: a loop's line that writes into a tensor and reads from it (``out[:, t + 1] =
+        # f(out[:, t])``): the next pass's write changes what this pass's op saved
+        how = _stacked(src) or how
+    elif src is not None:
+        # NB: the change made by a layer the line calls, built with ``inplace=True``
+        how = _inplace_layer(src) or how
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
-                     _out_of_place(src["code"] if src else None, masks)
-                     + ", so the value the backward needs stays intact."))
+                     how + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _stacked(src: dict[str, Any]) -> str | None:
+    """How to write line ``src``, a loop's ``x[..., t + 1] = f(x[..., t])``, that reads from
+    the tensor it writes into, with a list and ``torch.stack``; None where it is not that."""
+    try:
+        body = ast.parse((src.get("code") or "").strip()).body
+    except SyntaxError:
+        return None
+    line = body[0] if len(body) == 1 else None
+    if not isinstance(line, ast.Assign) or len(line.targets) != 1 or \
+            not isinstance(line.targets[0], ast.Subscript):
+        return None
+    target = line.targets[0]
+    x = _dotted(target.value)
+    reads = [n for n in ast.walk(line.value) if isinstance(n, ast.Subscript) and
+             _dotted(n.value) == x]
+    tree = _parsed_file(src["file"])
+    loop = _innermost(tree, src["line"], _LOOPS) if tree is not None else None
+    var = loop.target.id if isinstance(loop, (ast.For, ast.AsyncFor)) and \
+        isinstance(loop.target, ast.Name) else None
+    if x is None or not reads or var is None:
+        return None
+    index = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    dim = next((i for i, e in enumerate(index) if any(
+        isinstance(n, ast.Name) and n.id == var for n in ast.walk(e))), None)
+    if dim is None:
+        return None
+    return (f"L{_line(src)[1:]} writes into `{x}` at each pass of the loop over `{var}` "
+            f"and reads what the pass before wrote (`{ast.unparse(reads[0])}`), saved by an "
+            "op of this pass for the backward, which the next pass's write changes: keep each "
+            "pass's value in a list instead "
+            f"(`{x}s.append(...)`, reading the earlier ones from the list: `{x}s[-1]`) and "
+            f"build `{x} = torch.stack({x}s, dim={dim})` after the loop")
+
+
+def _inplace_layer(src: dict[str, Any]) -> str | None:
+    """Where line ``src`` calls a layer (``self.act(g)``) that the user's file builds with
+    ``inplace=True`` (``self.act = nn.ReLU(inplace=True)``, or ``nn.ReLU(True)``): that line
+    without it; None unless one such line."""
+    try:
+        tree = ast.parse((src.get("code") or "").strip())
+    except SyntaxError:
+        return None
+    called = {d.rsplit(".", 1)[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)
+              and (d := _dotted(n.func)) is not None}
+    file = _parsed_file(src["file"])
+    found = []
+    for n in ast.walk(file) if file is not None and called else ():
+        if not isinstance(n, ast.Assign) or len(n.targets) != 1 or \
+                not isinstance(n.value, ast.Call):
+            continue
+        name = _dotted(n.targets[0])
+        if name is None or name.rsplit(".", 1)[-1] not in called:
+            continue
+        call = n.value
+        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        at = _inplace_position(call, layer=True) if flag is None else None
+        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+            plain = ast.Call(call.func, call.args, [k for k in call.keywords if k is not flag])
+        elif at is not None:
+            plain = ast.Call(call.func, call.args[:at], call.keywords)
+        else:
+            continue
+        found.append((n.lineno, name, f"{ast.unparse(n.targets[0])} = {ast.unparse(plain)}"))
+    if len(found) != 1:
+        return None
+    line, name, text = found[0]
+    return (f"Write `{text}` at line {line} (without `inplace=True`: the call of `{name}` at "
+            f"{_lines(src)} changed its input in place)")
 
 
 def _update_line(src: dict[str, Any] | None) -> bool:
@@ -1502,16 +1580,17 @@ def _out_of_place(code: str | None, masks: Container[str] = ()) -> str:
     return generic
 
 
-def _inplace_position(call: ast.Call) -> int | None:
-    """Where a call to a functional (``F.leaky_relu(x, 0.1, True)``) passes a true
-    ``inplace`` by position: found by the function's name in ``torch.nn.functional``."""
+def _inplace_position(call: ast.Call, layer: bool = False) -> int | None:
+    """Where a call to a functional (``F.leaky_relu(x, 0.1, True)``), or with ``layer`` to a
+    layer's class (``nn.ReLU(True)``), passes a true ``inplace`` by position: found by the
+    name in ``torch.nn.functional`` (``torch.nn``)."""
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else \
         func.id if isinstance(func, ast.Name) else None
     if name is None:
         return None
-    from ..torch.nn import functional
-    fn = getattr(functional, name, None)
+    from ..torch import nn
+    fn = getattr(nn if layer else nn.functional, name, None)
     try:
         params = list(inspect.signature(fn).parameters) if callable(fn) else []
     except (TypeError, ValueError):

@@ -1,0 +1,104 @@
+"""In-place changes the line does not show: a layer built with ``inplace=True`` elsewhere in
+the file (the fix rewrites the line that builds it, and the rewrite is run), and a loop that
+writes into a tensor it reads from (``out[:, t + 1] = f(out[:, t])``: the fix is a list and
+``torch.stack``, not a clone)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphviz_autograd import diagnose, record
+
+from ._support import ON_BOTH_ENGINES, torch_of
+
+INPLACE = "modified by an inplace operation"
+
+BLOCK = """\
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.act = torch.nn.{relu}
+
+    def forward(self, x):
+        g = torch.sigmoid(self.fc(x))
+        return self.act(g) * g
+
+torch.manual_seed(0)
+block = Block()
+loss = block(torch.randn(3, 4)).sum()
+loss.backward()
+"""
+
+LOOP = """\
+torch.manual_seed(0)
+x = torch.randn(2, 5, 3)
+W = torch.randn(3, 3, requires_grad=True)
+U = torch.randn(3, 3, requires_grad=True)
+out = torch.zeros(2, 6, 3)
+for t in range(5):
+    out[:, t + 1] = torch.tanh(x[:, t] @ W + out[:, t] @ U)
+loss = out.pow(2).sum()
+loss.backward()
+"""
+
+# NB: the loop as the fix describes it: a list, read from the list, stacked after the loop
+STACKED = """\
+torch.manual_seed(0)
+x = torch.randn(2, 5, 3)
+W = torch.randn(3, 3, requires_grad=True)
+U = torch.randn(3, 3, requires_grad=True)
+outs = [torch.zeros(2, 3)]
+for t in range(5):
+    outs.append(torch.tanh(x[:, t] @ W + outs[-1] @ U))
+out = torch.stack(outs, dim=1)
+loss = out.pow(2).sum()
+loss.backward()
+"""
+
+
+def _run(torch: Any, path: Path, text: str) -> None:
+    path.write_text(text)
+    exec(compile(text, str(path), "exec"), {"torch": torch})
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("relu", ["ReLU(inplace=True)", "ReLU(True)"])
+def test_a_layer_built_in_place_is_rebuilt_without_it(engine: str, relu: str,
+                                                      tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = BLOCK.format(relu=relu)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        _run(torch, tmp_path / "block.py", text)
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node_name == "SigmoidBackward0"
+    found = re.match(r"Write `([^`]+)` at line (\d+) \(without `inplace=True`: the call of "
+                     r"`self\.act` at line 9 changed its input in place\)", d.fixes[0].detail)
+    assert found is not None, d.fixes[0].detail
+    assert found.group(1) == "self.act = torch.nn.ReLU()" and found.group(2) == "5"
+    lines = text.splitlines()
+    lines[4] = "        " + found.group(1)
+    _run(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
+
+
+@ON_BOTH_ENGINES
+def test_a_loop_writing_into_what_it_reads_is_told_to_stack(engine: str,
+                                                            tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        _run(torch, tmp_path / "loop.py", LOOP)
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node_name == "MmBackward0"
+    detail = d.fixes[0].detail
+    assert detail.startswith("Line 7 (`out[:, t + 1] = torch.tanh(x[:, t] @ W + out[:, t] @ U)"
+                             "`) writes into `out` at each pass of the loop over `t` and reads "
+                             "what the pass before wrote (`out[:, t]`)")
+    assert "`outs[-1]`) and build `out = torch.stack(outs, dim=1)` after the loop" in detail
+    assert "clone" not in detail
+    with record(engine=engine) as rec:
+        _run(torch, tmp_path / "stacked.py", STACKED)
+    assert len(rec.backwards) == 1 and rec.backwards[0].error is None
