@@ -10,6 +10,7 @@ plain numbers (``loss.item()``) where losses already backwarded are kept and sum
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import inspect
 import linecache
@@ -1408,7 +1409,7 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
             (node.source["file"], node.source["line"]) == (src["file"], src["line"]):
         # NB: a loop's line that writes into a tensor and reads from it (``out[:, t + 1] =
         # f(out[:, t])``): the next pass's write changes what this pass's op saved
-        how = _stacked(src) or how
+        how = _stacked(src) or _inplace_layer(src) or how
     elif src is not None:
         # NB: the change made by a layer the line calls, built with ``inplace=True``
         how = _inplace_layer(src) or how
@@ -1454,8 +1455,8 @@ def _stacked(src: dict[str, Any]) -> str | None:
 
 def _inplace_layer(src: dict[str, Any]) -> str | None:
     """Where line ``src`` calls a layer (``self.act(g)``) that the user's file builds with
-    ``inplace=True`` (``self.act = nn.ReLU(inplace=True)``, or ``nn.ReLU(True)``): that line
-    without it; None unless one such line."""
+    ``inplace=True`` (``self.act = nn.ReLU(inplace=True)``, ``nn.ReLU(True)``, or one such
+    layer of an ``nn.Sequential``): that line without it; None unless one such line."""
     try:
         tree = ast.parse((src.get("code") or "").strip())
     except SyntaxError:
@@ -1471,21 +1472,36 @@ def _inplace_layer(src: dict[str, Any]) -> str | None:
         name = _dotted(n.targets[0])
         if name is None or name.rsplit(".", 1)[-1] not in called:
             continue
-        call = n.value
-        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
-        at = _inplace_position(call, layer=True) if flag is None else None
-        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
-            plain = ast.Call(call.func, call.args, [k for k in call.keywords if k is not flag])
-        elif at is not None:
-            plain = ast.Call(call.func, call.args[:at], call.keywords)
-        else:
-            continue
-        found.append((n.lineno, name, f"{ast.unparse(n.targets[0])} = {ast.unparse(plain)}"))
+        plain = _Plain()
+        # NB: on a copy: the file's tree is parsed once and shared
+        value = plain.visit(copy.deepcopy(n.value))
+        if plain.changed == 1:
+            found.append((n.lineno, name, f"{ast.unparse(n.targets[0])} = {ast.unparse(value)}"))
     if len(found) != 1:
         return None
     line, name, text = found[0]
     return (f"Write `{text}` at line {line} (without `inplace=True`: the call of `{name}` at "
             f"{_lines(src)} changed its input in place)")
+
+
+class _Plain(ast.NodeTransformer):
+    """Each layer built with a true ``inplace`` (``nn.ReLU(inplace=True)``, ``nn.ReLU(True)``)
+    built without it; ``changed``: how many."""
+
+    def __init__(self) -> None:
+        self.changed = 0
+
+    def visit_Call(self, call: ast.Call) -> ast.AST:
+        self.generic_visit(call)
+        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+        at = _inplace_position(call, layer=True) if flag is None else None
+        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+            self.changed += 1
+            return ast.Call(call.func, call.args, [k for k in call.keywords if k is not flag])
+        if at is not None:
+            self.changed += 1
+            return ast.Call(call.func, call.args[:at], call.keywords)
+        return call
 
 
 def _update_line(src: dict[str, Any] | None) -> bool:
