@@ -42,7 +42,8 @@ class Fix:
     #                    already_included, no_retain_graph, fresh_list, one_grad_call,
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
-    #                    zero_grad, accumulate, create_graph, step, optimizer
+    #                    zero_grad, accumulate, create_graph, step, optimizer,
+    #                    function_gradients, hook_shape
     title: str
     detail: str
 
@@ -1666,6 +1667,13 @@ NAN = "returned nan values in its"
 # not require grad
 UNUSED = re.compile(r"differentiated Tensor at index (\d+) appears to not have been used")
 NO_GRAD_INPUT = "One of the differentiated Tensors does not require grad"
+# ... a custom Function's backward that returned too few or too many gradients, or one of
+# another shape than its input; a tensor hook that returned a gradient of another size
+COUNT = re.compile(r"function (\w+?)Backward returned an incorrect number of gradients "
+                   r"\(expected (\d+), got (\d+)\)")
+SHAPE = re.compile(r"Function (\w+?)Backward returned an invalid gradient at index (\d+) - got "
+                   r"\[([^\]]*)\] but expected shape compatible with \[([^\]]*)\]")
+HOOK_SIZE = re.compile(r"hook '([^']*)' has changed the size of value")
 # per op (its node's name less ``Backward0``), where its derivative is infinite or undefined
 _NAN_HINTS = {
     "Sqrt": "The derivative of `sqrt` at 0 is infinite: take `x.clamp(min=1e-12).sqrt()` (or "
@@ -1766,6 +1774,23 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                              f"{'them' if len(rows) > 1 else 'it'} out of the inputs",
                              "Create it with `requires_grad=True` (or call "
                              "`.requires_grad_()` before computing from it)."))
+    elif (m := COUNT.search(message) or SHAPE.search(message)) is not None:
+        told = _function_error(recording, m)
+        if told is not None:
+            summary = f"{_call(b)} failed at {_what(node, names) if node else m.group(1)}: " \
+                + told[0]
+            fixes.append(told[1])
+    elif HOOK_SIZE.search(message) is not None:
+        hook = HOOK_SIZE.search(message)
+        assert hook is not None
+        lines = _hook_lines(recording, hook.group(1))
+        summary += (f" A hook on a tensor (`register_hook`) gets the gradient that flows into "
+                    f"the tensor, and `{hook.group(1)}` returned one of another shape.")
+        fixes.append(Fix("hook_shape", "Return None, or a gradient of the same shape",
+                         ("The hook at " + _line(lines[0]) if len(lines) == 1 else "The hook")
+                         + " must return None (the gradient stays as it is) or a tensor of the "
+                         "gradient's shape (`g * mask`, `g.clamp(-1, 1)`), not a reduction of "
+                         "it: to log a statistic, compute it inside and return None."))
     elif NAN in message and node is not None:
         summary = (f"{_call(b)} failed at {_what(node, names)}: anomaly mode found nan in the "
                    "gradient this node computed. Its derivative is infinite or undefined at "
@@ -1786,6 +1811,88 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                      node.name if node is not None else "", [], [],
                      {"labels": names[0], "source": node.source if node is not None else None},
                      summary, fixes, snap.index)
+
+
+def _function_error(recording: Recording, m: re.Match[str]) -> tuple[str, Fix] | None:
+    """What a custom ``Function``'s backward returned wrongly (``COUNT``: how many gradients;
+    ``SHAPE``: one's shape), read with the class in the user's files: the summary's text, and
+    the fix (the ``return`` line rewritten where there is one)."""
+    found = _function_class(recording, m.group(1))
+    if found is None:
+        return None
+    file, cls, inputs, returns = found
+    ret = returns[0] if len(returns) == 1 else None
+    at = {"file": file, "line": ret.lineno,
+          "code": frames.statement_at(file, ret.lineno)[2]} if ret is not None else None
+    where = f" ({_line(at, ': ')})" if at is not None else ""
+    if m.re is COUNT:
+        expected, got = int(m.group(2)), int(m.group(3))
+        text = (f"`{cls}.backward`{where} returns {got} gradient{'s' if got != 1 else ''}, but "
+                f"`{cls}.forward` takes {expected} input{'s' if expected != 1 else ''} ("
+                + ", ".join(f"`{x}`" for x in inputs) + "): a backward returns one value per "
+                "input of the forward, `None` for one that needs no gradient (a number, a "
+                "flag, an index).")
+        value = ret.value if ret is not None else None
+        given = list(value.elts) if isinstance(value, ast.Tuple) else \
+            [value] if value is not None else []
+        if got < expected and len(given) == got and len(inputs) == expected:
+            missing = inputs[got:]
+            rewritten = "return " + ", ".join([*(ast.unparse(v) for v in given),
+                                               *(["None"] * len(missing))])
+            return text, Fix("function_gradients", "Return `None` for " + ", ".join(
+                f"`{x}`" for x in missing), f"`{rewritten}`" + (
+                f" at line {at['line']}" if at is not None else "")
+                + ": one gradient per input, in the forward's order.")
+        return text, Fix("function_gradients", f"Return {expected} values from `{cls}.backward`",
+                         "One per input of `forward` (after `ctx`), in its order: a gradient "
+                         "for a tensor that needs one, `None` for the others.")
+    i = int(m.group(2))
+    name = f"`{inputs[i]}`" if i < len(inputs) else f"input {i}"
+    text = (f"`{cls}.backward`{where} returned, for {name}, a gradient of shape "
+            f"[{m.group(3)}], where {name} has shape [{m.group(4)}]: each gradient has its "
+            "input's shape.")
+    return text, Fix("function_gradients", f"Return a gradient of {name}'s shape",
+                     f"Build it from the gradient of the output to the shape of {name}: where "
+                     "the forward reduced a dimension (`x.sum(1)`), expand it back "
+                     f"(`g.unsqueeze(1).expand_as({inputs[i] if i < len(inputs) else 'x'})`); "
+                     "where it broadcast an input, sum the gradient over the broadcast "
+                     "dimensions.")
+
+
+def _function_class(recording: Recording, name: str
+                    ) -> tuple[str, str, list[str], list[ast.Return]] | None:
+    """The user's ``Function`` class ``name`` (a class with a ``forward`` and a ``backward``):
+    its file, name, the forward's inputs (after ``ctx``) and the backward's ``return``s."""
+    for f in _user_files(recording):
+        tree = _parsed_file(f)
+        for c in ast.walk(tree) if tree is not None else ():
+            if not isinstance(c, ast.ClassDef) or c.name != name:
+                continue
+            methods = {d.name: d for d in c.body if isinstance(d, ast.FunctionDef)}
+            fwd, bwd = methods.get("forward"), methods.get("backward")
+            if fwd is None or bwd is None:
+                continue
+            inputs = [a.arg for a in fwd.args.args[1:]]
+            returns = [r for r in ast.walk(bwd) if isinstance(r, ast.Return)]
+            return f, c.name, inputs, returns
+    return None
+
+
+def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
+    """The lines of the user's files that register ``hook`` on a tensor (``h.register_hook(
+    fn)``; for a lambda, each ``register_hook(lambda ...)``)."""
+    out = []
+    for f in _user_files(recording):
+        tree = _parsed_file(f)
+        for c in ast.walk(tree) if tree is not None else ():
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+                    c.func.attr == "register_hook" and len(c.args) == 1 and (
+                    isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
+                    _dotted(c.args[0]) is not None and
+                    str(_dotted(c.args[0])).rsplit(".", 1)[-1] == hook):
+                line, _, text = frames.statement_at(f, c.lineno)
+                out.append({"file": f, "line": line, "code": text})
+    return out
 
 
 def diagnose(recording: Recording) -> list[Diagnosis]:
