@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -14,7 +15,7 @@ import graphviz_autograd.torch as native
 from graphviz_autograd.recording import NodeInfo, Recording, Snapshot
 
 __all__ = ["here", "before", "after", "snap", "only_labelled", "reachable", "fix_keys",
-           "is_accumulate", "ON_BOTH_ENGINES", "torch_of"]
+           "is_accumulate", "ON_BOTH_ENGINES", "torch_of", "run_script"]
 
 # a test run on the native engine and on real torch (skipped without it): its ``engine``
 # argument is the name ``record(engine=...)`` takes
@@ -25,6 +26,15 @@ ON_BOTH_ENGINES = pytest.mark.parametrize(
 def torch_of(engine: str) -> ModuleType:
     """The torch module a program runs on for ``engine``: the native one, or real torch."""
     return native if engine == "native" else importlib.import_module("torch")
+
+
+def run_script(torch: ModuleType, path: Path, text: str) -> dict[str, Any]:
+    """Run ``text`` as the user's script ``path`` (written there, so an explanation reads its
+    lines), with ``torch`` bound: its globals afterwards."""
+    path.write_text(text)
+    scope: dict[str, Any] = {"torch": torch}
+    exec(compile(text, str(path), "exec"), scope)
+    return scope
 
 
 def here() -> int:

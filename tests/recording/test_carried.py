@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
@@ -60,11 +59,6 @@ for epoch in range(2):
 """
 
 
-def _run(torch: Any, path: Path, text: str) -> None:
-    path.write_text(text)
-    exec(compile(text, str(path), "exec"), {"torch": torch})
-
-
 def _rewrite(text: str, detail: str) -> str:
     """The program with the line a fix names replaced by the fix's rewrite of it."""
     found = re.match(r"`([^`]+)` at line (\d+)", detail) or \
@@ -88,7 +82,7 @@ def test_a_previous_output_kept_by_a_module_is_to_be_kept_detached(engine: str,
     torch = torch_of(engine)
     path = tmp_path / "previous.py"
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
-        _run(torch, path, PREVIOUS)
+        run_script(torch, path, PREVIOUS)
     (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
     assert d.node_name == "TanhBackward0"
     assert "Line 8 (`out = torch.tanh(self.fc(x))`) runs at every step; what it made at an " \
@@ -102,7 +96,7 @@ def test_a_previous_output_kept_by_a_module_is_to_be_kept_detached(engine: str,
         "`reg = ((out - self.prev.detach()) ** 2).mean() if self.prev is not None else 0.0`")
     for fix in d.fixes[:2]:
         with record(engine=engine) as rec:
-            _run(torch, tmp_path / "fixed.py", _rewrite(PREVIOUS, fix.detail))
+            run_script(torch, tmp_path / "fixed.py", _rewrite(PREVIOUS, fix.detail))
         assert len(rec.backwards) == 3 and not any(b.error for b in rec.backwards)
 
 
@@ -111,7 +105,7 @@ def test_an_ensemble_target_updated_with_the_output_is_told_at_its_line(engine: 
                                                                         tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
-        _run(torch, tmp_path / "ensemble.py", ENSEMBLE)
+        run_script(torch, tmp_path / "ensemble.py", ENSEMBLE)
     (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
     assert d.node_name == "SoftmaxBackward0"
     assert "carried into this graph by line 13 (`Z[idx] = 0.6 * Z[idx] + 0.4 * out`)" \
@@ -120,7 +114,7 @@ def test_an_ensemble_target_updated_with_the_output_is_told_at_its_line(engine: 
     assert d.fixes[0].title == "Use `out.detach()` at line 13"
     assert d.fixes[0].detail.startswith("`Z[idx] = 0.6 * Z[idx] + 0.4 * out.detach()`: ")
     with record(engine=engine) as rec:
-        _run(torch, tmp_path / "fixed.py", _rewrite(ENSEMBLE, d.fixes[0].detail))
+        run_script(torch, tmp_path / "fixed.py", _rewrite(ENSEMBLE, d.fixes[0].detail))
     assert len(rec.backwards) == 4 and not any(b.error for b in rec.backwards)
 
 
@@ -145,9 +139,9 @@ def test_the_seed_story_keeps_h_detached_in_temp(tmp_path: Path) -> None:
             sgd.step()
         """)
     with record() as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
-        _run(torch, tmp_path / "seed.py", text)
+        run_script(torch, tmp_path / "seed.py", text)
     (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
     assert d.fixes[0].detail.startswith("`temp.append(h.detach())` at line 8: ")
     with record() as rec:
-        _run(torch, tmp_path / "fixed.py", _rewrite(text, d.fixes[0].detail))
+        run_script(torch, tmp_path / "fixed.py", _rewrite(text, d.fixes[0].detail))
     assert len(rec.backwards) == 4 and not any(b.error for b in rec.backwards)

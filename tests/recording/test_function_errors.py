@@ -6,13 +6,12 @@ rewritten ``return`` line is run."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
 
 SCALE = """\
 class Scale(torch.autograd.Function):
@@ -54,19 +53,12 @@ h.sum().backward()
 """
 
 
-def _run(torch: Any, path: Path, text: str) -> dict[str, Any]:
-    path.write_text(text)
-    scope = {"torch": torch}
-    exec(compile(text, str(path), "exec"), scope)
-    return scope
-
-
 @ON_BOTH_ENGINES
 def test_too_few_gradients_are_told_with_the_return_line_rewritten(engine: str,
                                                                    tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match="incorrect number"):
-        _run(torch, tmp_path / "scale.py", SCALE)
+        run_script(torch, tmp_path / "scale.py", SCALE)
     (d,) = diagnose(rec)
     assert d.kind == "other"
     assert "`Scale.backward` (line 9: `return g * ctx.k`) returns 1 gradient, but " \
@@ -75,7 +67,7 @@ def test_too_few_gradients_are_told_with_the_return_line_rewritten(engine: str,
     assert d.fixes[0].title == "Return `None` for `k`"
     assert d.fixes[0].detail.startswith("`return g * ctx.k, None` at line 9: ")
     fixed = SCALE.replace("        return g * ctx.k\n", "        return g * ctx.k, None\n")
-    scope = _run(torch, tmp_path / "fixed.py", fixed)
+    scope = run_script(torch, tmp_path / "fixed.py", fixed)
     assert scope["x"].grad.tolist() == [2.0, 2.0, 2.0]
 
 
@@ -84,14 +76,14 @@ def test_a_gradient_of_another_shape_is_told_with_its_input(engine: str,
                                                             tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match="invalid gradient"):
-        _run(torch, tmp_path / "rows.py", ROW_SUM)
+        run_script(torch, tmp_path / "rows.py", ROW_SUM)
     (d,) = diagnose(rec)
     assert "`RowSum.backward` (line 10: `return g`) returned, for `x`, a gradient of shape " \
         "[4], where `x` has shape [4, 3]" in d.summary
     assert d.fixes[0].title == "Return a gradient of `x`'s shape"
     assert "`g.unsqueeze(1).expand_as(x)`" in d.fixes[0].detail
     fixed = ROW_SUM.replace("        return g\n", "        return g.unsqueeze(1).expand_as(x)\n")
-    scope = _run(torch, tmp_path / "fixed.py", fixed)
+    scope = run_script(torch, tmp_path / "fixed.py", fixed)
     assert scope["x"].grad.tolist() == [[1.0] * 3] * 4
 
 
@@ -100,7 +92,7 @@ def test_a_hook_that_reduces_the_gradient_is_told_at_its_line(engine: str,
                                                               tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match="changed the size"):
-        _run(torch, tmp_path / "hook.py", HOOK)
+        run_script(torch, tmp_path / "hook.py", HOOK)
     (d,) = diagnose(rec)
     assert "`<lambda>` returned one of another shape" in d.summary
     assert fix_keys(d) == ["hook_shape"]

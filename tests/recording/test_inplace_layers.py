@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, torch_of
+from ._support import ON_BOTH_ENGINES, run_script, torch_of
 
 INPLACE = "modified by an inplace operation"
 
@@ -61,11 +60,6 @@ loss.backward()
 """
 
 
-def _run(torch: Any, path: Path, text: str) -> None:
-    path.write_text(text)
-    exec(compile(text, str(path), "exec"), {"torch": torch})
-
-
 @ON_BOTH_ENGINES
 @pytest.mark.parametrize("relu", ["ReLU(inplace=True)", "ReLU(True)"])
 def test_a_layer_built_in_place_is_rebuilt_without_it(engine: str, relu: str,
@@ -73,7 +67,7 @@ def test_a_layer_built_in_place_is_rebuilt_without_it(engine: str, relu: str,
     torch = torch_of(engine)
     text = BLOCK.format(relu=relu)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
-        _run(torch, tmp_path / "block.py", text)
+        run_script(torch, tmp_path / "block.py", text)
     (d,) = diagnose(rec)
     assert d.kind == "modified" and d.node_name == "SigmoidBackward0"
     found = re.match(r"Write `([^`]+)` at line (\d+) \(without `inplace=True`: the call of "
@@ -82,7 +76,7 @@ def test_a_layer_built_in_place_is_rebuilt_without_it(engine: str, relu: str,
     assert found.group(1) == "self.act = torch.nn.ReLU()" and found.group(2) == "5"
     lines = text.splitlines()
     lines[4] = "        " + found.group(1)
-    _run(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
+    run_script(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
 
 
 @ON_BOTH_ENGINES
@@ -90,7 +84,7 @@ def test_a_loop_writing_into_what_it_reads_is_told_to_stack(engine: str,
                                                             tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
-        _run(torch, tmp_path / "loop.py", LOOP)
+        run_script(torch, tmp_path / "loop.py", LOOP)
     (d,) = diagnose(rec)
     assert d.kind == "modified" and d.node_name == "MmBackward0"
     detail = d.fixes[0].detail
@@ -100,7 +94,7 @@ def test_a_loop_writing_into_what_it_reads_is_told_to_stack(engine: str,
     assert "`outs[-1]`) and build `out = torch.stack(outs, dim=1)` after the loop" in detail
     assert "clone" not in detail
     with record(engine=engine) as rec:
-        _run(torch, tmp_path / "stacked.py", STACKED)
+        run_script(torch, tmp_path / "stacked.py", STACKED)
     assert len(rec.backwards) == 1 and rec.backwards[0].error is None
 
 
@@ -125,7 +119,7 @@ def test_a_layer_of_a_sequential_built_in_place_is_rebuilt_without_it(engine: st
                                                                        tmp_path: Path) -> None:
     torch = torch_of(engine)
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
-        _run(torch, tmp_path / "net.py", SEQUENTIAL)
+        run_script(torch, tmp_path / "net.py", SEQUENTIAL)
     # NB: asked twice: the file's tree is shared, and a fix must not change it
     for d in (diagnose(rec)[0], diagnose(rec)[0]):
         assert d.fixes[0].detail.startswith(
@@ -135,4 +129,4 @@ def test_a_layer_of_a_sequential_built_in_place_is_rebuilt_without_it(engine: st
     lines = SEQUENTIAL.splitlines()
     lines[3:5] = ["        self.body = torch.nn.Sequential(torch.nn.Linear(4, 4), "
                   "torch.nn.Tanh(), torch.nn.Dropout(0.1))"]
-    _run(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
+    run_script(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
