@@ -755,13 +755,19 @@ def _carried(snap: Snapshot, node: NodeInfo, labels: list[str], root: str, k: in
     return (bridge, read, rewritten) if rewritten else None
 
 
-def _keeps(src: dict[str, Any], labels: list[str]
-           ) -> tuple[dict[str, Any], str, str, str] | None:
+class _Keep(NamedTuple):
+    """A line that keeps a value past its step (``temp.append(h)``)."""
+
+    line: dict[str, Any]          # file, line, code
+    value: str                    # what it keeps (``h``)
+    box: str                      # where (``temp``)
+    rewritten: str                # the line with the value detached
+
+
+def _keeps(src: dict[str, Any], labels: list[str]) -> _Keep | None:
     """The one line of the function around line ``src`` (or of its file, at the top level)
-    that keeps what ``src`` binds in the holder a label
-    names (``temp.append(h)`` for ``temp[0]``, ``self.prev = out`` for ``net.prev``): that
-    line, what it keeps (``h``), where (``temp``), and the line with it detached. None unless
-    one."""
+    that keeps what ``src`` binds in the holder a label names (``temp.append(h)`` for
+    ``temp[0]``, ``self.prev = out`` for ``net.prev``); None unless one."""
     tree = _parsed_file(src["file"])
     try:
         own = ast.parse((src.get("code") or "").strip())
@@ -797,7 +803,13 @@ def _keeps(src: dict[str, Any], labels: list[str]
     rewritten = _with_method(text, found[0][1], "detach")
     if rewritten is None:
         return None
-    return {"file": src["file"], "line": line, "code": text}, found[0][1], found[0][2], rewritten
+    return _Keep({"file": src["file"], "line": line, "code": text}, found[0][1], found[0][2],
+                 rewritten)
+
+
+def _first_up(text: str) -> str:
+    """``text`` begun with a capital (``Line 7 ...``), the rest as written."""
+    return text[:1].upper() + text[1:]
 
 
 def _in_constructor(built: dict[str, Any]) -> tuple[str, str] | None:
@@ -1074,7 +1086,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             # (``self.pe = self.pos(torch.arange(T))``): it runs once, not per forward
             cls, attr = ctor
             recompute = Fix("recompute", f"Compute `self.{attr}` in `{cls}.forward`",
-                            f"L{_line(node.source, ': ')[1:]} runs once, when `{cls}` "
+                            f"{_first_up(_line(node.source, ': '))} runs once, when `{cls}` "
                             f"is made: move it into `{cls}.forward` (as a local, `{attr} = "
                             "...`), so each forward builds it from the current weights, with a "
                             "graph of its own.")
@@ -1235,14 +1247,14 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                 # graph: recomputing is what the line does already; the read is to detach
                 bridge, reader, rewritten = carried
                 assert node.source is not None
-                summary += (f" L{_line(node.source)[1:]} runs at every step; what it made "
+                summary += (f" {_first_up(_line(node.source))} runs at every step; what it made "
                             f"at an earlier one (`{name}`) is carried into this graph by "
                             f"{_line(bridge)}, which ran after backward #{k} had freed it.")
                 store = _keeps(node.source, names[0])
-                if store is not None and (store[0]["file"], store[0]["line"]) != \
+                if store is not None and (store.line["file"], store.line["line"]) != \
                         (bridge["file"], bridge["line"]):
-                    fixes.append(Fix("detach", f"Keep `{store[1]}.detach()` in `{store[2]}`",
-                                     f"`{store[3]}` at {_lines(store[0])}: the kept value "
+                    fixes.append(Fix("detach", f"Keep `{store.value}.detach()` in `{store.box}`",
+                                     f"`{store.rewritten}` at {_lines(store.line)}: the kept value "
                                      "stays, its graph does not, and each backward runs only "
                                      "its own step's graph."))
                 fixes.append(Fix("detach", f"Use `{reader}.detach()` at {_lines(bridge)}",
@@ -1446,7 +1458,7 @@ def _stacked(src: dict[str, Any]) -> str | None:
         isinstance(n, ast.Name) and n.id == var for n in ast.walk(e))), None)
     if dim is None:
         return None
-    return (f"L{_line(src)[1:]} writes into `{x}` at each pass of the loop over `{var}` "
+    return (f"{_first_up(_line(src))} writes into `{x}` at each pass of the loop over `{var}` "
             f"and reads what the pass before wrote (`{ast.unparse(reads[0])}`), saved by an "
             "op of this pass for the backward, which the next pass's write changes: keep each "
             "pass's value in a list instead "
@@ -1780,9 +1792,7 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             summary = f"{_call(b)} failed at {_what(node, names) if node else m.group(1)}: " \
                 + told[0]
             fixes.append(told[1])
-    elif HOOK_SIZE.search(message) is not None:
-        hook = HOOK_SIZE.search(message)
-        assert hook is not None
+    elif (hook := HOOK_SIZE.search(message)) is not None:
         lines = _hook_lines(recording, hook.group(1))
         summary += (f" A hook on a tensor (`register_hook`) gets the gradient that flows into "
                     f"the tensor, and `{hook.group(1)}` returned one of another shape.")
@@ -1888,8 +1898,7 @@ def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
             if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
                     c.func.attr == "register_hook" and len(c.args) == 1 and (
                     isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
-                    _dotted(c.args[0]) is not None and
-                    str(_dotted(c.args[0])).rsplit(".", 1)[-1] == hook):
+                    (_dotted(c.args[0]) or "").rsplit(".", 1)[-1] == hook):
                 line, _, text = frames.statement_at(f, c.lineno)
                 out.append({"file": f, "line": line, "code": text})
     return out
