@@ -701,6 +701,50 @@ def _in_body(loop: ast.AST, line: int) -> bool:
     return getattr(loop, "lineno", 0) < line and _holds(loop, line)
 
 
+def _runs_again(snap: Snapshot, node: NodeInfo, k: int) -> bool:
+    """Whether ``node``'s line made nodes after backward ``k`` too (it runs at every step)."""
+    src = node.source
+    return src is not None and any(
+        n.source is not None and n.source["file"] == src["file"] and
+        n.source["line"] == src["line"] and n.created_by >= k for n in snap.nodes)
+
+
+def _refed(src: dict[str, Any], labels: list[str]) -> tuple[dict[str, Any], list[str], str] \
+        | None:
+    """Where line ``src`` reads a variable (``hidden``, labelled ``hidden[1]``) that a later
+    line of its loop sets from what ``src`` made, with some of it not detached (``hidden =
+    (h.detach(), c)``): that line, what it leaves attached (``c``), and the line with those
+    detached too. None unless so."""
+    tree = _parsed_file(src["file"])
+    loop = _innermost(tree, src["line"], _LOOPS) if tree is not None else None
+    try:
+        own = ast.parse((src.get("code") or "").strip())
+    except SyntaxError:
+        return None
+    if loop is None or loop is tree or not own.body or not isinstance(own.body[0], ast.Assign):
+        return None
+    made = {name for t in own.body[0].targets for name in _stored(t)}
+    bases = {re.split(r"[\[.]", label, maxsplit=1)[0] for label in labels}
+    read = _reads(src.get("code")) & bases
+    for stmt in ast.walk(loop):
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or \
+                _dotted(stmt.targets[0]) not in read or not _in_body(loop, stmt.lineno):
+            continue
+        detached = {id(n.value) for n in ast.walk(stmt.value) if isinstance(n, ast.Attribute)
+                    and n.attr == "detach"}
+        attached = sorted({n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name) and
+                           n.id in made and id(n) not in detached})
+        if not attached:
+            continue
+        line, _, text = frames.statement_at(src["file"], stmt.lineno)
+        rewritten: str | None = text
+        for name in attached:
+            rewritten = _with_method(rewritten, name, "detach") if rewritten else None
+        if rewritten:
+            return {"file": src["file"], "line": line, "code": text}, attached, rewritten
+    return None
+
+
 def _carried(snap: Snapshot, node: NodeInfo, labels: list[str], root: str, k: int | None
              ) -> tuple[dict[str, Any], str, str] | None:
     """Where ``node``'s line also made nodes after backward ``k`` (it runs at every step) and
@@ -708,9 +752,7 @@ def _carried(snap: Snapshot, node: NodeInfo, labels: list[str], root: str, k: in
     earlier step): that line, what it reads (``self.prev``, for the label ``net.prev``), and
     the line with that read detached. None unless so."""
     src = node.source
-    if src is None or k is None or not any(
-            n.source is not None and n.source["file"] == src["file"] and
-            n.source["line"] == src["line"] and n.created_by >= k for n in snap.nodes):
+    if src is None or k is None or not _runs_again(snap, node, k):
         return None
     by_id = {n.id: n for n in snap.nodes}
     old: dict[str, bool] = {}
@@ -1241,6 +1283,24 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                             f"but no step used them: {stepped} changed after it, they did "
                             "not.")
                 fixes += [_without_graph(name, code), recompute]
+            elif node.source is not None and k is not None and \
+                    _runs_again(snap, node, k) and \
+                    (refed := _refed(node.source, names[0])) is not None:
+                # NB: a state set from the line's results, some of it left attached
+                # (``hidden = (h.detach(), c)``), and fed back into the line
+                feeds, attached, rewritten = refed
+                them = _listed(attached)
+                # NB: (a state of several tensors, not a list of entries to start afresh)
+                fixes = [f for f in fixes if f.key != "fresh_list"]
+                summary += (f" {_first_up(_line(feeds))} feeds what line "
+                            f"{node.source['line']} made back into it at the next step, and "
+                            f"leaves {them} attached: each step's graph reaches into the "
+                            "previous step's.")
+                also = " too" if ".detach()" in (feeds.get("code") or "") else ""
+                fixes.append(Fix("detach", f"Detach {them}{also}", f"`{rewritten}` at "
+                                 f"{_lines(feeds)}: every tensor of the state carried to the "
+                                 "next step is cut from this step's graph, as a hidden state is "
+                                 "carried in truncated backpropagation through time."))
             elif (carried := _carried(snap, node, names[0], root or node.id, k)) is not None:
                 # NB: the line runs at every step, and a value it made at an earlier one is
                 # kept (``self.prev = out``, ``Z[idx] = ... + out``) and read into this step's
@@ -1263,7 +1323,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                                  "step's graph."))
             else:
                 fixes += [recompute, detach]
-                moved = _stale_part(recording, snap, node, name, first) if first else None
+                # NB: (where the line runs at every step, what it made is not stale: it is
+                # made again, and an old one kept)
+                moved = _stale_part(recording, snap, node, name, first) \
+                    if first and k is not None and not _runs_again(snap, node, k) else None
                 if moved is not None:
                     # NB: a part built once from trained parameters (a distribution's scale,
                     # prototypes): retained or detached, its values never follow the steps
@@ -1422,8 +1485,8 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
             (node.source["file"], node.source["line"]) == (src["file"], src["line"]):
         # NB: a loop's line that writes into a tensor and reads from it (``out[:, t + 1] =
         # f(out[:, t])``): the next pass's write changes what this pass's op saved
-        how = _stacked(src) or _inplace_layer(src) or how
-    elif src is not None:
+        how = _stacked(src) or how
+    if src is not None and how == _INSIDE:
         # NB: the change made by a layer the line calls, built with ``inplace=True``
         how = _inplace_layer(src) or how
     fixes.append(Fix("out_of_place", "Do not change a saved tensor in place",
@@ -1474,7 +1537,8 @@ def _inplace_layer(src: dict[str, Any]) -> str | None:
         tree = ast.parse((src.get("code") or "").strip())
     except SyntaxError:
         return None
-    called = {d.rsplit(".", 1)[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)
+    # NB: by its name as set (``self.act`` called as ``self.act`` or ``model.act``)
+    called = {d for n in ast.walk(tree) if isinstance(n, ast.Call)
               and (d := _dotted(n.func)) is not None}
     file = _parsed_file(src["file"])
     found = []
@@ -1483,7 +1547,8 @@ def _inplace_layer(src: dict[str, Any]) -> str | None:
                 not isinstance(n.value, ast.Call):
             continue
         name = _dotted(n.targets[0])
-        if name is None or name.rsplit(".", 1)[-1] not in called:
+        if name is None or (name not in called and not (name.startswith("self.") and any(
+                c.endswith("." + name[5:]) for c in called))):
             continue
         plain = _Plain()
         # NB: on a copy: the file's tree is parsed once and shared
@@ -1601,12 +1666,15 @@ def _out_of_place(code: str | None, masks: Container[str] = ()) -> str:
                     f"`{func.attr}` in `{ast.unparse(call)}`")
     if calls:
         # NB: the change happened inside something this line calls (a module's forward)
-        return ("The change happens inside what this line calls: look there for an "
-                "`inplace=True` layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place "
-                "method (`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`); "
-                "an `nn.Embedding` with `max_norm` renormalizes its weight in place at each "
-                "call (where the weight is used directly, use `embedding.weight.clone()`)")
+        return _INSIDE
     return generic
+
+
+_INSIDE = ("The change happens inside what this line calls: look there for an `inplace=True` "
+           "layer (`nn.ReLU(inplace=True)`: use `nn.ReLU()`), an in-place method "
+           "(`x.add_(...)`: use `x.add(...)`) or `x += ...` (use `x = x + ...`); an "
+           "`nn.Embedding` with `max_norm` renormalizes its weight in place at each call (where "
+           "the weight is used directly, use `embedding.weight.clone()`)")
 
 
 def _inplace_position(call: ast.Call, layer: bool = False) -> int | None:

@@ -145,3 +145,40 @@ def test_the_seed_story_keeps_h_detached_in_temp(tmp_path: Path) -> None:
     with record() as rec:
         run_script(torch, tmp_path / "fixed.py", _rewrite(text, d.fixes[0].detail))
     assert len(rec.backwards) == 4 and not any(b.error for b in rec.backwards)
+
+
+LSTM = """\
+torch.manual_seed(0)
+lstm = torch.nn.LSTM(3, 4, batch_first=True)
+head = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(list(lstm.parameters()) + list(head.parameters()), lr=0.1)
+hidden = None
+for chunk in range(3):
+    x, y = torch.randn(2, 5, 3), torch.randn(2, 5, 1)
+    out, (h, c) = lstm(x, hidden)
+    loss = ((head(out) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    hidden = {kept}
+"""
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("kept", "title"), [("(h.detach(), c)", "Detach `c` too"),
+                                             ("(h, c)", "Detach `c`, `h`")])
+def test_a_state_fed_back_partly_attached_is_detached_whole(engine: str, kept: str,
+                                                            title: str, tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = LSTM.format(kept=kept)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        run_script(torch, tmp_path / "lstm.py", text)
+    (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
+    assert f"Line 13 (`hidden = {kept}`) feeds what line 8 made back into it at the next " \
+        "step" in d.summary
+    assert "computed from" not in d.summary and "Recompute" not in d.text()
+    assert d.fixes[0].title == title
+    assert d.fixes[0].detail.startswith("`hidden = (h.detach(), c.detach())` at line 13: ")
+    with record(engine=engine) as rec:
+        run_script(torch, tmp_path / "fixed.py", _rewrite(text, d.fixes[0].detail))
+    assert len(rec.backwards) == 3 and not any(b.error for b in rec.backwards)

@@ -130,3 +130,20 @@ def test_a_layer_of_a_sequential_built_in_place_is_rebuilt_without_it(engine: st
     lines[3:5] = ["        self.body = torch.nn.Sequential(torch.nn.Linear(4, 4), "
                   "torch.nn.Tanh(), torch.nn.Dropout(0.1))"]
     run_script(torch, tmp_path / "fixed.py", "\n".join(lines) + "\n")
+
+
+@ON_BOTH_ENGINES
+def test_a_layer_the_file_does_not_name_gets_the_general_advice(engine: str,
+                                                                tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = """\
+acts = [torch.nn.ReLU(inplace=True)]
+g = torch.sigmoid(torch.randn(3, requires_grad=True))
+out = acts[0](g) * g
+out.sum().backward()
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        run_script(torch, tmp_path / "acts.py", text)
+    (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith("The change happens inside what this line calls: look "
+                                        "there for an `inplace=True` layer")

@@ -619,8 +619,8 @@ def test_two_grad_calls_for_two_inputs_are_told_to_make_one(engine: str) -> None
     ("positional", "Write `y = F.leaky_relu(y, 0.1)` (a new tensor) instead of "
                    "`F.leaky_relu(y, 0.1, True)`"),
     ("method", "Write `y = y.clamp(0, 1)` (a new tensor) instead of `y.clamp_(0, 1)`"),
-    ("module", "The change happens inside what this line calls: look there for an "
-               "`inplace=True` layer"),
+    # NB: a layer the line calls, built with `inplace=True` above: that line rewritten
+    ("module", "Write `relu = torch.nn.Sequential(torch.nn.ReLU())` at line "),
 ])
 def test_the_out_of_place_fix_rewrites_the_line_that_changed_the_tensor(how: str,
                                                                          advice: str) -> None:
