@@ -709,6 +709,16 @@ def _runs_again(snap: Snapshot, node: NodeInfo, k: int) -> bool:
         n.source["line"] == src["line"] and n.created_by >= k for n in snap.nodes)
 
 
+def _bound(code: str | None) -> set[str]:
+    """The names and dotted attributes an assignment line binds (``out, (h, c) = ...``)."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return set()
+    return {name for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+            for name in _stored(t)}
+
+
 def _refed(src: dict[str, Any], labels: list[str]) -> tuple[dict[str, Any], list[str], str] \
         | None:
     """Where line ``src`` reads a variable (``hidden``, labelled ``hidden[1]``) that a later
@@ -717,13 +727,9 @@ def _refed(src: dict[str, Any], labels: list[str]) -> tuple[dict[str, Any], list
     detached too. None unless so."""
     tree = _parsed_file(src["file"])
     loop = _innermost(tree, src["line"], _LOOPS) if tree is not None else None
-    try:
-        own = ast.parse((src.get("code") or "").strip())
-    except SyntaxError:
+    made = _bound(src.get("code"))
+    if loop is None or loop is tree or not made:
         return None
-    if loop is None or loop is tree or not own.body or not isinstance(own.body[0], ast.Assign):
-        return None
-    made = {name for t in own.body[0].targets for name in _stored(t)}
     bases = {re.split(r"[\[.]", label, maxsplit=1)[0] for label in labels}
     read = _reads(src.get("code")) & bases
     for stmt in ast.walk(loop):
@@ -784,12 +790,7 @@ def _carried(snap: Snapshot, node: NodeInfo, labels: list[str], root: str, k: in
               d.rsplit(".", 1)[-1] in ends}
     if len(reads) > 1:
         # NB: the line's own result, read too (``out - self.prev``), names the new value
-        try:
-            made = {name for n in ast.walk(ast.parse((src.get("code") or "").strip()))
-                    if isinstance(n, ast.Assign) for t in n.targets for name in _stored(t)}
-        except SyntaxError:
-            made = set()
-        reads -= made
+        reads -= _bound(src.get("code"))
     if len(reads) != 1:
         return None
     (read,) = reads
@@ -811,12 +812,7 @@ def _keeps(src: dict[str, Any], labels: list[str]) -> _Keep | None:
     that keeps what ``src`` binds in the holder a label names (``temp.append(h)`` for
     ``temp[0]``, ``self.prev = out`` for ``net.prev``); None unless one."""
     tree = _parsed_file(src["file"])
-    try:
-        own = ast.parse((src.get("code") or "").strip())
-    except SyntaxError:
-        return None
-    made = {name for n in ast.walk(own) if isinstance(n, ast.Assign) for t in n.targets
-            for name in _stored(t) if "." not in name}
+    made = {name for name in _bound(src.get("code")) if "." not in name}
     holders = {re.sub(r"\[.*\]$", "", label).rsplit(".", 1)[-1] for label in labels}
     found = []
     # NB: in the function around line ``src`` (the module's top level: the whole file)
@@ -1941,18 +1937,16 @@ def _function_class(recording: Recording, name: str
                     ) -> tuple[str, str, list[str], list[ast.Return]] | None:
     """The user's ``Function`` class ``name`` (a class with a ``forward`` and a ``backward``):
     its file, name, the forward's inputs (after ``ctx``) and the backward's ``return``s."""
-    for f in _user_files(recording):
-        tree = _parsed_file(f)
-        for c in ast.walk(tree) if tree is not None else ():
-            if not isinstance(c, ast.ClassDef) or c.name != name:
-                continue
-            methods = {d.name: d for d in c.body if isinstance(d, ast.FunctionDef)}
-            fwd, bwd = methods.get("forward"), methods.get("backward")
-            if fwd is None or bwd is None:
-                continue
-            inputs = [a.arg for a in fwd.args.args[1:]]
-            returns = [r for r in ast.walk(bwd) if isinstance(r, ast.Return)]
-            return f, c.name, inputs, returns
+    for f, c in _user_nodes(recording):
+        if not isinstance(c, ast.ClassDef) or c.name != name:
+            continue
+        methods = {d.name: d for d in c.body if isinstance(d, ast.FunctionDef)}
+        fwd, bwd = methods.get("forward"), methods.get("backward")
+        if fwd is None or bwd is None:
+            continue
+        inputs = [a.arg for a in fwd.args.args[1:]]
+        returns = [r for r in ast.walk(bwd) if isinstance(r, ast.Return)]
+        return f, c.name, inputs, returns
     return None
 
 
@@ -1960,15 +1954,13 @@ def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
     """The lines of the user's files that register ``hook`` on a tensor (``h.register_hook(
     fn)``; for a lambda, each ``register_hook(lambda ...)``)."""
     out = []
-    for f in _user_files(recording):
-        tree = _parsed_file(f)
-        for c in ast.walk(tree) if tree is not None else ():
-            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
-                    c.func.attr == "register_hook" and len(c.args) == 1 and (
-                    isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
-                    (_dotted(c.args[0]) or "").rsplit(".", 1)[-1] == hook):
-                line, _, text = frames.statement_at(f, c.lineno)
-                out.append({"file": f, "line": line, "code": text})
+    for f, c in _user_nodes(recording):
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+                c.func.attr == "register_hook" and len(c.args) == 1 and (
+                isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
+                (_dotted(c.args[0]) or "").rsplit(".", 1)[-1] == hook):
+            line, _, text = frames.statement_at(f, c.lineno)
+            out.append({"file": f, "line": line, "code": text})
     return out
 
 
@@ -2538,14 +2530,12 @@ def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | Non
     (``acts.append(o)``, in a forward hook), and that name; None where there are several or
     none."""
     found = []
-    for f in _user_files(recording):
-        tree = _parsed_file(f)
-        for c in ast.walk(tree) if tree is not None else ():
-            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
-                    c.func.attr == "append" and _dotted(c.func.value) == box and \
-                    len(c.args) == 1 and isinstance(c.args[0], ast.Name):
-                line, _, text = frames.statement_at(f, c.lineno)
-                found.append(({"file": f, "line": line, "code": text}, c.args[0].id))
+    for f, c in _user_nodes(recording):
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
+                c.func.attr == "append" and _dotted(c.func.value) == box and \
+                len(c.args) == 1 and isinstance(c.args[0], ast.Name):
+            line, _, text = frames.statement_at(f, c.lineno)
+            found.append(({"file": f, "line": line, "code": text}, c.args[0].id))
     return found[0] if len(found) == 1 else None
 
 
@@ -2957,6 +2947,14 @@ def _user_files(recording: Recording) -> list[str]:
     """The user's files the last snapshots' nodes were built in (eight at most)."""
     return list(dict.fromkeys(n.source["file"] for s in recording.snapshots[-4:]
                               for n in s.nodes if n.source is not None))[:8]
+
+
+def _user_nodes(recording: Recording) -> Iterator[tuple[str, ast.AST]]:
+    """Each node of the parsed user's files (``_user_files``), with its file."""
+    for f in _user_files(recording):
+        tree = _parsed_file(f)
+        for c in ast.walk(tree) if tree is not None else ():
+            yield f, c
 
 
 def _calls_of(recording: Recording, owners: list[str]) -> list[tuple[dict[str, Any], str]]:
