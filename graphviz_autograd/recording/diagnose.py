@@ -367,6 +367,74 @@ def _parsed_file(file: str) -> ast.Module | None:
     return frames.parsed(file)
 
 
+class _Queried(NamedTuple):
+    """A leaf's gradient read between two backwards of one loss, into the later one's loss
+    (an adversarial example made from ``x.grad``)."""
+
+    leaf: str                     # ``x``
+    line: dict[str, Any]          # the line that reads ``x.grad``
+    rewritten: str                # that line reading ``x_grad`` instead
+    call: str                     # backward #k's line as an ``autograd.grad`` call of ``x``
+
+
+def _cleared(first: BackwardRecord | None, then: BackwardRecord | None) -> bool:
+    """Whether a ``zero_grad()`` call runs between the lines of two backwards (in the loop or
+    function around the later one)."""
+    if first is None or then is None or not first.source or not then.source:
+        return False
+    lo, hi = first.source["line"], then.source["line"]
+    return any(lo < line < hi and method == "zero_grad" and always
+               for line, method, _, always in _optimizer_calls(then.source))
+
+
+def _queried(snap: Snapshot, first: BackwardRecord, then: BackwardRecord) -> _Queried | None:
+    """``loss.backward()`` for a leaf's ``.grad`` that is not a parameter's (``x_adv = x + eps *
+    x.grad.sign()``), then a backward of a loss built from what that line made and holding
+    ``loss`` again (``(loss + adv_loss).backward()``): the line that reads it, and backward #k
+    asking for that gradient alone, keeping the graph."""
+    a, b = first.source, then.source
+    loss = _loss_of(a) if a else None
+    if first.api != "backward" or not a or not b or loss is None or a["file"] != b["file"] \
+            or a["line"] >= b["line"]:
+        return None
+    tree = _parsed_file(a["file"])
+    if tree is None or _scope_of(tree, a["line"]) is not _scope_of(tree, b["line"]):
+        return None
+    end = frames.statement_at(a["file"], a["line"])[1]
+    leaves = {t.label for t in snap.tensors if t.label and t.is_leaf and t.requires_grad}
+    steps = sorted((n for n in ast.walk(_scope_of(tree, a["line"]))
+                    if isinstance(n, ast.Assign) and end < n.lineno < b["line"]),
+                   key=lambda n: n.lineno)
+    for i, n in enumerate(steps):
+        read = next((base for m in ast.walk(n.value) if isinstance(m, ast.Attribute) and
+                     m.attr == "grad" and (base := _dotted(m.value)) in leaves), None)
+        if read is None or "." in read:
+            continue              # (a module's parameter: ``model.fc.weight.grad``)
+        # NB: what carries the values on, to the later backward's line
+        carried = {x for t in n.targets for x in _stored(t)}
+        for m in steps[i + 1:]:
+            if carried & {x for e in ast.walk(m.value) if (x := _dotted(e))}:
+                carried.update(x for t in m.targets for x in _stored(t))
+        root = _root_of(then)
+        if root is None or not carried & {x for e in ast.walk(root) if (x := _dotted(e))}:
+            return None
+        grad = f"{read}_grad"
+        line, _, text = frames.statement_at(a["file"], n.lineno)
+        try:
+            stmt = ast.parse(text.strip()).body[0]
+        except (SyntaxError, IndexError):
+            return None
+        for e in ast.walk(stmt):
+            for slot, value in ast.iter_fields(e):
+                if isinstance(value, ast.Attribute) and value.attr == "grad" and \
+                        _dotted(value.value) == read:
+                    setattr(e, slot, ast.Name(grad, ast.Load()))
+        return _Queried(read, {"file": a["file"], "line": line, "code": text},
+                        ast.unparse(stmt), f"({grad},) = torch.autograd.grad({loss}, {read}, "
+                        "retain_graph=True)")
+    return None
+
+
 def _with_method(code: str | None, name: str, method: str) -> str | None:
     """The one-statement line ``code`` with each read of ``name`` made ``name.method()``, or
     None where it has none."""
@@ -646,6 +714,31 @@ def _stepped(recording: Recording, snap: Snapshot, root: str, first: BackwardRec
                     and t.id in then and t.version > then[t.id] and (t.label or t.id) not in out:
                 out.append(t.label or t.id)
     return out
+
+
+def _root_of(rec: BackwardRecord) -> ast.expr | None:
+    """What a backward line differentiates, as code: ``g @ v`` for ``grad(g @ v, w)``,
+    ``loss`` for ``loss.backward()`` and ``torch.autograd.backward(loss)``."""
+    try:
+        body = ast.parse(((rec.source or {}).get("code") or "").strip()).body
+    except SyntaxError:
+        return None
+    if len(body) != 1:
+        return None
+    for n in ast.walk(body[0]):
+        if not isinstance(n, ast.Call):
+            continue
+        func = n.func
+        name = func.attr if isinstance(func, ast.Attribute) else \
+            func.id if isinstance(func, ast.Name) else ""
+        if name == "backward" and isinstance(func, ast.Attribute) and not n.args[:1] and \
+                _dotted(func.value) not in ("torch.autograd", "autograd"):
+            return func.value
+        if name in ("backward", "grad"):
+            key = "outputs" if name == "grad" else "tensors"
+            return n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == key),
+                                                 None)
+    return None
 
 
 def _loss_of(call: dict[str, Any]) -> str | None:
@@ -1047,20 +1140,31 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     step: _Step | None = None         # two losses of one step share the node
     passes: _Passes | None = None     # each pass of a loop backwards one loss of a step
     fed_back: list[str] = []          # the variables the node's line feeds back (``h``)
+    queried: _Queried | None = None   # a leaf's gradient asked for, then the loss again
     higher = _differentiated(recording, first) if first is not None else None
-    if higher is not None and first is not None and first.source is not None:
+    # NB: a derivative taken without ``create_graph`` (``du = grad(u.sum(), x)[0]``) that this
+    # backward's loss is computed from (a physics-informed residual ``du + u``)
+    into = _derivative_reaches(recording, first, current) \
+        if first is not None and current is not None and first.api == "grad" and \
+        not first.create_graph and first.via is None else None
+    if (higher is not None or into is not None) and first is not None and \
+            first.source is not None:
         # NB: an ``autograd.grad`` of a derivative (a physics-informed loss's second
-        # derivative) without ``create_graph``: it freed the graph below that derivative,
-        # and its own result has none
-        made = _results(higher)
+        # derivative), or of the loss's own part, without ``create_graph``: it freed the graph
+        # it ran, and its own result has none
+        made = _results(higher) if higher is not None else []
         result = _results(first)
-        summary += (f" Backward #{k} differentiates "
-                    + (f"`{made[0]}`, which" if made else "a derivative that")
-                    + f" backward #{higher.number} at {_lines(higher.source or {})} made with "
-                    "`create_graph=True`, but without `create_graph=True` itself: it ran "
-                    "through the graph below it and freed it, and "
-                    + (f"`{result[0]}`" if result else "what it returned") + " has no graph.")
-        into = _derivative_reaches(recording, first, current) if current else None
+        got = f"`{result[0]}`" if result else "what it returned"
+        if higher is not None:
+            summary += (f" Backward #{k} differentiates "
+                        + (f"`{made[0]}`, which" if made else "a derivative that")
+                        + f" backward #{higher.number} at {_lines(higher.source or {})} made "
+                        "with `create_graph=True`, but without `create_graph=True` itself: it "
+                        f"ran through the graph below it and freed it, and {got} has no graph.")
+        else:
+            summary += (f" Backward #{k} made {got} without `create_graph=True`: it ran "
+                        f"through the graph of `{name}` and freed it, and {got} has no graph "
+                        "(a constant: no gradient flows through it).")
         rewritten = _with_create_graph(first.source["code"])
         create = Fix("create_graph", f"`create_graph=True` on backward #{k} at "
                      f"{_lines(first.source)}",
@@ -1150,7 +1254,21 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              f"(`{items} = []` before each batch or episode), or "
                              f"`{items}.clear()` after each backward."))
         total = _total_not_reset(snap, root_node, first) if kept else None
-        if total:
+        queried = _queried(snap, first, current) if kept and first is not None and \
+            current is not None else None
+        if queried is not None and first is not None:
+            # NB: a backward for an input's gradient (an adversarial example), then a loss
+            # holding the same loss again: one backward is for the gradient, to keep the graph
+            summary += (f" Backward #{k} ran through `{kept[0]}` for `{queried.leaf}.grad`, "
+                        f"which {_line(queried.line)} reads to build this backward's loss; "
+                        f"this backward runs through `{kept[0]}` again.")
+            fixes.append(Fix("grad_input", f"Ask for `{queried.leaf}`'s gradient alone, keeping "
+                             "the graph",
+                             f"`{queried.call}` at {_lines(first.source or {})}, and "
+                             f"`{queried.rewritten}` at {_lines(queried.line)}: the graph of "
+                             f"`{kept[0]}` stays for this backward, and no parameter's `.grad` "
+                             "is filled before it."))
+        elif total:
             # NB: the total an earlier backward ran is added to again (gradient accumulation,
             # ``running = running + loss``, never reset after its backward)
             summary += (f" `{total}` still holds the total backward #{k} already ran "
@@ -1268,6 +1386,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      "of each step") + ", not once before the loop: each backward then runs "
                     "only its own step's graph, and no state carries over from one step to "
                     "the next.")]
+        elif queried is not None:
+            pass                  # (retaining is the other fix, below)
         elif not total:
             # NB: (a total not reset: detaching or retaining would change the gradients)
             idle = _unstepped(recording, snap, node, name, first) if first else None
@@ -1437,6 +1557,9 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                             "next: every backward would run through all the earlier steps "
                             "again (adding their gradients once more), and the memory kept "
                             "would grow step after step." if fed_back else "")
+                         + (f" Backward #{k}'s gradients in the parameters then add to this "
+                            "backward's: clear them between (`zero_grad()`), or take fix 1."
+                            if queried is not None and not _cleared(first, current) else "")
                          + (f" {packed} of them {'is' if packed == 1 else 'are'} packed by a "
                             "saved-tensor hook (a non-reentrant `checkpoint`'s holders keep "
                             "nothing: each backward recomputes them)." if packed else "")))
@@ -1798,23 +1921,37 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                    "which requires grad, or from a detached value (`.detach()`, `.data`, "
                    "`.item()`, a round trip through numpy).")
         made = _made_by_grad(recording, b, named)
+        source = "it was"
+        root = _root_of(b) if made is None and not named else None
+        if root is not None:
+            # NB: an expression of the gradients (``grad(g @ v, w)``): the name it reads that
+            # an ``autograd.grad`` line assigned
+            read = [x for n in ast.walk(root) if (x := _dotted(n))]
+            made = next((g for x in read if (g := _made_by_grad(recording, b, [x]))), None)
+            if made is not None:
+                got = next(x for x in read if _made_by_grad(recording, b, [x]) is made)
+                what, source = f"`{ast.unparse(root)}`, computed from `{got}`,", f"`{got}` was"
         if made is not None:
             # NB: gradients an ``autograd.grad`` call made without ``create_graph=True``: a
             # backward through them (a gradient penalty, a Hessian-vector product) needs it
             summary = (f"{_call(b)} failed before running any node: {what} does not require "
-                       f"grad: it was made by {_call(made)} without `create_graph=True`, so "
+                       f"grad: {source} made by {_call(made)} without `create_graph=True`, so "
                        "no graph was recorded for it.")
+            rewritten = _with_create_graph(made.source["code"] if made.source else None)
             fixes.append(Fix("create_graph", f"`create_graph=True` on {_call(made)}",
-                             "makes the gradients part of a graph, so a backward can go through "
-                             "them (a gradient penalty, a Hessian-vector product)."))
-        fixes += [
-            Fix("grad_enabled", f"Compute {what} with gradients on",
-                "Build it outside `torch.no_grad()` / `torch.inference_mode()`, from the "
-                "tensors themselves: not from `.detach()`, `.data`, `.item()` or numpy values, "
-                "which carry no graph."),
-            Fix("requires_grad", "Make what it depends on require grad",
-                "Create the leaves with `requires_grad=True` (or call `x.requires_grad_()`), "
-                "and check that no parameter it uses was frozen (`p.requires_grad = False`).")]
+                             (f"`{rewritten}` " if rewritten else "")
+                             + "makes the gradients part of a graph, so a backward can go "
+                             "through them (a gradient penalty, a Hessian-vector product)."))
+        else:
+            fixes += [
+                Fix("grad_enabled", f"Compute {what} with gradients on",
+                    "Build it outside `torch.no_grad()` / `torch.inference_mode()`, from the "
+                    "tensors themselves: not from `.detach()`, `.data`, `.item()` or numpy "
+                    "values, which carry no graph."),
+                Fix("requires_grad", "Make what it depends on require grad",
+                    "Create the leaves with `requires_grad=True` (or call "
+                    "`x.requires_grad_()`), and check that no parameter it uses was frozen "
+                    "(`p.requires_grad = False`).")]
     elif NOT_SCALAR in message:
         summary = (f"{_call(b)} failed before running any node: {what} holds more than one "
                    "value, and a backward from it needs the gradient of each (a loss is one "
@@ -2498,12 +2635,30 @@ def _growth(recording: Recording) -> Diagnosis | None:
     fed_back = _fed_back(code)
     # NB: a number (a loss) is kept as the tensor now bound to that name
     scalar = any(t.shape == [] for t in last.tensors if t.label == name)
-    if code and (scalar and (fed_back or _accumulates(code))):
+    # NB: lines that feed a value back into itself where no backward runs through what they
+    # build (running statistics, ``self.running_mean = 0.9 * self.running_mean + 0.1 * mean``)
+    stats = [] if scalar else _idle_feeds(last, old)
+    if stats:
+        fed = [v for _, vs in stats for v in vs]
+        them = " and ".join(f"`{v}`" for v in fed)
+        places = " and ".join(_lines(src) for src, _ in stats)
+        summary += (f" No backward runs through what {places} build"
+                    f"{'s' if len(stats) == 1 else ''}: {them} carr"
+                    f"{'ies' if len(fed) == 1 else 'y'} each step's graph into the next "
+                    "for nothing.")
+        body = "; ".join(src["code"] for src, _ in stats)
+        fixes.append(Fix("no_grad", f"Update {them} without a graph",
+                         f"`with torch.no_grad(): {body}`"
+                         + (" (the lines together, indented under it)" if len(stats) > 1
+                            else "")
+                         + ": a statistic carried from step to step needs no gradient, and "
+                         "then holds no graph."))
+    elif code and (scalar and (fed_back or _accumulates(code))):
         fixes.append(Fix("item", f"Accumulate numbers, not `{name}`'s graph",
                          f"`{name}` adds each step's loss tensor, so it holds every step's "
                          f"graph: add `loss.item()` (a number) instead, e.g. `{name} += "
                          "loss.item()`."))
-    elif fed_back:
+    elif fed_back and not stats:
         n = fed_back[0]
         fixes.append(Fix("detach", f"Detach `{n}` before feeding it back",
                          f"`{n} = {n}.detach()` at the start of each step cuts the graph "
@@ -2523,6 +2678,24 @@ def _growth(recording: Recording) -> Diagnosis | None:
                      holder.name if holder is not None else "", [], [],
                      {"labels": held, "source": holder.source if holder is not None else None},
                      summary, fixes, last.index)
+
+
+def _idle_feeds(snap: Snapshot, old: list[NodeInfo]) -> list[tuple[dict[str, Any], list[str]]]:
+    """The lines that built nodes of ``old`` (alive from earlier steps) and feed a variable back
+    into itself, where no node any of them built in ``snap`` was run by a backward: the line's
+    source and the variables it feeds back, in line order."""
+    lines: dict[tuple[str, int], dict[str, Any]] = {}
+    for n in old:
+        if n.source:
+            lines.setdefault((n.source["file"], n.source["line"]), n.source)
+    ran = {(n.source["file"], n.source["line"]) for n in snap.nodes
+           if n.source and n.executed_by}
+    out = []
+    for place, src in sorted(lines.items()):
+        fed = _fed_back(src["code"])
+        if fed and place not in ran:
+            out.append((src, fed))
+    return out
 
 
 def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | None:

@@ -7,6 +7,7 @@ with the rewritten line; a derivative used as a model's input (an attack) is not
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from graphviz_autograd import diagnose, record
 from graphviz_autograd.recording.diagnose import _carries
 
-from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
@@ -227,3 +228,73 @@ def test_a_first_order_meta_step_is_told_as_first_order(engine: str) -> None:
 def test_what_carries_a_derivative(code: str, carries: bool) -> None:
     value = ast.parse(code).body[0].value    # type: ignore[attr-defined]
     assert _carries(value, {"g"}) is carries
+
+
+FIRST_ORDER = """\
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(1, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+x = torch.rand(32, 1, requires_grad=True)
+u = net(x)
+du = torch.autograd.grad(u.sum(), x)[0]
+loss = ((du + u) ** 2).mean()
+loss.backward()
+grads = [p.grad.clone() for p in net.parameters()]
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_first_derivative_without_create_graph_that_the_loss_reads_is_told_to_make_one(
+        engine: str, tmp_path: Path) -> None:
+    """``du = grad(u.sum(), x)[0]``, then a loss of ``du + u``: the grad call freed the graph
+    of ``u``, and ``du`` has none. ``create_graph=True`` first (retaining would run, with no
+    gradient through ``du``); not "sum the losses", not a detach of ``u``."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        run_script(torch, tmp_path / "pinn.py", FIRST_ORDER)
+    (d,) = diagnose(rec)
+    assert d.kind == "freed" and d.backward == 2 and d.freed_by == [1]
+    assert "Backward #1 made `du` without `create_graph=True`" in d.summary
+    assert "backwards `loss`, computed from `du`" in d.summary
+    assert fix_keys(d) == ["create_graph", "retain_graph"]
+    rewritten = d.fixes[0].detail.split("`")[1]
+    assert rewritten == "du = torch.autograd.grad(u.sum(), x, create_graph=True)[0]"
+
+    # NB: the rewrite runs, and its gradients differ from the retained graph's: those miss the
+    # part that flows through ``du``
+    fixed = run_script(torch, tmp_path / "fixed.py", FIRST_ORDER.replace(
+        "du = torch.autograd.grad(u.sum(), x)[0]", rewritten))
+    retained = run_script(torch, tmp_path / "retained.py", FIRST_ORDER.replace(
+        "u.sum(), x)", "u.sum(), x, retain_graph=True)"))
+    assert not all(torch.allclose(a, b) for a, b in
+                   zip(fixed["grads"], retained["grads"], strict=True))
+
+
+HVP = """\
+torch.manual_seed(0)
+w = torch.randn(5, requires_grad=True)
+A = torch.randn(5, 5)
+v = torch.randn(5)
+loss = (w @ A @ w).tanh()
+g = torch.autograd.grad(loss, w)[0]
+hvp = torch.autograd.grad(g @ v, w)[0]
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_backward_of_an_expression_of_gradients_without_a_graph_names_the_grad_line(
+        engine: str, tmp_path: Path) -> None:
+    """A Hessian-vector product ``grad(g @ v, w)`` of ``g`` made without ``create_graph``:
+    the root has no name, the gradient it is computed from does; its line is rewritten."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="does not require"):
+        run_script(torch, tmp_path / "hvp.py", HVP)
+    (d,) = diagnose(rec)
+    assert d.kind == "other" and d.backward == 2
+    assert ("`g @ v`, computed from `g`, does not require grad: `g` was made by backward #1 at "
+            "line 6") in d.summary
+    assert fix_keys(d) == ["create_graph"]
+    rewritten = d.fixes[0].detail.split("`")[1]
+    assert rewritten == "g = torch.autograd.grad(loss, w, create_graph=True)[0]"
+    fixed = run_script(torch, tmp_path / "fixed.py", HVP.replace(
+        "g = torch.autograd.grad(loss, w)[0]", rewritten))
+    assert fixed["hvp"].shape == (5,)
