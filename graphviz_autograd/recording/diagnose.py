@@ -43,7 +43,7 @@ class Fix:
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
     #                    zero_grad, accumulate, create_graph, step, optimizer,
-    #                    function_gradients, hook_shape
+    #                    function_gradients, hook_shape, grad_input
     title: str
     detail: str
 
@@ -1109,7 +1109,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     built = {"labels": names[0], "source": node.source}
     root_node = next((n for n in snap.nodes if n.id == root), None) if root else None
     if pred.kind == "modified":
-        return _modified(snap, pred, node, current, built, backward, names)
+        return _modified(recording, snap, pred, node, current, built, backward, names)
     if pred.kind == "no_derivative":
         return _no_derivative(snap, node, current, built, backward, names)
     freed_by = sorted({s.released_by for s in node.saved if s.state == "freed"
@@ -1569,8 +1569,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                      freed_by, built, summary, fixes, snap.index)
 
 
-def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: BackwardRecord | None,
-              built: dict[str, Any], backward: int | None,
+def _modified(recording: Recording, snap: Snapshot, pred: Prediction, node: NodeInfo,
+              current: BackwardRecord | None, built: dict[str, Any], backward: int | None,
               names: tuple[list[str], str]) -> Diagnosis:
     stale = modified_in_unpack_order(node.saved)
     edits = [e for s in stale for e in (s.modified_by or [])]
@@ -1591,6 +1591,16 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
     # NB: a parameter changed by an update (an optimizer's step, ``p -= lr * p.grad``), not by
     # a forward line (an ``nn.Embedding`` with ``max_norm`` renormalizes its weight in place)
     updates = [e for e in edits if e.get("parameter") and _update_line(e.get("source"))]
+    kept = _retained_then_stepped(recording, node, current, updates[0]) \
+        if updates and current is not None else None
+    if kept is not None:
+        # NB: ``retain_graph=True`` put where a graph is reused across a step (a hidden state
+        # fed back, a discriminator's output read by the generator's loss after the
+        # discriminator's step): kept, its buffers are stale; the reuse is what to fix
+        summary += kept[0]
+        fixes += kept[1]
+        return Diagnosis(backward, backward is None, "modified", node.id, node.name,
+                         [s.name for s in stale], [], built, summary, fixes, snap.index)
     if updates:
         fixes.append(Fix("backward_before_step", "Run every backward before optimizer.step()",
                          "optimizer.step() updates the parameters in place, so a graph built "
@@ -1612,6 +1622,85 @@ def _modified(snap: Snapshot, pred: Prediction, node: NodeInfo, current: Backwar
                      how + ", so the value the backward needs stays intact."))
     return Diagnosis(backward, backward is None, "modified", node.id, node.name,
                      [s.name for s in stale], [], built, summary, fixes, snap.index)
+
+
+def _retained_then_stepped(recording: Recording, node: NodeInfo, current: BackwardRecord,
+                           update: dict[str, Any]) -> tuple[str, list[Fix]] | None:
+    """A node an earlier backward ran with ``retain_graph=True``, whose saved parameter a step
+    (``update``) then changed, reached again by backward ``current``: why the graph is reused
+    across that step, and the fixes (the retain was put there to silence the freed-buffer
+    error, and a stale graph is what it kept). Its line feeds a state back (``h = rnn(x, h)``):
+    detach the state, and drop the retain. Its line runs before the retained backward in the
+    same step, and the step comes between the two backwards (a GAN's ``d_out = D(fake)`` read
+    by the generator's loss after the discriminator's step): build it again after the step.
+    None otherwise."""
+    by_number = {b.number: b for b in recording.backwards}
+    retained = [by_number[k] for k in node.executed_by
+                if k in by_number and by_number[k].retain_graph and k < current.number]
+    src, step, at = node.source, update.get("source"), current.source
+    if not retained or src is None or step is None or at is None:
+        return None
+    first = retained[-1]
+    if first.source is None:
+        return None
+    keep = f"`retain_graph=True` at {_line(first.source)}"
+    fed = _fed_back(src.get("code"))
+    if fed:
+        them = _listed(fed)
+        one = len(fed) == 1
+        summary = (f" {them} {'is' if one else 'are'} fed back into {_lines(src)} at each "
+                   "step, so each step's graph reaches into the previous steps'; "
+                   f"{keep} kept those graphs, and {_line(step)} then changed the parameters "
+                   "they saved.")
+        n = fed[0]
+        init = _initial(at, fed)
+        fixes = [Fix("detach", f"Detach {them} before feeding {'it' if one else 'them'} back, "
+                     "and drop `retain_graph=True`",
+                     (f"`{n} = {n}.detach()`" if one else
+                      f"`{', '.join(fed)} = {', '.join(f'{v}.detach()' for v in fed)}`")
+                     + " at the start of each step cuts the graph between steps, as a hidden "
+                     "state is carried in truncated backpropagation through time: each "
+                     "backward then runs only its own step's graph, built after the last "
+                     f"step, and needs no retained graph ({_lines(first.source)} without "
+                     "`retain_graph=True`).")]
+        if init is not None:
+            fixes.append(Fix("recompute", f"Or start {them} afresh at each step",
+                             f"`{init}` at the start of each step, not once before the loop "
+                             "(no state carries over), and no `retain_graph=True`."))
+        return summary, fixes
+    if not (src["file"] == first.source["file"] == at["file"] == step["file"] and
+            src["line"] < first.source["line"] < step["line"] < at["line"] and
+            _same_step(src, first.source) and _same_step(src, at)):
+        return None
+    name = node.labels[0] if node.labels else None
+    what = f"`{name}`" if name else _line(src)
+    summary = (f" {_cap(keep)} kept the graph of {what} for this backward, but "
+               f"{_line(step)} ran between them and changed the parameters it saved: "
+               f"{what} is as they were before the step.")
+    # NB: before the first line after the step that reads it (the loss built from it)
+    tree = _parsed_file(src["file"])
+    reader = min((n.lineno for n in ast.walk(tree) if isinstance(n, ast.stmt) and
+                  not isinstance(n, _SCOPES) and step["line"] < n.lineno <= at["line"] and
+                  name in {_dotted(m) for m in ast.walk(n)}), default=None) \
+        if tree is not None and name else None
+    # NB: (none where the loss itself was built before the step: rebuilding the part alone
+    # would not change it)
+    before = frames.statement_at(src["file"], reader) if reader is not None else None
+    fixes = [Fix("recompute", f"Build {what} again after the step",
+                 f"Run `{src['code']}` again after {_lines(step)}, before "
+                 + _line({"file": src["file"], "line": before[0], "code": before[2]})
+                 + ": this backward then goes through the parameters as the step left them, "
+                 "with a graph of its own.")] if before is not None else []
+    # NB: one optimizer for both losses (no other step after this backward, as a GAN's
+    # generator's): a step between them is to come after both backwards, or rebuild
+    between = step.get("code")
+    if not any(method == "step" and line > at["line"] and code != between
+               for line, method, code, _ in _optimizer_calls(at)):
+        fixes.insert(0, Fix("backward_before_step", "Run every backward before the step",
+                            f"{_cap(_line(step))} updates the parameters in place, so a graph "
+                            "built before it cannot be backwarded after it: do both backwards "
+                            "first (or one of the sum of the losses), then step once."))
+    return summary, fixes
 
 
 def _stacked(src: dict[str, Any]) -> str | None:

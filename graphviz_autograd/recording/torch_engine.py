@@ -911,7 +911,8 @@ def _unchecked(n: Any, name: str) -> Any:
     """A saved value read without PyTorch's version check (its ``SavedTensor``'s data), or
     None."""
     try:
-        raw = getattr(n, "_raw_saved_" + name)
+        raw = getattr(n, "_raw_saved_tensors" if name == "saved_tensors" else
+                      "_raw_saved_" + name)
         if isinstance(raw, (tuple, list)):
             return [r.data for r in raw]
         return raw.data
