@@ -53,7 +53,7 @@ class Diagnosis:
     backward: int | None          # the backward that failed, or None for a prediction
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
-    #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped"
+    #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped" | "leaf_loss"
     kind: str
     node: str
     node_name: str
@@ -2031,6 +2031,38 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                              (f"`{rewritten}` " if rewritten else "")
                              + "makes the gradients part of a graph, so a backward can go "
                              "through them (a gradient penalty, a Hessian-vector product)."))
+        elif (cut := _cut_origin(recording, snap, b)) is not None:
+            # NB: the line that made a value with no graph, found back from the loss
+            head = summary[:summary.index(" It was computed with gradients off")]
+            if cut.block is not None:
+                summary = head + (f" {_first_up(_line(cut.line))} runs under "
+                                  f"{_line(cut.block, ': ')}, which records no graph: "
+                                  f"`{cut.name}` has none"
+                                  + ("." if what == f"`{cut.name}`" else
+                                     f", and {what} is computed from it."))
+                fixes.append(Fix("grad_enabled",
+                                 f"Build `{cut.name}` outside `{cut.block['code']}`",
+                                 f"Move {_lines(cut.line)} out of that block (dedented, after "
+                                 "it): keep under it only what needs no gradient (an "
+                                 "evaluation, an update of statistics)."))
+            else:
+                cuts = ", ".join(f"`{c}`" for c in cut.how)
+                from_it = "" if what == f"`{cut.name}`" else \
+                    f", and {what} is computed from it"
+                summary = head + (f" {_first_up(_line(cut.line))} takes the values out of the "
+                                  f"graph ({cuts}): `{cut.name}` has none{from_it}.")
+                also = ""
+                if cut.remade is not None:
+                    summary = summary[:-1] + (f"; {_line(cut.remade[0])} makes a new tensor "
+                                              "of its values, with no graph either.")
+                    also = f", and `{cut.remade[1]}` at {_lines(cut.remade[0])}"
+                fixes.append(Fix("grad_enabled", f"Compute `{cut.name}` with torch operations "
+                                 "on the tensor itself",
+                                 (f"`{cut.rewritten}` at {_lines(cut.line)}{also}: "
+                                  if cut.rewritten else
+                                  f"At {_lines(cut.line)}, without {cuts}, with torch's "
+                                  "functions (not numpy's, nor Python numbers): ")
+                                 + "the graph then goes on through it to the loss."))
         else:
             fixes += [
                 Fix("grad_enabled", f"Compute {what} with gradients on",
@@ -2246,6 +2278,7 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
     if stale is not None:
         out.append(stale)
     out += _constant_derivatives(recording)
+    out += _leaf_losses(recording)
     never = _never_stepped(recording) if stale is None else None
     if never is not None:
         out.append(never)
@@ -2283,6 +2316,49 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
                     f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
     if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
+    return out
+
+
+def _leaf_losses(recording: Recording) -> list[Diagnosis]:
+    """A backward that starts at a leaf made anew from values taken out of the graph (``err =
+    loss.item()``, then ``loss = torch.tensor(err, requires_grad=True)``): it runs, and reaches
+    nothing but that leaf, so nothing trains. One per backward line."""
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    by_index = {s.index: s for s in recording.snapshots}
+    for b in recording.backwards:
+        before = by_index.get(b.snapshot_before) if b.snapshot_before is not None else None
+        if b.error is not None or b.via is not None or not b.source or before is None or \
+                not b.roots:
+            continue
+        place = (b.source["file"], b.source["line"])
+        if place in seen:
+            continue
+        nodes = {n.id: n for n in before.nodes}
+        tensors = {t.id: t for t in before.tensors}
+        if not all((r in nodes and nodes[r].name == ACCUMULATE) or
+                   (r in tensors and tensors[r].is_leaf) for r in b.roots):
+            continue
+        cut = _cut_origin(recording, before, b)
+        if cut is None or cut.block is not None or cut.remade is None:
+            continue
+        seen.add(place)
+        remade, plain = cut.remade
+        summary = (f"{_cap(_call(b))} starts at a leaf: {_line(remade)} makes a new tensor of "
+                   f"`{cut.name}`, which {_line(cut.line)} took out of the graph "
+                   f"({', '.join(f'`{c}`' for c in cut.how)}). The backward reaches nothing "
+                   "but that tensor: no parameter gets a gradient, and a step changes nothing.")
+        fixes = [Fix("grad_enabled", "Keep the loss in the graph",
+                     (f"`{cut.rewritten}` at {_lines(cut.line)}, and `{plain}` at "
+                      f"{_lines(remade)}" if cut.rewritten else
+                      f"At {_lines(cut.line)}, keep the tensor (without "
+                      + ", ".join(f"`{c}`" for c in cut.how) + f"), and `{plain}` at "
+                      f"{_lines(remade)}")
+                     + ": the backward then runs through what computed it, into the "
+                     "parameters; use `.item()` only for a number to print or log.")]
+        out.append(Diagnosis(b.number, False, "leaf_loss", "", "", [], [],
+                             {"labels": [cut.name], "source": cut.line}, summary, fixes,
+                             b.snapshot_before))
     return out
 
 
@@ -2525,6 +2601,143 @@ def _inference_block(file: str, names: list[str]) -> tuple[str, dict[str, Any]] 
                 return name, {"file": file, "line": line,
                               "code": linecache.getline(file, line).strip()}
     return None
+
+
+# NB: numpy functions a user reaches for inside a forward, and torch's own, which keep the graph
+_NUMPY_TWINS = {"clip": "torch.clamp", "exp": "torch.exp", "log": "torch.log",
+                "sqrt": "torch.sqrt", "abs": "torch.abs", "tanh": "torch.tanh",
+                "maximum": "torch.maximum", "minimum": "torch.minimum", "where": "torch.where",
+                "mean": "torch.mean", "sum": "torch.sum", "square": "torch.square",
+                "power": "torch.pow", "dot": "torch.dot", "matmul": "torch.matmul"}
+_OFF = ("no_grad", "inference_mode")
+_CUTS = ("detach", "item", "numpy", "tolist", "data")
+_REMADE = ("tensor", "from_numpy", "as_tensor", "Tensor", "FloatTensor")
+
+
+class _Cut(NamedTuple):
+    """Where a value lost its graph, on the way from a backward's root back through the lines
+    of the user's file: under ``with torch.no_grad():`` (``block``: that line), or a line that
+    takes values out of the graph (``how``: ``.detach()``, ``.numpy()``...)."""
+
+    name: str                          # the variable that line assigns
+    line: dict[str, Any]
+    block: dict[str, Any] | None
+    how: list[str]
+    rewritten: str | None              # the line in torch operations, where it can be
+    # NB: a later line that makes a tensor anew of what this one took out (``loss =
+    # torch.tensor(err)``), and that line without it (``loss = err``)
+    remade: tuple[dict[str, Any], str] | None = None
+
+
+def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut | None:
+    """The line nearest the backward, following the names its root reads back through the
+    assignments before it in the same function, that assigned a value with no graph (a tensor
+    of the snapshot that does not require grad, or one not in it): under a ``with`` that turns
+    gradients off, or by a call that takes values out of the graph."""
+    root = _root_of(b)
+    src = b.source
+    tree = _parsed_file(src["file"]) if src else None
+    if root is None or src is None or tree is None:
+        return None
+    scope = _innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef))
+    assigns = sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign)
+                      and n.lineno < src["line"]), key=lambda n: -n.lineno)
+    offs = [n for n in ast.walk(scope) if isinstance(n, ast.With) and any(
+        isinstance(i.context_expr, ast.Call) and
+        (_dotted(i.context_expr.func) or "").rsplit(".", 1)[-1] in _OFF for i in n.items)]
+    graphless = {t.label for t in snap.tensors if t.label and not t.requires_grad}
+    branches = [n for n in ast.walk(scope) if isinstance(n, (ast.If, ast.Try))]
+    todo = [x for n in ast.walk(root) if (x := _dotted(n))]
+    seen: set[str] = set()
+    remade: tuple[dict[str, Any], str] | None = None
+    first: _Cut | None = None
+    while todo:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        cands = [n for n in assigns if name in {x for t in n.targets for x in _stored(t)}]
+        if not cands:
+            continue
+        at = cands[0]
+        if len(cands) > 1 and any(_holds(i, at.lineno) and not _holds(i, src["line"])
+                                  for i in branches):
+            # NB: one of several assignments, in a branch (``if``/``else``): which ran is not
+            # known from the file, so nothing is said of it
+            return first
+        block = next((w for w in offs if _holds(w, at.lineno)), None)
+        # NB: in the order they are applied (the innermost first: ``.detach()`` before
+        # ``.numpy()`` before ``torch.from_numpy()``)
+        found = [(m.end_col_offset or 0, f".{m.attr}" + ("" if m.attr == "data" else "()"))
+                 for m in ast.walk(at.value) if isinstance(m, ast.Attribute) and
+                 m.attr in _CUTS] + \
+            [(m.end_col_offset or 0, f"{_dotted(m.func)}()") for m in ast.walk(at.value)
+             if isinstance(m, ast.Call) and (_dotted(m.func) or "").startswith("torch.") and
+             (_dotted(m.func) or "").rsplit(".", 1)[-1] in _REMADE]
+        how = [h for _, h in sorted(found)]
+        anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
+        if (block is not None or how) and (anew or name in graphless or
+                                           name not in {t.label for t in snap.tensors}):
+            line, _, text = frames.statement_at(src["file"], at.lineno)
+            place = {"file": src["file"], "line": line, "code": text}
+            cut = _Cut(name, place, {"file": src["file"], "line": block.lineno,
+                                     "code": linecache.getline(src["file"],
+                                                               block.lineno).strip()}
+                       if block is not None else None, list(dict.fromkeys(how)),
+                       _Torchified().rewrite(text) if how else None, remade)
+            if not anew:
+                return cut
+            # NB: only a tensor made anew (``loss = torch.tensor(err)``): of what? The line
+            # that took ``err`` out of the graph is the cut, this one its way back
+            if remade is None:
+                remade, first = (place, _Torchified(True).rewrite(text) or text), cut
+        todo += [x for n in ast.walk(at.value) if (x := _dotted(n)) and x not in seen]
+    return first
+
+
+class _Torchified(ast.NodeTransformer):
+    """A line that leaves the graph and comes back (``torch.from_numpy(np.clip(out.detach()
+    .numpy(), -1, 1))``) written in torch operations on the tensor (``torch.clamp(out, -1,
+    1)``): the way out and back dropped, numpy's functions replaced by torch's. ``rewrite``
+    gives None where some numpy, or Python number, is left."""
+
+    def __init__(self, remade: bool = False) -> None:
+        self.remade = remade          # drop ``torch.tensor(x)`` whatever ``x`` is
+
+    def rewrite(self, code: str) -> str | None:
+        try:
+            tree = ast.parse(code.strip())
+        except SyntaxError:
+            return None
+        out = ast.unparse(self.visit(tree))
+        names = {_dotted(n) or "" for n in ast.walk(ast.parse(out))}
+        if any(n.split(".", 1)[0] in ("np", "numpy") for n in names) or out == code.strip():
+            return None
+        return out
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        func = _dotted(node.func) or ""
+        last = func.rsplit(".", 1)[-1]
+        if func.startswith("torch.") and last in _REMADE and not self.remade and not any(
+                isinstance(m, ast.Attribute) and m.attr in _CUTS
+                for a in node.args for m in ast.walk(a)):
+            # NB: a tensor made of what is not a tensor's values taken out here (a Python
+            # number, a list): no torch operation on a tensor to write instead
+            return node
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "detach", "numpy", "item", "cpu") and not node.args:
+            return node.func.value
+        if func.startswith("torch.") and last in _REMADE and len(node.args) == 1 and \
+                (not node.keywords or self.remade):
+            return node.args[0]
+        if func.split(".", 1)[0] in ("np", "numpy") and last in _NUMPY_TWINS:
+            node.func = ast.parse(_NUMPY_TWINS[last], mode="eval").body
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        return node.value if node.attr == "data" and isinstance(node.ctx, ast.Load) else node
 
 
 class _Detached(ast.NodeTransformer):

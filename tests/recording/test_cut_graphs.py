@@ -1,0 +1,162 @@
+"""A loss with no graph, or a graph that stops at a new leaf: the line where a value left the
+graph is found back from the backward's line, through the lines before it (under ``with
+torch.no_grad():``; ``.detach()``, ``.numpy()``, ``.item()``; a tensor made anew of the values),
+and rewritten where it can be in torch operations. A loss made anew with
+``requires_grad=True`` runs and trains nothing: told too. Each rewrite is run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graphviz_autograd import diagnose, record
+
+from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
+
+NO_GRAD = "does not require grad"
+
+START = """\
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+"""
+
+UNDER_NO_GRAD = START + """\
+with torch.no_grad():
+    out = model(x)
+loss = ((out - y) ** 2).mean()
+loss.backward()
+"""
+
+THROUGH_NUMPY = START + """\
+import numpy as np
+out = model(x)
+clipped = torch.from_numpy(np.clip(out.detach().numpy(), -1, 1))
+loss = ((clipped - y) ** 2).mean()
+loss.backward()
+"""
+
+AS_A_NUMBER = START + """\
+out = model(x)
+err = ((out - y) ** 2).mean().item()
+loss = torch.tensor(err{})
+loss.backward()
+"""
+
+
+def _rewritten(text: str, detail: str) -> str:
+    """The program with each ```code` at line N`` of a fix's detail put in place of line N."""
+    lines = text.splitlines()
+    for code, line in re.findall(r"`([^`]+)` at line (\d+)", detail):
+        lines[int(line) - 1] = code
+    return "\n".join(lines) + "\n"
+
+
+def _trains(scope: dict[str, object]) -> bool:
+    model = scope["model"]
+    return all(p.grad is not None and bool(p.grad.abs().sum() > 0)   # type: ignore[attr-defined]
+               for p in model.parameters())                           # type: ignore[attr-defined]
+
+
+@ON_BOTH_ENGINES
+def test_a_value_built_under_no_grad_is_named_with_its_block(engine: str,
+                                                             tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "nograd.py", UNDER_NO_GRAD)
+    (d,) = diagnose(rec)
+    assert d.kind == "other"
+    assert ("Line 5 (`out = model(x)`) runs under line 4: `with torch.no_grad():`, which "
+            "records no graph: `out` has none, and `loss` is computed from it.") in d.summary
+    assert "It was computed with gradients off" not in d.summary
+    assert fix_keys(d) == ["grad_enabled"]
+    assert d.fixes[0].title == "Build `out` outside `with torch.no_grad():`"
+    fixed = run_script(torch, tmp_path / "fixed.py",
+                       UNDER_NO_GRAD.replace("with torch.no_grad():\n    ", ""))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
+def test_a_round_trip_through_numpy_is_written_in_torch(engine: str, tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "numpy.py", THROUGH_NUMPY)
+    (d,) = diagnose(rec)
+    assert ("takes the values out of the graph (`.detach()`, `.numpy()`, "
+            "`torch.from_numpy()`): `clipped` has none") in d.summary
+    assert d.fixes[0].detail.startswith("`clipped = torch.clamp(out, -1, 1)` at line 6")
+    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(THROUGH_NUMPY,
+                                                                d.fixes[0].detail))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
+def test_a_loss_kept_as_a_number_then_made_a_tensor_again_is_told_both_lines(
+        engine: str, tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = AS_A_NUMBER.format("")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "number.py", text)
+    (d,) = diagnose(rec)
+    assert ("Line 5 (`err = ((out - y) ** 2).mean().item()`) takes the values out of the graph "
+            "(`.item()`): `err` has none, and `loss` is computed from it; line 6 (`loss = "
+            "torch.tensor(err)`) makes a new tensor of its values") in d.summary
+    assert d.fixes[0].detail.startswith(
+        "`err = ((out - y) ** 2).mean()` at line 5, and `loss = err` at line 6")
+    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(text, d.fixes[0].detail))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
+def test_a_loss_made_a_new_leaf_runs_and_is_told_it_trains_nothing(engine: str,
+                                                                   tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = AS_A_NUMBER.format(", requires_grad=True")
+    with record(engine=engine) as rec:
+        plain = run_script(torch, tmp_path / "leaf.py", text)
+    assert not _trains(plain)
+    (d,) = diagnose(rec)
+    assert d.kind == "leaf_loss" and d.backward == 1
+    assert d.summary.startswith(
+        "Backward #1 at line 7 (`loss.backward()`) starts at a leaf: line 6 (`loss = "
+        "torch.tensor(err, requires_grad=True)`) makes a new tensor of `err`, which line 5")
+    assert fix_keys(d) == ["grad_enabled"]
+    assert d.fixes[0].detail.startswith(
+        "`err = ((out - y) ** 2).mean()` at line 5, and `loss = err` at line 6")
+    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(text, d.fixes[0].detail))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
+def test_a_backward_from_a_leaf_made_on_purpose_is_not_told(engine: str) -> None:
+    """``x.backward()`` of a leaf made as such (a teaching example) reads no cut."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec:
+        x = torch.tensor(2.0, requires_grad=True)
+        x.backward()
+    assert diagnose(rec) == []
+
+
+
+@ON_BOTH_ENGINES
+def test_an_assignment_in_one_of_two_branches_is_not_named(engine: str,
+                                                          tmp_path: Path) -> None:
+    """``small`` assigned in an ``if`` and in its ``else``: which one ran is not known from the
+    file, so neither is named (the general fixes)."""
+    torch = torch_of(engine)
+    text = START + """\
+out = model(x)
+if x.sum() > 100:
+    small = out.clamp(-1, 1)
+else:
+    small = out.detach()
+loss = ((small - y) ** 2).mean()
+loss.backward()
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "branches.py", text)
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["grad_enabled", "requires_grad"]
+    assert "Line 8" not in d.summary
