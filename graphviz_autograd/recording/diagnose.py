@@ -54,6 +54,7 @@ class Diagnosis:
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
     #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped" | "leaf_loss"
+    #   | "remade_parameter"
     kind: str
     node: str
     node_name: str
@@ -2279,6 +2280,7 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
         out.append(stale)
     out += _constant_derivatives(recording)
     out += _leaf_losses(recording)
+    out += _remade_parameters(recording)
     never = _never_stepped(recording) if stale is None else None
     if never is not None:
         out.append(never)
@@ -2359,6 +2361,58 @@ def _leaf_losses(recording: Recording) -> list[Diagnosis]:
         out.append(Diagnosis(b.number, False, "leaf_loss", "", "", [], [],
                              {"labels": [cut.name], "source": cut.line}, summary, fixes,
                              b.snapshot_before))
+    return out
+
+
+def _remade_parameters(recording: Recording) -> list[Diagnosis]:
+    """A module's attribute that is a new leaf requiring grad after each backward (another
+    tensor each time, never changed by a step), made by one line of a ``forward`` (``self.scale
+    = nn.Parameter(torch.ones(3))``): each call replaces it, so an optimizer made before holds
+    the first one, which no backward reaches, and each new one gets gradients no step uses."""
+    direct = {b.number for b in recording.backwards if b.via is None and b.error is None}
+    afters = [s for s in recording.snapshots if s.kind == "after_backward" and
+              s.backward in direct]
+    if len(afters) < 2:
+        return []
+    seen: dict[str, list[TensorInfo]] = {}
+    for snap in afters:
+        for t in snap.tensors:
+            if t.label and "." in t.label and t.is_leaf and t.requires_grad:
+                seen.setdefault(t.label, []).append(t)
+    out = []
+    for label, ts in seen.items():
+        if len(ts) < 2 or len({t.id for t in ts}) != len(ts) or any(t.version for t in ts):
+            continue
+        attr = label.rsplit(".", 1)[1]
+        found = []
+        for f in _user_files(recording):
+            tree = _parsed_file(f)
+            for cls in ast.walk(tree) if tree is not None else ():
+                if not isinstance(cls, ast.ClassDef):
+                    continue
+                for fn in cls.body:
+                    if not isinstance(fn, ast.FunctionDef) or fn.name != "forward":
+                        continue
+                    found += [(f, cls.name, n) for n in ast.walk(fn)
+                              if isinstance(n, ast.Assign) and
+                              [_dotted(t) for t in n.targets] == [f"self.{attr}"]]
+        if len(found) != 1:
+            continue
+        f, cls_name, n = found[0]
+        line, _, text = frames.statement_at(f, n.lineno)
+        src = {"file": f, "line": line, "code": text}
+        summary = (f"`{label}` is a new tensor after each backward, and no step changed any "
+                   f"of them: {_line(src)}, in `{cls_name}.forward`, makes it again at each "
+                   "call. An optimizer made before holds the first one, which no backward "
+                   "reaches once it is replaced; each new one gets a gradient that no step "
+                   "uses.")
+        fixes = [Fix("parameter", f"Create `self.{attr}` in `{cls_name}.__init__`",
+                     f"Move {_lines(src)} into `{cls_name}.__init__` (after "
+                     "`super().__init__()`): it is then made once, before the optimizer is "
+                     "given the model's parameters, and each step updates it.")]
+        out.append(Diagnosis(None, False, "remade_parameter", "", "", [], [],
+                             {"labels": [label], "source": src}, summary, fixes,
+                             afters[-1].index))
     return out
 
 
