@@ -160,6 +160,13 @@ def _lines(src: dict[str, Any]) -> str:
     return f"line {src['line']}{of}"
 
 
+def _place(file: str, line: int) -> dict[str, Any]:
+    """The statement at ``line`` of ``file`` as a source record: its first line and its code
+    (on one line)."""
+    first, _, code = frames.statement_at(file, line)
+    return {"file": file, "line": first, "code": code}
+
+
 def _cap(text: str) -> str:
     """``text`` to start a sentence (``Line 7 of steps.py``)."""
     return text[:1].upper() + text[1:]
@@ -420,7 +427,8 @@ def _queried(snap: Snapshot, first: BackwardRecord, then: BackwardRecord) -> _Qu
         if root is None or not carried & {x for e in ast.walk(root) if (x := _dotted(e))}:
             return None
         grad = f"{read}_grad"
-        line, _, text = frames.statement_at(a["file"], n.lineno)
+        place = _place(a["file"], n.lineno)
+        text = place["code"]
         try:
             stmt = ast.parse(text.strip()).body[0]
         except (SyntaxError, IndexError):
@@ -430,7 +438,7 @@ def _queried(snap: Snapshot, first: BackwardRecord, then: BackwardRecord) -> _Qu
                 if isinstance(value, ast.Attribute) and value.attr == "grad" and \
                         _dotted(value.value) == read:
                     setattr(e, slot, ast.Name(grad, ast.Load()))
-        return _Queried(read, {"file": a["file"], "line": line, "code": text},
+        return _Queried(read, place,
                         ast.unparse(stmt), f"({grad},) = torch.autograd.grad({loss}, {read}, "
                         "retain_graph=True)")
     return None
@@ -623,8 +631,7 @@ def _feeder(snap: Snapshot, node: NodeInfo, name: str, root: str | None,
         if isinstance(stmt, ast.Assign) and _in_body(found[1], stmt.lineno):
             fed = _fed_back(ast.unparse(stmt))
             if base in fed:
-                line, _, text = frames.statement_at(call["file"], stmt.lineno)
-                return fed, {"file": call["file"], "line": line, "code": text}, False
+                return fed, _place(call["file"], stmt.lineno), False
     return None
 
 
@@ -1686,10 +1693,9 @@ def _retained_then_stepped(recording: Recording, node: NodeInfo, current: Backwa
         if tree is not None and name else None
     # NB: (none where the loss itself was built before the step: rebuilding the part alone
     # would not change it)
-    before = frames.statement_at(src["file"], reader) if reader is not None else None
+    before = _place(src["file"], reader) if reader is not None else None
     fixes = [Fix("recompute", f"Build {what} again after the step",
-                 f"Run `{src['code']}` again after {_lines(step)}, before "
-                 + _line({"file": src["file"], "line": before[0], "code": before[2]})
+                 f"Run `{src['code']}` again after {_lines(step)}, before " + _line(before)
                  + ": this backward then goes through the parameters as the step left them, "
                  "with a graph of its own.")] if before is not None else []
     # NB: one optimizer for both losses (no other step after this backward, as a GAN's
@@ -2218,8 +2224,7 @@ def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
                 c.func.attr == "register_hook" and len(c.args) == 1 and (
                 isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
                 (_dotted(c.args[0]) or "").rsplit(".", 1)[-1] == hook):
-            line, _, text = frames.statement_at(f, c.lineno)
-            out.append({"file": f, "line": line, "code": text})
+            out.append(_place(f, c.lineno))
     return out
 
 
@@ -2399,8 +2404,7 @@ def _remade_parameters(recording: Recording) -> list[Diagnosis]:
         if len(found) != 1:
             continue
         f, cls_name, n = found[0]
-        line, _, text = frames.statement_at(f, n.lineno)
-        src = {"file": f, "line": line, "code": text}
+        src = _place(f, n.lineno)
         summary = (f"`{label}` is a new tensor after each backward, and no step changed any "
                    f"of them: {_line(src)}, in `{cls_name}.forward`, makes it again at each "
                    "call. An optimizer made before holds the first one, which no backward "
@@ -2732,8 +2736,8 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
         anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
         if (block is not None or how) and (anew or name in graphless or
                                            name not in {t.label for t in snap.tensors}):
-            line, _, text = frames.statement_at(src["file"], at.lineno)
-            place = {"file": src["file"], "line": line, "code": text}
+            place = _place(src["file"], at.lineno)
+            text = place["code"]
             cut = _Cut(name, place, {"file": src["file"], "line": block.lineno,
                                      "code": linecache.getline(src["file"],
                                                                block.lineno).strip()}
@@ -3063,8 +3067,7 @@ def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | Non
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
                 c.func.attr == "append" and _dotted(c.func.value) == box and \
                 len(c.args) == 1 and isinstance(c.args[0], ast.Name):
-            line, _, text = frames.statement_at(f, c.lineno)
-            found.append(({"file": f, "line": line, "code": text}, c.args[0].id))
+            found.append((_place(f, c.lineno), c.args[0].id))
     return found[0] if len(found) == 1 else None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,7 @@ import graphviz_autograd.torch as native
 from graphviz_autograd.recording import NodeInfo, Recording, Snapshot
 
 __all__ = ["here", "before", "after", "snap", "only_labelled", "reachable", "fix_keys",
-           "is_accumulate", "ON_BOTH_ENGINES", "torch_of", "run_script"]
+           "is_accumulate", "ON_BOTH_ENGINES", "torch_of", "run_script", "rewritten"]
 
 # a test run on the native engine and on real torch (skipped without it): its ``engine``
 # argument is the name ``record(engine=...)`` takes
@@ -35,6 +36,15 @@ def run_script(torch: ModuleType, path: Path, text: str) -> dict[str, Any]:
     scope: dict[str, Any] = {"torch": torch}
     exec(compile(text, str(path), "exec"), scope)
     return scope
+
+
+def rewritten(text: str, detail: str) -> str:
+    """The program ``text`` with each ```code` at line N`` of a fix's detail put in place of
+    its line N."""
+    lines = text.splitlines()
+    for code, line in re.findall(r"`([^`]+)` at line (\d+)", detail):
+        lines[int(line) - 1] = code
+    return "\n".join(lines) + "\n"
 
 
 def here() -> int:

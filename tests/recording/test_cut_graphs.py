@@ -6,14 +6,13 @@ and rewritten where it can be in torch operations. A loss made anew with
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, rewritten, run_script, torch_of
 
 NO_GRAD = "does not require grad"
 
@@ -44,14 +43,6 @@ err = ((out - y) ** 2).mean().item()
 loss = torch.tensor(err{})
 loss.backward()
 """
-
-
-def _rewritten(text: str, detail: str) -> str:
-    """The program with each ```code` at line N`` of a fix's detail put in place of line N."""
-    lines = text.splitlines()
-    for code, line in re.findall(r"`([^`]+)` at line (\d+)", detail):
-        lines[int(line) - 1] = code
-    return "\n".join(lines) + "\n"
 
 
 def _trains(scope: dict[str, object]) -> bool:
@@ -87,7 +78,7 @@ def test_a_round_trip_through_numpy_is_written_in_torch(engine: str, tmp_path: P
     assert ("takes the values out of the graph (`.detach()`, `.numpy()`, "
             "`torch.from_numpy()`): `clipped` has none") in d.summary
     assert d.fixes[0].detail.startswith("`clipped = torch.clamp(out, -1, 1)` at line 6")
-    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(THROUGH_NUMPY,
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(THROUGH_NUMPY,
                                                                 d.fixes[0].detail))
     assert _trains(fixed)
 
@@ -105,7 +96,7 @@ def test_a_loss_kept_as_a_number_then_made_a_tensor_again_is_told_both_lines(
             "torch.tensor(err)`) makes a new tensor of its values") in d.summary
     assert d.fixes[0].detail.startswith(
         "`err = ((out - y) ** 2).mean()` at line 5, and `loss = err` at line 6")
-    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(text, d.fixes[0].detail))
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
     assert _trains(fixed)
 
 
@@ -125,7 +116,7 @@ def test_a_loss_made_a_new_leaf_runs_and_is_told_it_trains_nothing(engine: str,
     assert fix_keys(d) == ["grad_enabled"]
     assert d.fixes[0].detail.startswith(
         "`err = ((out - y) ** 2).mean()` at line 5, and `loss = err` at line 6")
-    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(text, d.fixes[0].detail))
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
     assert _trains(fixed)
 
 

@@ -6,14 +6,13 @@ the clean loss. Each rewrite is run in place of the user's lines."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, rewritten, run_script, torch_of
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
@@ -34,14 +33,6 @@ opt.zero_grad()
 (loss + adv_loss).backward()
 grads = [p.grad.clone() for p in model.parameters()]
 """
-
-
-def _rewritten(text: str, detail: str) -> str:
-    """The program with each ```code` at line N`` of a fix's detail put in place of line N."""
-    lines = text.splitlines()
-    for code, line in re.findall(r"`([^`]+)` at line (\d+)", detail):
-        lines[int(line) - 1] = code
-    return "\n".join(lines) + "\n"
 
 
 @ON_BOTH_ENGINES
@@ -65,7 +56,7 @@ def test_a_gradient_asked_of_an_input_keeps_the_graph_for_the_loss_again(
 
     # NB: each fix runs, and both give the parameters the gradients of the summed loss alone
     # (where no zero_grad() clears them, retaining adds backward #1's: the note says so)
-    fixed = run_script(torch, tmp_path / "fixed.py", _rewritten(text, d.fixes[0].detail))
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
     retained = run_script(torch, tmp_path / "retained.py",
                           text.replace("loss.backward()\n", "loss.backward(retain_graph=True)\n",
                                        1))
