@@ -2389,18 +2389,11 @@ def _remade_parameters(recording: Recording) -> list[Diagnosis]:
         if len(ts) < 2 or len({t.id for t in ts}) != len(ts) or any(t.version for t in ts):
             continue
         attr = label.rsplit(".", 1)[1]
-        found = []
-        for f in _user_files(recording):
-            tree = _parsed_file(f)
-            for cls in ast.walk(tree) if tree is not None else ():
-                if not isinstance(cls, ast.ClassDef):
-                    continue
-                for fn in cls.body:
-                    if not isinstance(fn, ast.FunctionDef) or fn.name != "forward":
-                        continue
-                    found += [(f, cls.name, n) for n in ast.walk(fn)
-                              if isinstance(n, ast.Assign) and
-                              [_dotted(t) for t in n.targets] == [f"self.{attr}"]]
+        found = [(f, cls.name, n) for f, cls in _user_nodes(recording)
+                 if isinstance(cls, ast.ClassDef) for fn in cls.body
+                 if isinstance(fn, ast.FunctionDef) and fn.name == "forward"
+                 for n in ast.walk(fn) if isinstance(n, ast.Assign) and
+                 [_dotted(t) for t in n.targets] == [f"self.{attr}"]]
         if len(found) != 1:
             continue
         f, cls_name, n = found[0]
@@ -2668,7 +2661,6 @@ _NUMPY_TWINS = {"clip": "torch.clamp", "exp": "torch.exp", "log": "torch.log",
                 "mean": "torch.mean", "sum": "torch.sum", "square": "torch.square",
                 "power": "torch.pow", "dot": "torch.dot", "matmul": "torch.matmul"}
 _OFF = ("no_grad", "inference_mode")
-_CUTS = ("detach", "item", "numpy", "tolist", "data")
 _REMADE = ("tensor", "from_numpy", "as_tensor", "Tensor", "FloatTensor")
 
 
@@ -2728,7 +2720,7 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
         # ``.numpy()`` before ``torch.from_numpy()``)
         found = [(m.end_col_offset or 0, f".{m.attr}" + ("" if m.attr == "data" else "()"))
                  for m in ast.walk(at.value) if isinstance(m, ast.Attribute) and
-                 m.attr in _CUTS] + \
+                 m.attr in _CUTTERS] + \
             [(m.end_col_offset or 0, f"{_dotted(m.func)}()") for m in ast.walk(at.value)
              if isinstance(m, ast.Call) and (_dotted(m.func) or "").startswith("torch.") and
              (_dotted(m.func) or "").rsplit(".", 1)[-1] in _REMADE]
@@ -2753,13 +2745,14 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
     return first
 
 
-class _Torchified(ast.NodeTransformer):
+class _Torchified(_Without):
     """A line that leaves the graph and comes back (``torch.from_numpy(np.clip(out.detach()
     .numpy(), -1, 1))``) written in torch operations on the tensor (``torch.clamp(out, -1,
     1)``): the way out and back dropped, numpy's functions replaced by torch's. ``rewrite``
     gives None where some numpy, or Python number, is left."""
 
     def __init__(self, remade: bool = False) -> None:
+        super().__init__(("detach", "numpy", "item", "cpu"), attribute="data")
         self.remade = remade          # drop ``torch.tensor(x)`` whatever ``x`` is
 
     def rewrite(self, code: str) -> str | None:
@@ -2773,29 +2766,29 @@ class _Torchified(ast.NodeTransformer):
             return None
         return out
 
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        func = _dotted(node.func) or ""
+    def visit_Call(self, call: ast.Call) -> ast.AST:
+        func = _dotted(call.func) or ""
         last = func.rsplit(".", 1)[-1]
         if func.startswith("torch.") and last in _REMADE and not self.remade and not any(
-                isinstance(m, ast.Attribute) and m.attr in _CUTS
-                for a in node.args for m in ast.walk(a)):
+                isinstance(m, ast.Attribute) and m.attr in _CUTTERS
+                for a in call.args for m in ast.walk(a)):
             # NB: a tensor made of what is not a tensor's values taken out here (a Python
             # number, a list): no torch operation on a tensor to write instead
-            return node
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "detach", "numpy", "item", "cpu") and not node.args:
-            return node.func.value
-        if func.startswith("torch.") and last in _REMADE and len(node.args) == 1 and \
-                (not node.keywords or self.remade):
-            return node.args[0]
+            return call
+        out = super().visit_Call(call)        # (the way out: ``.detach()``, ``.numpy()``)
+        if out is not call:
+            return out
+        if func.startswith("torch.") and last in _REMADE and len(call.args) == 1 and \
+                (not call.keywords or self.remade):
+            return call.args[0]
         if func.split(".", 1)[0] in ("np", "numpy") and last in _NUMPY_TWINS:
-            node.func = ast.parse(_NUMPY_TWINS[last], mode="eval").body
-        return node
+            call.func = ast.parse(_NUMPY_TWINS[last], mode="eval").body
+        return call
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        self.generic_visit(node)
-        return node.value if node.attr == "data" and isinstance(node.ctx, ast.Load) else node
+        # NB: ``.data`` read only (an assignment's target is left as written)
+        return super().visit_Attribute(node) if isinstance(node.ctx, ast.Load) else \
+            self.generic_visit(node)
 
 
 class _Detached(ast.NodeTransformer):
