@@ -1148,6 +1148,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     step: _Step | None = None         # two losses of one step share the node
     passes: _Passes | None = None     # each pass of a loop backwards one loss of a step
     fed_back: list[str] = []          # the variables the node's line feeds back (``h``)
+    items, fresh = "", False          # a list kept across backwards, to start afresh
     queried: _Queried | None = None   # a leaf's gradient asked for, then the loss again
     higher = _differentiated(recording, first) if first is not None else None
     # NB: a derivative taken without ``create_graph`` (``du = grad(u.sum(), x)[0]``) that this
@@ -1255,7 +1256,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         # purpose (seed 003's ``temp[0]``) is to detach or recompute instead
         olds = {label for n in _subgraph(snap, root or node.id) if n.created_by < (k or 0)
                 for label in n.labels if label.startswith(f"{items}[")} if items else set()
-        if len(olds) > 1 and not kept and not fed_back:
+        fresh = len(olds) > 1 and not kept and not fed_back
+        if fresh:
             fixes.append(Fix("fresh_list", f"Start `{items}` afresh for each backward",
                              f"`{items}` still holds entries made before backward #{k}, which "
                              f"ran their graphs and freed them: create it inside the loop "
@@ -1416,6 +1418,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                 them = _listed(attached)
                 # NB: (a state of several tensors, not a list of entries to start afresh)
                 fixes = [f for f in fixes if f.key != "fresh_list"]
+                fresh = False
                 summary += (f" {_first_up(_line(feeds))} feeds what line "
                             f"{node.source['line']} made back into it at the next step, and "
                             f"leaves {them} attached: each step's graph reaches into the "
@@ -1445,6 +1448,14 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                                  f"`{rewritten}`: the earlier step's value enters this step's "
                                  "loss as a constant, so each backward runs only its own "
                                  "step's graph."))
+            elif fresh:
+                # NB: the entries' line runs at every step already (recomputing is what it
+                # does); what is stale is the list: detach what it keeps, not one entry
+                fixes.append(Fix("detach", f"Or detach the entries `{items}` keeps",
+                                 f"`{items}[:] = [t.detach() for t in {items}]` right after "
+                                 "each backward, if later losses are to read the earlier "
+                                 "entries' values (a memory of past features) but send no "
+                                 "gradient into them."))
             else:
                 fixes += [recompute, detach]
                 # NB: (where the line runs at every step, what it made is not stale: it is
@@ -1564,7 +1575,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                             f" Here {_listed(fed_back)} carries each step's graph into the "
                             "next: every backward would run through all the earlier steps "
                             "again (adding their gradients once more), and the memory kept "
-                            "would grow step after step." if fed_back else "")
+                            "would grow step after step." if fed_back else
+                            f" Here `{items}` keeps every earlier entry: each backward would "
+                            "run through all of them again (adding their gradients once "
+                            "more), and the memory kept would grow with the list."
+                            if fresh else "")
                          + (f" Backward #{k}'s gradients in the parameters then add to this "
                             "backward's: clear them between (`zero_grad()`), or take fix 1."
                             if queried is not None and not _cleared(first, current) else "")
@@ -2041,12 +2056,14 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
         elif (cut := _cut_origin(recording, snap, b)) is not None:
             # NB: the line that made a value with no graph, found back from the loss
             head = summary[:summary.index(" It was computed with gradients off")]
+            called = "" if cut.called is None else \
+                f" That line is in `{cut.called[0]}`, which {_line(cut.called[1])} calls."
             if cut.block is not None:
                 summary = head + (f" {_first_up(_line(cut.line))} runs under "
                                   f"{_line(cut.block, ': ')}, which records no graph: "
                                   f"`{cut.name}` has none"
                                   + ("." if what == f"`{cut.name}`" else
-                                     f", and {what} is computed from it."))
+                                     f", and {what} is computed from it.") + called)
                 fixes.append(Fix("grad_enabled",
                                  f"Build `{cut.name}` outside `{cut.block['code']}`",
                                  f"Move {_lines(cut.line)} out of that block (dedented, after "
@@ -2063,6 +2080,7 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                     summary = summary[:-1] + (f"; {_line(cut.remade[0])} makes a new tensor "
                                               "of its values, with no graph either.")
                     also = f", and `{cut.remade[1]}` at {_lines(cut.remade[0])}"
+                summary += called
                 fixes.append(Fix("grad_enabled", f"Compute `{cut.name}` with torch operations "
                                  "on the tensor itself",
                                  (f"`{cut.rewritten}` at {_lines(cut.line)}{also}: "
@@ -2677,11 +2695,62 @@ class _Cut(NamedTuple):
     # NB: a later line that makes a tensor anew of what this one took out (``loss =
     # torch.tensor(err)``), and that line without it (``loss = err``)
     remade: tuple[dict[str, Any], str] | None = None
+    # NB: the function of the file the line is in, where a line of the walk calls it (a loss
+    # function: ``loss = mse(out, y)``), and that line
+    called: tuple[str, dict[str, Any]] | None = None
+
+
+class _Scope(NamedTuple):
+    """A function's lines a walk back from a line reads: its assignments before that line
+    (the nearest first), its blocks that turn gradients off, and its branches."""
+
+    assigns: list[ast.Assign]
+    offs: list[ast.With]
+    branches: list[ast.AST]
+    line: int
+    called: tuple[str, int] | None = None       # a function's name, and the line calling it
+
+
+def _walked(fn: ast.AST, line: int, first: ast.Assign | None = None,
+            called: tuple[str, int] | None = None) -> _Scope:
+    """``fn``'s lines before ``line``, with ``first`` ahead of them (a ``return`` read as the
+    assignment of the caller's variable)."""
+    assigns = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line),
+                     key=lambda n: -n.lineno)
+    offs = [n for n in ast.walk(fn) if isinstance(n, ast.With) and any(
+        isinstance(i.context_expr, ast.Call) and
+        (_dotted(i.context_expr.func) or "").rsplit(".", 1)[-1] in _OFF for i in n.items)]
+    return _Scope(([first] if first is not None else []) + assigns, offs,
+                  [n for n in ast.walk(fn) if isinstance(n, (ast.If, ast.Try))], line, called)
+
+
+def _returned(tree: ast.Module, at: ast.Assign, name: str) -> _Scope | None:
+    """Where ``name = f(...)`` calls a function ``f`` of the same file with one ``return``:
+    that function's lines, with the ``return`` read as the assignment of ``name``."""
+    if not isinstance(at.value, ast.Call) or not isinstance(at.value.func, ast.Name):
+        return None
+    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and n.name == at.value.func.id), None)
+    if fn is None:
+        return None
+    inner = [n for d in ast.walk(fn) if d is not fn and
+             isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+             for n in ast.walk(d)]
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None
+               and not any(n is i for i in inner)]
+    if len(returns) != 1:
+        return None
+    ret = returns[0]
+    assert ret.value is not None
+    as_assign = ast.Assign([ast.Name(name, ast.Store())], ret.value, lineno=ret.lineno,
+                           end_lineno=ret.end_lineno)
+    return _walked(fn, ret.lineno, as_assign, (fn.name, at.lineno))
 
 
 def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut | None:
     """The line nearest the backward, following the names its root reads back through the
-    assignments before it in the same function, that assigned a value with no graph (a tensor
+    assignments before it in the same function, and into a function of the same file that
+    one of them calls (through its ``return``), that assigned a value with no graph (a tensor
     of the snapshot that does not require grad, or one not in it): under a ``with`` that turns
     gradients off, or by a call that takes values out of the graph."""
     root = _root_of(b)
@@ -2689,33 +2758,30 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
     tree = _parsed_file(src["file"]) if src else None
     if root is None or src is None or tree is None:
         return None
-    scope = _innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef))
-    assigns = sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign)
-                      and n.lineno < src["line"]), key=lambda n: -n.lineno)
-    offs = [n for n in ast.walk(scope) if isinstance(n, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and
-        (_dotted(i.context_expr.func) or "").rsplit(".", 1)[-1] in _OFF for i in n.items)]
+    file = src["file"]
+    outer = _walked(_innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef)),
+                     src["line"])
     graphless = {t.label for t in snap.tensors if t.label and not t.requires_grad}
-    branches = [n for n in ast.walk(scope) if isinstance(n, (ast.If, ast.Try))]
-    todo = [x for n in ast.walk(root) if (x := _dotted(n))]
-    seen: set[str] = set()
+    labels = {t.label for t in snap.tensors}
+    todo = [(x, outer) for n in ast.walk(root) if (x := _dotted(n))]
+    seen: set[tuple[str, int]] = set()
     remade: tuple[dict[str, Any], str] | None = None
     first: _Cut | None = None
     while todo:
-        name = todo.pop(0)
-        if name in seen:
+        name, scope = todo.pop(0)
+        if (name, id(scope)) in seen:
             continue
-        seen.add(name)
-        cands = [n for n in assigns if name in {x for t in n.targets for x in _stored(t)}]
+        seen.add((name, id(scope)))
+        cands = [n for n in scope.assigns if name in {x for t in n.targets for x in _stored(t)}]
         if not cands:
             continue
         at = cands[0]
-        if len(cands) > 1 and any(_holds(i, at.lineno) and not _holds(i, src["line"])
-                                  for i in branches):
+        if len(cands) > 1 and any(_holds(i, at.lineno) and not _holds(i, scope.line)
+                                  for i in scope.branches):
             # NB: one of several assignments, in a branch (``if``/``else``): which ran is not
             # known from the file, so nothing is said of it
             return first
-        block = next((w for w in offs if _holds(w, at.lineno)), None)
+        block = next((w for w in scope.offs if _holds(w, at.lineno)), None)
         # NB: in the order they are applied (the innermost first: ``.detach()`` before
         # ``.numpy()`` before ``torch.from_numpy()``)
         found = [(m.end_col_offset or 0, f".{m.attr}" + ("" if m.attr == "data" else "()"))
@@ -2726,22 +2792,27 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
              (_dotted(m.func) or "").rsplit(".", 1)[-1] in _REMADE]
         how = [h for _, h in sorted(found)]
         anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
-        if (block is not None or how) and (anew or name in graphless or
-                                           name not in {t.label for t in snap.tensors}):
-            place = _place(src["file"], at.lineno)
+        if (block is not None or how) and (anew or name in graphless or name not in labels):
+            place = _place(file, at.lineno)
             text = place["code"]
-            cut = _Cut(name, place, {"file": src["file"], "line": block.lineno,
-                                     "code": linecache.getline(src["file"],
-                                                               block.lineno).strip()}
+            cut = _Cut(name, place, {"file": file, "line": block.lineno,
+                                     "code": linecache.getline(file, block.lineno).strip()}
                        if block is not None else None, list(dict.fromkeys(how)),
-                       _Torchified().rewrite(text) if how else None, remade)
+                       _Torchified().rewrite(text) if how else None, remade,
+                       (scope.called[0], _place(file, scope.called[1])) if scope.called
+                       else None)
             if not anew:
                 return cut
             # NB: only a tensor made anew (``loss = torch.tensor(err)``): of what? The line
             # that took ``err`` out of the graph is the cut, this one its way back
             if remade is None:
                 remade, first = (place, _Torchified(True).rewrite(text) or text), cut
-        todo += [x for n in ast.walk(at.value) if (x := _dotted(n)) and x not in seen]
+        called = _returned(tree, at, name) if scope is outer else None
+        if called is not None:
+            # NB: (one level down: a loss function the loop calls)
+            todo.append((name, called))
+        todo += [(x, scope) for n in ast.walk(at.value)
+                 if (x := _dotted(n)) and (x, id(scope)) not in seen]
     return first
 
 

@@ -40,10 +40,11 @@ def run_script(torch: ModuleType, path: Path, text: str) -> dict[str, Any]:
 
 def rewritten(text: str, detail: str) -> str:
     """The program ``text`` with each ```code` at line N`` of a fix's detail put in place of
-    its line N."""
+    its line N, at that line's indentation."""
     lines = text.splitlines()
     for code, line in re.findall(r"`([^`]+)` at line (\d+)", detail):
-        lines[int(line) - 1] = code
+        old = lines[int(line) - 1]
+        lines[int(line) - 1] = old[:len(old) - len(old.lstrip())] + code
     return "\n".join(lines) + "\n"
 
 

@@ -151,3 +151,72 @@ loss.backward()
     (d,) = diagnose(rec)
     assert fix_keys(d) == ["grad_enabled", "requires_grad"]
     assert "Line 8" not in d.summary
+
+
+IN_A_LOSS_FUNCTION = """\
+import numpy as np
+
+
+def mse(pred, target):
+{body}
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+loss = mse(model(x), y)
+loss.backward()
+"""
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize(("body", "summary", "fix"), [
+    ("    err = ((pred.detach() - target) ** 2).mean()\n    return err",
+     "Line 5 (`err = ((pred.detach() - target) ** 2).mean()`) takes the values out of the "
+     "graph (`.detach()`): `err` has none, and `loss` is computed from it.",
+     "`err = ((pred - target) ** 2).mean()` at line 5"),
+    ("    return torch.tensor(np.mean((pred.detach().numpy() - target.numpy()) ** 2))",
+     "Line 5 (`return torch.tensor(np.mean((pred.detach().numpy() - target.numpy()) ** 2))`) "
+     "takes the values out of the graph (`.detach()`, `.numpy()`, `torch.tensor()`): `loss` "
+     "has none.",
+     "`return torch.mean((pred - target) ** 2)` at line 5"),
+    ("    with torch.no_grad():\n        err = (pred - target) ** 2\n    return err.mean()",
+     "Line 6 (`err = (pred - target) ** 2`) runs under line 5: `with torch.no_grad():`, which "
+     "records no graph: `err` has none, and `loss` is computed from it.", None),
+], ids=["detach", "numpy", "no_grad"])
+def test_a_cut_in_the_loss_function_the_loop_calls_is_found(
+        engine: str, tmp_path: Path, body: str, summary: str,
+        fix: str | None) -> None:
+    """The walk back from ``loss.backward()`` follows ``loss = mse(...)`` into ``mse`` (a
+    function of the same file, with one ``return``)."""
+    torch = torch_of(engine)
+    text = IN_A_LOSS_FUNCTION.format(body=body)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "lossfn.py", text)
+    (d,) = diagnose(rec)
+    assert summary in d.summary
+    assert d.summary.endswith(
+        f"That line is in `mse`, which line {text.count(chr(10)) - 1} (`loss = mse(model(x), "
+        "y)`) calls.")
+    assert fix_keys(d) == ["grad_enabled"]
+    if fix is None:
+        fixed_text = text.replace("    with torch.no_grad():\n        err", "    err")
+    else:
+        assert d.fixes[0].detail.startswith(fix)
+        fixed_text = rewritten(text, d.fixes[0].detail)
+    assert _trains(run_script(torch, tmp_path / "fixed.py", fixed_text))
+
+
+@ON_BOTH_ENGINES
+def test_a_loss_function_with_two_returns_is_not_followed(engine: str,
+                                                          tmp_path: Path) -> None:
+    """Which ``return`` gave the loss is not known from the file: the general fixes."""
+    torch = torch_of(engine)
+    text = IN_A_LOSS_FUNCTION.format(
+        body="    if pred.shape != target.shape:\n        return pred.sum()\n"
+             "    return ((pred.detach() - target) ** 2).mean()")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "lossfn.py", text)
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["grad_enabled", "requires_grad"]
+    assert "That line is in" not in d.summary

@@ -8,6 +8,7 @@ import contextlib
 import importlib
 import itertools
 import json
+import re
 import warnings
 import weakref
 from collections.abc import Callable
@@ -559,8 +560,22 @@ def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) 
                 loss.backward()
     d = diagnose(rec)[0]
     assert d.backward == 2 and "in the graph of `log_probs[" in d.summary
-    assert fix_keys(d)[0] == "fresh_list"
+    # NB: the entries' line runs at every step already: no "recompute it inside the loop"
+    assert fix_keys(d) == ["fresh_list", "detach", "retain_graph"]
+    assert "keeps every earlier entry" in d.fixes[2].detail
     assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
+    detach = re.search(r"`(log_probs\[:\] = .*?)`", d.fixes[1].detail)
+    assert detach is not None
+    # NB: both fixes, applied after each backward, run and train
+    for then in ("log_probs.clear()", detach.group(1)):
+        log_probs = []
+        for _ in range(2):
+            for _ in range(3):
+                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
+                log_probs.append(dist.log_prob(dist.sample()))
+            loss = -t.stack(log_probs).sum()
+            loss.backward()
+            exec(then, {}, {"log_probs": log_probs, "t": t})
 
 
 @ON_BOTH_ENGINES
