@@ -2053,6 +2053,35 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                              (f"`{rewritten}` " if rewritten else "")
                              + "makes the gradients part of a graph, so a backward can go "
                              "through them (a gradient penalty, a Hessian-vector product)."))
+        elif (frozen := _frozen(snap, b)) is not None:
+            # NB: parameters frozen by a line of the file (all of them, with a loop over
+            # ``model.parameters()``), the trained head's among them
+            head = summary[:summary.index(" It was computed with gradients off")]
+            where = _line(frozen.line) + (f", in the loop at {_line(frozen.loop)}"
+                                          if frozen.loop is not None else "")
+            summary = head + (f" {_cap(where)}, turned off gradients for "
+                              f"{_listed(frozen.names)}, and {what} reads no tensor that "
+                              "requires grad.")
+            end = frozen.loop or frozen.line
+            last = frames.statement_at(end["file"], end["line"])[1]
+            if frozen.loop is not None:
+                body = _parsed_file(end["file"])
+                loop = next((n for n in ast.walk(body) if isinstance(n, (ast.For, ast.AsyncFor))
+                             and n.lineno == end["line"]), None) if body else None
+                last = getattr(loop, "end_lineno", None) or last
+            if frozen.trained is not None and frozen.optimizer is not None:
+                summary += (f" {_cap(_line(frozen.optimizer))} is to train "
+                            f"`{frozen.trained}`, whose parameters are among them.")
+                fixes.append(Fix("requires_grad", f"Let `{frozen.trained}` train",
+                                 f"Add `{frozen.trained}.requires_grad_(True)` after line "
+                                 f"{last}: freeze only what is to stay fixed, and the loss then "
+                                 f"has a graph through `{frozen.trained}`."))
+            else:
+                fixes.append(Fix("requires_grad", "Freeze only what is to stay fixed",
+                                 f"{_cap(where)}, freezes every parameter the loss reads: "
+                                 "run it over the part to keep fixed only (a backbone's "
+                                 "`.parameters()`), or call `requires_grad_(True)` on the part "
+                                 f"to train after line {last}."))
         elif (cut := _cut_origin(recording, snap, b)) is not None:
             # NB: the line that made a value with no graph, found back from the loss
             head = summary[:summary.index(" It was computed with gradients off")]
@@ -2682,6 +2711,68 @@ _OFF = ("no_grad", "inference_mode")
 _REMADE = ("tensor", "from_numpy", "as_tensor", "Tensor", "FloatTensor")
 
 
+class _Frozen(NamedTuple):
+    """Parameters frozen by a line of the backward's file (``p.requires_grad = False``, or
+    ``m.requires_grad_(False)``), every one of a module an optimizer is made with among them."""
+
+    line: dict[str, Any]               # the freezing statement
+    loop: dict[str, Any] | None        # the loop over parameters around it
+    names: list[str]                   # the frozen parameters
+    trained: str | None                # the module the optimizer is given (``head``)
+    optimizer: dict[str, Any] | None   # that line
+
+
+def _freezes(node: ast.AST) -> bool:
+    """``x.requires_grad = False``, or ``x.requires_grad_(False)``."""
+    if isinstance(node, ast.Assign):
+        return isinstance(node.value, ast.Constant) and node.value.value is False and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets)
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+        isinstance(node.value.func, ast.Attribute) and \
+        node.value.func.attr == "requires_grad_" and len(node.value.args) == 1 and \
+        isinstance(node.value.args[0], ast.Constant) and node.value.args[0].value is False
+
+
+def _frozen(snap: Snapshot, b: BackwardRecord) -> _Frozen | None:
+    """Where a loss has no graph because the parameters it reads were frozen: the line of the
+    backward's file before it that froze them, and the module an optimizer of that file is
+    made with (``SGD(head.parameters())``) whose parameters are all frozen. None unless some
+    module's parameters are frozen, and either that optimizer's or every one of them."""
+    src = b.source
+    tree = _parsed_file(src["file"]) if src else None
+    params = [t for t in snap.tensors if t.label and "." in t.label and t.is_leaf and
+              "float" in t.dtype]
+    names = [t.label for t in params if t.label and not t.requires_grad]
+    if src is None or tree is None or not names:
+        return None
+    freezing = sorted((n for n in ast.walk(tree) if _freezes(n) and n.lineno < src["line"]),
+                      key=lambda n: n.lineno)
+    if not freezing:
+        return None
+    at = freezing[0]
+    loop = next((n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor)) and
+                 _holds(n, at.lineno) and isinstance(n.iter, ast.Call) and
+                 isinstance(n.iter.func, ast.Attribute) and
+                 n.iter.func.attr in ("parameters", "named_parameters")), None)
+    trained = optimizer = None
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and call.args and \
+                ".optim." in f".{_dotted(call.func) or ''}" and \
+                isinstance(call.args[0], ast.Call) and \
+                isinstance(call.args[0].func, ast.Attribute) and \
+                call.args[0].func.attr == "parameters" and call.lineno < src["line"]:
+            owner = _dotted(call.args[0].func.value)
+            own = [t for t in params if owner and (t.label or "").startswith(f"{owner}.")]
+            if own and not any(t.requires_grad for t in own):
+                trained, optimizer = owner, _place(src["file"], call.lineno)
+                break
+    if trained is None and any(t.requires_grad for t in params):
+        return None
+    return _Frozen(_place(src["file"], at.lineno),
+                   _place(src["file"], loop.lineno) if loop is not None else None, names,
+                   trained, optimizer)
+
+
 class _Cut(NamedTuple):
     """Where a value lost its graph, on the way from a backward's root back through the lines
     of the user's file: under ``with torch.no_grad():`` (``block``: that line), or a line that
@@ -2789,7 +2880,9 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
                  m.attr in _CUTTERS] + \
             [(m.end_col_offset or 0, f"{_dotted(m.func)}()") for m in ast.walk(at.value)
              if isinstance(m, ast.Call) and (_dotted(m.func) or "").startswith("torch.") and
-             (_dotted(m.func) or "").rsplit(".", 1)[-1] in _REMADE]
+             (_dotted(m.func) or "").rsplit(".", 1)[-1] in _REMADE and
+             # NB: of a value (``torch.tensor(err)``), not of numbers written out (labels)
+             any(isinstance(n, (ast.Name, ast.Attribute)) for a in m.args for n in ast.walk(a))]
         how = [h for _, h in sorted(found)]
         anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
         if (block is not None or how) and (anew or name in graphless or name not in labels):
@@ -3312,13 +3405,26 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
                        f"changed {'it' if len(dotted) == 1 else 'them'}, while `{st[2]}` at "
                        f"line {st[0]} changed {_some(params)}: its optimizer does not hold "
                        f"{'it' if len(dotted) == 1 else 'them'}.")
+            # NB: the line that runs the module (``t_logits = teacher(x)``), to run without a
+            # graph where it is kept fixed
+            tree = _parsed_file(b.source["file"])
+            scope = _scope_of(tree, line) if tree is not None else None
+            runs = [r for r in _calls_of(recording, owners[:1]) if scope is not None and
+                    r[0]["file"] == b.source["file"] and _holds(scope, r[0]["line"])] \
+                if len(owners) == 1 else []
             fixes = [Fix("optimizer", "Give them to the optimizer",
                          f"Make the optimizer with them too (`model.parameters()`, or "
                          f"`{st[2].rsplit('.', 1)[0]}.add_param_group({{'params': "
                          f"{owners[0]}.parameters()}})`)."),
                      Fix("freeze", "If they are to stay fixed, freeze them",
-                         f"`{owners[0]}.requires_grad_(False)`: the backward then gives them "
-                         "no gradient, and saves that work.")]
+                         f"`{owners[0]}.requires_grad_(False)`"
+                         + (f", or {_line(runs[0][0])} under `with torch.no_grad():`"
+                            if len(runs) == 1 else "")
+                         + ": the backward then gives them no gradient, and saves that work "
+                         "(and the forward keeps no buffers for it).")]
+            if any(w in owners[0].lower() for w in _FIXED_WORDS):
+                # NB: named as a part kept fixed (a teacher, a target network): first
+                fixes.reverse()
             never = dotted
         else:
             summary = (f"{names} got gradients at each of {n} backwards, but `{st[2]}` at line "

@@ -220,3 +220,75 @@ def test_a_loss_function_with_two_returns_is_not_followed(engine: str,
     (d,) = diagnose(rec)
     assert fix_keys(d) == ["grad_enabled", "requires_grad"]
     assert "That line is in" not in d.summary
+
+
+FROZEN = """\
+torch.manual_seed(0)
+backbone = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU())
+head = torch.nn.Linear(16, 2)
+model = torch.nn.Sequential(backbone, head)
+for p in model.parameters():
+    p.requires_grad = False
+opt = torch.optim.SGD({trained}.parameters(), lr=0.1)
+x, y = torch.randn(4, 8), torch.tensor([0, 1, 0, 1])
+loss = torch.nn.functional.cross_entropy(model(x), y)
+loss.backward()
+opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_head_frozen_with_the_rest_of_the_model_is_named_with_its_optimizer(
+        engine: str, tmp_path: Path) -> None:
+    """A loop freezes every parameter of ``model``, ``head``'s too, which the optimizer is
+    made to train: the loop and the optimizer's line are named, and ``head`` is let train
+    after the loop (not the labels' ``torch.tensor([0, 1, 0, 1])``, made of numbers)."""
+    torch = torch_of(engine)
+    text = FROZEN.format(trained="head")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "frozen.py", text)
+    (d,) = diagnose(rec)
+    assert ("Line 6 (`p.requires_grad = False`), in the loop at line 5 (`for p in "
+            "model.parameters():`), turned off gradients for `backbone.0.weight`, "
+            "`backbone.0.bias`, `head.weight`, `head.bias`, and `loss` reads no tensor that "
+            "requires grad. Line 7 (`opt = torch.optim.SGD(head.parameters(), lr=0.1)`) is to "
+            "train `head`, whose parameters are among them.") in d.summary
+    assert "`y`" not in d.summary
+    assert fix_keys(d) == ["requires_grad"]
+    assert d.fixes[0].detail.startswith("Add `head.requires_grad_(True)` after line 6")
+    lines = text.splitlines(keepends=True)
+    fixed = run_script(torch, tmp_path / "fixed.py",
+                       "".join([*lines[:6], "head.requires_grad_(True)\n", *lines[6:]]))
+    assert fixed["head"].weight.grad is not None
+    assert fixed["backbone"][0].weight.grad is None
+
+
+@ON_BOTH_ENGINES
+def test_a_model_frozen_whole_is_told_to_freeze_only_what_stays_fixed(
+        engine: str, tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "frozen.py", FROZEN.format(trained="model"))
+    (d,) = diagnose(rec)
+    assert "turned off gradients for `backbone.0.weight`" in d.summary
+    assert fix_keys(d) == ["requires_grad"]
+    assert d.fixes[0].title == "Freeze only what is to stay fixed"
+
+
+@ON_BOTH_ENGINES
+def test_a_tensor_written_out_in_numbers_is_not_a_cut(engine: str, tmp_path: Path) -> None:
+    """``y = torch.tensor([[1.0], ...])`` makes labels, not a loss taken out of the graph: a
+    weight made without ``requires_grad`` gets the general fixes, with no line named."""
+    torch = torch_of(engine)
+    text = """\
+w = torch.randn(2, 1)
+x = torch.randn(3, 2)
+y = torch.tensor([[1.0], [0.0], [1.0]])
+loss = ((x @ w - y) ** 2).mean()
+loss.backward()
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "labels.py", text)
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["grad_enabled", "requires_grad"]
+    assert "Line 3" not in d.summary

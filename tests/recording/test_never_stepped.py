@@ -159,6 +159,31 @@ def test_parameters_the_optimizer_does_not_hold_are_named_by_their_module(engine
 
 
 @ON_BOTH_ENGINES
+def test_a_teacher_run_with_a_graph_is_told_to_be_frozen_first(engine: str) -> None:
+    """Distillation with the teacher's forward building a graph: a module named as one kept
+    fixed is frozen first (or its line run under ``no_grad``), not given to the optimizer."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    teacher, student = t.nn.Linear(4, 3), t.nn.Linear(4, 3)
+    opt = t.optim.SGD(student.parameters(), lr=0.1)
+    with record(engine=engine) as rec:
+        for _ in range(4):
+            x = t.randn(8, 4)
+            t_logits = teacher(x)
+            line = here()
+            loss = t.nn.functional.mse_loss(student(x), t_logits.softmax(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    (d,) = diagnose(rec)
+    assert d.built_by["labels"] == ["teacher.weight", "teacher.bias"]
+    assert fix_keys(d) == ["freeze", "optimizer"]
+    assert d.fixes[0].detail.startswith(
+        f"`teacher.requires_grad_(False)`, or line {line - 1} (`t_logits = teacher(x)`) under "
+        "`with torch.no_grad():`")
+
+
+@ON_BOTH_ENGINES
 def test_an_optimizer_made_before_the_model_was_made_again_is_told(engine: str) -> None:
     with record(engine=engine) as rec:
         _loop(torch_of(engine), "made again")
