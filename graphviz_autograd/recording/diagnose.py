@@ -2529,7 +2529,7 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         named = t
         what = f"`{t}`" if t else "a tensor"
         summary = (f"{first} made a NumPy array of {what}, which requires grad: an array "
-                   "carries no graph, so PyTorch refuses to drop the tensor's without being told.")
+                   "carries no graph, so PyTorch refuses to drop the tensor's graph unasked.")
         plain = ast.unparse(tree)
         fixed = ast.unparse(_Detached(t, "numpy").visit(tree)) if t else plain
         fixes.append(Fix("detach", f"Read `{t or 'x'}.detach()`",
@@ -2571,6 +2571,24 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
             summary = (f"`{x}.grad` is None at {at}: `{x}` is not a leaf (it was computed from "
                        "another tensor), and a backward fills `.grad` only for leaves.")
             fixes += _leaf_fixes(snap, x)
+            node = next((n for n in snap.nodes if x in n.labels and n.name != ACCUMULATE),
+                        None)
+            below = sorted({n.labels[0] for n in _subgraph(snap, node.id)
+                            if n.name == ACCUMULATE and n.labels}) if node is not None else []
+            if below and fixes[0].key == "make_leaf" and fixes[-1].key == "retain_grad" and \
+                    node is not None and node.source is not None:
+                # NB: an intermediate value computed from named leaves (``h = x * 2``): made
+                # a leaf, it would cut them off; its gradient is what is asked for
+                summary += (f" It is an intermediate value: the gradient flows through it "
+                            f"into {_listed(below)}.")
+                fixes = [Fix("retain_grad", f"`{x}.retain_grad()` to keep its gradient",
+                             f"Call `{x}.retain_grad()` right after {_line(node.source)}, "
+                             f"before the backward: `{x}.grad` then holds the gradient that "
+                             f"flowed through it, and {_listed(below)} still "
+                             + ("gets its own." if len(below) == 1 else "get theirs.")),
+                         Fix("make_leaf", f"Or make `{x}` a leaf",
+                             f"`{x} = {x}.detach().requires_grad_()` after that line, if no "
+                             f"gradient should flow on past it into {_listed(below)}.")]
         elif not info.requires_grad:
             summary = (f"`{x}.grad` is None at {at}: `{x}` does not require grad, so no "
                        "backward computes a gradient for it.")
@@ -2584,9 +2602,21 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
                           f"no backward since its `.grad` was last cleared reached `{x}` "
                           "(the loss does not use it, or uses a `.detach()` of it, or "
                           "`zero_grad()` set it to None)."))
+            zeroed = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                           isinstance(n.func, ast.Attribute) and n.func.attr == "zero_" and
+                           _dotted(n.func.value) == f"{x}.grad"), None)
+            if zeroed is not None and not ran:
+                # NB: ``w.grad.zero_()`` at the start of each step: there is nothing to clear
+                # before the first backward
+                fixes.append(Fix("zero_grad", f"Clear it with `{x}.grad = None`",
+                                 f"`{x}.grad = None` at {_lines(src)}: it clears the gradient "
+                                 "whether or not a backward has made one (as "
+                                 "`optimizer.zero_grad()` does), and the next backward makes a "
+                                 "new one."))
             fixes.append(Fix("backward_first", "Backward before reading `.grad`",
                              f"Call `loss.backward()` on a loss computed from `{x}` first; "
-                             "where a step may skip the backward, test `x.grad is not None`."))
+                             f"where a step may skip the backward, test `{x}.grad is not "
+                             "None`."))
     elif message.startswith(("Inference tensors cannot be saved for backward",
                              "Inplace update to inference tensor outside InferenceMode")):
         saved = message.startswith("Inference")

@@ -74,6 +74,20 @@ def _grad_before_backward(t: Any) -> None:
     print(w.grad.norm())
 
 
+def _grad_of_an_intermediate(t: Any) -> None:
+    x = t.randn(5, 3, requires_grad=True)
+    h = x * 2
+    t.nn.Linear(3, 1)(h).sum().backward()
+    print(h.grad.norm())
+
+
+def _grad_zeroed_before_backward(t: Any) -> None:
+    w = t.randn(3, requires_grad=True)
+    for _ in range(2):
+        w.grad.zero_()
+        (w * 2).sum().backward()
+
+
 def _inference_tensor_saved(t: Any) -> None:
     lin = t.nn.Linear(3, 2)
     with t.inference_mode():
@@ -114,6 +128,10 @@ CASES = [  # the program, the error, the tensor named, words of the summary, the
     (_grad_of_a_non_leaf, TypeError, "w", "`w.grad` is None", ["make_leaf", "parameter"]),
     (_grad_before_backward, AttributeError, "w", "no backward ran before this line",
      ["backward_first"]),
+    (_grad_of_an_intermediate, AttributeError, "h", "It is an intermediate value: the "
+     "gradient flows through it into `x`.", ["retain_grad", "make_leaf"]),
+    (_grad_zeroed_before_backward, AttributeError, "w", "no backward ran before this line",
+     ["zero_grad", "backward_first"]),
     (_inference_tensor_saved, RuntimeError, "feats", "used `feats`, in a computation that saves "
      "it for backward, and `feats` was made under `torch.inference_mode()`", ["no_grad", "clone"]),
     (_inference_tensor_changed, RuntimeError, "x", "outside that block an inference tensor "
