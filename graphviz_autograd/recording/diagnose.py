@@ -2775,8 +2775,8 @@ def _frozen(snap: Snapshot, b: BackwardRecord) -> _Frozen | None:
     names = [t.label for t in params if t.label and not t.requires_grad]
     if src is None or tree is None or not names:
         return None
-    freezing = sorted((n for n in ast.walk(tree) if _freezes(n) and n.lineno < src["line"]),
-                      key=lambda n: n.lineno)
+    freezing = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt) and _freezes(n)
+                       and n.lineno < src["line"]), key=lambda n: n.lineno)
     if not freezing:
         return None
     at = freezing[0]
