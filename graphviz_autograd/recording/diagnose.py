@@ -994,6 +994,40 @@ class _Passes(NamedTuple):
     total: str                    # what to backward after it (``loss``)
 
 
+def _detached_sometimes(call: dict[str, Any], name: str
+                        ) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """In the loop around the backward at line ``call``, a line that detaches ``name`` (``h =
+    h.detach()``, ``h.detach_()``) under an ``if`` the backward is not under: that line, the
+    ``if``'s, and its condition; else None."""
+    tree = _parsed_file(call["file"])
+    if tree is None:
+        return None
+    loop = _innermost(tree, call["line"], (ast.For, ast.While, ast.AsyncFor))
+    if loop is tree:
+        return None
+    counters = {x for t in ([loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else [])
+                for x in _stored(t)} | \
+        {_dotted(n.target) for n in ast.walk(loop) if isinstance(n, ast.AugAssign)}
+    for stmt in ast.walk(loop):
+        if not isinstance(stmt, (ast.Assign, ast.Expr)):
+            continue
+        value = stmt.value
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) or \
+                value.func.attr not in ("detach", "detach_") or \
+                _dotted(value.func.value) != name or (isinstance(stmt, ast.Assign) and [
+                    _dotted(t) for t in stmt.targets] != [name]):
+            continue
+        # NB: (a condition that moves with the loop: its variable, or a counter it adds to;
+        # not a flag set once, which may never hold)
+        cond = next((n for n in ast.walk(loop) if isinstance(n, ast.If) and
+                     _holds(n, stmt.lineno) and not _holds(n, call["line"]) and
+                     {_dotted(m) for m in ast.walk(n.test)} & counters), None)
+        if cond is not None:
+            return (_place(call["file"], stmt.lineno), _place(call["file"], cond.lineno),
+                    ast.unparse(cond.test))
+    return None
+
+
 def _scope_of(tree: ast.AST, line: int, but: ast.AST | None = None) -> ast.AST:
     """The innermost loop or function around ``line`` (other than ``but``), or the module."""
     return _innermost(tree, line, _SCOPES, but)
@@ -1379,6 +1413,20 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
             detach = Fix("detach", f"Detach {them} before feeding {'it' if one else 'them'} "
                          "back", f"{how} cuts the graph between steps, as a hidden state is "
                          "carried in truncated backpropagation through time.")
+            at = current.source if current is not None else None
+            sometimes = _detached_sometimes(at, n) if at else None
+            if sometimes is not None and at is not None:
+                # NB: a detach under ``if i % k == 0:`` while each step backwards: truncated
+                # backpropagation whose window and backwards do not match
+                cut, cond, test = sometimes
+                summary += (f" {_first_up(_line(cut))} detaches `{n}` only when `{test}` "
+                            f"({_lines(cond)}), but {_line(at)} runs at every step.")
+                detach = Fix("detach", f"Detach `{n}` at every step",
+                             f"Take {_lines(cut)} out of that `if` (dedented; drop the `if` "
+                             "if nothing else is under it): each step's "
+                             f"backward then runs its own step only. To backpropagate through "
+                             f"several steps, add up their losses instead and backward the sum "
+                             f"(and step) under that same condition, right before {_lines(cut)}.")
             if any(w in n.rsplit(".", 1)[-1].lower() for w in _STAT_WORDS) and code:
                 # NB: a statistic kept across steps (a running mean, an average): no gradient
                 # should flow into it at all, and starting it afresh would lose it
@@ -2087,7 +2135,19 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             head = summary[:summary.index(" It was computed with gradients off")]
             called = "" if cut.called is None else \
                 f" That line is in `{cut.called[0]}`, which {_line(cut.called[1])} calls."
-            if cut.block is not None:
+            if cut.block is not None and cut.block["code"].startswith("@"):
+                # NB: a function decorated ``@torch.no_grad()``: all of it runs so
+                summary = head + (f" {_first_up(_line(cut.line))} is in a function "
+                                  f"decorated with `{cut.block['code']}` "
+                                  f"({_lines(cut.block)}), which records no graph in any of "
+                                  f"its lines: `{cut.name}` has none"
+                                  + ("." if what == f"`{cut.name}`" else
+                                     f", and {what} is computed from it.") + called)
+                fixes.append(Fix("grad_enabled", f"Drop `{cut.block['code']}`",
+                                 f"Drop {_lines(cut.block)}: the function then records a "
+                                 "graph; where it also evaluates, call it under `with "
+                                 "torch.no_grad():` there instead."))
+            elif cut.block is not None:
                 summary = head + (f" {_first_up(_line(cut.line))} runs under "
                                   f"{_line(cut.block, ': ')}, which records no graph: "
                                   f"`{cut.name}` has none"
@@ -2830,6 +2890,7 @@ class _Scope(NamedTuple):
     branches: list[ast.AST]
     line: int
     called: tuple[str, int] | None = None       # a function's name, and the line calling it
+    off: ast.expr | None = None                 # its ``@torch.no_grad()`` decorator
 
 
 def _walked(fn: ast.AST, line: int, first: ast.Assign | None = None,
@@ -2841,8 +2902,13 @@ def _walked(fn: ast.AST, line: int, first: ast.Assign | None = None,
     offs = [n for n in ast.walk(fn) if isinstance(n, ast.With) and any(
         isinstance(i.context_expr, ast.Call) and
         (_dotted(i.context_expr.func) or "").rsplit(".", 1)[-1] in _OFF for i in n.items)]
+    decorators = fn.decorator_list if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        else []
+    off = next((d for d in decorators if (_dotted(d.func if isinstance(d, ast.Call) else d)
+                                          or "").rsplit(".", 1)[-1] in _OFF), None)
     return _Scope(([first] if first is not None else []) + assigns, offs,
-                  [n for n in ast.walk(fn) if isinstance(n, (ast.If, ast.Try))], line, called)
+                  [n for n in ast.walk(fn) if isinstance(n, (ast.If, ast.Try))], line, called,
+                  off)
 
 
 def _returned(tree: ast.Module, at: ast.Assign, name: str) -> _Scope | None:
@@ -2902,7 +2968,8 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
             # NB: one of several assignments, in a branch (``if``/``else``): which ran is not
             # known from the file, so nothing is said of it
             return first
-        block = next((w for w in scope.offs if _holds(w, at.lineno)), None)
+        block: ast.With | ast.expr | None = next(
+            (w for w in scope.offs if _holds(w, at.lineno)), scope.off)
         # NB: in the order they are applied (the innermost first: ``.detach()`` before
         # ``.numpy()`` before ``torch.from_numpy()``)
         found = [(m.end_col_offset or 0, f".{m.attr}" + ("" if m.attr == "data" else "()"))

@@ -292,3 +292,22 @@ loss.backward()
     (d,) = diagnose(rec)
     assert fix_keys(d) == ["grad_enabled", "requires_grad"]
     assert "Line 3" not in d.summary
+
+
+@ON_BOTH_ENGINES
+def test_a_loss_function_decorated_with_no_grad_is_named_with_its_decorator(
+        engine: str, tmp_path: Path) -> None:
+    torch = torch_of(engine)
+    text = IN_A_LOSS_FUNCTION.replace("def mse", "@torch.no_grad()\ndef mse").format(
+        body="    return ((pred - target) ** 2).mean()")
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "lossfn.py", text)
+    (d,) = diagnose(rec)
+    assert ("Line 6 (`return ((pred - target) ** 2).mean()`) is in a function decorated with "
+            "`@torch.no_grad()` (line 4), which records no graph in any of its lines: `loss` "
+            "has none. That line is in `mse`") in d.summary
+    assert fix_keys(d) == ["grad_enabled"]
+    assert d.fixes[0].title == "Drop `@torch.no_grad()`"
+    assert d.fixes[0].detail.startswith("Drop line 4:")
+    fixed = run_script(torch, tmp_path / "fixed.py", text.replace("@torch.no_grad()\n", ""))
+    assert _trains(fixed)
