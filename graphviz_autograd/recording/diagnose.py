@@ -2201,8 +2201,16 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
         inputs = _grad_call_inputs(b)
         if m is not None:
             i = int(m.group(1))
-            x = f"`{inputs[i]}`" if inputs and i < len(inputs) else f"input {i}"
-            summary = (f"{_call(b)} failed before running any node: {x} is not in the graph "
+            # NB: the name of the tensor itself, where the call passed a list of them
+            # (``list(model.parameters())``)
+            given = b.inputs[i] if b.inputs and i < len(b.inputs) and \
+                (not inputs or len(inputs) != len(b.inputs)) else None
+            label = next((t.label for t in snap.tensors if t.id == given and t.label), None)
+            x = f"`{label}`" if label else \
+                f"`{inputs[i]}`" if inputs and i < len(inputs) else f"input {i}"
+            of = f" (input {i} of `{inputs[0]}`)" if label and inputs and len(inputs) == 1 \
+                else ""
+            summary = (f"{_call(b)} failed before running any node: {x}{of} is not in the graph "
                        f"of {what}: nothing {what} was computed from leads back to it, so it "
                        "has no gradient to give.")
             fixes += [

@@ -59,6 +59,9 @@ class BackwardRecord:
     # NB: the user's lines that called the function ``source`` is in, innermost first (a
     # ``d_step()`` call in the training loop), or None where ``source`` is the outermost
     callers: list[dict[str, Any]] | None = None
+    # NB: the tensors (``t<id>``) it was asked the gradients of (``autograd.grad``'s inputs,
+    # ``backward(inputs=...)``), in the call's order; None where it names none
+    inputs: list[str] | None = None
 
 
 class Recording:
@@ -217,10 +220,13 @@ class Recording:
                 fn = E.accumulator(t)
             roots.append(f"n{E.node_uid(fn)}" if fn is not None else f"t{E.tensor_uid(t)}")
         src, via = frames.entry(3)
+        given = getattr(info, "inputs", None)
         rec = BackwardRecord(number, info.api, bool(info.retain_graph), bool(info.create_graph),
                              roots, self._source_dict(src), via=via,
                              callers=[d for c in frames.callers(3)
-                                      if (d := self._source_dict(c)) is not None] or None)
+                                      if (d := self._source_dict(c)) is not None] or None,
+                             inputs=[f"t{E.tensor_uid(t)}" for t in given
+                                     if E.is_tensor(t)] or None if given else None)
         self._backwards.append(rec)
         self._read_trace()             # a backward inside a backward: the outer's steps so far
         self._current = rec

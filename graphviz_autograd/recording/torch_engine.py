@@ -63,6 +63,7 @@ class _Info:
     api: str
     retain_graph: bool
     create_graph: bool
+    inputs: list[Any] | None = None
 
 
 class _Counter:
@@ -414,7 +415,7 @@ class TorchEngine:
         create = bool(kwargs.get("create_graph", False))
         if retain is None:
             retain = create
-        info = _Info(roots, api, bool(retain), create)
+        info = _Info(roots, api, bool(retain), create, _inputs(args, kwargs, api))
         for t in roots:
             # NB: a root's node no op seen here made (``loss = MyLoss.apply(out, y)``)
             fn = _grad_fn(t) if isinstance(t, torch.Tensor) else None
@@ -956,6 +957,18 @@ def _nbytes(t: torch.Tensor) -> int:
         return int(t.untyped_storage().nbytes())
     except RuntimeError:
         return int(t.numel() * t.element_size())
+
+
+def _inputs(args: Any, kwargs: Any, api: str) -> list[Any] | None:
+    """The tensors a backward is asked the gradients of (``autograd.grad``'s inputs, or
+    ``backward``'s ``inputs=``), where they are a tensor or a list or tuple of them (a
+    generator is not read: that would use it up)."""
+    given = kwargs.get("inputs", args[1] if api == "grad" and len(args) > 1 else None)
+    if isinstance(given, torch.Tensor):
+        return [given]
+    if isinstance(given, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in given):
+        return list(given)
+    return None
 
 
 def _roots(args: Any, kwargs: Any, api: str) -> list[Any]:

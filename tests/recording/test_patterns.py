@@ -1781,6 +1781,31 @@ def test_an_autograd_grad_input_error_names_the_input(engine: str, case: str) ->
 
 
 @ON_BOTH_ENGINES
+@pytest.mark.parametrize("given", ["list", "generator"])
+def test_an_unused_parameter_of_a_list_of_parameters_is_named(engine: str, given: str) -> None:
+    """``autograd.grad(loss, list(model.parameters()))`` with a module the loss does not use:
+    the parameter at the index PyTorch names is named (the backward keeps its inputs), and
+    the saved recording keeps them too."""
+    t = torch_of(engine)
+    t.manual_seed(0)
+    model = t.nn.ModuleDict({"enc": t.nn.Linear(3, 4), "aux": t.nn.Linear(4, 2),
+                             "dec": t.nn.Linear(4, 1)})
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="index 2"):
+        loss = model["dec"](t.relu(model["enc"](t.randn(5, 3)))).pow(2).mean()
+        params = model.parameters() if given == "generator" else list(model.parameters())
+        t.autograd.grad(loss, params)
+    (d,) = diagnose(rec)
+    assert ("`model.aux.weight` (input 2 of `params`) is not in the graph of `loss`"
+            in d.summary)
+    assert d.fixes[1].title == "Compute `loss` from `model.aux.weight`, or leave it out of " \
+        "the inputs"
+    (b,) = rec.backwards
+    assert b.inputs is not None and len(b.inputs) == 6
+    again = graphviz_autograd.recording.Recording.from_dict(rec.to_dict())
+    assert again.backwards[0].inputs == b.inputs
+
+
+@ON_BOTH_ENGINES
 def test_a_custom_function_applied_inside_another_or_without_grad_keeps_its_line(
         engine: str) -> None:
     """A Function applied inside another's forward (it makes no node of its own), and one
