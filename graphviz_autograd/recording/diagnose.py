@@ -2893,16 +2893,18 @@ class _Scope(NamedTuple):
     """A function's lines a walk back from a line reads: its assignments before that line
     (the nearest first), its blocks that turn gradients off, and its branches."""
 
+    file: str
     assigns: list[ast.Assign]
     offs: list[ast.With]
     branches: list[ast.AST]
     line: int
-    called: tuple[str, int] | None = None       # a function's name, and the line calling it
+    # NB: a function's name, and the line calling it
+    called: tuple[str, dict[str, Any]] | None = None
     off: ast.expr | None = None                 # its ``@torch.no_grad()`` decorator
 
 
-def _walked(fn: ast.AST, line: int, first: ast.Assign | None = None,
-            called: tuple[str, int] | None = None) -> _Scope:
+def _walked(fn: ast.AST, file: str, line: int, first: ast.Assign | None = None,
+            called: tuple[str, dict[str, Any]] | None = None) -> _Scope:
     """``fn``'s lines before ``line``, with ``first`` ahead of them (a ``return`` read as the
     assignment of the caller's variable)."""
     assigns = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line),
@@ -2914,20 +2916,53 @@ def _walked(fn: ast.AST, line: int, first: ast.Assign | None = None,
         else []
     off = next((d for d in decorators if (_dotted(d.func if isinstance(d, ast.Call) else d)
                                           or "").rsplit(".", 1)[-1] in _OFF), None)
-    return _Scope(([first] if first is not None else []) + assigns, offs,
+    return _Scope(file, ([first] if first is not None else []) + assigns, offs,
                   [n for n in ast.walk(fn) if isinstance(n, (ast.If, ast.Try))], line, called,
                   off)
 
 
-def _returned(tree: ast.Module, at: ast.Assign, name: str) -> _Scope | None:
-    """Where ``name = f(...)`` calls a function ``f`` of the same file with one ``return``:
-    that function's lines, with the ``return`` read as the assignment of ``name``."""
-    if not isinstance(at.value, ast.Call) or not isinstance(at.value.func, ast.Name):
+def _function_def(tree: ast.Module, file: str, func: ast.expr
+                  ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """The function a call's ``func`` names, and its file: one of the same file (``mse``), or
+    of a module of the user's beside it that the file imports (``from losses import mse``,
+    ``import losses`` then ``losses.mse``)."""
+    here = os.path.dirname(file)
+    found: ast.Module | None
+    if isinstance(func, ast.Name):
+        name, found = func.id, tree
+        path = file
+        for imp in tree.body:
+            if isinstance(imp, ast.ImportFrom) and imp.module and any(
+                    (a.asname or a.name) == name for a in imp.names):
+                alias = next(a for a in imp.names if (a.asname or a.name) == name)
+                path = os.path.join(here, *imp.module.split(".")) + ".py"
+                found, name = _parsed_file(path), alias.name
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        module = next((a.name for imp in tree.body if isinstance(imp, ast.Import)
+                       for a in imp.names if (a.asname or a.name) == func.value.id), None)
+        if module is None:
+            return None
+        path = os.path.join(here, *module.split(".")) + ".py"
+        found, name = _parsed_file(path), func.attr
+    else:
         return None
-    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and n.name == at.value.func.id), None)
-    if fn is None:
+    if found is None or (path != file and not os.path.isfile(path)):
         return None
+    fn = next((n for n in found.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and n.name == name), None)
+    return (fn, path) if fn is not None else None
+
+
+def _returned(tree: ast.Module, file: str, at: ast.Assign, name: str) -> _Scope | None:
+    """Where ``name = f(...)`` calls a function ``f`` of the same file, or of a module of the
+    user's it imports, with one ``return``: that function's lines, with the ``return`` read as
+    the assignment of ``name``."""
+    if not isinstance(at.value, ast.Call):
+        return None
+    got = _function_def(tree, file, at.value.func)
+    if got is None:
+        return None
+    fn, path = got
     inner = [n for d in ast.walk(fn) if d is not fn and
              isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
              for n in ast.walk(d)]
@@ -2939,7 +2974,7 @@ def _returned(tree: ast.Module, at: ast.Assign, name: str) -> _Scope | None:
     assert ret.value is not None
     as_assign = ast.Assign([ast.Name(name, ast.Store())], ret.value, lineno=ret.lineno,
                            end_lineno=ret.end_lineno)
-    return _walked(fn, ret.lineno, as_assign, (fn.name, at.lineno))
+    return _walked(fn, path, ret.lineno, as_assign, (fn.name, _place(file, at.lineno)))
 
 
 def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut | None:
@@ -2955,7 +2990,7 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
         return None
     file = src["file"]
     outer = _walked(_innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef)),
-                     src["line"])
+                    file, src["line"])
     graphless = {t.label for t in snap.tensors if t.label and not t.requires_grad}
     labels = {t.label for t in snap.tensors}
     todo = [(x, outer) for n in ast.walk(root) if (x := _dotted(n))]
@@ -2991,21 +3026,20 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
         how = [h for _, h in sorted(found)]
         anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
         if (block is not None or how) and (anew or name in graphless or name not in labels):
-            place = _place(file, at.lineno)
+            place = _place(scope.file, at.lineno)
             text = place["code"]
-            cut = _Cut(name, place, {"file": file, "line": block.lineno,
-                                     "code": linecache.getline(file, block.lineno).strip()}
+            cut = _Cut(name, place, {"file": scope.file, "line": block.lineno,
+                                     "code": linecache.getline(scope.file,
+                                                               block.lineno).strip()}
                        if block is not None else None, list(dict.fromkeys(how)),
-                       _Torchified().rewrite(text) if how else None, remade,
-                       (scope.called[0], _place(file, scope.called[1])) if scope.called
-                       else None)
+                       _Torchified().rewrite(text) if how else None, remade, scope.called)
             if not anew:
                 return cut
             # NB: only a tensor made anew (``loss = torch.tensor(err)``): of what? The line
             # that took ``err`` out of the graph is the cut, this one its way back
             if remade is None:
                 remade, first = (place, _Torchified(True).rewrite(text) or text), cut
-        called = _returned(tree, at, name) if scope is outer else None
+        called = _returned(tree, file, at, name) if scope is outer else None
         if called is not None:
             # NB: (one level down: a loss function the loop calls)
             todo.append((name, called))

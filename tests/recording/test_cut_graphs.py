@@ -6,6 +6,7 @@ and rewritten where it can be in torch operations. A loss made anew with
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,31 @@ def test_a_loss_function_decorated_with_no_grad_is_named_with_its_decorator(
     assert d.fixes[0].detail.startswith("Drop line 4:")
     fixed = run_script(torch, tmp_path / "fixed.py", text.replace("@torch.no_grad()\n", ""))
     assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("imported", ["from cut_losses import mse", "import cut_losses"])
+def test_a_cut_in_a_loss_function_of_another_file_is_found(
+        engine: str, imported: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``from cut_losses import mse`` (or ``import cut_losses``, then ``cut_losses.mse``): the
+    function is read in the module of the user's beside the script, and its line named with
+    its file."""
+    torch = torch_of(engine)
+    module = "def mse(pred, target):\n    err = (pred.detach() - target) ** 2\n" \
+        "    return err.mean()\n"
+    (tmp_path / "cut_losses.py").write_text(module)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "cut_losses", raising=False)
+    call = "mse" if imported.startswith("from") else "cut_losses.mse"
+    text = imported + "\n" + START + f"loss = {call}(model(x), y)\nloss.backward()\n"
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "train.py", text)
+    (d,) = diagnose(rec)
+    assert ("Line 2 of cut_losses.py (`err = (pred.detach() - target) ** 2`) takes the values "
+            "out of the graph (`.detach()`): `err` has none, and `loss` is computed from it. "
+            f"That line is in `mse`, which line 5 (`loss = {call}(model(x), y)`) calls."
+            ) in d.summary
+    assert d.fixes[0].detail.startswith("`err = (pred - target) ** 2` at line 2 of cut_losses.py")
+    (tmp_path / "cut_losses.py").write_text(rewritten(module, d.fixes[0].detail))
+    monkeypatch.delitem(sys.modules, "cut_losses", raising=False)
+    assert _trains(run_script(torch, tmp_path / "fixed.py", text))
