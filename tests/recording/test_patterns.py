@@ -542,22 +542,32 @@ def test_retain_graph_that_a_later_backward_used_is_not_pointed_out() -> None:
     assert diagnose(rec) == []
 
 
+def _episodes(t: Any, policy: Any, then: str | None) -> None:
+    """Two episodes of REINFORCE whose ``log_probs`` list is made once, before them; ``then``
+    run after each backward (a fix), or nothing (the second backward fails)."""
+    log_probs: list[Any] = []
+    for _ in range(2):
+        for _ in range(3):
+            dist = t.distributions.Categorical(logits=policy(t.randn(4)))
+            log_probs.append(dist.log_prob(dist.sample()))
+        loss = -t.stack(log_probs).sum()
+        if then is None:
+            with contextlib.suppress(RuntimeError):
+                loss.backward()
+        else:
+            loss.backward()
+            exec(then, {}, {"log_probs": log_probs, "t": t})
+
+
 @ON_BOTH_ENGINES
 def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) -> None:
     """REINFORCE with the episode's ``log_probs`` list created once, outside the loop: the
     second episode's loss stacks the first episode's entries too, whose graphs are freed."""
     t = torch_of(engine)
     t.manual_seed(0)
+    policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
     with record(engine=engine) as rec:
-        policy = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
-        log_probs = []
-        for _ in range(2):
-            for _ in range(3):
-                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
-                log_probs.append(dist.log_prob(dist.sample()))
-            loss = -t.stack(log_probs).sum()
-            with contextlib.suppress(RuntimeError):
-                loss.backward()
+        _episodes(t, policy, None)
     d = diagnose(rec)[0]
     assert d.backward == 2 and "in the graph of `log_probs[" in d.summary
     # NB: the entries' line runs at every step already: no "recompute it inside the loop"
@@ -566,16 +576,9 @@ def test_a_list_of_log_probs_never_emptied_is_told_to_start_afresh(engine: str) 
     assert d.fixes[0].title == "Start `log_probs` afresh for each backward"
     detach = re.search(r"`(log_probs\[:\] = .*?)`", d.fixes[1].detail)
     assert detach is not None
-    # NB: both fixes, applied after each backward, run and train
+    # NB: both fixes, applied after each backward, run
     for then in ("log_probs.clear()", detach.group(1)):
-        log_probs = []
-        for _ in range(2):
-            for _ in range(3):
-                dist = t.distributions.Categorical(logits=policy(t.randn(4)))
-                log_probs.append(dist.log_prob(dist.sample()))
-            loss = -t.stack(log_probs).sum()
-            loss.backward()
-            exec(then, {}, {"log_probs": log_probs, "t": t})
+        _episodes(t, policy, then)
 
 
 @ON_BOTH_ENGINES

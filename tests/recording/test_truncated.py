@@ -13,13 +13,16 @@ from graphviz_autograd import diagnose, record
 
 from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
 
-TBPTT = """\
+START = """\
 torch.manual_seed(0)
 cell = torch.nn.RNNCell(3, 8)
 head = torch.nn.Linear(8, 1)
 opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.01)
 xs, ys = torch.randn(10, 4, 3), torch.randn(10, 4, 1)
 h = torch.zeros(4, 8)
+"""
+
+TBPTT = START + """\
 for i in range(10):
     if i % 5 == 0:
         h = h.detach()
@@ -31,13 +34,7 @@ for i in range(10):
 """
 
 # NB: the other way out: one backward (and step) per window, of the window's losses summed
-WINDOWED = """\
-torch.manual_seed(0)
-cell = torch.nn.RNNCell(3, 8)
-head = torch.nn.Linear(8, 1)
-opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.01)
-xs, ys = torch.randn(10, 4, 3), torch.randn(10, 4, 1)
-h = torch.zeros(4, 8)
+WINDOWED = START + """\
 total = 0
 for i in range(10):
     if i % 5 == 0:
