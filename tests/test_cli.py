@@ -129,7 +129,7 @@ def test_explain_keeps_the_last_snapshots_of_a_long_loop(tmp_path: Path) -> None
     for keep in ([], ["--keep-last", "8"], ["--keep-last", "0"]):
         r = cli("explain", *keep, str(script))
         assert r.returncode == 1, r.stderr
-        assert "backward #62 at line 10 (`kept.sum().backward()`) failed" in r.stdout
+        assert "Backward #62 at line 10 (`kept.sum().backward()`) failed" in r.stdout
         # NB: (8 snapshots hold 3 steps' after-backward ones: too few to tell growth)
         assert ("Memory grows with each backward" in r.stdout) == (keep != ["--keep-last", "8"])
         assert ("62 backward call(s) recorded (the diagnosis reads the last 8 snapshots"
@@ -230,7 +230,7 @@ def test_explain_a_project_whose_steps_are_in_another_file(tmp_path: Path, engin
     r = cli("explain", "--engine", engine, str(script), cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     out = r.stdout
-    assert "backward #2 at line 12 of steps.py (`loss.backward()`) failed at AddmmBackward0 " \
+    assert "Backward #2 at line 12 of steps.py (`loss.backward()`) failed at AddmmBackward0 " \
         "of `fake` (line 9: `fake = G(torch.randn(4, 2))`)" in out
     assert "two losses of one step that share `fake`" in out
     assert "1. Use `fake.detach()` in `loss`" in out

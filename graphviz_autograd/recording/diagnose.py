@@ -2238,6 +2238,12 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             fixes.append(told[1])
     elif (hook := HOOK_SIZE.search(message)) is not None:
         lines = _hook_lines(recording, hook.group(1))
+        hooked = _hooked_node(snap, lines[0]) if node is None and len(lines) == 1 else None
+        if hooked is not None:
+            # NB: (real torch runs a tensor's hooks before the recorder's hook on its node: the
+            # node is the one of the tensor the line registers the hook on)
+            summary = summary.replace(f"{_call(b)} failed:", f"{_call(b)} failed at "
+                                      f"{_what(hooked, _names(recording, snap, hooked))}:", 1)
         summary += (f" A hook on a tensor (`register_hook`) gets the gradient that flows into "
                     f"the tensor, and `{hook.group(1)}` returned one of another shape.")
         fixes.append(Fix("hook_shape", "Return None, or a gradient of the same shape",
@@ -2330,6 +2336,19 @@ def _function_class(recording: Recording, name: str
     return None
 
 
+def _hooked_node(snap: Snapshot, line: dict[str, Any]) -> NodeInfo | None:
+    """The node of the tensor a ``register_hook`` line registers its hook on (``h`` of ``h.
+    register_hook(fn)``): the node that made it, or a leaf's accumulator."""
+    try:
+        tree = ast.parse(line.get("code") or "")
+    except SyntaxError:
+        return None
+    name = next((_dotted(c.func.value) for c in ast.walk(tree) if isinstance(c, ast.Call) and
+                 isinstance(c.func, ast.Attribute) and c.func.attr == "register_hook"), None)
+    found = [n for n in snap.nodes if name and name in n.labels]
+    return next((n for n in found if n.name != ACCUMULATE), found[0] if found else None)
+
+
 def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
     """The lines of the user's files that register ``hook`` on a tensor (``h.register_hook(
     fn)``; for a lambda, each ``register_hook(lambda ...)``)."""
@@ -2348,7 +2367,8 @@ def diagnose(recording: Recording) -> list[Diagnosis]:
     step (seen, where a prediction is only what would happen); then one per live root that
     the last snapshot predicts would fail; then ``retain_graph=True`` that nothing needed."""
     with _home_of(recording):
-        return _diagnoses(recording)
+        # NB: each summary reads as sentences (``Backward #2 at line 9 ...``)
+        return [dataclasses.replace(d, summary=_cap(d.summary)) for d in _diagnoses(recording)]
 
 
 # the file of the user's script (the outermost of a backward's lines): a line of another file
