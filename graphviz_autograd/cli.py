@@ -143,7 +143,9 @@ def _explain(args: argparse.Namespace, script_args: list[str], engine: Any = Non
         return result.status
     total = rec.backwards[-1].number if rec.backwards else 0
     kept = len(rec.snapshots)
-    trimmed = args.keep_last is not None and total > len(rec.backwards)
+    # NB: (the first snapshots dropped: their indices start after 0)
+    trimmed = args.keep_last is not None and (total > len(rec.backwards) or
+                                              rec.snapshots[0].index > 0)
     print(f"\n== {PROG}: {total} backward call(s) recorded"
           + (f" (the diagnosis reads the last {kept} snapshots: --keep-last)" if trimmed else "")
           + ("; the script stopped at an error" if result.error is not None else "")

@@ -132,11 +132,39 @@ def test_explain_keeps_the_last_snapshots_of_a_long_loop(tmp_path: Path) -> None
         assert "Backward #62 at line 10 (`kept.sum().backward()`) failed" in r.stdout
         # NB: (8 snapshots hold 3 steps' after-backward ones: too few to tell growth)
         assert ("Memory grows with each backward" in r.stdout) == (keep != ["--keep-last", "8"])
-        assert ("62 backward call(s) recorded (the diagnosis reads the last 8 snapshots"
-                in r.stdout) == (keep == ["--keep-last", "8"])
+        # NB: (by default the last 64 of its 124 snapshots are kept)
+        kept = None if keep == ["--keep-last", "0"] else "8" if keep else "64"
+        assert ("62 backward call(s) recorded (the diagnosis reads the last "
+                f"{kept} snapshots" in r.stdout) == (kept is not None)
+        assert ("(the diagnosis reads the last" in r.stdout) == (kept is not None)
     for bad in ("x", "-1"):
         r = cli("explain", "--keep-last", bad, str(script))
         assert r.returncode == 2 and "--keep-last" in r.stderr
+
+
+def test_explain_reads_a_loop_longer_than_the_snapshots_kept(tmp_path: Path) -> None:
+    """40 steps whose ``zero_grad()`` comes between the backward and the step: the first
+    snapshots are dropped (64 kept by default), and the parameters never stepped are told from
+    the backwards whose snapshots are kept."""
+    script = tmp_path / "cleared.py"
+    script.write_text("""\
+import torch
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+for epoch in range(40):
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    opt.zero_grad()
+    opt.step()
+""")
+    r = cli("explain", str(script))
+    assert r.returncode == 0, r.stderr
+    assert "40 backward call(s) recorded (the diagnosis reads the last 64 snapshots" in r.stdout
+    assert ("`opt.zero_grad()` at line 9 clears the gradients that line 8 (`loss.backward()`) "
+            "just made, before `opt.step()` at line 10 uses them") in r.stdout
+    assert "did not change over 32 backwards" in r.stdout
 
 
 def test_render_keeps_the_last_snapshots_it_is_asked_to(tmp_path: Path) -> None:

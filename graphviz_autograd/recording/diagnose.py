@@ -3480,8 +3480,10 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
     does not hold them; where it changed other parameters, these are named by their module).
     Code with no optimizer call (gradients computed to be looked at) is not judged."""
     by_index = {s.index: s for s in recording.snapshots}
+    # NB: (those whose snapshots are kept: a long loop's first ones are dropped, ``keep_last``)
     done = [b for b in recording.backwards
-            if b.error is None and b.api == "backward" and b.via is None and b.source]
+            if b.error is None and b.api == "backward" and b.via is None and b.source and
+            b.snapshot_before in by_index and b.snapshot_after in by_index]
     if len(done) < 3:
         return None
     every = set.intersection(*map(_accumulated, done))
