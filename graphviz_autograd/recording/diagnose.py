@@ -994,6 +994,25 @@ class _Passes(NamedTuple):
     total: str                    # what to backward after it (``loss``)
 
 
+# NB: words of a name that says the value is kept from before on purpose (PPO's ``old_logp``)
+_KEPT_WORDS = {"old", "prev", "previous", "target", "ref", "reference", "baseline"}
+
+
+def _kept_constant(src: dict[str, Any], name: str) -> str | None:
+    """Where line ``src`` assigns ``name`` alone and the name says it is kept from before on
+    purpose (``old_logp = dist.log_prob(a)``): the line with its value detached."""
+    if not _KEPT_WORDS & set(re.split(r"[^a-z]+", name.lower())):
+        return None
+    try:
+        body = ast.parse(src.get("code") or "").body
+    except SyntaxError:
+        return None
+    at = body[0] if len(body) == 1 else None
+    if not isinstance(at, ast.Assign) or [_dotted(t) for t in at.targets] != [name]:
+        return None
+    return f"{name} = {_then(ast.unparse(at.value), 'detach')}"
+
+
 def _detached_sometimes(call: dict[str, Any], name: str
                         ) -> tuple[dict[str, Any], dict[str, Any], str] | None:
     """In the loop around the backward at line ``call``, a line that detaches ``name`` (``h =
@@ -1510,7 +1529,20 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                 # made again, and an old one kept)
                 moved = _stale_part(recording, snap, node, name, first) \
                     if first and k is not None and not _runs_again(snap, node, k) else None
-                if moved is not None:
+                kept_as = _kept_constant(node.source, name) if moved is not None and \
+                    node.source is not None else None
+                if kept_as is not None and node.source is not None:
+                    # NB: named as a value kept from before the steps on purpose (PPO's
+                    # ``old_logp``, a target): a constant, to be made without a graph
+                    summary += (f" `{name}` is named as a value kept from before the "
+                                f"optimizer's steps (as PPO's old log-probabilities): it is "
+                                "to stay as it was, a constant, so it needs no graph.")
+                    # NB: (recomputed, it would follow the steps: no longer the old values)
+                    fixes[-2:] = [Fix("detach", f"Keep `{name}` without its graph",
+                                      f"`{kept_as}` at {_lines(node.source)}: its values stay, "
+                                      "its graph does not, and each backward runs only its "
+                                      "own step's graph.")]
+                elif moved is not None:
                     # NB: a part built once from trained parameters (a distribution's scale,
                     # prototypes): retained or detached, its values never follow the steps
                     summary += (f" The optimizer's steps change {moved}, but `{name}` was "
@@ -3584,8 +3616,9 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
                          + ": the backward then gives them no gradient, and saves that work "
                          "(and the forward keeps no buffers for it).")]
             if any(w in owners[0].lower() for w in _FIXED_WORDS):
-                # NB: named as a part kept fixed (a teacher, a target network): first
-                fixes.reverse()
+                # NB: named as a part kept fixed (a teacher, a target network): freezing it is
+                # the fix (an optimizer given it would train what is to stay fixed)
+                fixes = fixes[1:]
             never = dotted
         else:
             summary = (f"{names} got gradients at each of {n} backwards, but `{st[2]}` at line "

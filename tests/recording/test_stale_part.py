@@ -6,13 +6,14 @@ node that fails saved only its own result."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, rewritten, run_script, torch_of
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
@@ -122,3 +123,41 @@ def test_a_part_a_module_computes_in_init_is_to_be_computed_in_forward(engine: s
     with record(engine=engine) as rec:
         _positions(torch, in_forward=True)
     assert len(rec.backwards) == 3 and not any(b.error for b in rec.backwards)
+
+
+PPO = """\
+torch.manual_seed(0)
+policy = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+opt = torch.optim.Adam(policy.parameters(), lr=3e-4)
+obs = torch.randn(16, 4)
+dist = torch.distributions.Categorical(logits=policy(obs))
+actions = dist.sample()
+old_logp = dist.log_prob(actions)
+adv = torch.randn(16)
+for epoch in range(3):
+    new_logp = torch.distributions.Categorical(logits=policy(obs)).log_prob(actions)
+    ratio = torch.exp(new_logp - old_logp)
+    loss = -torch.min(ratio * adv, ratio.clamp(0.8, 1.2) * adv).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_value_named_as_kept_from_before_the_steps_is_detached_not_recomputed(
+        engine: str, tmp_path: Path) -> None:
+    """PPO's ``old_logp`` from the rollout, read by every epoch's loss: it is meant to stay the
+    old values (recomputed, the ratio would be 1), so it is made without its graph."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="a second time"):
+        run_script(torch, tmp_path / "ppo.py", PPO)
+    (d,) = diagnose(rec)
+    assert "`old_logp` is named as a value kept from before the optimizer's steps" in d.summary
+    assert "only recomputing it" not in d.summary
+    assert fix_keys(d) == ["detach"]
+    assert d.fixes[0].detail.startswith(
+        "`old_logp = dist.log_prob(actions).detach()` at line 7")
+    with record(engine=engine) as again:
+        run_script(torch, tmp_path / "fixed.py", rewritten(PPO, d.fixes[0].detail))
+    assert len(again.backwards) == 3 and diagnose(again) == []
