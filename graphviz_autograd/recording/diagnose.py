@@ -43,7 +43,7 @@ class Fix:
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
     #                    zero_grad, accumulate, create_graph, step, optimizer,
-    #                    function_gradients, hook_shape, grad_input
+    #                    function_gradients, hook_shape, grad_input, no_create_graph
     title: str
     detail: str
 
@@ -3372,8 +3372,19 @@ def _growth(recording: Recording) -> Diagnosis | None:
                          f"`{n} = {n}.detach()` at the start of each step cuts the graph "
                          "between steps, as a hidden state is carried in truncated "
                          "backpropagation through time."))
-    if any(b.retain_graph and b.via is None and b.number >= (first or 0)
-           for b in recording.backwards):
+    kept = [b for b in recording.backwards
+            if b.retain_graph and b.via is None and b.number >= (first or 0)]
+    if kept and all(b.create_graph and b.api == "backward" for b in kept):
+        # NB: ``loss.backward(create_graph=True)`` each step (for an input's gradient): each
+        # ``.grad`` gets a graph, which the next backward's gradients are added to
+        fixes.append(Fix("no_create_graph", "Drop `create_graph=True` from the backward",
+                         f"{_cap(_line(kept[-1].source)) if kept[-1].source else 'It'} keeps "
+                         "the graph it runs and gives every `.grad`, the parameters' too, a "
+                         "graph of its own, which each later backward's gradients add to, step "
+                         "after step. For an input's gradient to use in a loss, "
+                         "`(x_grad,) = torch.autograd.grad(loss, x, create_graph=True)` gives "
+                         "it alone."))
+    elif kept:
         fixes.append(Fix("no_retain_graph", "Drop `retain_graph=True`",
                          "It keeps every buffer a backward ran through: with a graph that "
                          "reaches earlier steps, all of theirs, step after step. Keep it only "
