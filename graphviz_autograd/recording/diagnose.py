@@ -1013,6 +1013,21 @@ def _kept_constant(src: dict[str, Any], name: str) -> str | None:
     return f"{name} = {_then(ast.unparse(at.value), 'detach')}"
 
 
+def _appended_in_loop(src: dict[str, Any], items: str) -> tuple[dict[str, Any], str] | None:
+    """In the loop around line ``src``, the one line ``items.append(value)``: its place and
+    ``value``'s text; else None."""
+    tree = _parsed_file(src["file"])
+    loop = _innermost(tree, src["line"], (ast.For, ast.While, ast.AsyncFor)) if tree else None
+    if tree is None or loop is None or loop is tree:
+        return None
+    found = [c for c in ast.walk(loop) if isinstance(c, ast.Call) and
+             isinstance(c.func, ast.Attribute) and c.func.attr == "append" and
+             _dotted(c.func.value) == items and len(c.args) == 1]
+    if len(found) != 1:
+        return None
+    return _place(src["file"], found[0].lineno), ast.unparse(found[0].args[0])
+
+
 def _detached_sometimes(call: dict[str, Any], name: str
                         ) -> tuple[dict[str, Any], dict[str, Any], str] | None:
     """In the loop around the backward at line ``call``, a line that detaches ``name`` (``h =
@@ -1515,6 +1530,18 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                                  f"`{rewritten}`: the earlier step's value enters this step's "
                                  "loss as a constant, so each backward runs only its own "
                                  "step's graph."))
+            elif items and not fresh and node.source is not None and k is not None and \
+                    _runs_again(snap, node, k) and \
+                    (appended := _appended_in_loop(node.source, items)) is not None:
+                # NB: each step's value appended to a list the later losses read (a queue of
+                # keys): its line runs at every step; the list keeps the old graphs
+                line, value = appended
+                summary += (f" {_first_up(_line(line))} keeps each step's `{value}` in "
+                            f"`{items}`, with its graph, and a later step's loss reads it.")
+                fixes.append(Fix("detach", f"Keep `{value}.detach()` in `{items}`",
+                                 f"`{items}.append({_then(value, 'detach')})` at {_lines(line)}: "
+                                 "the kept values stay, their graph does not, and each "
+                                 "backward runs only its own step's graph."))
             elif fresh:
                 # NB: the entries' line runs at every step already (recomputing is what it
                 # does); what is stale is the list: detach what it keeps, not one entry

@@ -12,6 +12,7 @@ import re
 import warnings
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -33,6 +34,8 @@ from ._support import (
     is_accumulate,
     only_labelled,
     reachable,
+    rewritten,
+    run_script,
     torch_of,
 )
 
@@ -2244,3 +2247,40 @@ def test_gradients_never_cleared_are_told_alike_after_save_and_load(tmp_path: An
     loaded = graphviz_autograd.load(path)
     assert [d.summary for d in diagnose(loaded)] == [d.summary for d in diagnose(rec)]
     assert [d.kind for d in diagnose(loaded)] == ["stale_grad"]
+
+
+@ON_BOTH_ENGINES
+def test_a_queue_of_keys_appended_with_their_graph_is_told_to_keep_them_detached(
+        engine: str, tmp_path: Path) -> None:
+    """A contrastive loss whose negatives are the last steps' keys, appended to a list with
+    their graph: the append line is rewritten with ``.detach()`` (the key's line runs at every
+    step: recomputing it is no fix)."""
+    t = torch_of(engine)
+    text = """\
+F = torch.nn.functional
+torch.manual_seed(0)
+encoder = torch.nn.Linear(16, 8)
+opt = torch.optim.SGD(encoder.parameters(), lr=0.1)
+queue = []
+for step in range(4):
+    x = torch.randn(8, 16)
+    q = F.normalize(encoder(x + 0.1 * torch.randn_like(x)), dim=1)
+    k = F.normalize(encoder(x + 0.1 * torch.randn_like(x)), dim=1)
+    negs = torch.cat(queue) if queue else torch.randn(8, 8)
+    logits = torch.cat([(q * k).sum(1, keepdim=True), q @ negs.t()], 1) / 0.07
+    loss = F.cross_entropy(logits, torch.zeros(8, dtype=torch.long))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    queue.append(k)
+    queue = queue[-4:]
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="a second time"):
+        run_script(t, tmp_path / "queue.py", text)
+    (d,) = diagnose(rec)
+    assert "Line 16 (`queue.append(k)`) keeps each step's `k` in `queue`" in d.summary
+    assert fix_keys(d) == ["detach"]
+    assert d.fixes[0].detail.startswith("`queue.append(k.detach())` at line 16")
+    with record(engine=engine) as again:
+        run_script(t, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
+    assert len(again.backwards) == 4 and diagnose(again) == []
