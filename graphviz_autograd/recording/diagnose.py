@@ -1013,21 +1013,6 @@ def _kept_constant(src: dict[str, Any], name: str) -> str | None:
     return f"{name} = {_then(ast.unparse(at.value), 'detach')}"
 
 
-def _appended_in_loop(src: dict[str, Any], items: str) -> tuple[dict[str, Any], str] | None:
-    """In the loop around line ``src``, the one line ``items.append(value)``: its place and
-    ``value``'s text; else None."""
-    tree = _parsed_file(src["file"])
-    loop = _innermost(tree, src["line"], (ast.For, ast.While, ast.AsyncFor)) if tree else None
-    if tree is None or loop is None or loop is tree:
-        return None
-    found = [c for c in ast.walk(loop) if isinstance(c, ast.Call) and
-             isinstance(c.func, ast.Attribute) and c.func.attr == "append" and
-             _dotted(c.func.value) == items and len(c.args) == 1]
-    if len(found) != 1:
-        return None
-    return _place(src["file"], found[0].lineno), ast.unparse(found[0].args[0])
-
-
 def _detached_sometimes(call: dict[str, Any], name: str
                         ) -> tuple[dict[str, Any], dict[str, Any], str] | None:
     """In the loop around the backward at line ``call``, a line that detaches ``name`` (``h =
@@ -1532,7 +1517,7 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                                  "step's graph."))
             elif items and not fresh and node.source is not None and k is not None and \
                     _runs_again(snap, node, k) and \
-                    (appended := _appended_in_loop(node.source, items)) is not None:
+                    (appended := _appends(recording, items)) is not None:
                 # NB: each step's value appended to a list the later losses read (a queue of
                 # keys): its line runs at every step; the list keeps the old graphs
                 line, value = appended
@@ -2169,13 +2154,7 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             summary = head + (f" {_cap(where)}, turned off gradients for "
                               f"{_listed(frozen.names)}, and {what} reads no tensor that "
                               "requires grad.")
-            end = frozen.loop or frozen.line
-            last = frames.statement_at(end["file"], end["line"])[1]
-            if frozen.loop is not None:
-                body = _parsed_file(end["file"])
-                loop = next((n for n in ast.walk(body) if isinstance(n, (ast.For, ast.AsyncFor))
-                             and n.lineno == end["line"]), None) if body else None
-                last = getattr(loop, "end_lineno", None) or last
+            last = frozen.last
             if frozen.trained is not None and frozen.optimizer is not None:
                 summary += (f" {_cap(_line(frozen.optimizer))} is to train "
                             f"`{frozen.trained}`, whose parameters are among them.")
@@ -2296,8 +2275,9 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                 + told[0]
             fixes.append(told[1])
     elif (hook := HOOK_SIZE.search(message)) is not None:
-        lines = _hook_lines(recording, hook.group(1))
-        hooked = _hooked_node(snap, lines[0]) if node is None and len(lines) == 1 else None
+        hooks = _hook_lines(recording, hook.group(1))
+        lines = [line for line, _ in hooks]
+        hooked = _hooked_node(snap, hooks[0][1]) if node is None and len(hooks) == 1 else None
         if hooked is not None:
             # NB: (real torch runs a tensor's hooks before the recorder's hook on its node: the
             # node is the one of the tensor the line registers the hook on)
@@ -2395,29 +2375,23 @@ def _function_class(recording: Recording, name: str
     return None
 
 
-def _hooked_node(snap: Snapshot, line: dict[str, Any]) -> NodeInfo | None:
-    """The node of the tensor a ``register_hook`` line registers its hook on (``h`` of ``h.
-    register_hook(fn)``): the node that made it, or a leaf's accumulator."""
-    try:
-        tree = ast.parse(line.get("code") or "")
-    except SyntaxError:
-        return None
-    name = next((_dotted(c.func.value) for c in ast.walk(tree) if isinstance(c, ast.Call) and
-                 isinstance(c.func, ast.Attribute) and c.func.attr == "register_hook"), None)
+def _hooked_node(snap: Snapshot, name: str | None) -> NodeInfo | None:
+    """The node of the tensor ``name`` a hook is registered on: the node that made it, or a
+    leaf's accumulator."""
     found = [n for n in snap.nodes if name and name in n.labels]
     return next((n for n in found if n.name != ACCUMULATE), found[0] if found else None)
 
 
-def _hook_lines(recording: Recording, hook: str) -> list[dict[str, Any]]:
+def _hook_lines(recording: Recording, hook: str) -> list[tuple[dict[str, Any], str | None]]:
     """The lines of the user's files that register ``hook`` on a tensor (``h.register_hook(
-    fn)``; for a lambda, each ``register_hook(lambda ...)``)."""
+    fn)``; for a lambda, each ``register_hook(lambda ...)``), each with that tensor's name."""
     out = []
     for f, c in _user_nodes(recording):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
                 c.func.attr == "register_hook" and len(c.args) == 1 and (
                 isinstance(c.args[0], ast.Lambda) if hook == "<lambda>" else
                 (_dotted(c.args[0]) or "").rsplit(".", 1)[-1] == hook):
-            out.append(_place(f, c.lineno))
+            out.append((_place(f, c.lineno), _dotted(c.func.value)))
     return out
 
 
@@ -2897,6 +2871,7 @@ class _Frozen(NamedTuple):
     names: list[str]                   # the frozen parameters
     trained: str | None                # the module the optimizer is given (``head``)
     optimizer: dict[str, Any] | None   # that line
+    last: int                          # the last line of the loop (or of the statement)
 
 
 def _freezes(node: ast.AST) -> bool:
@@ -2947,7 +2922,7 @@ def _frozen(snap: Snapshot, b: BackwardRecord) -> _Frozen | None:
         return None
     return _Frozen(_place(src["file"], at.lineno),
                    _place(src["file"], loop.lineno) if loop is not None else None, names,
-                   trained, optimizer)
+                   trained, optimizer, (loop or at).end_lineno or at.lineno)
 
 
 class _Cut(NamedTuple):
@@ -3446,8 +3421,8 @@ def _idle_feeds(snap: Snapshot, old: list[NodeInfo]) -> list[tuple[dict[str, Any
 
 def _appends(recording: Recording, box: str) -> tuple[dict[str, Any], str] | None:
     """The one line of the user's files that appends a plain name to the list ``box``
-    (``acts.append(o)``, in a forward hook), and that name; None where there are several or
-    none."""
+    (``acts.append(o)`` in a forward hook, ``queue.append(k)`` in a loop), and that name; None
+    where there are several or none."""
     found = []
     for f, c in _user_nodes(recording):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and \
