@@ -202,8 +202,26 @@ def _fed_back(code: str | None) -> list[str]:
         return []
     line = tree.body[0]
     read = {name for n in ast.walk(line.value) if (name := _dotted(n))}
-    names = [name for t in line.targets for name in _stored(t)]
+    # NB: a write into a slice feeds the tensor back too (``protos[c] = 0.9 * protos[c] + ...``)
+    names = [name for t in line.targets for name in _stored(t)] + [
+        name for t in line.targets if isinstance(t, ast.Subscript) and (name := _dotted(t.value))]
     return [n for n in dict.fromkeys(names) if n in read]
+
+
+def _decays(code: str | None, name: str) -> bool:
+    """Whether the line ``code`` scales what ``name`` held by a constant below 1 (``0.9 *
+    protos[c] + 0.1 * f``, ``x * 0.99 + ...``): a moving average, updated step after step."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            for c, x in ((n.left, n.right), (n.right, n.left)):
+                if isinstance(c, ast.Constant) and isinstance(c.value, float) and \
+                        0 < c.value < 1 and name in {_dotted(m) for m in ast.walk(x)}:
+                    return True
+    return False
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -505,6 +523,12 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
     thrown = bool(sent) and len(cleared) == len(sent)
     if thrown and whole:
         return None
+    # NB: backward #k enters the shared part at more than one node (an actor's loss reads a
+    # shared trunk's output and the advantage): one ``.detach()`` leaves the rest shared
+    entries = [_plain(by_id[t].labels) or by_id[t].name for t in tops if t in by_id]
+    several = len(entries) > 1
+    if thrown and several:
+        return None
     loss1 = next((by_id[r].labels[0] for r in first.roots if r in by_id and by_id[r].labels),
                  None) or _loss_of(a) or "loss1"
     loss2 = (root.labels[0] if root is not None and root.labels else None) or _loss_of(b) or \
@@ -551,6 +575,20 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
                 ("Build both losses, then " if not built_before else "") +
                 f"`({loss1} + {loss2}).backward()`: the shared part runs once, and each "
                 "parameter gets the sum of both gradients, as the two backwards give.")
+    if several:
+        summary += (f" Backward #{k} enters that part at "
+                    f"{_both(entries) if len(entries) < 4 else _listed(entries)}: a `.detach()` "
+                    "at one of them leaves the rest shared, so it does not clear this error.")
+        kept = ("an actor's loss must not train the critic" if weight else
+                "a discriminator's loss must not train the generator")
+        total = Fix(total.key, total.title,
+                    ("Build both losses, then " if not built_before else "") +
+                    f"`({loss1} + {loss2}).backward()`, after every optimizer's `zero_grad()` "
+                    "and before any `step()`: the shared part runs once, and each parameter "
+                    "gets the sum of both gradients." + (
+                        f" Where `{loss1}` reads `{name}`, read `{name}.detach()` (there only: "
+                        f"`{loss2}` needs its graph), as {kept}." if weight or fake else ""))
+        return _Step(summary, [total], [])
     if (weight or fake) and not whole:
         return _Step(summary, [detach, total], [])
     return _Step(summary, [total], [] if whole else [detach])
@@ -1175,6 +1213,10 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
         return _no_derivative(snap, node, current, built, backward, names)
     freed_by = sorted({s.released_by for s in node.saved if s.state == "freed"
                        and s.released_by is not None})
+    if not pred.buffers and not freed_by and node.executed_by:
+        # NB: a node with no buffers that a backward released (a write into a slice,
+        # ``CopySlices``): the backward that ran it
+        freed_by = [node.executed_by[0]]
     first = records.get(freed_by[0]) if freed_by else None
     attempt = f"backward #{backward}" if backward is not None else "the next backward"
     if current is not None and current.source:
@@ -1183,8 +1225,11 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
     tense = "failed" if backward is not None else "fails"
     summary = (f"{attempt} {tense} at {_what(node, names)}: {_its_saved(bufs)} "
                f"{'were' if len(pred.buffers) != 1 else 'was'} freed by {_call(first)}.")
-    if not pred.buffers:
-        summary = f"{attempt} fails at {_what(node, names)}: {pred.reason}."
+    if not pred.buffers and first is not None:
+        summary = (f"{attempt} {tense} at {_what(node, names)}: {_call(first)} already ran "
+                   "it and released it, as a backward that does not retain the graph does.")
+    elif not pred.buffers:
+        summary = f"{attempt} {tense} at {_what(node, names)}: {pred.reason}."
     # the cost of keeping them: what the failing graph needs that backward #k freed
     needed = [s for n in _subgraph(snap, root or node.id) for s in n.saved
               if s.state == "freed" and s.released_by in freed_by]
@@ -1273,7 +1318,9 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                          list(pred.buffers), freed_by, built, summary, fixes, snap.index)
     if reused:
         summary += (f" That node was built before backward #{k} and is reused by the graph of "
-                    f"this backward; backward #{k} ran it and freed its buffers.")
+                    "this backward"
+                    + (f"; backward #{k} ran it and freed its buffers." if pred.buffers
+                       else "."))
         # NB: "move it into the loop" only where it is outside the loop around the backward
         # that freed it, at the loop's level (not in a function the loop calls)
         movable = node.source is not None and first is not None and \
@@ -1446,7 +1493,8 @@ def _diagnose(recording: Recording, snap: Snapshot, pred: Prediction, backward: 
                              f"backward then runs its own step only. To backpropagate through "
                              f"several steps, add up their losses instead and backward the sum "
                              f"(and step) under that same condition, right before {_lines(cut)}.")
-            if any(w in n.rsplit(".", 1)[-1].lower() for w in _STAT_WORDS) and code:
+            if code and (any(w in n.rsplit(".", 1)[-1].lower() for w in _STAT_WORDS) or
+                         _decays(code, n)):
                 # NB: a statistic kept across steps (a running mean, an average): no gradient
                 # should flow into it at all, and starting it afresh would lose it
                 fixes += [Fix("no_grad", f"Update {them} without a graph",
@@ -1877,6 +1925,25 @@ def _inplace_layer(src: dict[str, Any]) -> str | None:
         value = plain.visit(copy.deepcopy(n.value))
         if plain.changed == 1:
             found.append((n.lineno, name, f"{ast.unparse(n.targets[0])} = {ast.unparse(value)}"))
+    if not found and file is not None:
+        # NB: a layer built out of sight of the line (``nn.ReLU(inplace=True)`` in a function
+        # that returns a block of the model): the file's one layer built in place
+        made = []
+        for n in ast.walk(file):
+            if not isinstance(n, ast.Call):
+                continue
+            flag = next((k for k in n.keywords if k.arg == "inplace"), None)
+            at = _inplace_position(n, layer=True) if flag is None else None
+            if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
+                made.append((n, ast.Call(n.func, n.args,
+                                         [k for k in n.keywords if k is not flag])))
+            elif at is not None:
+                made.append((n, ast.Call(n.func, n.args[:at], n.keywords)))
+        if len(made) == 1:
+            call, bare = made[0]
+            return (f"Build `{ast.unparse(call)}` at line {call.lineno} as "
+                    f"`{ast.unparse(bare)}`: the call at {_lines(src)} runs it, and it "
+                    "changed its input in place")
     if len(found) != 1:
         return None
     line, name, text = found[0]
@@ -2134,6 +2201,15 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
             if made is not None:
                 got = next(x for x in read if _made_by_grad(recording, b, [x]) is made)
                 what, source = f"`{ast.unparse(root)}`, computed from `{got}`,", f"`{got}` was"
+        elif made is None and b.source:
+            # NB: a name the line assigned from the gradients (``gv = sum((g * v).sum() for g,
+            # v in zip(grads, vs))``): the name it reads that an ``autograd.grad`` line made
+            assigned = _initial(b.source, named[:1])
+            from_ = _reads(assigned.split("=", 1)[1]) if assigned and "=" in assigned else set()
+            origin = next((x for x in sorted(from_) if _made_by_grad(recording, b, [x])), None)
+            if origin is not None:
+                made = _made_by_grad(recording, b, [origin])
+                what, source = f"{what}, computed from `{origin}`,", f"`{origin}` was"
         if made is not None:
             # NB: gradients an ``autograd.grad`` call made without ``create_graph=True``: a
             # backward through them (a gradient penalty, a Hessian-vector product) needs it
@@ -3326,7 +3402,21 @@ def _growth(recording: Recording) -> Diagnosis | None:
     if appends is not None and appends[1] != made:
         where, made = appends
         rewritten = _with_method(where["code"], made, "detach")
-        if not unused and rewritten is not None:
+        # NB: the step's loss reads the list (an activation penalty on a hooked layer's
+        # output): a detached entry would take that gradient away; emptying the list does not
+        read_by = next((n.source for n in last.nodes if now in n.executed_by and n.source and
+                        n.source["line"] != where["line"] and box in _reads(n.source["code"])),
+                       None)
+        at = recording.backwards[-1].source if recording.backwards else None
+        if read_by is not None and at is not None and not unused:
+            summary += (f" This step's loss reads `{box}` ({_line(read_by, ': ')}), so its "
+                        "entries need their graphs until its backward, not after.")
+            fixes.append(Fix("fresh_list", f"Empty `{box}` at each step",
+                             f"`{box}.clear()` after {_line(at)}: each step's entries let "
+                             f"their graphs go once the backward has run. Keeping "
+                             f"`{made}.detach()` in `{box}` would take away the gradient the "
+                             "loss takes through it."))
+        elif not unused and rewritten is not None:
             fixes.append(Fix("detach", f"Keep `{made}.detach()` in `{box}`",
                              f"`{box}` keeps each step's `{made}` with its graph: "
                              f"`{rewritten}` at {_lines(where)} keeps the values only."))

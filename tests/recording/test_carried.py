@@ -108,11 +108,14 @@ def test_an_ensemble_target_updated_with_the_output_is_told_at_its_line(engine: 
         run_script(torch, tmp_path / "ensemble.py", ENSEMBLE)
     (d,) = [d for d in diagnose(rec) if d.kind == "freed"]
     assert d.node_name == "SoftmaxBackward0"
-    assert "carried into this graph by line 13 (`Z[idx] = 0.6 * Z[idx] + 0.4 * out`)" \
-        in d.summary
+    # NB: a write into ``Z``'s rows that reads them feeds ``Z`` back into itself
+    assert "`Z` (line 13: `Z[idx] = 0.6 * Z[idx] + 0.4 * out`) keeps `out` from one step to " \
+        "the next and is fed back into itself" in d.summary
     assert fix_keys(d) == ["detach", "retain_graph"]
-    assert d.fixes[0].title == "Use `out.detach()` at line 13"
-    assert d.fixes[0].detail.startswith("`Z[idx] = 0.6 * Z[idx] + 0.4 * out.detach()`: ")
+    assert d.fixes[0].title == "Keep `out.detach()` in `Z`"
+    assert d.fixes[0].detail.startswith(
+        "`Z[idx] = 0.6 * Z[idx] + 0.4 * out.detach()` at line 13: ")
+    assert "`Z` carries each step's graph into the next" in d.fixes[1].detail
     with record(engine=engine) as rec:
         run_script(torch, tmp_path / "fixed.py", _rewrite(ENSEMBLE, d.fixes[0].detail))
     assert len(rec.backwards) == 4 and not any(b.error for b in rec.backwards)

@@ -298,3 +298,34 @@ def test_a_backward_of_an_expression_of_gradients_without_a_graph_names_the_grad
     fixed = run_script(torch, tmp_path / "fixed.py", HVP.replace(
         "g = torch.autograd.grad(loss, w)[0]", rewritten))
     assert fixed["hvp"].shape == (5,)
+
+
+HVP_NAMED = """\
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(5, 10), torch.nn.Tanh(), torch.nn.Linear(10, 1))
+params = list(model.parameters())
+loss = torch.nn.functional.mse_loss(model(torch.randn(20, 5)), torch.randn(20, 1))
+grads = torch.autograd.grad(loss, params)
+v = [torch.randn_like(p) for p in params]
+gv = sum((g * vi).sum() for g, vi in zip(grads, v))
+hvp = torch.autograd.grad(gv, params)
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_named_product_of_gradients_without_a_graph_names_the_grad_line(
+        engine: str, tmp_path: Path) -> None:
+    """The root has a name (``gv``), which no ``autograd.grad`` line assigned: the line that
+    assigned it reads ``grads``, which one did, without ``create_graph``."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="does not require"):
+        run_script(torch, tmp_path / "hvp.py", HVP_NAMED)
+    (d,) = diagnose(rec)
+    assert ("`gv`, computed from `grads`, does not require grad: `grads` was made by backward "
+            "#1 at line 5") in d.summary
+    assert fix_keys(d) == ["create_graph"]
+    rewritten = d.fixes[0].detail.split("`")[1]
+    assert rewritten == "grads = torch.autograd.grad(loss, params, create_graph=True)"
+    fixed = run_script(torch, tmp_path / "fixed.py", HVP_NAMED.replace(
+        "grads = torch.autograd.grad(loss, params)", rewritten))
+    assert len(fixed["hvp"]) == 4

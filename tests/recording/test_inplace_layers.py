@@ -59,6 +59,20 @@ loss = out.pow(2).sum()
 loss.backward()
 """
 
+# NB: the in-place layer is made in a function that returns a block, and reached through a
+# ``Dropout(0.0)``, which passes its input on as it is
+BUILT_AWAY = """\
+nn = torch.nn
+def block(d_in, d_out):
+    return nn.Sequential(nn.Linear(d_in, d_out), nn.Tanh(),
+                         nn.Dropout(0.0), nn.{relu})
+
+torch.manual_seed(0)
+model = nn.Sequential(block(6, 8), nn.Linear(8, 1))
+loss = torch.nn.functional.mse_loss(model(torch.randn(4, 6)), torch.randn(4, 1))
+loss.backward()
+"""
+
 
 @ON_BOTH_ENGINES
 @pytest.mark.parametrize("relu", ["ReLU(inplace=True)", "ReLU(True)"])
@@ -133,8 +147,10 @@ def test_a_layer_of_a_sequential_built_in_place_is_rebuilt_without_it(engine: st
 
 
 @ON_BOTH_ENGINES
-def test_a_layer_the_file_does_not_name_gets_the_general_advice(engine: str,
-                                                                tmp_path: Path) -> None:
+def test_a_layer_kept_in_a_list_is_named_by_the_line_that_builds_it(engine: str,
+                                                                    tmp_path: Path) -> None:
+    """No name of the file is the layer the line calls (``acts[0](g)``): the file's one layer
+    built in place is named at its own line; the general advice was all before."""
     torch = torch_of(engine)
     text = """\
 acts = [torch.nn.ReLU(inplace=True)]
@@ -145,5 +161,43 @@ out.sum().backward()
     with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
         run_script(torch, tmp_path / "acts.py", text)
     (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith("Build `torch.nn.ReLU(inplace=True)` at line 1 as "
+                                        "`torch.nn.ReLU()`: the call at line 3 runs it")
+    run_script(torch, tmp_path / "fixed.py", text.replace("inplace=True", ""))
+
+
+@ON_BOTH_ENGINES
+def test_a_file_with_two_layers_built_in_place_gets_the_general_advice(
+        engine: str, tmp_path: Path) -> None:
+    """Two such layers, neither named by the line: which one changed the tensor is not told
+    by the file, so the advice says what to look for."""
+    torch = torch_of(engine)
+    text = """\
+acts = [torch.nn.ReLU(inplace=True), torch.nn.ReLU6(inplace=True)]
+g = torch.sigmoid(torch.randn(3, requires_grad=True))
+out = acts[0](g) * g
+out.sum().backward()
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        run_script(torch, tmp_path / "acts.py", text)
+    (d,) = diagnose(rec)
     assert d.fixes[0].detail.startswith("The change happens inside what this line calls: look "
                                         "there for an `inplace=True` layer")
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("relu", ["ReLU(inplace=True)", "ReLU(True)"])
+def test_a_layer_built_in_place_in_a_function_of_the_file_is_named(engine: str, relu: str,
+                                                                  tmp_path: Path) -> None:
+    """The model's call line shows no layer: the file's one layer built in place is named, at
+    its own line, and the rebuilt program runs."""
+    torch = torch_of(engine)
+    text = BUILT_AWAY.format(relu=relu)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        run_script(torch, tmp_path / "blocks.py", text)
+    (d,) = diagnose(rec)
+    assert d.kind == "modified" and d.node_name == "TanhBackward0"
+    assert d.fixes[0].detail == (
+        f"Build `nn.{relu}` at line 4 as `nn.ReLU()`: the call at line 8 runs it, and it "
+        "changed its input in place, so the value the backward needs stays intact.")
+    run_script(torch, tmp_path / "fixed.py", text.replace(f"nn.{relu}", "nn.ReLU()"))

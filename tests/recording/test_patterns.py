@@ -301,6 +301,58 @@ def test_an_actor_critic_is_told_to_detach_the_advantage_in_the_actors_loss(engi
     assert "`(actor_loss + critic_loss).backward()`" in d.fixes[1].detail
 
 
+_SHARED_TRUNK = """\
+F = torch.nn.functional
+torch.manual_seed(0)
+trunk, actor, critic = torch.nn.Linear(4, 32), torch.nn.Linear(32, 2), torch.nn.Linear(32, 1)
+opt_a = torch.optim.Adam(list(trunk.parameters()) + list(actor.parameters()), lr=1e-3)
+opt_c = torch.optim.Adam(critic.parameters(), lr=1e-3)
+for step in range(3):
+    s, ret = torch.randn(16, 4), torch.randn(16)
+    z = torch.relu(trunk(s))
+    log_prob = F.log_softmax(actor(z), dim=-1)[:, 0]
+    value = critic(z).squeeze(-1)
+    adv = ret - value
+    actor_loss = -(log_prob * adv).mean()
+    critic_loss = adv.pow(2).mean()
+    opt_a.zero_grad(); actor_loss.backward(); opt_a.step()
+    opt_c.zero_grad(); critic_loss.backward(); opt_c.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_an_actor_critic_on_a_shared_trunk_is_not_told_a_detach_that_leaves_the_trunk_shared(
+        engine: str, tmp_path: Path) -> None:
+    """Two optimizers, an actor and a critic on one trunk: the actor's loss enters the shared
+    part at the advantage and at the trunk's output, so ``value.detach()`` in the actor's loss
+    alone still fails (run here). The fixes given, summing the losses (with the detach) and
+    ``retain_graph=True``, each run to the end."""
+    t = torch_of(engine)
+    text = _SHARED_TRUNK
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        run_script(t, tmp_path / "a2c.py", text)
+    (d,) = diagnose(rec)
+    assert "Backward #1 enters that part at `adv` and `z`" in d.summary
+    assert [f.key for f in d.fixes] == ["sum_losses", "retain_graph"]
+    assert "Where `actor_loss` reads `value`, read `value.detach()`" in d.fixes[0].detail
+    assert "after every optimizer's `zero_grad()`" in d.fixes[0].detail
+    lines = text.splitlines()
+    one_detach = text.replace("    actor_loss = -(log_prob * adv).mean()",
+                              "    actor_loss = -(log_prob * (ret - value.detach())).mean()")
+    with pytest.raises(RuntimeError, match=BACKWARD_TWICE):
+        run_script(t, tmp_path / "one_detach.py", one_detach)
+    summed = "\n".join([
+        *lines[:-4],
+        "    actor_loss = -(log_prob * (ret - value.detach())).mean()",
+        "    critic_loss = adv.pow(2).mean()",
+        "    opt_a.zero_grad(); opt_c.zero_grad()",
+        "    (actor_loss + critic_loss).backward()",
+        "    opt_a.step(); opt_c.step()"]) + "\n"
+    run_script(t, tmp_path / "summed.py", summed)
+    run_script(t, tmp_path / "retained.py", text.replace("actor_loss.backward()",
+                                                        "actor_loss.backward(retain_graph=True)"))
+
+
 @ON_BOTH_ENGINES
 @pytest.mark.parametrize("stepped", [True, False])
 def test_features_of_a_backbone_no_step_trains_are_told_to_be_built_without_a_graph(
