@@ -43,7 +43,7 @@ class Fix:
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
     #                    zero_grad, accumulate, create_graph, step, optimizer,
-    #                    function_gradients, hook_shape, grad_input, no_create_graph
+    #                    function_gradients, hook_shape, grad_input, no_create_graph, list
     title: str
     detail: str
 
@@ -2184,7 +2184,12 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
     labels.update((n.id, n.labels) for n in snap.nodes if n.labels)
     named = [labels[r][0] for r in b.roots if r in labels]
     what = " and ".join(f"`{x}`" for x in named) or "the tensor"
-    if node is None and NO_GRAD in message:
+    spent = _used_up(b.source) if b.source and message.startswith(EMPTY_GRAD_INPUTS) \
+        else None
+    if spent is not None:
+        fixes.append(spent[2])
+        summary = f"{_call(b)} failed before running any node: it {spent[1]}"
+    elif node is None and NO_GRAD in message:
         summary = (f"{_call(b)} failed before running any node: {what} does not require grad, "
                    "so no graph was recorded for it. It was computed with gradients off "
                    "(inside `torch.no_grad()` or `torch.inference_mode()`), from tensors none of "
@@ -2899,11 +2904,63 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         labels_like = any(w in x.lower() for w in ("label", "target", "index", "idx", "mask",
                                                     "class", "token", "count"))
         fixes += [no_grad, make_float] if labels_like else [make_float, no_grad]
+    elif message.startswith(EMPTY_GRAD_INPUTS) and (spent := _used_up(src)) is not None:
+        named, said, fix = spent
+        summary = f"{first} {said}"
+        fixes.append(fix)
     else:
         return None
     labels = [named] if named else []
     return Diagnosis(None, False, "raised", "", "", [], [], {"labels": labels, "source": src},
                      summary, fixes, snap.index)
+
+
+EMPTY_GRAD_INPUTS = "`inputs` argument to `grad()` cannot be empty"
+
+
+def _used_up(src: dict[str, Any]) -> tuple[str, str, Fix] | None:
+    """An ``autograd.grad`` line given no inputs, where its inputs are a name bound to a
+    generator of the file (``params = model.parameters()``) that a line between read to its
+    end (``opt = torch.optim.SGD(params, lr=0.1)``): the name, what to say and the fix."""
+    try:
+        body = ast.parse((src.get("code") or "").strip()).body
+    except SyntaxError:
+        return None
+    call = next((n for n in ast.walk(body[0]) if isinstance(n, ast.Call) and
+                 isinstance(n.func, (ast.Attribute, ast.Name)) and
+                 (_dotted(n.func) or "").endswith("grad")), None) if len(body) == 1 else None
+    arg = None if call is None else call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "inputs"), None)
+    name = _dotted(arg) if arg is not None else None
+    tree = _parsed_file(src["file"])
+    if name is None or tree is None:
+        return None
+    made = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.lineno < src["line"]
+            and [_dotted(t) for t in n.targets] == [name]]
+    if not made:
+        return None
+    last = max(made, key=lambda n: n.lineno)
+    gen = last.value
+    if not (isinstance(gen, ast.Call) and isinstance(gen.func, ast.Attribute) and
+            gen.func.attr in ("parameters", "named_parameters", "buffers", "children",
+                              "modules")) and not isinstance(gen, ast.GeneratorExp):
+        return None
+    readers = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                      last.lineno < n.lineno and n is not call and
+                      (n.lineno < src["line"] or _scope_of(tree, n.lineno)
+                       is not _scope_of(tree, last.lineno)) and
+                      any(_dotted(a) == name for a in n.args)), key=lambda n: n.lineno)
+    if not readers:
+        return None
+    reader = _place(src["file"], readers[0].lineno)
+    made_at = _place(src["file"], last.lineno)
+    text = (f"asks for the gradients of `{name}`, which is a generator "
+            f"(`{ast.unparse(gen)}`, {_lines(made_at)}), and {_line(reader)} read it to its "
+            "end: it yields nothing now, so the call has no input.")
+    fix = Fix("list", f"Make `{name}` a list",
+              f"`{name} = list({ast.unparse(gen)})` at {_lines(made_at)}: a list can be read "
+              "again and again, by the optimizer and then by each `autograd.grad` call.")
+    return name, text, fix
 
 
 def _inference_block(file: str, names: list[str]) -> tuple[str, dict[str, Any]] | None:

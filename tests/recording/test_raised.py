@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -14,7 +15,7 @@ import pytest
 from graphviz_autograd import diagnose, record
 from graphviz_autograd.recording import schema
 
-from ._support import ON_BOTH_ENGINES, fix_keys, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, run_script, torch_of
 
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
@@ -243,3 +244,41 @@ def test_an_error_caught_inside_the_block_takes_no_snapshot(engine: str) -> None
         with contextlib.suppress(RuntimeError):
             w += 1
     assert list(rec.snapshots) == []
+
+
+USED_UP = """\
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(5, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+params = model.parameters()
+opt = torch.optim.SGD(params, lr=0.1)
+x, y = torch.randn(32, 5), torch.randn(32, 1)
+for step in range(3):
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    grads = torch.autograd.grad(loss, params)
+    for p, g in zip(model.parameters(), grads):
+        p.grad = g
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_generator_of_parameters_an_optimizer_used_up_is_made_a_list(
+        engine: str, tmp_path: Path) -> None:
+    """``params = model.parameters()`` given to an optimizer, then to ``autograd.grad``: the
+    generator yields nothing any more, and the call has no input. Real torch raises before a
+    backward starts (nothing recorded), the native engine in its first backward: both tell the
+    same story, and the fix, put in, runs."""
+    torch = torch_of(engine)
+    with pytest.raises(RuntimeError, match="cannot be empty"), record(engine=engine) as rec:
+        run_script(torch, tmp_path / "sam.py", USED_UP)
+    (d,) = diagnose(rec)
+    assert ("asks for the gradients of `params`, which is a generator (`model.parameters()`, "
+            "line 3), and line 4 (`opt = torch.optim.SGD(params, lr=0.1)`) read it to its "
+            "end: it yields nothing now, so the call has no input.") in d.summary
+    assert d.summary.startswith("Backward #1 at line 8" if engine == "native" else "Line 8")
+    assert fix_keys(d) == ["list"]
+    assert d.fixes[0].detail.startswith("`params = list(model.parameters())` at line 3: ")
+    with record(engine=engine) as again:
+        run_script(torch, tmp_path / "fixed.py", USED_UP.replace(
+            "params = model.parameters()", "params = list(model.parameters())"))
+    assert len(again.backwards) == 3 and not diagnose(again)
