@@ -2633,31 +2633,47 @@ def _remade_parameters(recording: Recording) -> list[Diagnosis]:
         for t in snap.tensors:
             if t.label and "." in t.label and t.is_leaf and t.requires_grad:
                 seen.setdefault(t.label, []).append(t)
-    out = []
+    # NB: per line that makes them, the labels (a layer's weight and bias: one diagnosis)
+    lines: dict[tuple[str, int], tuple[list[str], str, str, bool]] = {}
     for label, ts in seen.items():
-        if len(ts) < 2 or len({t.id for t in ts}) != len(ts) or any(t.version for t in ts):
+        # NB: each made alike (a layer's initialization writes its weights in place once)
+        if len(ts) < 2 or len({t.id for t in ts}) != len(ts) or len({t.version for t in ts}) > 1:
             continue
-        attr = label.rsplit(".", 1)[1]
-        found = [(f, cls.name, n) for f, cls in _user_nodes(recording)
-                 if isinstance(cls, ast.ClassDef) for fn in cls.body
-                 if isinstance(fn, ast.FunctionDef) and fn.name == "forward"
-                 for n in ast.walk(fn) if isinstance(n, ast.Assign) and
-                 [_dotted(t) for t in n.targets] == [f"self.{attr}"]]
+        # NB: the parameter itself (``self.scale = nn.Parameter(...)``), or the layer that
+        # holds it (``self.head = nn.Linear(16, 3)``: ``model.head.weight``)
+        parts = label.split(".")
+        found = []
+        for attr in parts[-1:] + parts[-2:-1] if len(parts) > 2 else parts[-1:]:
+            found = [(f, cls.name, n) for f, cls in _user_nodes(recording)
+                     if isinstance(cls, ast.ClassDef) for fn in cls.body
+                     if isinstance(fn, ast.FunctionDef) and fn.name == "forward"
+                     for n in ast.walk(fn) if isinstance(n, ast.Assign) and
+                     [_dotted(t) for t in n.targets] == [f"self.{attr}"]]
+            if found:
+                break
         if len(found) != 1:
             continue
         f, cls_name, n = found[0]
-        src = _place(f, n.lineno)
-        summary = (f"`{label}` is a new tensor after each backward, and no step changed any "
-                   f"of them: {_line(src)}, in `{cls_name}.forward`, makes it again at each "
-                   "call. An optimizer made before holds the first one, which no backward "
-                   "reaches once it is replaced; each new one gets a gradient that no step "
+        lines.setdefault((f, n.lineno), ([], cls_name, attr, attr != parts[-1]))[0].append(label)
+    out = []
+    for (f, line), (labels, cls_name, attr, layer) in lines.items():
+        src = _place(f, line)
+        one = len(labels) == 1
+        summary = (f"{_both(labels) if len(labels) < 4 else _listed(labels)} "
+                   + ("is a new tensor" if one else "are new tensors")
+                   + " after each backward, and no step changed any of them: "
+                   f"{_line(src)}, in `{cls_name}.forward`, makes "
+                   + (f"`self.{attr}` again at each call, with new parameters. "
+                      if layer else "it again at each call. ")
+                   + "An optimizer made before holds the first ones, which no backward "
+                   "reaches once they are replaced; each new one gets a gradient that no step "
                    "uses.")
         fixes = [Fix("parameter", f"Create `self.{attr}` in `{cls_name}.__init__`",
                      f"Move {_lines(src)} into `{cls_name}.__init__` (after "
                      "`super().__init__()`): it is then made once, before the optimizer is "
                      "given the model's parameters, and each step updates it.")]
         out.append(Diagnosis(None, False, "remade_parameter", "", "", [], [],
-                             {"labels": [label], "source": src}, summary, fixes,
+                             {"labels": labels, "source": src}, summary, fixes,
                              afters[-1].index))
     return out
 
