@@ -54,7 +54,7 @@ class Diagnosis:
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
     #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped" | "leaf_loss"
-    #   | "remade_parameter"
+    #   | "remade_parameter" | "thrown_grad"
     kind: str
     node: str
     node_name: str
@@ -2532,6 +2532,9 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
     stale = _stale_grads(recording)
     if stale is not None:
         out.append(stale)
+    thrown = _thrown_grads(recording) if stale is None else None
+    if thrown is not None:
+        out.append(thrown)
     out += _constant_derivatives(recording)
     out += _leaf_losses(recording)
     out += _remade_parameters(recording)
@@ -3938,6 +3941,68 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     where_cut = cut[0] if cut is not None else reentrant[0] if reentrant is not None else None
     return Diagnosis(None, False, "unreached", "", "", [], [],
                      {"labels": missed, "source": where_cut}, summary, fixes, last.index)
+
+
+def _thrown_grads(recording: Recording) -> Diagnosis | None:
+    """Gradients cleared before any step used them, backward after backward, where a step
+    comes only now and then (``opt.zero_grad()`` at each pass of a gradient-accumulation loop,
+    ``opt.step()`` under ``if (i + 1) % accum == 0:``): between two backwards of one line, the
+    leaves both reached were not changed (no step) while their ``.grad`` was cleared (set to
+    None or zeroed). Each step then uses the last backward's gradients only."""
+    grads = recording._gradients()
+    snaps = {s.index: s for s in recording.snapshots}
+    done = [b for b in recording.backwards
+            if b.error is None and b.api == "backward" and b.via is None and b.source]
+    thrown: list[tuple[BackwardRecord, list[str]]] = []
+    stepped = False
+    for p, q in pairwise(done):
+        after, before = snaps.get(p.snapshot_after or -1), snaps.get(q.snapshot_before or -1)
+        kept_then, kept_now = grads.get(p.snapshot_after or -1), grads.get(
+            q.snapshot_before or -1)
+        if after is None or before is None or kept_then is None or kept_now is None or \
+                _stack(p) != _stack(q):
+            continue
+        both = _accumulated(p) & _accumulated(q)
+        then = {t.id: t for t in after.tensors}
+        now = {t.id: t for t in before.tensors}
+        same = [t for t in sorted(both) if t in then and t in now]
+        if any(now[t].version != then[t].version for t in same):
+            stepped = True
+            continue
+        cleared = [now[t].label or t for t in same if kept_then.get(int(t[1:])) is not None
+                   and kept_now.get(int(t[1:])) != kept_then.get(int(t[1:]))]
+        if cleared and len(cleared) == len(same):
+            thrown.append((p, cleared))
+    if len(thrown) < 2 or not stepped:
+        return None
+    first = thrown[0][0]
+    assert first.source is not None
+    calls = _optimizer_calls(first.source)
+    zero = next((c for c in calls if c[1] == "zero_grad" and c[3]), None)
+    step = next((c for c in calls if c[1] != "zero_grad" and not c[3]), None)
+    them = _listed(thrown[0][1])
+    summary = (f"{len(thrown)} of the {len(done)} backwards at {_line(first.source)} gave "
+               f"{them} gradients that were cleared before any step used them: no step changed "
+               "them between those backwards, and their `.grad` was cleared before the next "
+               "one" + (f" ({_line(_place(first.source['file'], zero[0]), ': ')})" if zero
+                        else "") + ". Each step uses the gradients of the last backward only, "
+               "not the sum since the step before.")
+    fixes = []
+    if zero is not None and step is not None:
+        z, st = _place(first.source["file"], zero[0]), _place(first.source["file"], step[0])
+        summary += f" {_cap(_line(st))} runs only under its condition."
+        fixes.append(Fix("zero_grad", "Clear the gradients after each step, not each backward",
+                         f"Move {_line(z)} to right after {_line(st)}, under the same "
+                         "condition: each step then uses the gradients added up since the "
+                         "last one (accumulated gradients), and the next ones start from "
+                         "zero."))
+    else:
+        fixes.append(Fix("zero_grad", "Clear the gradients after each step, not each backward",
+                         "Call `zero_grad()` right after each `step()` only: a backward adds to "
+                         "`.grad`, and the step uses what was added since the last one."))
+    return Diagnosis(thrown[-1][0].number, False, "thrown_grad", "", "", [], [],
+                     {"labels": thrown[0][1], "source": first.source}, summary, fixes,
+                     thrown[-1][0].snapshot_after)
 
 
 def _stale_grads(recording: Recording) -> Diagnosis | None:
