@@ -54,7 +54,7 @@ class Diagnosis:
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
     #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped" | "leaf_loss"
-    #   | "remade_parameter" | "thrown_grad"
+    #   | "remade_parameter" | "thrown_grad" | "self_compared"
     kind: str
     node: str
     node_name: str
@@ -2537,6 +2537,7 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
         out.append(thrown)
     out += _constant_derivatives(recording)
     out += _leaf_losses(recording)
+    out += _self_compared(recording)
     out += _remade_parameters(recording)
     never = _never_stepped(recording) if stale is None else None
     if never is not None:
@@ -2575,6 +2576,62 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
                     f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
     if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
+    return out
+
+
+# NB: ops that compare their two inputs: given one tensor twice, their value is a constant
+_COMPARES = {"MseLossBackward0", "L1LossBackward0", "SmoothL1LossBackward0",
+             "HuberLossBackward0", "SubBackward0"}
+
+
+def _self_compared(recording: Recording) -> list[Diagnosis]:
+    """A loss that compares a tensor with itself because a target was bound to the prediction
+    (``q_target = q_pred``, then ``q_target[idx, a] = r + ...`` writes into both): the loss is
+    a constant and every gradient 0, so nothing trains. Told once per backward line, where its
+    graph's comparing node has one node at both inputs and the line that made the alias is
+    found."""
+    out = []
+    seen: set[tuple[Any, ...]] = set()
+    by_index = {s.index: s for s in recording.snapshots}
+    for b in recording.backwards:
+        before = by_index.get(b.snapshot_before) if b.snapshot_before is not None else None
+        if b.error is not None or b.via is not None or not b.source or before is None:
+            continue
+        place = (b.source["file"], b.source["line"])
+        if place in seen:
+            continue
+        for n in (n for r in b.roots for n in _subgraph(before, r)):
+            both = [m for m in n.next if m is not None]
+            if n.name not in _COMPARES or len(both) != 2 or both[0] != both[1] or \
+                    not n.source:
+                continue
+            same = next((m for m in before.nodes if m.id == both[0]), None)
+            labels = [x for x in (same.labels if same is not None else []) if "." not in x]
+            found = next(((x, y, code) for x in labels for y in labels if x != y and
+                          (code := _initial(n.source, [x])) == f"{x} = {y}"), None)
+            if found is None:
+                continue
+            alias, of, code = found
+            tree = _parsed_file(n.source["file"])
+            at = next((m.lineno for m in ast.walk(tree) if isinstance(m, ast.Assign) and
+                       m.lineno < n.source["line"] and ast.unparse(m) == code),
+                      None) if tree is not None else None
+            if at is None:
+                continue
+            made = _place(n.source["file"], at)
+            seen.add(place)
+            summary = (f"{_cap(_line(n.source))} compares `{of}` with `{alias}`, and they are "
+                       f"one tensor: {_line(made)} makes no copy, so what is written into "
+                       f"`{alias}` is written into `{of}` too. The loss is a constant, and "
+                       "every gradient it gives is 0: nothing trains.")
+            fixes = [Fix("clone", f"Make `{alias}` a copy with no graph",
+                         f"`{alias} = {of}.detach().clone()` at {_lines(made)}: a target of its "
+                         f"own, which the loss compares `{of}` with (as a target, it takes no "
+                         "gradient).")]
+            out.append(Diagnosis(b.number, False, "self_compared", n.id, n.name, [], [],
+                                 {"labels": [of, alias], "source": made}, summary, fixes,
+                                 b.snapshot_before))
+            break
     return out
 
 
