@@ -43,7 +43,8 @@ class Fix:
     #                    make_leaf, parameter, no_grad, out_of_place, clone, view_with_grad,
     #                    retain_grad, new_leaf, backward_first, keep_graph, freeze, float,
     #                    zero_grad, accumulate, create_graph, step, optimizer,
-    #                    function_gradients, hook_shape, grad_input, no_create_graph, list
+    #                    function_gradients, hook_shape, grad_input, no_create_graph, list,
+#                    hook_once
     title: str
     detail: str
 
@@ -54,7 +55,7 @@ class Diagnosis:
     predicted: bool
     # "freed" | "modified" | "no_derivative" | "other" | "growth" | "unneeded_retain" | "raised"
     #   | "unreached" | "stale_grad" | "constant_derivative" | "never_stepped" | "leaf_loss"
-    #   | "remade_parameter" | "thrown_grad" | "self_compared"
+    #   | "remade_parameter" | "thrown_grad" | "self_compared" | "piled_hooks"
     kind: str
     node: str
     node_name: str
@@ -2538,6 +2539,7 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
     out += _constant_derivatives(recording)
     out += _leaf_losses(recording)
     out += _self_compared(recording)
+    out += _piled_hooks(recording)
     out += _remade_parameters(recording)
     never = _never_stepped(recording) if stale is None else None
     if never is not None:
@@ -2576,6 +2578,75 @@ def _diagnoses(recording: Recording) -> list[Diagnosis]:
                     f"entr{'y' if more == 1 else 'ies'} of `{box}`.")
     if growth is None and recording.backwards:
         out += _unneeded_retains(recording)
+    return out
+
+
+_REGISTERS = ("register_hook", "register_forward_hook", "register_forward_pre_hook",
+              "register_full_backward_hook", "register_full_backward_pre_hook",
+              "register_backward_hook", "register_post_accumulate_grad_hook")
+
+
+def _piled_hooks(recording: Recording) -> list[Diagnosis]:
+    """A hook registered at each pass of the loop that backwards (``model.weight.register_hook(
+    lambda g: g.clamp(-0.5, 0.5))`` inside the training loop) on a tensor or a module the loop
+    does not make anew: hooks stay until removed, so they pile up, and by the N-th backward N of
+    them run one after the other. Told once per line, where the loop's backward line ran twice
+    at least and the hook's handle is not removed in the loop."""
+    lines: dict[tuple[str, int], list[BackwardRecord]] = {}
+    for b in recording.backwards:
+        if b.error is None and b.via is None and b.source:
+            lines.setdefault((b.source["file"], b.source["line"]), []).append(b)
+    out = []
+    for (file, line), runs in lines.items():
+        tree = _parsed_file(file)
+        loop = _innermost(tree, line, _LOOPS) if tree is not None and len(runs) > 1 else None
+        if loop is None or loop is tree:
+            continue
+        # NB: what the loop makes anew (a loop over a model's parameters gives the same ones)
+        made = {x for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign,
+                                                            ast.AnnAssign, ast.With))
+                for x in _stored(n)} | {
+            x for n in ast.walk(loop) if isinstance(n, ast.For) and n is not loop and not (
+                isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Attribute) and
+                n.iter.func.attr in ("parameters", "modules", "children"))
+            for x in _stored(n.target)} | {x for x in _stored(getattr(loop, "target", loop))}
+        branches = [n for n in ast.walk(loop) if isinstance(n, ast.If) and not _holds(n, line)]
+        # NB: ``p`` of ``for p in model.parameters():``, named with what it goes over
+        over = {x: f"each `{x}` of `{ast.unparse(n.iter)}`" for n in ast.walk(loop)
+                if isinstance(n, ast.For) and n is not loop for x in _stored(n.target)}
+        removed = {_dotted(n.func.value) for n in ast.walk(loop) if isinstance(n, ast.Call) and
+                   isinstance(n.func, ast.Attribute) and n.func.attr == "remove"}
+        handles = {id(n.value): _dotted(n.targets[0]) for n in ast.walk(loop)
+                   if isinstance(n, ast.Assign) and len(n.targets) == 1}
+        for c in ast.walk(loop):
+            if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
+                    c.func.attr in _REGISTERS):
+                continue
+            owner = _dotted(c.func.value)
+            if owner is None or owner in made or owner.split(".")[0] in made or \
+                    handles.get(id(c)) in removed or any(_holds(b, c.lineno) for b in branches):
+                continue
+            hook, header = _place(file, c.lineno), _place(file, getattr(loop, "lineno", 0))
+            last = runs[-1]
+            n = len(runs)
+            tensor = c.func.attr in ("register_hook", "register_post_accumulate_grad_hook")
+            summary = (f"{_cap(_line(hook))} registers a hook on "
+                       f"{over.get(owner, f'`{owner}`')} at each pass of the "
+                       f"loop at {_lines(header)}, and a hook stays until it "
+                       f"is removed: at backward #{last.number} ({_lines(last.source or {})}), "
+                       f"{n} of them run "
+                       + ("on the gradient of" if tensor else "at each call of")
+                       + f" `{owner}`, one after the other, and one more at each step.")
+            fixes = [Fix("hook_once", "Register the hook once, before the loop",
+                         f"Move {_lines(hook)} above {_lines(header)}: the "
+                         "hook then runs once for each "
+                         + ("gradient." if tensor else "call.")),
+                     Fix("hook_once", "Or remove it at the end of each pass",
+                         f"`handle = {ast.unparse(c)}` at {_lines(hook)}, and "
+                         f"`handle.remove()` after {_line(last.source or {})}.")]
+            out.append(Diagnosis(last.number, False, "piled_hooks", "", "", [], [],
+                                 {"labels": [owner], "source": hook}, summary, fixes,
+                                 last.snapshot_after))
     return out
 
 
