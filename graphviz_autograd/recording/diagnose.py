@@ -2009,6 +2009,11 @@ def _out_of_place(code: str | None, masks: Container[str] = ()) -> str:
         """The user's own text of a part of the line (``1e-6``, not ``1e-06``)."""
         return ast.get_source_segment(text, n) or ast.unparse(n)
     line = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(line, ast.AugAssign) and isinstance(line.target, ast.Subscript):
+        # NB: ``h[:, 0] += b`` written ``h[:, 0] = h[:, 0] + b`` still writes into ``h``
+        x = src(line.target.value)
+        return (f"Write into a copy: `{x} = {x}.clone()` right before `{text}` (the op that "
+                f"saved `{x}` keeps the original)")
     if isinstance(line, ast.AugAssign):
         x, op, y = src(line.target), _BINOPS.get(type(line.op)), src(line.value)
         if op is not None:
@@ -2731,12 +2736,18 @@ def _leaf_losses(recording: Recording) -> list[Diagnosis]:
             continue
         seen.add(place)
         remade, plain = cut.remade
-        summary = (f"{_cap(_call(b))} starts at a leaf: {_line(remade)} makes a new tensor of "
-                   f"`{cut.name}`, which {_line(cut.line)} took out of the graph "
-                   f"({', '.join(f'`{c}`' for c in cut.how)}). The backward reaches nothing "
+        one = remade["line"] == cut.line["line"] and remade["file"] == cut.line["file"]
+        summary = (f"{_cap(_call(b))} starts at a leaf: "
+                   + (f"{_line(remade)} takes a value out of the graph and makes a new tensor "
+                      f"of it ({', '.join(f'`{c}`' for c in cut.how)})." if one else
+                      f"{_line(remade)} makes a new tensor of `{cut.name}`, which "
+                      f"{_line(cut.line)} took out of the graph "
+                      f"({', '.join(f'`{c}`' for c in cut.how)}).")
+                   + " The backward reaches nothing "
                    "but that tensor: no parameter gets a gradient, and a step changes nothing.")
         fixes = [Fix("grad_enabled", "Keep the loss in the graph",
-                     (f"`{cut.rewritten}` at {_lines(cut.line)}, and `{plain}` at "
+                     (f"`{plain}` at {_lines(remade)}" if one else
+                      f"`{cut.rewritten}` at {_lines(cut.line)}, and `{plain}` at "
                       f"{_lines(remade)}" if cut.rewritten else
                       f"At {_lines(cut.line)}, keep the tensor (without "
                       + ", ".join(f"`{c}`" for c in cut.how) + f"), and `{plain}` at "
@@ -2893,12 +2904,28 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
         summary = (f"{first} set `requires_grad` of `{x}`, which is not a leaf: it was computed "
                    "from tensors that require grad, so it already has a graph, and its flag "
                    "follows from theirs.")
-        fixes += [Fix("retain_grad", f"`{x}.retain_grad()` to read its gradient",
-                      f"After a backward, `{x}.grad` holds the gradient that flowed into it; "
-                      "the graph stays whole."),
-                  Fix("new_leaf", f"Or `{x} = {x}.detach().requires_grad_()`: a new leaf",
-                      f"If `{x}` should start a graph of its own (no gradient flowing back "
-                      "past it).")]
+        # NB: turned off (``feats.requires_grad = False``, ``requires_grad_(False)``): meant
+        # to stop the gradient there
+        off = any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and
+                  n.value.value is False for n in tree.body) or any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+            n.func.attr == "requires_grad_" and n.args and
+            isinstance(n.args[0], ast.Constant) and n.args[0].value is False
+            for n in ast.walk(tree))
+        if off:
+            summary += (f" To keep the gradient from flowing back past `{x}` (into what "
+                        "computed it), take a copy without its graph.")
+            fixes.append(Fix("detach", f"`{x} = {x}.detach()`",
+                             f"`{x} = {x}.detach()` in place of {_line(src)}: the loss built "
+                             f"from `{x}` then trains only what comes after it (or compute "
+                             f"`{x}` under `torch.no_grad()`)."))
+        else:
+            fixes += [Fix("retain_grad", f"`{x}.retain_grad()` to read its gradient",
+                          f"After a backward, `{x}.grad` holds the gradient that flowed into "
+                          "it; the graph stays whole."),
+                      Fix("new_leaf", f"Or `{x} = {x}.detach().requires_grad_()`: a new leaf",
+                          f"If `{x}` should start a graph of its own (no gradient flowing back "
+                          "past it).")]
     elif "can't optimize a non-leaf Tensor" in message:
         t = next((n for n, info in tensors if not info.is_leaf), None)
         named = t
@@ -3359,6 +3386,17 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
              any(isinstance(n, (ast.Name, ast.Attribute)) for a in m.args for n in ast.walk(a))]
         how = [h for _, h in sorted(found)]
         anew = block is None and bool(how) and all(h.startswith("torch.") for h in how)
+        # NB: out of the graph and made anew on one line (``loss = torch.tensor(crit(out,
+        # y).item(), requires_grad=True)``): the cut, and its way back, at once
+        both = block is None and remade is None and how[-1:] != how[:1] and \
+            name in labels and name not in graphless and \
+            how[-1].startswith("torch.") and not how[0].startswith("torch.") if how else False
+        if both:
+            place = _place(scope.file, at.lineno)
+            text = place["code"]
+            return _Cut(name, place, None, list(dict.fromkeys(how)),
+                        _Torchified(True).rewrite(text), (place, _Torchified(True).rewrite(text)
+                                                          or text), scope.called)
         if (block is not None or how) and (anew or name in graphless or name not in labels):
             place = _place(scope.file, at.lineno)
             text = place["code"]
@@ -3988,6 +4026,12 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     if not missed or len(missed) == len(params):
         return None
     owners = _owners(missed)
+    given = _optimized(recording)
+    if given is not None and not any(o == g or o.startswith(g + ".") or g.startswith(o + ".")
+                                     for o in owners for g in given):
+        # NB: no optimizer of the file is given them (a backbone kept fixed, a linear probe):
+        # not training them is what the code says
+        return None
     names = _some(missed)
     n = len(done)
     them = "it" if len(missed) == 1 else "them"
@@ -4069,6 +4113,43 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     where_cut = cut[0] if cut is not None else reentrant[0] if reentrant is not None else None
     return Diagnosis(None, False, "unreached", "", "", [], [],
                      {"labels": missed, "source": where_cut}, summary, fixes, last.index)
+
+
+def _optimized(recording: Recording) -> set[str] | None:
+    """The modules whose parameters the optimizers are given (those made in the function that
+    runs the last backward, or in its script), by the names the calls read
+    (``Adam(head.parameters())``, ``SGD(list(a.parameters()) + list(b.parameters()))``): None
+    where there is no optimizer, or one is given something else (a tensor or a list by name:
+    what it holds is not read)."""
+    found: set[str] = set()
+    seen = False
+    # NB: in the function that runs the backwards (or the script), not elsewhere in the file
+    last = next((b.source for b in reversed(recording.backwards) if b.source), None)
+    tree = _parsed_file(last["file"]) if last is not None else None
+    if last is None or tree is None:
+        return None
+    funcs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and _holds(n, last["line"])]
+    where = max(funcs, key=lambda n: n.lineno) if funcs else tree
+    for c in ast.walk(where):
+        if not (isinstance(c, ast.Call) and (name := _dotted(c.func)) is not None and
+                ("optim." in name or name in _OPTIMIZER_NAMES)) or not c.args:
+            continue
+        seen = True
+        for n in ast.walk(c.args[0]):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in ("parameters", "named_parameters"):
+                owner = _dotted(n.func.value)
+                if owner is None:
+                    return None
+                found.add(owner)
+            elif isinstance(n, ast.Name) and n.id != "list" and not any(
+                    isinstance(m, ast.Attribute) and m.value is n for m in ast.walk(c.args[0])):
+                return None
+    return found if seen else None
+
+
+_OPTIMIZER_NAMES = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS"}
 
 
 def _thrown_grads(recording: Recording) -> Diagnosis | None:

@@ -122,6 +122,31 @@ def test_a_loss_made_a_new_leaf_runs_and_is_told_it_trains_nothing(engine: str,
 
 
 @ON_BOTH_ENGINES
+def test_a_loss_made_a_new_leaf_of_its_own_number_on_one_line_is_told(engine: str,
+                                                                      tmp_path: Path) -> None:
+    """``loss = torch.tensor(crit(out, y).item(), requires_grad=True)``: the value leaves the
+    graph and comes back as a new leaf on one line, told once; the line rewritten trains."""
+    torch = torch_of(engine)
+    text = START + """\
+out = model(x)
+loss = torch.tensor(((out - y) ** 2).mean().item(), requires_grad=True)
+loss.backward()
+"""
+    with record(engine=engine) as rec:
+        plain = run_script(torch, tmp_path / "leaf.py", text)
+    assert not _trains(plain)
+    (d,) = diagnose(rec)
+    assert d.kind == "leaf_loss"
+    assert d.summary.startswith(
+        "Backward #1 at line 6 (`loss.backward()`) starts at a leaf: line 5 (`loss = "
+        "torch.tensor(((out - y) ** 2).mean().item(), requires_grad=True)`) takes a value out "
+        "of the graph and makes a new tensor of it (`.item()`, `torch.tensor()`).")
+    assert d.fixes[0].detail.startswith("`loss = ((out - y) ** 2).mean()` at line 5: ")
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
 def test_a_backward_from_a_leaf_made_on_purpose_is_not_told(engine: str) -> None:
     """``x.backward()`` of a leaf made as such (a teaching example) reads no cut."""
     torch = torch_of(engine)

@@ -65,3 +65,30 @@ def test_the_rewritten_line_runs(engine: str, name: str, tmp_path: Any) -> None:
     assert found.group(2) == lines[2].strip()
     lines[2] = found.group(1)
     _run(torch, compile("\n".join(lines), "<rewritten>", "exec"))
+
+
+@ON_BOTH_ENGINES
+def test_an_augmented_write_into_a_slice_is_made_into_a_copy(engine: str, tmp_path: Any
+                                                             ) -> None:
+    """``h[:, 0] += b`` after a ReLU that saved ``h``: written ``h[:, 0] = h[:, 0] + b`` it
+    would still write into ``h`` (that rewrite fails here too); the fix clones ``h`` first,
+    and then the backward runs."""
+    torch = torch_of(engine)
+    body = """\
+        h = torch.relu(q @ k.t())
+        b = k.sum()
+        h[:, 0] += b
+        h.sum().backward()
+        """
+    path = tmp_path / "slice.py"
+    path.write_text(textwrap.dedent(body))
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=INPLACE):
+        _run(torch, compile(path.read_text(), str(path), "exec"))
+    (d,) = diagnose(rec)
+    fix = next(f for f in d.fixes if f.key == "out_of_place")
+    assert fix.detail.startswith("Write into a copy: `h = h.clone()` right before "
+                                 "`h[:, 0] += b`")
+    lines = textwrap.dedent(body).splitlines()
+    with pytest.raises(RuntimeError, match=INPLACE):
+        _run(torch, "\n".join([*lines[:2], "h[:, 0] = h[:, 0] + b", *lines[3:]]))
+    _run(torch, "\n".join([*lines[:2], "h = h.clone()", *lines[2:]]))

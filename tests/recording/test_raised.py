@@ -282,3 +282,45 @@ def test_a_generator_of_parameters_an_optimizer_used_up_is_made_a_list(
         run_script(torch, tmp_path / "fixed.py", USED_UP.replace(
             "params = model.parameters()", "params = list(model.parameters())"))
     assert len(again.backwards) == 3 and not diagnose(again)
+
+
+FROZEN_OUTPUT = """\
+torch.manual_seed(0)
+encoder, head = torch.nn.Linear(10, 32), torch.nn.Linear(32, 2)
+opt = torch.optim.Adam(head.parameters(), lr=1e-2)
+x, y = torch.randn(50, 10), torch.randint(0, 2, (50,))
+for step in range(3):
+    feats = encoder(x)
+    feats.requires_grad = False
+    loss = torch.nn.functional.cross_entropy(head(feats), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_non_leaf_told_not_to_require_grad_is_detached(engine: str, tmp_path: Path) -> None:
+    """``feats.requires_grad = False`` on an encoder's output, to keep the encoder fixed: the
+    fix is ``feats = feats.detach()`` (not ``retain_grad()``, which leaves the gradient
+    flowing into the encoder). Put in, it runs, and the encoder, which no optimizer is given,
+    is not reported as unreached."""
+    torch = torch_of(engine)
+    with pytest.raises(RuntimeError, match="leaf variables"), record(engine=engine) as rec:
+        run_script(torch, tmp_path / "probe.py", FROZEN_OUTPUT)
+    (d,) = diagnose(rec)
+    assert "To keep the gradient from flowing back past `feats`" in d.summary
+    assert fix_keys(d) == ["detach"]
+    assert d.fixes[0].detail.startswith("`feats = feats.detach()` in place of line 7")
+    with record(engine=engine) as again:
+        scope = run_script(torch, tmp_path / "fixed.py", FROZEN_OUTPUT.replace(
+            "feats.requires_grad = False", "feats = feats.detach()"))
+    assert diagnose(again) == []
+    assert scope["encoder"].weight.grad is None and scope["head"].weight.grad is not None
+    # NB: given to the optimizer too, the cut encoder is told as unreached
+    both = FROZEN_OUTPUT.replace("feats.requires_grad = False", "feats = feats.detach()").replace(
+        "torch.optim.Adam(head.parameters()",
+        "torch.optim.Adam(list(encoder.parameters()) + list(head.parameters())")
+    with record(engine=engine) as again:
+        run_script(torch, tmp_path / "both.py", both)
+    assert [x.kind for x in diagnose(again)] == ["unreached"]
