@@ -3950,16 +3950,30 @@ def _never_stepped(recording: Recording) -> Diagnosis | None:
             runs = [r for r in _calls_of(recording, owners[:1]) if scope is not None and
                     r[0]["file"] == b.source["file"] and _holds(scope, r[0]["line"])] \
                 if len(owners) == 1 else []
+            module = _code_of(owners[0])
+            opt = st[2].rsplit(".", 1)[0]
             fixes = [Fix("optimizer", "Give them to the optimizer",
                          f"Make the optimizer with them too (`model.parameters()`, or "
-                         f"`{st[2].rsplit('.', 1)[0]}.add_param_group({{'params': "
-                         f"{owners[0]}.parameters()}})`)."),
+                         f"`{opt}.add_param_group({{'params': "
+                         f"{module}.parameters()}})`)."),
                      Fix("freeze", "If they are to stay fixed, freeze them",
-                         f"`{owners[0]}.requires_grad_(False)`"
+                         f"`{module}.requires_grad_(False)`"
                          + (f", or {_line(runs[0][0])} under `with torch.no_grad():`"
                             if len(runs) == 1 else "")
                          + ": the backward then gives them no gradient, and saves that work "
                          "(and the forward keeps no buffers for it).")]
+            made = _replaced_after(tree, opt, module) if tree is not None and \
+                len(owners) == 1 else None
+            if made is not None:
+                # NB: the module was replaced after the optimizer was made (a new head for a
+                # new task): the optimizer holds the old one's parameters
+                made_at, replaced = (_place(b.source["file"], x.lineno) for x in made)
+                summary += (f" {_cap(_line(replaced))} replaced `{module}` after "
+                            f"{_line(made_at)} made the optimizer, which holds the parameters "
+                            "it was given then.")
+                fixes.insert(0, Fix("optimizer", "Make the optimizer after the replacement",
+                                    f"Move {_line(made_at)} to after {_lines(replaced)}: it "
+                                    f"is then given the parameters of the new `{module}`."))
             if any(w in owners[0].lower() for w in _FIXED_WORDS):
                 # NB: named as a part kept fixed (a teacher, a target network): freezing it is
                 # the fix (an optimizer given it would train what is to stay fixed)
@@ -4104,7 +4118,7 @@ def _unreached(recording: Recording) -> Diagnosis | None:
                          "or `torch.tensor(...)` of a tensor made from it, and no "
                          "`torch.no_grad()` around its call."))
     freeze = Fix("freeze", "If they are frozen on purpose, say so",
-                 f"`{owners[0]}.requires_grad_(False)` (a target network, a teacher, a "
+                 f"`{_code_of(owners[0])}.requires_grad_(False)` (a target network, a teacher, a "
                  "pretrained part kept fixed): its forward then builds no graph and keeps no "
                  "buffers, and an optimizer given them skips them.")
     # NB: a module named as one kept fixed on purpose: saying so comes first
@@ -4113,6 +4127,28 @@ def _unreached(recording: Recording) -> Diagnosis | None:
     where_cut = cut[0] if cut is not None else reentrant[0] if reentrant is not None else None
     return Diagnosis(None, False, "unreached", "", "", [], [],
                      {"labels": missed, "source": where_cut}, summary, fixes, last.index)
+
+
+def _code_of(path: str) -> str:
+    """A module's name as code: ``model.2`` is ``model[2]``, ``net.layers.0.fc`` is
+    ``net.layers[0].fc``."""
+    out = ""
+    for part in path.split("."):
+        out += f"[{part}]" if part.isdigit() and out else f".{part}" if out else part
+    return out
+
+
+def _replaced_after(tree: ast.AST, opt: str, module: str
+                    ) -> tuple[ast.Assign, ast.Assign] | None:
+    """The assignment that makes the optimizer ``opt`` and a later one that replaces
+    ``module`` (``model[2] = nn.Linear(32, 3)``), in one file; None where either is missing."""
+    made = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+            [_dotted(t) for t in n.targets] == [opt]]
+    if len(made) != 1:
+        return None
+    later = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+             n.lineno > made[0].lineno and [ast.unparse(t) for t in n.targets] == [module]]
+    return (made[0], later[0]) if later else None
 
 
 def _optimized(recording: Recording) -> set[str] | None:
@@ -4261,10 +4297,10 @@ def _stale_grads(recording: Recording) -> Diagnosis | None:
                    f"{'its' if one else 'their'} `.grad` only grows: `{owners[0]}` is changed "
                    "in place by an update of its own (a moving average), which reads no "
                    "gradient, so the backward computes them for nothing.")
-        fixes = [Fix("freeze", f"Freeze `{owners[0]}`",
-                     f"`{owners[0]}.requires_grad_(False)` once, or its output computed under "
-                     "`torch.no_grad()` (or `.detach()`): the backward then skips it, and its "
-                     "update is unchanged.")]
+        fixes = [Fix("freeze", f"Freeze `{_code_of(owners[0])}`",
+                     f"`{_code_of(owners[0])}.requires_grad_(False)` once, or its output "
+                     "computed under `torch.no_grad()` (or `.detach()`): the backward then "
+                     "skips it, and its update is unchanged.")]
         return Diagnosis(q.number, False, "stale_grad", "", "", [], [],
                          {"labels": stale, "source": q.source}, summary, fixes,
                          q.snapshot_before)

@@ -1192,6 +1192,7 @@ def test_module_order_reprs_slices_and_buffers() -> None:
                 nn.Dropout(0.1, inplace=True), nn.GELU(), nn.ReLU(True), nn.Tanh())]),
             ("a Sequential slice", lambda: [repr(m[1:3]), [n for n, _ in m[1:3].named_children()]]),
             ("a ModuleList slice", lambda: repr(nn.ModuleList([nn.Tanh(), nn.ReLU()])[1:])),
+            ("containers changed in place", lambda: _changed_in_place(nn)),
             ("buffers in state_dict", lambda: list(WithBuffers().state_dict())),
             ("named_buffers", lambda: [n for n, _ in WithBuffers().named_buffers()]),
         ]:
@@ -1687,3 +1688,31 @@ def test_an_operator_with_an_operand_it_does_not_take_as_pytorch(code: str) -> N
                "one": torch.ones(1, dtype=torch.int64)}
         rec.attempt(code, lambda: eval(code, env))
     differential(snippet)
+
+
+def _changed_in_place(nn: Any) -> list[Any]:
+    """A ``Sequential`` and a ``ModuleList`` changed by index (set, deleted, inserted, popped,
+    extended), with PyTorch's renumbering and errors: what each step leaves."""
+    out: list[Any] = []
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 4))
+    s[2] = nn.Linear(3, 5)
+    out.append([n for n, _ in s.named_parameters()])
+    s[-1] = nn.Tanh()
+    del s[0]
+    s.insert(1, nn.Linear(1, 1))
+    out += [repr(s), repr(s.pop(0)), repr(s.extend([nn.ReLU()]))]
+    del s[0:2]
+    out.append(repr(s))
+    m = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    m[0] = nn.Sigmoid()
+    del m[-1]
+    m.insert(0, nn.ReLU())
+    m.extend([nn.ReLU()])
+    out += [repr(m), repr(m.pop(1)), repr(m)]
+    for bad in (lambda: s.__setitem__(5, nn.ReLU()), lambda: s.insert(9, nn.ReLU()),
+                lambda: m.__delitem__(7)):
+        try:
+            bad()
+        except IndexError as e:
+            out.append(str(e))
+    return out

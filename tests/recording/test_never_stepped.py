@@ -5,13 +5,14 @@ parameters."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphviz_autograd import diagnose, record
 
-from ._support import ON_BOTH_ENGINES, fix_keys, here, torch_of
+from ._support import ON_BOTH_ENGINES, fix_keys, here, run_script, torch_of
 
 
 def _model(torch: Any) -> tuple[Any, Any, Any]:
@@ -255,3 +256,43 @@ def test_a_mean_teacher_given_gradients_is_told_to_be_frozen(engine: str, frozen
     assert "uses the sum" not in d.summary
     assert fix_keys(d) == ["freeze"]
     assert d.fixes[0].detail.startswith("`teacher.requires_grad_(False)` once")
+
+
+NEW_HEAD = """\
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(12, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model[2] = torch.nn.Linear(32, 3)
+x, y = torch.randn(64, 12), torch.randint(0, 3, (64,))
+for step in range(4):
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_head_replaced_after_the_optimizer_is_told_to_make_it_after(
+        engine: str, tmp_path: Path) -> None:
+    """``model[2] = nn.Linear(...)`` after the optimizer was made: its parameters are never
+    stepped. The replacement and the optimizer's line are named, the module as code
+    (``model[2]``, not ``model.2``), and the moved line trains the new head."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec:
+        run_script(torch, tmp_path / "head.py", NEW_HEAD)
+    (d,) = diagnose(rec)
+    assert d.kind == "never_stepped"
+    assert ("Line 4 (`model[2] = torch.nn.Linear(32, 3)`) replaced `model[2]` after line 3 "
+            "(`opt = torch.optim.SGD(model.parameters(), lr=0.1)`) made the optimizer") \
+        in d.summary
+    assert fix_keys(d) == ["optimizer", "optimizer", "freeze"]
+    assert d.fixes[0].detail.startswith("Move line 3 (`opt = torch.optim.SGD(")
+    assert "`opt.add_param_group({'params': model[2].parameters()})`" in d.fixes[1].detail
+    assert d.fixes[2].detail.startswith("`model[2].requires_grad_(False)`")
+    lines = NEW_HEAD.splitlines()
+    moved = "\n".join([lines[0], lines[1], lines[3], lines[2], *lines[4:]]) + "\n"
+    with record(engine=engine) as again:
+        scope = run_script(torch, tmp_path / "moved.py", moved)
+    assert diagnose(again) == []
+    assert scope["model"][2].weight.grad is not None

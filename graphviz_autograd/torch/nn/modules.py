@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, NamedTuple
@@ -319,7 +320,7 @@ class IncompatibleKeys(NamedTuple):
                 f"unexpected_keys={self.unexpected_keys})")
 
 
-def _item(mods: Sequential | ModuleList, i: Any) -> Any:
+def _item(mods: _Indexed, i: Any) -> Any:
     """``mods[i]`` of a Sequential or ModuleList (negative from the end), PyTorch's error; a
     slice is a new container of the same kind (a Sequential keeps the names)."""
     if isinstance(i, slice):
@@ -330,6 +331,72 @@ def _item(mods: Sequential | ModuleList, i: Any) -> Any:
     if not -n <= i < n:
         raise IndexError(f"index {i} is out of range")
     return list(mods._modules.values())[i % n]
+
+
+def _key(mods: _Indexed, i: Any) -> str:
+    """The name of the module at index ``i`` (negative from the end), PyTorch's error."""
+    n = len(mods._modules)
+    i = operator.index(i)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of range")
+    return list(mods._modules)[i % n]
+
+
+def _delete(mods: _Indexed, i: Any) -> None:
+    """``del mods[i]`` (an index or a slice), the rest numbered again from 0, as PyTorch does."""
+    keys = list(mods._modules)[i] if isinstance(i, slice) else [_key(mods, i)]
+    for k in keys:
+        del mods._modules[k]
+    mods._modules = OrderedDict((str(j), m) for j, m in enumerate(mods._modules.values()))
+
+
+def _insert(mods: _Indexed, index: int, m: Module) -> None:
+    """``m`` put before ``index``, the modules after it moved up by one."""
+    n = len(mods._modules)
+    if not -n <= index <= n:
+        raise IndexError(f"Index out of range: {index}")
+    index = index + n if index < 0 else index
+    for i in range(n, index, -1):
+        mods._modules[str(i)] = mods._modules[str(i - 1)]
+    mods._modules[str(index)] = m
+
+
+class _Indexed(Module):
+    """What ``Sequential`` and ``ModuleList`` share: their modules by index, changed in place
+    (set, deleted, inserted, popped, extended) as in PyTorch."""
+
+    def __getitem__(self, i: Any) -> Any:
+        return _item(self, i)
+
+    def __setitem__(self, i: int, m: Module) -> None:
+        self.add_module(_key(self, i), m)
+
+    def __delitem__(self, i: int | slice) -> None:
+        _delete(self, i)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def insert(self, index: int, m: Module) -> Any:
+        _insert(self, index, m)
+        return self
+
+    def append(self, m: Module) -> Any:
+        self.add_module(str(len(self._modules)), m)
+        return self
+
+    def extend(self, mods: Any) -> Any:
+        for m in mods:
+            self.append(m)
+        return self
+
+    def pop(self, i: int | slice) -> Any:
+        out = self[i]
+        del self[i]
+        return out
 
 
 class Linear(Module):
@@ -516,7 +583,7 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
-class Sequential(Module):
+class Sequential(_Indexed):
     def __init__(self, *mods: Any) -> None:
         super().__init__()
         if len(mods) == 1 and isinstance(mods[0], OrderedDict):
@@ -531,38 +598,12 @@ class Sequential(Module):
             x = m(x)
         return x
 
-    def __getitem__(self, i: Any) -> Any:
-        return _item(self, i)
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
-    def append(self, m: Module) -> Sequential:
-        self.add_module(str(len(self._modules)), m)
-        return self
-
-
-class ModuleList(Module):
+class ModuleList(_Indexed):
     def __init__(self, mods: Any = None) -> None:
         super().__init__()
         for m in mods or ():
             self.append(m)
-
-    def append(self, m: Module) -> ModuleList:
-        self.add_module(str(len(self._modules)), m)
-        return self
-
-    def __getitem__(self, i: Any) -> Any:
-        return _item(self, i)
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
     def __repr__(self) -> str:
         # NB: as PyTorch's: a run of modules printed alike is one line, "(0-2): 3 x Linear(...)"
