@@ -2278,11 +2278,17 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                                   f"`{cut.name}` has none"
                                   + ("." if what == f"`{cut.name}`" else
                                      f", and {what} is computed from it.") + called)
+                feeds = _block_feeds(cut)
+                moved = (f"{_lines(cut.line)}" if len(feeds) < 2 else
+                         "lines " + ", ".join(str(x) for x in feeds[:-1])
+                         + f" and {feeds[-1]} (`{cut.name}` and what it is computed from "
+                         "there)")
                 fixes.append(Fix("grad_enabled",
                                  f"Build `{cut.name}` outside `{cut.block['code']}`",
-                                 f"Move {_lines(cut.line)} out of that block (dedented, after "
-                                 "it): keep under it only what needs no gradient (an "
-                                 "evaluation, an update of statistics)."))
+                                 f"Move {moved} out of that block"
+                                 + (", in their order," if len(feeds) > 1 else "")
+                                 + " before it (dedented): keep under it only what needs no gradient (an "
+                                 "evaluation, an accuracy, an update of statistics)."))
             else:
                 cuts = ", ".join(f"`{c}`" for c in cut.how)
                 from_it = "" if what == f"`{cut.name}`" else \
@@ -3418,6 +3424,25 @@ def _cut_origin(recording: Recording, snap: Snapshot, b: BackwardRecord) -> _Cut
         todo += [(x, scope) for n in ast.walk(at.value)
                  if (x := _dotted(n)) and (x, id(scope)) not in seen]
     return first
+
+
+def _block_feeds(cut: _Cut) -> list[int]:
+    """The lines of the ``with`` block of ``cut`` that assign what its line reads, back to the
+    block's start (``logits = model(x)`` for ``loss = crit(logits, y)``), with its own: in
+    order. Just its own where the block is not found."""
+    tree = _parsed_file(cut.line["file"])
+    block = next((n for n in ast.walk(tree) if isinstance(n, ast.With) and cut.block and
+                  n.lineno == cut.block["line"]), None) if tree is not None else None
+    if block is None:
+        return [cut.line["line"]]
+    assigns = [n for n in ast.walk(block) if isinstance(n, ast.Assign)]
+    lines = {cut.line["line"]}
+    wanted = _reads(cut.line.get("code"))
+    for n in sorted(assigns, key=lambda n: -n.lineno):
+        if n.lineno < cut.line["line"] and {x for t in n.targets for x in _stored(t)} & wanted:
+            lines.add(n.lineno)
+            wanted |= {x for m in ast.walk(n.value) if (x := _dotted(m))}
+    return sorted(lines)
 
 
 class _Torchified(_Without):

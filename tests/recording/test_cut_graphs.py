@@ -146,6 +146,40 @@ loss.backward()
     assert _trains(fixed)
 
 
+WHOLE_STEP = START + """\
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    with torch.no_grad():
+        out = model(x)
+        loss = ((out - y) ** 2).mean()
+        big = (out.abs() > 1).float().mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_forward_under_no_grad_with_its_loss_is_moved_out_whole(engine: str,
+                                                                  tmp_path: Path) -> None:
+    """The model's call and the loss both under ``torch.no_grad()``, with a metric: both lines
+    the loss needs are to move out, before the block (the metric, which reads ``out``, stays
+    under it); moved, the step trains and nothing is told."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "step.py", WHOLE_STEP)
+    (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith(
+        "Move lines 7 and 8 (`loss` and what it is computed from there) out of that block, in "
+        "their order, before it (dedented)")
+    lines = WHOLE_STEP.splitlines()
+    moved = "\n".join([*lines[:5], "    " + lines[6].strip(), "    " + lines[7].strip(),
+                       lines[5], *lines[8:]]) + "\n"
+    with record(engine=engine) as again:
+        scope = run_script(torch, tmp_path / "moved.py", moved)
+    assert diagnose(again) == [] and _trains(scope)
+
+
 @ON_BOTH_ENGINES
 def test_a_backward_from_a_leaf_made_on_purpose_is_not_told(engine: str) -> None:
     """``x.backward()`` of a leaf made as such (a teaching example) reads no cut."""
