@@ -1809,6 +1809,28 @@ def _retained_then_stepped(recording: Recording, node: NodeInfo, current: Backwa
         return None
     keep = f"`retain_graph=True` at {_line(first.source)}"
     fed = _fed_back(src.get("code"))
+    name = node.labels[0] if node.labels else None
+    # NB: (a node inside a model's call: the variable its line assigns, ``loss``)
+    made = name or _assigned(src.get("code"))
+    feeder = _feeding(src, made) if not fed and made else None
+    if feeder is not None and made is not None:
+        # NB: a later line of the step feeds a value made from this one back into itself (a
+        # running baseline: ``running = 0.9 * running + 0.1 * loss``)
+        fed = _fed_back(feeder["code"])
+        n = fed[0]
+        summary = (f" `{n}` is fed back at {_line(feeder)}, and carries the graph of `{made}` "
+                   f"into the next steps; {keep} kept those graphs, and {_line(step)} then "
+                   "changed the parameters they saved.")
+        stat = any(w in n.rsplit(".", 1)[-1].lower() for w in _STAT_WORDS) or \
+            _decays(feeder["code"], n)
+        fixes = [Fix("no_grad", f"Update `{n}` without a graph, and drop `retain_graph=True`",
+                     f"`{_with_method(feeder['code'], made, 'detach') or feeder['code']}` at "
+                     f"{_lines(feeder)}: " + ("a statistic carried from step to step needs no "
+                                              "gradient" if stat else
+                                              f"`{n}` then carries values, not graphs")
+                     + f", and each backward runs only its own step's graph "
+                     f"({_lines(first.source)} without `retain_graph=True`).")]
+        return summary, fixes
     if fed:
         them = _listed(fed)
         one = len(fed) == 1
@@ -1836,7 +1858,6 @@ def _retained_then_stepped(recording: Recording, node: NodeInfo, current: Backwa
             src["line"] < first.source["line"] < step["line"] < at["line"] and
             _same_step(src, first.source) and _same_step(src, at)):
         return None
-    name = node.labels[0] if node.labels else None
     what = f"`{name}`" if name else _line(src)
     summary = (f" {_cap(keep)} kept the graph of {what} for this backward, but "
                f"{_line(step)} ran between them and changed the parameters it saved: "
@@ -1864,6 +1885,18 @@ def _retained_then_stepped(recording: Recording, node: NodeInfo, current: Backwa
                             "built before it cannot be backwarded after it: do both backwards "
                             "first (or one of the sum of the losses), then step once."))
     return summary, fixes
+
+
+def _feeding(src: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The one line after ``src`` in the innermost loop around it that reads ``name`` and feeds
+    a variable back into itself (``running = 0.9 * running + 0.1 * loss``)."""
+    tree = _parsed_file(src["file"])
+    loop = _innermost(tree, src["line"], _LOOPS) if tree is not None else None
+    if loop is None or loop is tree:
+        return None
+    found = [n for n in ast.walk(loop) if isinstance(n, ast.Assign) and n.lineno > src["line"]
+             and name in _reads(ast.unparse(n.value)) and _fed_back(ast.unparse(n))]
+    return _place(src["file"], found[0].lineno) if len(found) == 1 else None
 
 
 def _stacked(src: dict[str, Any]) -> str | None:
@@ -2287,8 +2320,9 @@ def _other(recording: Recording, snap: Snapshot, b: BackwardRecord) -> Diagnosis
                                  f"Build `{cut.name}` outside `{cut.block['code']}`",
                                  f"Move {moved} out of that block"
                                  + (", in their order," if len(feeds) > 1 else "")
-                                 + " before it (dedented): keep under it only what needs no gradient (an "
-                                 "evaluation, an accuracy, an update of statistics)."))
+                                 + " before it (dedented): keep under it only what needs no "
+                                 "gradient (an evaluation, an accuracy, an update of "
+                                 "statistics)."))
             else:
                 cuts = ", ".join(f"`{c}`" for c in cut.how)
                 from_it = "" if what == f"`{cut.name}`" else \
@@ -4338,10 +4372,25 @@ def _stale_grads(recording: Recording) -> Diagnosis | None:
                "zeroed). Each step then uses the sum of the gradients of every batch so far, "
                f"not its own, and the steps grow as training goes on.{again}")
     w = _plain(stale) or "w"
+    # NB: the loop's optimizers: one that steps and is never cleared (``opt_enc.zero_grad()``
+    # written twice, ``opt_dec.zero_grad()`` meant)
+    calls = _optimizer_calls(q.source) if q.source else []
+    steps = [c for c in calls if c[1] != "zero_grad"]
+    cleared = {c[2].rsplit(".", 1)[0] for c in calls if c[1] == "zero_grad"}
+    forgot = list(dict.fromkeys(o for c in steps if (o := c[2].rsplit(".", 1)[0]) not in cleared))
+    clear = (f"`{forgot[0]}.zero_grad()` before each backward (the loop steps `{forgot[0]}` "
+             "and never clears it)" if len(forgot) == 1 and len(steps) > 1 else
+             "`optimizer.zero_grad()` before each backward")
+    twice = [c for c in calls if c[1] == "zero_grad" and
+             [d[2] for d in calls].count(c[2]) > 1]
+    if len(forgot) == 1 and len(steps) > 1 and twice and q.source:
+        again_at = _place(q.source["file"], twice[-1][0])
+        clear += (f": {_line(again_at)} clears `{twice[-1][2].rsplit('.', 1)[0]}` a second "
+                  f"time, where `{forgot[0]}.zero_grad()` was likely meant")
+    by_hand = "" if len(forgot) == 1 and len(steps) > 1 else (
+        f" (or, for weights updated by hand, `{w}.grad = None` after each update)")
     fixes = [Fix("zero_grad", "Clear the gradients at each step",
-                 "`optimizer.zero_grad()` before each backward (or, for weights updated by "
-                 f"hand, `{w}.grad = None` after each update), so each step uses its own "
-                 "batch's gradient."),
+                 f"{clear}{by_hand}, so each step uses its own batch's gradient."),
              Fix("accumulate", "If the sum is meant (gradient accumulation), step once per "
                  "sum", "Backward several batches, then one step, then clear the gradients: "
                  "a step between the backwards of one sum changes the weights it is made "

@@ -296,3 +296,39 @@ def test_a_head_replaced_after_the_optimizer_is_told_to_make_it_after(
         scope = run_script(torch, tmp_path / "moved.py", moved)
     assert diagnose(again) == []
     assert scope["model"][2].weight.grad is not None
+
+
+TWO_OPTIMIZERS = """\
+torch.manual_seed(0)
+enc, dec = torch.nn.Sequential(torch.nn.Linear(20, 8), torch.nn.ReLU()), torch.nn.Linear(8, 20)
+opt_enc = torch.optim.SGD(enc.parameters(), lr=0.05)
+opt_dec = torch.optim.SGD(dec.parameters(), lr=0.05)
+x = torch.randn(64, 20)
+for step in range(4):
+    loss = torch.nn.functional.mse_loss(dec(enc(x)), x)
+    opt_enc.zero_grad()
+    opt_enc.zero_grad()
+    loss.backward()
+    opt_enc.step()
+    opt_dec.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_the_optimizer_never_cleared_is_named(engine: str, tmp_path: Path) -> None:
+    """Two optimizers, one cleared twice and the other never: the stale gradients' fix names
+    the one to clear and the duplicated line; put in, nothing is told."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec:
+        run_script(torch, tmp_path / "ae.py", TWO_OPTIMIZERS)
+    (d,) = diagnose(rec)
+    assert d.kind == "stale_grad"
+    assert d.fixes[0].detail == (
+        "`opt_dec.zero_grad()` before each backward (the loop steps `opt_dec` and never "
+        "clears it): line 9 (`opt_enc.zero_grad()`) clears `opt_enc` a second time, where "
+        "`opt_dec.zero_grad()` was likely meant, so each step uses its own batch's gradient.")
+    fixed = TWO_OPTIMIZERS.replace("    opt_enc.zero_grad()\n    opt_enc.zero_grad()\n",
+                                   "    opt_enc.zero_grad()\n    opt_dec.zero_grad()\n")
+    with record(engine=engine) as again:
+        run_script(torch, tmp_path / "fixed.py", fixed)
+    assert diagnose(again) == []

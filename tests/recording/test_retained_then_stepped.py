@@ -132,3 +132,42 @@ y.sum().backward()
     assert d.kind == "modified" and d.node_name == "SquareBackward"
     assert d.buffers == ["saved_tensors[0]"]
     assert "The in-place op was at line 16: `h.add_(1)`" in d.summary
+
+
+BASELINE = """\
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+running = torch.tensor(1.0)
+for step in range(4):
+    x, y = torch.randn(32, 16), torch.randn(32, 1)
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    running = 0.9 * running + 0.1 * loss
+    scaled = loss / running
+    opt.zero_grad()
+    scaled.backward(retain_graph=True)
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_running_baseline_kept_with_retain_graph_is_updated_without_a_graph(
+        engine: str, tmp_path: Path) -> None:
+    """``running = 0.9 * running + 0.1 * loss`` carries each step's graph on; the
+    ``retain_graph=True`` put there to silence the freed-buffer error then meets the step's
+    change: the fix is the running value updated from ``loss.detach()``, the retain dropped
+    (both put in, it runs and is told nothing)."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match="inplace"):
+        run_script(torch, tmp_path / "baseline.py", BASELINE)
+    (d,) = diagnose(rec)
+    assert ("`running` is fed back at line 8 (`running = 0.9 * running + 0.1 * loss`), and "
+            "carries the graph of `loss` into the next steps") in d.summary
+    assert fix_keys(d) == ["no_grad"]
+    assert d.fixes[0].detail.startswith(
+        "`running = 0.9 * running + 0.1 * loss.detach()` at line 8: a statistic")
+    fixed = BASELINE.replace("0.1 * loss\n", "0.1 * loss.detach()\n").replace(
+        "retain_graph=True", "")
+    with record(engine=engine) as again:
+        run_script(torch, tmp_path / "fixed.py", fixed)
+    assert diagnose(again) == []
