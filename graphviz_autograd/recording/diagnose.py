@@ -3503,6 +3503,14 @@ class _Torchified(_Without):
     def visit_Call(self, call: ast.Call) -> ast.AST:
         func = _dotted(call.func) or ""
         last = func.rsplit(".", 1)[-1]
+        if func.startswith("torch.") and last in _REMADE and len(call.args) == 1 and \
+                isinstance(call.args[0], (ast.List, ast.ListComp, ast.Tuple)) and any(
+                    isinstance(n, ast.Call) for n in ast.walk(call.args[0])):
+            # NB: a tensor made of a list of tensors (``torch.tensor([f(a), f(b)])``, each a
+            # loss): stacked, they keep their graphs
+            self.generic_visit(call)
+            return ast.Call(ast.Attribute(ast.Name(func.split(".", 1)[0], ast.Load()),
+                                          "stack", ast.Load()), call.args, [])
         if func.startswith("torch.") and last in _REMADE and not self.remade and not any(
                 isinstance(m, ast.Attribute) and m.attr in _CUTTERS
                 for a in call.args for m in ast.walk(a)):

@@ -181,6 +181,27 @@ def test_a_forward_under_no_grad_with_its_loss_is_moved_out_whole(engine: str,
 
 
 @ON_BOTH_ENGINES
+def test_a_tensor_made_of_a_list_of_losses_is_stacked(engine: str, tmp_path: Path) -> None:
+    """``torch.tensor([loss_a, loss_b])`` copies the values: the rewrite is ``torch.stack``
+    (dropping ``torch.tensor`` would leave a list), and it trains."""
+    torch = torch_of(engine)
+    text = START + """\
+w = torch.tensor([1.0, 0.5])
+out = model(x)
+losses = torch.tensor([((out - y) ** 2).mean(), (out - y).abs().mean()])
+loss = (w * losses).sum()
+loss.backward()
+"""
+    with record(engine=engine) as rec, pytest.raises(RuntimeError, match=NO_GRAD):
+        run_script(torch, tmp_path / "losses.py", text)
+    (d,) = diagnose(rec)
+    assert d.fixes[0].detail.startswith(
+        "`losses = torch.stack([((out - y) ** 2).mean(), (out - y).abs().mean()])` at line 6")
+    fixed = run_script(torch, tmp_path / "fixed.py", rewritten(text, d.fixes[0].detail))
+    assert _trains(fixed)
+
+
+@ON_BOTH_ENGINES
 def test_a_backward_from_a_leaf_made_on_purpose_is_not_told(engine: str) -> None:
     """``x.backward()`` of a leaf made as such (a teaching example) reads no cut."""
     torch = torch_of(engine)
