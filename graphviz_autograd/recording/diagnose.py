@@ -4177,6 +4177,19 @@ def _unreached(recording: Recording) -> Diagnosis | None:
             fixes.append(Fix("keep_graph", f"Drop {_CUTTERS[what]} from {_lines(src)}",
                              f"`{ast.unparse(uncut)}`: the gradient then flows back into "
                              "these parameters."))
+    elif reentrant is None and calls and all(_off_around(src) for src, _ in calls):
+        # NB: every call runs with gradients off: in a function decorated
+        # ``@torch.no_grad()`` (a module's ``forward``), or under ``with torch.no_grad():``
+        src, block = _off_around(calls[0][0]) or (calls[0][0], calls[0][0])
+        summary += (f" `{owners[0].rsplit('.', 1)[-1]}` is called at {_line(src)}, under "
+                    f"{_line(block, ': ')}, which records no graph.")
+        fixes.append(Fix("grad_enabled", f"Drop `{block['code']}`",
+                         f"Drop {_lines(block)}" + (
+                             "" if block["code"].startswith("@") else
+                             " (the lines under it dedented)")
+                         + ": the call then records a graph, and the backward reaches these "
+                         "parameters; where it also evaluates, call it under `with "
+                         "torch.no_grad():` there instead."))
     elif reentrant is None:
         where = (f" (it is called at {_line(calls[0][0])})" if calls else "")
         fixes.append(Fix("keep_graph", "Let the gradient reach them",
@@ -4216,6 +4229,20 @@ def _replaced_after(tree: ast.AST, opt: str, module: str
     later = [n for n in ast.walk(tree) if isinstance(n, ast.Assign) and
              n.lineno > made[0].lineno and [ast.unparse(t) for t in n.targets] == [module]]
     return (made[0], later[0]) if later else None
+
+
+def _off_around(src: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The line ``src`` and what turns gradients off around it: a ``with torch.no_grad():``
+    (or ``inference_mode``) block, or a decorator of the function it is in; None if none."""
+    tree = _parsed_file(src["file"])
+    if tree is None:
+        return None
+    fn = _innermost(tree, src["line"], (ast.FunctionDef, ast.AsyncFunctionDef))
+    scope = _walked(fn, src["file"], src["line"])
+    block = next((w for w in scope.offs if _holds(w, src["line"])), None)
+    at = block.lineno if block is not None else scope.off.lineno if scope.off is not None \
+        else None
+    return (src, _place(src["file"], at)) if at is not None else None
 
 
 def _optimized(recording: Recording) -> set[str] | None:

@@ -201,6 +201,48 @@ loss.backward()
     assert _trains(fixed)
 
 
+DECORATED = """\
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(10, 16)
+
+    @torch.no_grad()
+    def forward(self, x):
+        return self.net(x)
+
+
+torch.manual_seed(0)
+enc, head = Encoder(), torch.nn.Linear(16, 2)
+opt = torch.optim.Adam(list(enc.parameters()) + list(head.parameters()), lr=1e-2)
+x, y = torch.randn(64, 10), torch.randint(0, 2, (64,))
+for step in range(3):
+    loss = torch.nn.functional.cross_entropy(head(enc(x)), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+@ON_BOTH_ENGINES
+def test_a_module_whose_forward_is_decorated_no_grad_is_named_with_the_decorator(
+        engine: str, tmp_path: Path) -> None:
+    """The encoder's parameters get no gradient: its ``forward`` is decorated
+    ``@torch.no_grad()``. The decorator is named, and dropped, the encoder trains."""
+    torch = torch_of(engine)
+    with record(engine=engine) as rec:
+        run_script(torch, tmp_path / "enc.py", DECORATED)
+    (d,) = diagnose(rec)
+    assert d.kind == "unreached"
+    assert ("`net` is called at line 8 (`return self.net(x)`), under line 6: "
+            "`@torch.no_grad()`, which records no graph.") in d.summary
+    assert d.fixes[0].title == "Drop `@torch.no_grad()`"
+    with record(engine=engine) as again:
+        scope = run_script(torch, tmp_path / "fixed.py",
+                           DECORATED.replace("    @torch.no_grad()\n", ""))
+    assert diagnose(again) == [] and scope["enc"].net.weight.grad is not None
+
+
 @ON_BOTH_ENGINES
 def test_a_backward_from_a_leaf_made_on_purpose_is_not_told(engine: str) -> None:
     """``x.backward()`` of a leaf made as such (a teaching example) reads no cut."""
