@@ -2890,14 +2890,24 @@ def _raised(recording: Recording, snap: Snapshot) -> Diagnosis | None:
                    "`.grad`). "
                    "Autograd refuses to change a leaf in place while gradients are on: the "
                    "graphs that read it would lose the value they were built from.")
-        fixes += [Fix("no_grad", "Change it under `torch.no_grad()`",
-                      f"An update or an initialization of a weight is no part of any graph: "
-                      f"`with torch.no_grad(): {ast.unparse(tree) or code.strip()}` (as an "
-                      "optimizer's `step()` "
-                      "does; `nn.init` functions do it for you)."),
-                  Fix("out_of_place", "Or, to make the change part of the graph, do it out "
-                      "of place", _out_of_place(code) + ": the result is a new tensor that "
-                      "is not a leaf (its gradient goes to the leaf it was made from).")]
+        fixes.append(Fix("no_grad", "Change it under `torch.no_grad()`",
+                         f"An update or an initialization of a weight is no part of any "
+                         f"graph: `with torch.no_grad(): {ast.unparse(tree) or code.strip()}` "
+                         "(as an optimizer's `step()` does; `nn.init` functions do it for "
+                         "you)."))
+        # NB: a module's parameter (``emb.weight``, each ``p`` of ``model.parameters()``)
+        # cannot be replaced by a new tensor: the module and its optimizer hold the leaf
+        tree_of = _parsed_file(src["file"])
+        held = leaf is None or "." in leaf or any(
+            isinstance(n, ast.For) and _holds(n, src["line"]) and
+            _stored(n.target) == [leaf] and isinstance(n.iter, ast.Call) and
+            isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr == "parameters"
+            for n in ast.walk(tree_of if tree_of is not None else ast.Module([], [])))
+        if not held:
+            fixes.append(Fix("out_of_place", "Or, to make the change part of the graph, do it "
+                             "out of place", _out_of_place(code) + ": the result is a new "
+                             "tensor that is not a leaf (its gradient goes to the leaf it was "
+                             "made from)."))
     elif message.startswith("Output ") and "is a view and is being modified inplace" in message:
         op = message.split(" of ", 1)[1].split(" is a view", 1)[0]
         view = next((n for n, _ in tensors), None)

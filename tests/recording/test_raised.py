@@ -324,3 +324,23 @@ def test_a_non_leaf_told_not_to_require_grad_is_detached(engine: str, tmp_path: 
     with record(engine=engine) as again:
         run_script(torch, tmp_path / "both.py", both)
     assert [x.kind for x in diagnose(again)] == ["unreached"]
+
+
+@ON_BOTH_ENGINES
+@pytest.mark.parametrize("line", ["emb.weight[0] = 0.0",
+                                  "for p in emb.parameters(): p.clamp_(-0.01, 0.01)"])
+def test_a_module_parameter_changed_in_place_is_only_told_no_grad(
+        engine: str, line: str, tmp_path: Path) -> None:
+    """A module's parameter (``emb.weight``, each ``p`` of ``emb.parameters()``) changed in
+    place with gradients on: the fix is ``torch.no_grad()``; a new tensor in its place (a clone,
+    ``p = p.clamp(...)``) would not be the module's parameter, so it is not offered."""
+    torch = torch_of(engine)
+    text = f"emb = torch.nn.Embedding(10, 4)\n{line}\n"
+    with pytest.raises(RuntimeError, match="leaf Variable"), record(engine=engine) as rec:
+        run_script(torch, tmp_path / "pad.py", text)
+    (d,) = diagnose(rec)
+    assert fix_keys(d) == ["no_grad"]
+    fixed = text.replace(line, f"with torch.no_grad():\n    {line}" if "for" not in line else
+                         "for p in emb.parameters():\n    with torch.no_grad(): "
+                         "p.clamp_(-0.01, 0.01)")
+    run_script(torch, tmp_path / "fixed.py", fixed)
