@@ -572,23 +572,23 @@ def _two_losses(recording: Recording, snap: Snapshot, node: NodeInfo, name: str,
                         "backward has "
                         "a graph of its own (that part of the forward then runs twice).")
         return _Step(summary, [detach, recompute], [])
+    # NB: with several entries, the summed backward is the fix: when to run it, and what the
+    # actor's (or the discriminator's) loss is not to train
+    kept = ("an actor's loss must not train the critic" if weight else
+            "a discriminator's loss must not train the generator" if fake else None)
     total = Fix("sum_losses", "Sum the losses and backward once",
                 ("Build both losses, then " if not built_before else "") +
-                f"`({loss1} + {loss2}).backward()`: the shared part runs once, and each "
-                "parameter gets the sum of both gradients, as the two backwards give.")
+                f"`({loss1} + {loss2}).backward()`" + (
+                    ", after every optimizer's `zero_grad()` and before any `step()`: the "
+                    "shared part runs once, and each parameter gets the sum of both gradients."
+                    + (f" Where `{loss1}` reads `{name}`, read `{name}.detach()` (there only: "
+                       f"`{loss2}` needs its graph), as {kept}." if kept else "")
+                    if several else ": the shared part runs once, and each parameter gets the "
+                    "sum of both gradients, as the two backwards give."))
     if several:
         summary += (f" Backward #{k} enters that part at "
                     f"{_both(entries) if len(entries) < 4 else _listed(entries)}: a `.detach()` "
                     "at one of them leaves the rest shared, so it does not clear this error.")
-        kept = ("an actor's loss must not train the critic" if weight else
-                "a discriminator's loss must not train the generator")
-        total = Fix(total.key, total.title,
-                    ("Build both losses, then " if not built_before else "") +
-                    f"`({loss1} + {loss2}).backward()`, after every optimizer's `zero_grad()` "
-                    "and before any `step()`: the shared part runs once, and each parameter "
-                    "gets the sum of both gradients." + (
-                        f" Where `{loss1}` reads `{name}`, read `{name}.detach()` (there only: "
-                        f"`{loss2}` needs its graph), as {kept}." if weight or fake else ""))
         return _Step(summary, [total], [])
     if (weight or fake) and not whole:
         return _Step(summary, [detach, total], [])
@@ -1962,17 +1962,8 @@ def _inplace_layer(src: dict[str, Any]) -> str | None:
     if not found and file is not None:
         # NB: a layer built out of sight of the line (``nn.ReLU(inplace=True)`` in a function
         # that returns a block of the model): the file's one layer built in place
-        made = []
-        for n in ast.walk(file):
-            if not isinstance(n, ast.Call):
-                continue
-            flag = next((k for k in n.keywords if k.arg == "inplace"), None)
-            at = _inplace_position(n, layer=True) if flag is None else None
-            if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
-                made.append((n, ast.Call(n.func, n.args,
-                                         [k for k in n.keywords if k is not flag])))
-            elif at is not None:
-                made.append((n, ast.Call(n.func, n.args[:at], n.keywords)))
+        made = [(n, bare) for n in ast.walk(file)
+                if isinstance(n, ast.Call) and (bare := _bare(n)) is not None]
         if len(made) == 1:
             call, bare = made[0]
             return (f"Build `{ast.unparse(call)}` at line {call.lineno} as "
@@ -1994,15 +1985,24 @@ class _Plain(ast.NodeTransformer):
 
     def visit_Call(self, call: ast.Call) -> ast.AST:
         self.generic_visit(call)
-        flag = next((k for k in call.keywords if k.arg == "inplace"), None)
-        at = _inplace_position(call, layer=True) if flag is None else None
-        if flag is not None and isinstance(flag.value, ast.Constant) and flag.value.value:
-            self.changed += 1
+        bare = _bare(call)
+        if bare is None:
+            return call
+        self.changed += 1
+        return bare
+
+
+def _bare(call: ast.Call) -> ast.Call | None:
+    """The call, if it builds a layer with a true ``inplace`` (``nn.ReLU(inplace=True)``,
+    ``nn.ReLU(True)``), as a new call without it (the arguments shared, not copied); else
+    None."""
+    flag = next((k for k in call.keywords if k.arg == "inplace"), None)
+    if flag is not None:
+        if isinstance(flag.value, ast.Constant) and flag.value.value:
             return ast.Call(call.func, call.args, [k for k in call.keywords if k is not flag])
-        if at is not None:
-            self.changed += 1
-            return ast.Call(call.func, call.args[:at], call.keywords)
-        return call
+        return None
+    at = _inplace_position(call, layer=True)
+    return ast.Call(call.func, call.args[:at], call.keywords) if at is not None else None
 
 
 def _update_line(src: dict[str, Any] | None) -> bool:
@@ -3153,8 +3153,7 @@ def _used_up(src: dict[str, Any]) -> tuple[str, str, Fix] | None:
     call = next((n for n in ast.walk(body[0]) if isinstance(n, ast.Call) and
                  isinstance(n.func, (ast.Attribute, ast.Name)) and
                  (_dotted(n.func) or "").endswith("grad")), None) if len(body) == 1 else None
-    arg = None if call is None else call.args[1] if len(call.args) > 1 else next(
-        (k.value for k in call.keywords if k.arg == "inputs"), None)
+    arg = _inputs_arg(call) if call is not None else None
     name = _dotted(arg) if arg is not None else None
     tree = _parsed_file(src["file"])
     if name is None or tree is None:
@@ -3265,8 +3264,7 @@ def _frozen(snap: Snapshot, b: BackwardRecord) -> _Frozen | None:
                  n.iter.func.attr in ("parameters", "named_parameters")), None)
     trained = optimizer = None
     for call in ast.walk(tree):
-        if isinstance(call, ast.Call) and call.args and \
-                ".optim." in f".{_dotted(call.func) or ''}" and \
+        if isinstance(call, ast.Call) and call.args and _optimizer_made(call) and \
                 isinstance(call.args[0], ast.Call) and \
                 isinstance(call.args[0].func, ast.Attribute) and \
                 call.args[0].func.attr == "parameters" and call.lineno < src["line"]:
@@ -4272,8 +4270,9 @@ def _optimized(recording: Recording) -> set[str] | None:
              and _holds(n, last["line"])]
     where = max(funcs, key=lambda n: n.lineno) if funcs else tree
     for c in ast.walk(where):
-        if not (isinstance(c, ast.Call) and (name := _dotted(c.func)) is not None and
-                ("optim." in name or name in _OPTIMIZER_NAMES)) or not c.args:
+        if not (isinstance(c, ast.Call) and (_optimizer_made(c) or
+                                             _dotted(c.func) in _OPTIMIZER_NAMES)) or \
+                not c.args:
             continue
         seen = True
         for n in ast.walk(c.args[0]):
@@ -4290,6 +4289,12 @@ def _optimized(recording: Recording) -> set[str] | None:
 
 
 _OPTIMIZER_NAMES = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS"}
+
+
+def _optimizer_made(call: ast.Call) -> bool:
+    """Whether ``call`` makes an optimizer by its module's name (``torch.optim.SGD(...)``,
+    ``optim.Adam(...)``)."""
+    return ".optim." in f".{_dotted(call.func) or ''}"
 
 
 def _thrown_grads(recording: Recording) -> Diagnosis | None:
@@ -4617,6 +4622,13 @@ def _made_by_grad(recording: Recording, b: BackwardRecord, named: list[str]
     return None
 
 
+def _inputs_arg(call: ast.Call) -> ast.expr | None:
+    """What an ``autograd.grad`` call is given as its inputs (its second argument, or
+    ``inputs=``)."""
+    return call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "inputs"), None)
+
+
 def _grad_call_inputs(b: BackwardRecord) -> list[str] | None:
     """The inputs an ``autograd.grad`` line names (``grad(y, (x, w))`` gives ``x``, ``w``)."""
     if b.api != "grad" or not b.source:
@@ -4627,10 +4639,7 @@ def _grad_call_inputs(b: BackwardRecord) -> list[str] | None:
         return None
     value = body[0].value if len(body) == 1 and isinstance(body[0], (ast.Assign, ast.Expr)) \
         else None
-    if not isinstance(value, ast.Call):
-        return None
-    arg = value.args[1] if len(value.args) > 1 else next(
-        (k.value for k in value.keywords if k.arg == "inputs"), None)
+    arg = _inputs_arg(value) if isinstance(value, ast.Call) else None
     if arg is None:
         return None
     items = arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]
